@@ -1,0 +1,47 @@
+import Foundation
+
+/// Where Parley keeps its data: models, samples and test data.
+///
+/// The data directory is `$PARLEY_HOME` when set, else `$XDG_DATA_HOME/parley`, else
+/// `~/.local/share/parley`. `scripts/setup` fills it.
+public struct ParleyPaths: Sendable, Equatable {
+    /// The data directory.
+    public var home: URL
+
+    /// Creates paths rooted at `home`.
+    public init(home: URL) {
+        self.home = home
+    }
+
+    /// The paths for the current environment.
+    public static func current(environment: [String: String] = ProcessInfo.processInfo.environment) -> ParleyPaths {
+        if let explicit = environment["PARLEY_HOME"], !explicit.isEmpty {
+            return ParleyPaths(home: URL(fileURLWithPath: explicit, isDirectory: true))
+        }
+        let base: URL
+        if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty {
+            base = URL(fileURLWithPath: xdg, isDirectory: true)
+        } else {
+            let user = environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
+                ?? FileManager.default.homeDirectoryForCurrentUser
+            base = user.appendingPathComponent(".local/share", isDirectory: true)
+        }
+        return ParleyPaths(home: base.appendingPathComponent("parley", isDirectory: true))
+    }
+
+    /// Model files.
+    public var models: URL { home.appendingPathComponent("models", isDirectory: true) }
+    /// Sample recordings made by setup.
+    public var samples: URL { home.appendingPathComponent("samples", isDirectory: true) }
+    /// Reference data for the tests, made by setup.
+    public var testData: URL { home.appendingPathComponent("testdata", isDirectory: true) }
+
+    /// The default on-device language model (SmolLM2-135M-Instruct, Q4_1 GGUF).
+    public var defaultLanguageModel: URL { models.appendingPathComponent("SmolLM2-135M-Instruct.Q4_1.gguf") }
+    /// The default on-device speech model (Whisper tiny.en in whisper.cpp's format).
+    public var defaultWhisperModel: URL { models.appendingPathComponent("ggml-tiny.en.bin") }
+    /// Silero VAD v6 weights exported for the Swift implementation.
+    public var sileroWeights: URL { models.appendingPathComponent("silero_vad_v6.weights") }
+    /// The spoken sample question setup synthesizes.
+    public var sampleQuestion: URL { samples.appendingPathComponent("question.wav") }
+}

@@ -1,0 +1,88 @@
+/// Cuts a stream of text (LLM tokens) into sentences, so each can be spoken as soon as it is
+/// complete while the model still writes the rest.
+///
+/// A sentence ends at `.`, `!`, `?` or `…` (optionally followed by closing quotes or brackets)
+/// when whitespace follows, and at a line break. A period does not end a sentence after a
+/// known abbreviation ("Dr.", "e.g.") or a single letter ("J. Smith"); decimals such as "3.14"
+/// never end one because no whitespace follows the point.
+public struct SentenceChunker: Sendable {
+    /// Lower-cased abbreviations (without their final period) that do not end a sentence.
+    public static let abbreviations: Set<String> = [
+        "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "mt", "vs", "etc", "e.g", "i.e",
+        "approx", "no", "fig", "inc", "ltd", "co", "jan", "feb", "mar", "apr", "jun", "jul",
+        "aug", "sep", "sept", "oct", "nov", "dec", "a.m", "p.m", "u.s", "u.k",
+    ]
+
+    private var pending = ""
+
+    /// Creates an empty chunker.
+    public init() {}
+
+    /// Adds text and returns the sentences it completed, trimmed, in order.
+    public mutating func append(_ text: String) -> [String] {
+        pending += text
+        var sentences: [String] = []
+        while let cut = firstBoundary() {
+            let sentence = String(pending[..<cut]).trimmingWhitespace()
+            pending = String(pending[cut...])
+            if !sentence.isEmpty { sentences.append(sentence) }
+        }
+        return sentences
+    }
+
+    /// Returns whatever text is left (an unfinished last sentence), trimmed, or `nil`.
+    public mutating func finish() -> String? {
+        let rest = pending.trimmingWhitespace()
+        pending = ""
+        return rest.isEmpty ? nil : rest
+    }
+
+    /// The index just past the first complete sentence in `pending`, if there is one.
+    private func firstBoundary() -> String.Index? {
+        let text = pending
+        var index = text.startIndex
+        while index < text.endIndex {
+            let character = text[index]
+            if character == "\n" {
+                return text.index(after: index)
+            }
+            if character == "." || character == "!" || character == "?" || character == "…" {
+                var end = text.index(after: index)
+                while end < text.endIndex, "\"'”’)]".contains(text[end]) { end = text.index(after: end) }
+                guard end < text.endIndex else { return nil }  // need to see what follows
+                if text[end].isWhitespace, character != "." || !isAbbreviation(before: index) {
+                    return end
+                }
+            }
+            index = text.index(after: index)
+        }
+        return nil
+    }
+
+    /// Whether the word ending at the period at `dot` is an abbreviation or an initial.
+    private func isAbbreviation(before dot: String.Index) -> Bool {
+        let prefix = pending[..<dot]
+        let word = prefix.split(whereSeparator: { $0.isWhitespace }).last.map(String.init) ?? ""
+        let bare = word.trimmingCharacters(in: "(\"'“‘")
+        if bare.count == 1, bare.first?.isLetter == true, bare.first?.isUppercase == true { return true }
+        return Self.abbreviations.contains(bare.lowercased())
+    }
+}
+
+extension String {
+    /// The string without leading and trailing whitespace and newlines.
+    func trimmingWhitespace() -> String {
+        var slice = Substring(self)
+        while slice.first?.isWhitespace == true { slice.removeFirst() }
+        while slice.last?.isWhitespace == true { slice.removeLast() }
+        return String(slice)
+    }
+
+    /// The string without leading and trailing characters from `set`.
+    func trimmingCharacters(in set: String) -> String {
+        var slice = Substring(self)
+        while let first = slice.first, set.contains(first) { slice.removeFirst() }
+        while let last = slice.last, set.contains(last) { slice.removeLast() }
+        return String(slice)
+    }
+}

@@ -1,0 +1,107 @@
+/// Options for a transcription.
+public struct TranscriptionOptions: Sendable, Equatable {
+    /// BCP-47 language code, or `nil` to let the engine decide.
+    public var language: String?
+    /// Words or phrases that bias recognition (names, jargon), where the engine supports it.
+    public var prompt: String?
+
+    /// Creates options.
+    public init(language: String? = "en", prompt: String? = nil) {
+        self.language = language
+        self.prompt = prompt
+    }
+}
+
+/// The result of transcribing audio.
+public struct Transcript: Sendable, Equatable {
+    /// The recognised text, trimmed.
+    public var text: String
+    /// Timed pieces of the text, if the engine reports them.
+    public var segments: [Segment]
+
+    /// A timed piece of a transcript.
+    public struct Segment: Sendable, Equatable {
+        /// Start in seconds from the start of the audio.
+        public var start: Double
+        /// End in seconds from the start of the audio.
+        public var end: Double
+        /// The text of this piece.
+        public var text: String
+
+        /// Creates a segment.
+        public init(start: Double, end: Double, text: String) {
+            self.start = start
+            self.end = end
+            self.text = text
+        }
+    }
+
+    /// Creates a transcript.
+    public init(text: String, segments: [Segment] = []) {
+        self.text = text
+        self.segments = segments
+    }
+}
+
+/// An update from a streaming transcription.
+public enum TranscriptUpdate: Sendable, Equatable {
+    /// A provisional transcript of the audio so far; later updates replace it.
+    case partial(String)
+    /// The final transcript of the whole stream.
+    case final(Transcript)
+}
+
+/// Turns speech into text.
+public protocol SpeechToTextProvider: Provider {
+    /// The sample rate the engine works at; input at another rate is resampled.
+    var preferredSampleRate: Int { get }
+
+    /// Transcribes a complete buffer.
+    func transcribe(_ audio: AudioBuffer, options: TranscriptionOptions) async throws -> Transcript
+
+    /// Transcribes audio as it arrives, yielding partial transcripts and then the final one.
+    func transcribe<Frames: AsyncSequence & Sendable>(
+        stream frames: Frames, options: TranscriptionOptions
+    ) -> AsyncThrowingStream<TranscriptUpdate, any Error> where Frames.Element == AudioBuffer
+}
+
+extension SpeechToTextProvider {
+    /// A streaming session for engines that only transcribe whole buffers: the audio so far
+    /// is re-transcribed each time another `partialInterval` seconds have arrived, and once
+    /// more when the stream ends.
+    public func transcribe<Frames: AsyncSequence & Sendable>(
+        stream frames: Frames, options: TranscriptionOptions
+    ) -> AsyncThrowingStream<TranscriptUpdate, any Error> where Frames.Element == AudioBuffer {
+        transcribeByWindows(stream: frames, options: options, partialInterval: 1.0)
+    }
+
+    /// The windowed streaming strategy behind the default `transcribe(stream:options:)`.
+    public func transcribeByWindows<Frames: AsyncSequence & Sendable>(
+        stream frames: Frames, options: TranscriptionOptions, partialInterval: Double
+    ) -> AsyncThrowingStream<TranscriptUpdate, any Error> where Frames.Element == AudioBuffer {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    var audio = AudioBuffer(samples: [], sampleRate: preferredSampleRate)
+                    var sinceLastPartial = 0.0
+                    for try await frame in frames {
+                        let converted = frame.resampled(to: preferredSampleRate)
+                        audio.append(converted)
+                        sinceLastPartial += converted.duration
+                        if sinceLastPartial >= partialInterval {
+                            sinceLastPartial = 0
+                            let partial = try await transcribe(audio, options: options)
+                            continuation.yield(.partial(partial.text))
+                        }
+                    }
+                    let final = try await transcribe(audio, options: options)
+                    continuation.yield(.final(final))
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}

@@ -1,0 +1,33 @@
+/// Options for speech synthesis.
+public struct SpeechOptions: Sendable, Equatable {
+    /// The voice, in the provider's naming; `nil` for its default.
+    public var voice: String?
+    /// Speaking rate relative to normal (1.0).
+    public var rate: Double
+
+    /// Creates options.
+    public init(voice: String? = nil, rate: Double = 1.0) {
+        self.voice = voice
+        self.rate = rate
+    }
+}
+
+/// Turns text into speech.
+public protocol TextToSpeechProvider: Provider {
+    /// Synthesizes `text`, yielding audio chunks as soon as each is ready (at least one per
+    /// sentence for engines that work sentence by sentence). Cancelling the consuming task
+    /// stops synthesis.
+    func synthesize(_ text: String, options: SpeechOptions) -> AsyncThrowingStream<AudioBuffer, any Error>
+}
+
+extension TextToSpeechProvider {
+    /// Synthesizes `text` completely and returns it as one buffer.
+    public func synthesizeAll(_ text: String, options: SpeechOptions = SpeechOptions()) async throws -> AudioBuffer {
+        var result: AudioBuffer?
+        for try await chunk in synthesize(text, options: options) {
+            if result == nil { result = chunk } else { result?.appendConverting(chunk) }
+        }
+        guard let result else { throw ProviderError.engineFailure(provider: identity.description, detail: "no audio was produced") }
+        return result
+    }
+}

@@ -1,0 +1,36 @@
+/// Failures of the llama.cpp engine, each saying what to do.
+public enum LlamaError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No model file at the path.
+    case modelNotFound(path: String)
+    /// llama.cpp could not load the file as a model.
+    case modelLoadFailed(path: String)
+    /// llama.cpp could not create a context (usually out of memory).
+    case contextCreationFailed(contextLength: Int)
+    /// The model carries no chat template, or llama.cpp does not know it.
+    case chatTemplateUnavailable
+    /// Text could not be tokenized.
+    case tokenizationFailed
+    /// `llama_decode` returned an error code.
+    case decodeFailed(code: Int32)
+    /// The prompt does not fit the context window even with the history trimmed.
+    case promptTooLong(tokens: Int, contextLength: Int)
+
+    public var description: String {
+        switch self {
+        case .modelNotFound(let path):
+            return "No language model at \(path); run scripts/setup or pass a GGUF file with --model."
+        case .modelLoadFailed(let path):
+            return "llama.cpp could not load \(path); is it a GGUF model file?"
+        case .contextCreationFailed(let length):
+            return "llama.cpp could not create a context of \(length) tokens; try a smaller context length."
+        case .chatTemplateUnavailable:
+            return "The model has no chat template llama.cpp supports; use an instruction-tuned GGUF that carries one."
+        case .tokenizationFailed:
+            return "llama.cpp could not tokenize the prompt."
+        case .decodeFailed(let code):
+            return "llama.cpp failed to evaluate the prompt (llama_decode returned \(code))."
+        case .promptTooLong(let tokens, let contextLength):
+            return "The prompt needs \(tokens) tokens but the context holds \(contextLength); shorten it or raise the context length."
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import Logging
+import ParleyCore
+
+/// The on-device language model: llama.cpp running a GGUF model with its own chat template.
+///
+/// The model is loaded on first use and kept. Turns of one conversation reuse the context's
+/// memory: only the part of the prompt that differs from the previous one is evaluated. Work
+/// runs on the actor's own thread so long evaluations never block Swift's cooperative pool.
+public actor LlamaLanguageModel: LanguageModelProvider {
+    /// Settings of the engine.
+    public struct Configuration: Sendable, Equatable {
+        /// The GGUF file.
+        public var modelPath: String
+        /// The context window in tokens.
+        public var contextLength: Int
+        /// CPU threads for evaluation.
+        public var threads: Int
+
+        /// Creates a configuration.
+        public init(modelPath: String, contextLength: Int = 2048, threads: Int = ProcessInfo.processInfo.activeProcessorCount) {
+            self.modelPath = modelPath
+            self.contextLength = contextLength
+            self.threads = max(1, threads)
+        }
+    }
+
+    public nonisolated let identity: ProviderIdentity
+    public nonisolated let supportsImages = false
+    public nonisolated let configuration: Configuration
+    private let executor = ThreadExecutor(name: "parley.llama")
+    private var session: LlamaSession?
+    private let logger = Logger(label: "parley.llama")
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    /// Creates the provider; nothing is loaded until the first request (or ``load()``).
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        let name = URL(fileURLWithPath: configuration.modelPath).deletingPathExtension().lastPathComponent
+        self.identity = ProviderIdentity(name: "llama.cpp", model: name, isLocal: true)
+    }
+
+    public nonisolated func availability() async -> Availability {
+        FileManager.default.fileExists(atPath: configuration.modelPath)
+            ? .ready
+            : .missingModel(path: configuration.modelPath, hint: "run scripts/setup or pass --model FILE.gguf")
+    }
+
+    /// Loads the model now (otherwise it loads on the first request).
+    public func load() throws(LlamaError) {
+        _ = try loadedSession()
+    }
+
+    private func loadedSession() throws(LlamaError) -> LlamaSession {
+        if let session { return session }
+        let loaded = try LlamaSession(
+            modelPath: configuration.modelPath, contextLength: configuration.contextLength, threads: configuration.threads)
+        logger.debug("loaded \(loaded.modelDescription) with a \(loaded.contextLength)-token context")
+        session = loaded
+        return loaded
+    }
+
+    public nonisolated func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    try await self.generate(request, into: continuation)
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// Runs one completion. Synchronous inside: no suspension point, so requests never
+    /// interleave on the shared context.
+    private func generate(
+        _ request: ChatRequest, into continuation: AsyncThrowingStream<ChatEvent, any Error>.Continuation
+    ) throws {
+        let session = try loadedSession()
+        let sampling = request.sampling
+        let prompt = try fittedPrompt(request.messages, session: session, reserve: sampling.maxTokens)
+        let reused = try session.load(prompt: prompt)
+        let sampler = session.makeSampler(sampling)
+        var decoder = UTF8StreamDecoder()
+        var stops = StopSequenceFilter(stops: sampling.stop)
+        var generated = 0
+        var finish = FinishReason.length
+        while generated < sampling.maxTokens {
+            if Task.isCancelled {
+                finish = .cancelled
+                break
+            }
+            guard session.cachedTokens.count < session.contextLength else { break }
+            let token = session.sample(with: sampler)
+            if session.isEndOfGeneration(token) {
+                finish = .stop
+                break
+            }
+            generated += 1
+            let (text, stopped) = stops.push(decoder.push(session.bytes(of: token)))
+            if !text.isEmpty { continuation.yield(.text(text)) }
+            if stopped {
+                finish = .stop
+                break
+            }
+            try session.evaluate([token])
+        }
+        if finish != .cancelled {
+            let tail = stops.flush(decoder.flush())
+            if !tail.isEmpty { continuation.yield(.text(tail)) }
+        }
+        continuation.yield(.finished(finish, Usage(inputTokens: prompt.count, cachedInputTokens: reused, outputTokens: generated)))
+    }
+
+    /// Tokenizes the conversation, dropping the oldest turns after the system prompt until it
+    /// leaves `reserve` tokens free for the answer.
+    private func fittedPrompt(_ messages: [ChatMessage], session: LlamaSession, reserve: Int) throws -> [Int32] {
+        guard messages.contains(where: { $0.role != .system }) else {
+            throw ProviderError.invalidInput("The request has no user message.")
+        }
+        if messages.contains(where: \.hasImages) {
+            logger.warning("llama.cpp: image parts are ignored; this model reads text only")
+        }
+        var kept = messages
+        let budget = session.contextLength - min(reserve, session.contextLength / 2)
+        while true {
+            let tokens = try session.tokenize(session.formatPrompt(kept))
+            if tokens.count <= budget { return tokens }
+            guard let drop = kept.firstIndex(where: { $0.role != .system }), drop < kept.count - 1 else {
+                throw LlamaError.promptTooLong(tokens: tokens.count, contextLength: session.contextLength)
+            }
+            kept.remove(at: drop)
+        }
+    }
+}

@@ -1,0 +1,198 @@
+import CLlama
+import Foundation
+import Logging
+import ParleyCore
+
+/// One loaded llama.cpp model and context. Owns the C objects and frees them in `deinit`;
+/// no C pointer leaves this class. Not thread-safe: ``LlamaLanguageModel`` (an actor) is its
+/// only user.
+final class LlamaSession {
+    private let model: OpaquePointer
+    private let context: OpaquePointer
+    private let vocab: OpaquePointer
+    private let template: String
+    /// The tokens whose keys and values are in the context's memory (sequence 0), in order.
+    private(set) var cachedTokens: [llama_token] = []
+    let contextLength: Int
+
+    init(modelPath: String, contextLength: Int, threads: Int) throws(LlamaError) {
+        LlamaBackend.initializeOnce()
+        guard FileManager.default.fileExists(atPath: modelPath) else { throw .modelNotFound(path: modelPath) }
+        var modelParams = llama_model_default_params()
+        modelParams.n_gpu_layers = 0
+        guard let model = llama_model_load_from_file(modelPath, modelParams) else {
+            throw .modelLoadFailed(path: modelPath)
+        }
+        var contextParams = llama_context_default_params()
+        contextParams.n_ctx = UInt32(contextLength)
+        contextParams.n_batch = UInt32(min(contextLength, 512))
+        contextParams.n_threads = Int32(threads)
+        contextParams.n_threads_batch = Int32(threads)
+        contextParams.no_perf = true
+        guard let context = llama_init_from_model(model, contextParams) else {
+            llama_model_free(model)
+            throw .contextCreationFailed(contextLength: contextLength)
+        }
+        guard let vocab = llama_model_get_vocab(model), let cTemplate = llama_model_chat_template(model, nil) else {
+            llama_free(context)
+            llama_model_free(model)
+            throw .chatTemplateUnavailable
+        }
+        self.model = model
+        self.context = context
+        self.vocab = vocab
+        self.template = String(cString: cTemplate)
+        self.contextLength = Int(llama_n_ctx(context))
+    }
+
+    deinit {
+        llama_free(context)
+        llama_model_free(model)
+    }
+
+    /// The model's description from its metadata (e.g. "llama 135M Q4_1").
+    var modelDescription: String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        let count = llama_model_desc(model, &buffer, buffer.count)
+        return count > 0 ? String(decoding: buffer.prefix(Int(count)).map { UInt8(bitPattern: $0) }, as: UTF8.self) : "unknown"
+    }
+
+    /// Renders `messages` with the model's chat template, ending with the assistant's turn.
+    func formatPrompt(_ messages: [ChatMessage]) throws(LlamaError) -> String {
+        // strdup'd copies stay valid for the whole call and are freed afterwards.
+        let roles = messages.map { strdup($0.role.rawValue) }
+        let contents = messages.map { strdup($0.text) }
+        defer {
+            roles.forEach { free($0) }
+            contents.forEach { free($0) }
+        }
+        var chat = zip(roles, contents).map { llama_chat_message(role: $0, content: $1) }
+        var capacity = max(1024, messages.reduce(0) { $0 + $1.text.utf8.count } * 2 + 256)
+        while true {
+            var buffer = [CChar](repeating: 0, count: capacity)
+            let written = llama_chat_apply_template(template, &chat, chat.count, true, &buffer, Int32(capacity))
+            guard written >= 0 else { throw .chatTemplateUnavailable }
+            if Int(written) <= capacity {
+                return String(decoding: buffer.prefix(Int(written)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            }
+            capacity = Int(written)
+        }
+    }
+
+    /// Tokenizes `text`, parsing the template's special tokens.
+    func tokenize(_ text: String) throws(LlamaError) -> [llama_token] {
+        let length = Int32(text.utf8.count)
+        var tokens = [llama_token](repeating: 0, count: Int(length) + 8)
+        var count = llama_tokenize(vocab, text, length, &tokens, Int32(tokens.count), true, true)
+        if count < 0 {
+            tokens = [llama_token](repeating: 0, count: Int(-count))
+            count = llama_tokenize(vocab, text, length, &tokens, Int32(tokens.count), true, true)
+        }
+        guard count >= 0 else { throw .tokenizationFailed }
+        return Array(tokens.prefix(Int(count)))
+    }
+
+    /// Brings the context's memory to exactly `prompt`, reusing the longest prefix already
+    /// there, and evaluates the rest. Returns how many prompt tokens were reused.
+    func load(prompt: [llama_token]) throws(LlamaError) -> Int {
+        var reused = zip(cachedTokens, prompt).prefix { $0 == $1 }.count
+        if reused == prompt.count { reused -= 1 }  // the last token must be evaluated for its logits
+        let memory = llama_get_memory(context)
+        if !llama_memory_seq_rm(memory, 0, llama_pos(reused), -1) {
+            llama_memory_clear(memory, true)
+            reused = 0
+        }
+        cachedTokens = Array(prompt.prefix(reused))
+        try evaluate(Array(prompt[reused...]))
+        return reused
+    }
+
+    /// Evaluates `tokens` after what is in memory, in batches.
+    func evaluate(_ tokens: [llama_token]) throws(LlamaError) {
+        let batchSize = Int(llama_n_batch(context))
+        var start = 0
+        while start < tokens.count {
+            var chunk = Array(tokens[start..<min(tokens.count, start + batchSize)])
+            let code = chunk.withUnsafeMutableBufferPointer { buffer in
+                llama_decode(context, llama_batch_get_one(buffer.baseAddress, Int32(buffer.count)))
+            }
+            guard code == 0 else { throw .decodeFailed(code: code) }
+            cachedTokens.append(contentsOf: chunk)
+            start += chunk.count
+        }
+    }
+
+    /// Samples the next token from the last evaluated position.
+    func sample(with sampler: LlamaSampler) -> llama_token {
+        sampler.sample(context: context)
+    }
+
+    func isEndOfGeneration(_ token: llama_token) -> Bool {
+        llama_vocab_is_eog(vocab, token)
+    }
+
+    /// The bytes of `token`'s text (special tokens not rendered).
+    func bytes(of token: llama_token) -> [UInt8] {
+        var buffer = [CChar](repeating: 0, count: 64)
+        var count = llama_token_to_piece(vocab, token, &buffer, Int32(buffer.count), 0, false)
+        if count < 0 {
+            buffer = [CChar](repeating: 0, count: Int(-count))
+            count = llama_token_to_piece(vocab, token, &buffer, Int32(buffer.count), 0, false)
+        }
+        return buffer.prefix(Int(max(0, count))).map { UInt8(bitPattern: $0) }
+    }
+
+    /// A sampler chain for this model's vocabulary.
+    func makeSampler(_ options: SamplingOptions) -> LlamaSampler {
+        LlamaSampler(options: options, vocabularySize: llama_vocab_n_tokens(vocab))
+    }
+}
+
+/// A llama.cpp sampler chain; freed in `deinit`.
+final class LlamaSampler {
+    private let chain: UnsafeMutablePointer<llama_sampler>
+
+    init(options: SamplingOptions, vocabularySize: Int32) {
+        var params = llama_sampler_chain_default_params()
+        params.no_perf = true
+        chain = llama_sampler_chain_init(params)
+        llama_sampler_chain_add(chain, llama_sampler_init_penalties(vocabularySize, 64, 1.1, 0, 0))
+        if options.temperature <= 0 {
+            llama_sampler_chain_add(chain, llama_sampler_init_greedy())
+        } else {
+            if options.topK > 0 { llama_sampler_chain_add(chain, llama_sampler_init_top_k(Int32(options.topK))) }
+            llama_sampler_chain_add(chain, llama_sampler_init_top_p(Float(options.topP), 1))
+            llama_sampler_chain_add(chain, llama_sampler_init_temp(Float(options.temperature)))
+            llama_sampler_chain_add(chain, llama_sampler_init_dist(options.seed ?? UInt32.random(in: 0...UInt32.max)))
+        }
+    }
+
+    deinit { llama_sampler_free(chain) }
+
+    fileprivate func sample(context: OpaquePointer) -> llama_token {
+        // llama_sampler_sample also accepts the token into the chain (for the penalties).
+        llama_sampler_sample(chain, context, -1)
+    }
+}
+
+/// Process-wide llama.cpp initialisation and log routing.
+enum LlamaBackend {
+    static let logger = Logger(label: "parley.llama.cpp")
+
+    private static let initialized: Bool = {
+        llama_log_set({ level, text, _ in
+            guard let text else { return }
+            let message = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !message.isEmpty else { return }
+            if level == GGML_LOG_LEVEL_ERROR {
+                LlamaBackend.logger.error("\(message)")
+            } else {
+                LlamaBackend.logger.trace("\(message)")
+            }
+        }, nil)
+        llama_backend_init()
+        return true
+    }()
+
+    static func initializeOnce() { _ = initialized }
+}

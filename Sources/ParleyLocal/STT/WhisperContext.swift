@@ -1,0 +1,76 @@
+import CWhisper
+import Foundation
+import Logging
+
+/// One loaded whisper.cpp model. Owns the C context and frees it in `deinit`; no C pointer
+/// leaves this class. Not thread-safe: ``WhisperSpeechToText`` (an actor) is its only user.
+final class WhisperContext {
+    private let context: OpaquePointer
+
+    init(modelPath: String) throws(WhisperError) {
+        WhisperBackend.initializeOnce()
+        guard FileManager.default.fileExists(atPath: modelPath) else { throw .modelNotFound(path: modelPath) }
+        var params = whisper_context_default_params()
+        params.use_gpu = false
+        guard let context = whisper_init_from_file_with_params(modelPath, params) else {
+            throw .modelLoadFailed(path: modelPath)
+        }
+        self.context = context
+    }
+
+    deinit { whisper_free(context) }
+
+    /// Transcribes 16 kHz mono samples; returns the timed segments.
+    func transcribe(_ samples: [Float], threads: Int, prompt: String?) throws(WhisperError) -> [(start: Double, end: Double, text: String)] {
+        var params = whisper_full_default_params(WHISPER_SAMPLING_GREEDY)
+        params.n_threads = Int32(threads)
+        params.print_progress = false
+        params.print_realtime = false
+        params.print_special = false
+        params.print_timestamps = false
+        params.no_context = true
+        params.suppress_blank = true
+        params.suppress_nst = true
+        parley_whisper_params_set_english(&params)
+        // Whisper encodes 30 s windows; pad short clips with a little silence so the last
+        // word is not clipped.
+        var padded = samples
+        if padded.count < 16_000 { padded += [Float](repeating: 0, count: 16_000 - padded.count) }
+        let code: Int32 = prompt.map { text in
+            text.withCString { cPrompt in
+                params.initial_prompt = cPrompt
+                return whisper_full(context, params, padded, Int32(padded.count))
+            }
+        } ?? whisper_full(context, params, padded, Int32(padded.count))
+        guard code == 0 else { throw .transcriptionFailed(code: code) }
+        let count = whisper_full_n_segments(context)
+        return (0..<count).map { index in
+            let text = whisper_full_get_segment_text(context, index).map { String(cString: $0) } ?? ""
+            // Timestamps are in units of 10 ms.
+            return (Double(whisper_full_get_segment_t0(context, index)) / 100,
+                    Double(whisper_full_get_segment_t1(context, index)) / 100,
+                    text)
+        }
+    }
+}
+
+/// Process-wide whisper.cpp log routing.
+enum WhisperBackend {
+    static let logger = Logger(label: "parley.whisper.cpp")
+
+    private static let initialized: Bool = {
+        whisper_log_set({ level, text, _ in
+            guard let text else { return }
+            let message = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !message.isEmpty else { return }
+            if parley_whisper_is_error_level(level) != 0 {
+                WhisperBackend.logger.error("\(message)")
+            } else {
+                WhisperBackend.logger.trace("\(message)")
+            }
+        }, nil)
+        return true
+    }()
+
+    static func initializeOnce() { _ = initialized }
+}

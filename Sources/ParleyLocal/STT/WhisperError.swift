@@ -1,0 +1,20 @@
+/// Failures of the whisper.cpp engine, each saying what to do.
+public enum WhisperError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No model file at the path.
+    case modelNotFound(path: String)
+    /// whisper.cpp could not load the file.
+    case modelLoadFailed(path: String)
+    /// `whisper_full` returned an error code.
+    case transcriptionFailed(code: Int32)
+
+    public var description: String {
+        switch self {
+        case .modelNotFound(let path):
+            return "No Whisper model at \(path); run scripts/setup or pass a whisper.cpp model with --whisper-model."
+        case .modelLoadFailed(let path):
+            return "whisper.cpp could not load \(path); is it a whisper.cpp (ggml) model file?"
+        case .transcriptionFailed(let code):
+            return "whisper.cpp failed to transcribe the audio (whisper_full returned \(code))."
+        }
+    }
+}

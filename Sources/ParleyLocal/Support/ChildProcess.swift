@@ -1,0 +1,90 @@
+import Dispatch
+import Foundation
+
+/// Runs a program as a separate process, feeding it standard input and collecting its
+/// output, without blocking Swift's cooperative threads. Cancelling the calling task
+/// terminates the process.
+struct ChildProcess {
+    /// What a finished process left behind.
+    struct Output: Sendable {
+        var status: Int32
+        var standardOutput: Data
+        var standardError: Data
+    }
+
+    /// Failures to start a program.
+    enum Failure: Error, Equatable, CustomStringConvertible {
+        case notFound(String)
+        case launchFailed(String, String)
+
+        var description: String {
+            switch self {
+            case .notFound(let name): return "\(name) is not installed or not on PATH"
+            case .launchFailed(let name, let reason): return "could not start \(name): \(reason)"
+            }
+        }
+    }
+
+    /// The full path of `name` found on `PATH`, or `nil`.
+    static func locate(_ name: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        if name.contains("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
+        let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        return path.split(separator: ":").lazy
+            .map { "\($0)/\(name)" }
+            .first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Runs `executable` with `arguments`, writing `input` to its standard input.
+    static func run(_ executable: String, arguments: [String], input: Data = Data()) async throws -> Output {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        let box = ProcessBox(process)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Output, any Error>) in
+                do {
+                    try process.run()
+                } catch {
+                    continuation.resume(throwing: Failure.launchFailed(executable, error.localizedDescription))
+                    return
+                }
+                let group = DispatchGroup()
+                let errorData = DataBox()
+                DispatchQueue.global().async(group: group) {
+                    stdin.fileHandleForWriting.write(input)
+                    try? stdin.fileHandleForWriting.close()
+                }
+                DispatchQueue.global().async(group: group) {
+                    errorData.set(stderr.fileHandleForReading.readDataToEndOfFile())
+                }
+                DispatchQueue.global().async {
+                    let data = stdout.fileHandleForReading.readDataToEndOfFile()
+                    group.wait()
+                    process.waitUntilExit()
+                    continuation.resume(returning: Output(status: process.terminationStatus, standardOutput: data, standardError: errorData.get()))
+                }
+            }
+        } onCancel: {
+            box.terminate()
+        }
+    }
+}
+
+/// A process handle shared with the cancellation handler; `Process` guards its own state.
+private final class ProcessBox: @unchecked Sendable {
+    private let process: Process
+    init(_ process: Process) { self.process = process }
+    func terminate() { if process.isRunning { process.terminate() } }
+}
+
+/// A lock-protected `Data` written by one queue and read by another.
+private final class DataBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+    func set(_ value: Data) { lock.withLock { data = value } }
+    func get() -> Data { lock.withLock { data } }
+}

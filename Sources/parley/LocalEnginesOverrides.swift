@@ -1,0 +1,3 @@
+import ParleyLocal
+
+typealias LocalEnginesOverrides = LocalEngines.Overrides

@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ParleyCore
+
+/// The `parley` command: voice assistant engine on this machine.
+@main
+struct Parley: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "parley",
+        abstract: "A voice-first assistant engine that works offline.",
+        subcommands: [Talk.self, Transcribe.self, Speak.self, Chat.self, Bench.self]
+    )
+}
+
+/// Options every command shares.
+struct CommonOptions: ParsableArguments {
+    @Option(help: "A GGUF language model to use instead of the default.")
+    var model: String?
+
+    @Option(name: .customLong("whisper-model"), help: "A whisper.cpp model to use instead of the default.")
+    var whisperModel: String?
+
+    @Option(help: "The espeak-ng voice (e.g. en-us, en-gb).")
+    var voice: String?
+
+    @Option(help: "CPU threads for the engines.")
+    var threads: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Flag(name: .shortAndLong, help: "Log engine details to stderr.")
+    var verbose = false
+
+    func validate() throws {
+        guard threads > 0 else { throw ValidationError("--threads must be at least 1.") }
+    }
+
+    /// Sets up logging to stderr: warnings by default, everything with --verbose.
+    func bootstrapLogging() {
+        let level: Logger.Level = verbose ? .debug : .warning
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }
+
+    var overrides: LocalEnginesOverrides {
+        LocalEnginesOverrides(languageModel: model, whisperModel: whisperModel, voice: voice, threads: threads)
+    }
+}
+
+/// Prints a user-facing failure as one sentence on stderr and exits non-zero.
+func fail(_ error: any Error) -> ExitCode {
+    let message: String
+    switch error {
+    case let error as CustomStringConvertible: message = error.description
+    default: message = error.localizedDescription
+    }
+    FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+    return ExitCode(1)
+}
+
+/// Reads an input WAV file, turning every problem into a sentence for the user.
+func readAudio(_ path: String) throws -> AudioBuffer {
+    let audio = try WAV.read(from: URL(fileURLWithPath: path))
+    guard audio.duration >= 0.05 else { throw WAVError.empty }
+    return audio
+}
+
+/// Writes text to standard output at once (unbuffered), for streamed replies.
+func emit(_ text: String) {
+    FileHandle.standardOutput.write(Data(text.utf8))
+}

@@ -1,0 +1,41 @@
+import ArgumentParser
+import Foundation
+import ParleyCore
+import ParleyLocal
+
+/// `parley speak`: text to speech.
+struct Speak: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Speak text into a WAV file.")
+
+    @Argument(help: "The text to speak.")
+    var text: String
+
+    @Option(name: .shortAndLong, help: "The WAV file to write.")
+    var output: String
+
+    @Option(help: "Speaking rate relative to normal.")
+    var rate: Double = 1.0
+
+    @OptionGroup var common: CommonOptions
+
+    func validate() throws {
+        guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw ValidationError("There is no text to speak.")
+        }
+        guard rate > 0.2, rate < 4 else { throw ValidationError("--rate must be between 0.2 and 4.") }
+    }
+
+    func run() async throws {
+        common.bootstrapLogging()
+        do {
+            let tts = EspeakTextToSpeech(defaultVoice: common.voice ?? "en-us")
+            let availability = await tts.availability()
+            guard availability.isReady else { throw ProviderError.unavailable(provider: tts.identity.description, availability) }
+            let audio = try await tts.synthesizeAll(text, options: SpeechOptions(voice: common.voice, rate: rate))
+            try WAV.write(audio, to: URL(fileURLWithPath: output))
+            print(String(format: "Wrote %.1f s of speech to %@ (%@).", audio.duration, output, tts.identity.description))
+        } catch {
+            throw fail(error)
+        }
+    }
+}

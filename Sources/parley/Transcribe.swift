@@ -1,0 +1,52 @@
+import ArgumentParser
+import Foundation
+import ParleyCore
+import ParleyLocal
+
+/// `parley transcribe`: speech to text.
+struct Transcribe: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Transcribe a WAV file.")
+
+    @Argument(help: "The WAV file.")
+    var file: String
+
+    @Flag(help: "Print the result as JSON.")
+    var json = false
+
+    @OptionGroup var common: CommonOptions
+
+    func run() async throws {
+        common.bootstrapLogging()
+        do {
+            let audio = try readAudio(file)
+            guard audio.peak >= 1e-4 else { throw VoicePipeline.Failure.noSpeech(duration: audio.duration) }
+            let engines = LocalEngines(overrides: common.overrides)
+            let availability = await engines.stt.availability()
+            guard availability.isReady else { throw ProviderError.unavailable(provider: engines.stt.identity.description, availability) }
+            let clock = ContinuousClock()
+            let start = clock.now
+            let transcript = try await engines.stt.transcribe(audio, options: TranscriptionOptions())
+            let elapsed = (clock.now - start).milliseconds
+            if json {
+                struct Document: Encodable {
+                    var text: String
+                    var segments: [[String: String]]
+                    var provider: String
+                    var audio_seconds: Double
+                    var elapsed_ms: Double
+                }
+                let document = Document(
+                    text: transcript.text,
+                    segments: transcript.segments.map { ["start": String($0.start), "end": String($0.end), "text": $0.text] },
+                    provider: engines.stt.identity.description, audio_seconds: audio.duration, elapsed_ms: elapsed)
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys]
+                print(String(decoding: try encoder.encode(document), as: UTF8.self))
+            } else {
+                print(transcript.text)
+            }
+        } catch {
+            throw fail(error)
+        }
+    }
+}

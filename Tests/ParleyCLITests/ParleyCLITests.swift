@@ -1,0 +1,150 @@
+import Foundation
+import ParleyCore
+import Testing
+
+/// Runs the built `parley` executable as a user would.
+enum CLI {
+    /// The `parley` binary next to the test bundle in the build directory.
+    static var executable: URL {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        // On macOS the test binary sits inside a .xctest bundle.
+        while directory.pathExtension == "xctest" || directory.lastPathComponent == "MacOS" || directory.lastPathComponent == "Contents" {
+            directory.deleteLastPathComponent()
+        }
+        return directory.appendingPathComponent("parley")
+    }
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static func run(_ arguments: [String]) throws -> Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        // stderr goes to a file so that neither pipe can fill up and block the child.
+        let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("parley-cli-stderr-\(UUID())")
+        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: errorFile) }
+        let errorHandle = try FileHandle(forWritingTo: errorFile)
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = errorHandle
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try errorHandle.close()
+        let error = try Data(contentsOf: errorFile)
+        return Result(status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self), stderr: String(decoding: error, as: UTF8.self))
+    }
+
+    static func temporaryFile(_ name: String, contents: Data) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("parley-cli-\(UUID())-\(name)")
+        try contents.write(to: url)
+        return url
+    }
+}
+
+@Suite("parley command line", .serialized)
+struct ParleyCLITests {
+    /// One sentence on stderr, non-zero exit, no crash (a crash exits with a signal status).
+    func expectCleanFailure(_ result: CLI.Result, mentioning phrase: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(result.status == 1, "status \(result.status), stderr: \(result.stderr)", sourceLocation: sourceLocation)
+        let lines = result.stderr.split(separator: "\n").filter { $0.hasPrefix("error:") }
+        #expect(lines.count == 1, "stderr: \(result.stderr)", sourceLocation: sourceLocation)
+        #expect(result.stderr.contains(phrase), "stderr: \(result.stderr)", sourceLocation: sourceLocation)
+    }
+
+    static func silentWAV(seconds: Double) -> Data {
+        WAV.encode(AudioBuffer(samples: [Float](repeating: 0, count: Int(seconds * 16_000)), sampleRate: 16_000))
+    }
+
+    @Test("talk: a missing file")
+    func missingFile() throws {
+        expectCleanFailure(try CLI.run(["talk", "--input", "/nonexistent/question.wav"]), mentioning: "No such file: /nonexistent/question.wav")
+    }
+
+    @Test("talk: a file that is not a WAV")
+    func notWAV() throws {
+        let file = try CLI.temporaryFile("q.wav", contents: Data("ID3 this is an mp3, honest".utf8))
+        defer { try? FileManager.default.removeItem(at: file) }
+        expectCleanFailure(try CLI.run(["talk", "--input", file.path]), mentioning: "not a WAV file")
+    }
+
+    @Test("talk: a truncated WAV")
+    func truncated() throws {
+        let whole = WAV.encode(AudioBuffer(samples: [Float](repeating: 0.1, count: 16_000), sampleRate: 16_000))
+        let file = try CLI.temporaryFile("q.wav", contents: whole.prefix(1000))
+        defer { try? FileManager.default.removeItem(at: file) }
+        expectCleanFailure(try CLI.run(["talk", "--input", file.path]), mentioning: "truncated")
+    }
+
+    @Test("talk: a WAV with no audio")
+    func empty() throws {
+        let file = try CLI.temporaryFile("q.wav", contents: WAV.encode(AudioBuffer(samples: [], sampleRate: 16_000)))
+        defer { try? FileManager.default.removeItem(at: file) }
+        expectCleanFailure(try CLI.run(["talk", "--input", file.path]), mentioning: "no audio")
+    }
+
+    @Test("talk: silent audio")
+    func silent() throws {
+        let file = try CLI.temporaryFile("q.wav", contents: Self.silentWAV(seconds: 2))
+        defer { try? FileManager.default.removeItem(at: file) }
+        expectCleanFailure(try CLI.run(["talk", "--input", file.path]), mentioning: "No speech was found")
+    }
+
+    @Test("transcribe: bad input is one sentence too")
+    func transcribeBadInput() throws {
+        expectCleanFailure(try CLI.run(["transcribe", "/nonexistent/a.wav"]), mentioning: "No such file")
+        let file = try CLI.temporaryFile("s.wav", contents: Self.silentWAV(seconds: 1))
+        defer { try? FileManager.default.removeItem(at: file) }
+        expectCleanFailure(try CLI.run(["transcribe", file.path]), mentioning: "No speech was found")
+    }
+
+    @Test("speak: empty text is refused with a reason")
+    func speakEmpty() throws {
+        let result = try CLI.run(["speak", "   ", "--output", "/tmp/never.wav"])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("no text to speak"))
+    }
+
+    @Test("a missing language model names the fix")
+    func missingModel() throws {
+        expectCleanFailure(try CLI.run(["chat", "--model", "/nonexistent/m.gguf", "hello"]), mentioning: "run scripts/setup or pass --model")
+    }
+
+    @Test("talk answers the spoken sample question, end to end, and writes the spoken answer")
+    func talkEndToEnd() throws {
+        let sample = ParleyPaths.current().sampleQuestion
+        guard FileManager.default.fileExists(atPath: sample.path) else {
+            Issue.record("Missing \(sample.path): run scripts/setup first.")
+            return
+        }
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("parley-reply-\(UUID()).wav")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let result = try CLI.run(["talk", "--input", sample.path, "--output", output.path, "--json"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        struct Document: Decodable {
+            struct Turn: Decodable {
+                var transcript: String
+                var reply: String
+                var providers: [String: String]
+                var timings_ms: [String: Double]
+            }
+            var turns: [Turn]
+        }
+        let document = try JSONDecoder().decode(Document.self, from: Data(result.stdout.utf8))
+        let turn = try #require(document.turns.first)
+        #expect(document.turns.count == 1)
+        #expect(turn.transcript.lowercased().contains("capital of france"))
+        #expect(turn.reply.contains("Paris"))
+        #expect(Set(turn.providers.keys) == ["vad", "stt", "llm", "tts"])
+        #expect(turn.providers["vad"]?.hasPrefix("silero") == true)
+        #expect(turn.timings_ms["stt"].map { $0 > 0 } == true)
+        let spoken = try WAV.read(from: output)
+        #expect(spoken.duration > 0.5)
+    }
+}

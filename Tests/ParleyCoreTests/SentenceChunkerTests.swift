@@ -1,0 +1,45 @@
+import Testing
+@testable import ParleyCore
+
+@Suite("Sentence chunking of streamed text")
+struct SentenceChunkerTests {
+    /// Feeds `pieces` one by one and returns every sentence, the remainder last.
+    func chunk(_ pieces: [String]) -> [String] {
+        var chunker = SentenceChunker()
+        var out = pieces.flatMap { chunker.append($0) }
+        if let rest = chunker.finish() { out.append(rest) }
+        return out
+    }
+
+    @Test("sentences come out as soon as they are complete")
+    func streaming() {
+        var chunker = SentenceChunker()
+        #expect(chunker.append("The capital").isEmpty)
+        #expect(chunker.append(" is Paris.").isEmpty)  // the period might still be "Paris.com"
+        #expect(chunker.append(" It is") == ["The capital is Paris."])
+        #expect(chunker.finish() == "It is")
+    }
+
+    @Test("cases", arguments: [
+        (["Hello there! How are you? Fine."], ["Hello there!", "How are you?", "Fine."]),
+        (["Dr. Smith lives on Main St. near here. Yes."], ["Dr. Smith lives on Main St. near here.", "Yes."]),
+        (["Pi is 3.14 roughly. Next"], ["Pi is 3.14 roughly.", "Next"]),
+        (["It costs $2", ".50 today. Ok"], ["It costs $2.50 today.", "Ok"]),
+        (["Use e.g. salt. Or i.e. pepper."], ["Use e.g. salt.", "Or i.e. pepper."]),
+        (["J. R. R. Tolkien wrote it. True."], ["J. R. R. Tolkien wrote it.", "True."]),
+        (["He said \"Stop.\" Then left."], ["He said \"Stop.\"", "Then left."]),
+        (["No sentence end at all"], ["No sentence end at all"]),
+        (["First line\nSecond line"], ["First line", "Second line"]),
+        (["Wait… what?! Ok"], ["Wait…", "what?!", "Ok"]),
+        (["  ", "\n"], []),
+    ])
+    func cases(pieces: [String], expected: [String]) {
+        #expect(chunk(pieces) == expected)
+    }
+
+    @Test("splitting the text into single characters changes nothing")
+    func characterByCharacter() {
+        let text = "Mr. Brown paid 4.5 euros. Then he left! Did he? Yes"
+        #expect(chunk(text.map(String.init)) == chunk([text]))
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import ParleyCore
+import Testing
+@testable import ParleyLocal
+
+/// These run the real llama.cpp engine on SmolLM2-135M-Instruct. One model is shared by the
+/// suite (loading takes a fraction of a second, but the context is the point of some tests).
+@Suite("llama.cpp language model", .serialized)
+struct LlamaLanguageModelTests {
+    static let model: LlamaLanguageModel? = {
+        let path = TestEnvironment.paths.defaultLanguageModel.path
+        return LlamaLanguageModel(configuration: .init(modelPath: path, contextLength: 1024, threads: 2))
+    }()
+
+    func llm() throws -> LlamaLanguageModel {
+        _ = try TestEnvironment.require(TestEnvironment.paths.defaultLanguageModel)
+        return try #require(Self.model)
+    }
+
+    let greedy = SamplingOptions(temperature: 0, maxTokens: 48)
+
+    @Test("answers a factual question correctly")
+    func capitalOfFrance() async throws {
+        let (text, usage, finish) = try await llm().completeText(ChatRequest(
+            messages: [.system("You are a helpful assistant."), .user("What is the capital of France?")], sampling: greedy))
+        #expect(text.contains("Paris"), "reply: \(text)")
+        #expect(finish == .stop)
+        #expect(usage.outputTokens > 0 && usage.inputTokens > 10)
+    }
+
+    @Test("streams the reply in several pieces")
+    func streams() async throws {
+        var pieces = 0
+        for try await event in try llm().complete(ChatRequest(messages: [.user("Name three colours.")], sampling: greedy)) {
+            if case .text = event { pieces += 1 }
+        }
+        #expect(pieces > 3)
+    }
+
+    @Test("the next turn of a conversation reuses the context instead of evaluating it again")
+    func contextReuse() async throws {
+        let llm = try llm()
+        var history: [ChatMessage] = [.system("You are a helpful assistant."), .user("What is the capital of France?")]
+        let first = try await llm.completeText(ChatRequest(messages: history, sampling: greedy))
+        history += [.assistant(first.text), .user("And the capital of Italy?")]
+        let second = try await llm.completeText(ChatRequest(messages: history, sampling: greedy))
+        #expect(second.usage.cachedInputTokens >= first.usage.inputTokens - 1,
+                "reused \(second.usage.cachedInputTokens) of \(second.usage.inputTokens); first prompt was \(first.usage.inputTokens)")
+        #expect(second.text.contains("Rome"), "reply: \(second.text)")
+    }
+
+    @Test("respects the token limit")
+    func tokenLimit() async throws {
+        let result = try await llm().completeText(ChatRequest(
+            messages: [.user("Write a long story about a dragon.")], sampling: SamplingOptions(temperature: 0, maxTokens: 5)))
+        #expect(result.finish == .length)
+        #expect(result.usage.outputTokens == 5)
+    }
+
+    @Test("stop sequences end the reply and are not included")
+    func stopSequence() async throws {
+        let result = try await llm().completeText(ChatRequest(
+            messages: [.user("What is the capital of France?")], sampling: SamplingOptions(temperature: 0, maxTokens: 48, stop: ["Paris"])))
+        #expect(!result.text.contains("Paris"))
+        #expect(result.finish == .stop)
+    }
+
+    @Test("cancelling the consumer stops generation, and the model serves the next request")
+    func cancellation() async throws {
+        let llm = try llm()
+        let task = Task {
+            var pieces = 0
+            for try await event in llm.complete(ChatRequest(messages: [.user("Count from one to one hundred in words.")],
+                                                            sampling: SamplingOptions(temperature: 0, maxTokens: 400))) {
+                if case .text = event { pieces += 1 }
+                if pieces == 3 { break }
+            }
+            return pieces
+        }
+        #expect(try await task.value == 3)
+        let after = try await llm.completeText(ChatRequest(messages: [.user("What is the capital of France?")], sampling: greedy))
+        #expect(after.text.contains("Paris"))
+    }
+
+    @Test("a missing model is reported by availability and by a typed error")
+    func missingModel() async throws {
+        let missing = LlamaLanguageModel(configuration: .init(modelPath: "/nonexistent/model.gguf"))
+        #expect(await missing.availability() == .missingModel(path: "/nonexistent/model.gguf", hint: "run scripts/setup or pass --model FILE.gguf"))
+        await #expect(throws: LlamaError.modelNotFound(path: "/nonexistent/model.gguf")) {
+            _ = try await missing.completeText(ChatRequest(messages: [.user("hi")]))
+        }
+    }
+
+    @Test("a file that is not a model is reported, not a crash")
+    func notAModel() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-model-\(UUID()).gguf")
+        try Data("definitely not gguf".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let bogus = LlamaLanguageModel(configuration: .init(modelPath: file.path))
+        await #expect(throws: LlamaError.modelLoadFailed(path: file.path)) {
+            _ = try await bogus.completeText(ChatRequest(messages: [.user("hi")]))
+        }
+    }
+}
+
+@Suite("Token text assembly")
+struct TokenTextTests {
+    @Test("a character split across tokens comes out whole")
+    func utf8Split() {
+        var decoder = UTF8StreamDecoder()
+        let bytes = Array("é🙂".utf8)  // 2 + 4 bytes
+        #expect(decoder.push([bytes[0]]) == "")
+        #expect(decoder.push([bytes[1], bytes[2]]) == "é")
+        #expect(decoder.push([bytes[3], bytes[4]]) == "")
+        #expect(decoder.push([bytes[5]]) == "🙂")
+        #expect(decoder.flush() == "")
+    }
+
+    @Test("stop sequences split across pieces are caught and held text is released otherwise")
+    func stopFilter() {
+        var filter = StopSequenceFilter(stops: ["</end>"])
+        #expect(filter.push("Hello <") == ("Hello ", false))
+        #expect(filter.push("/en") == ("", false))
+        #expect(filter.push("d> more") == ("", true))
+        var other = StopSequenceFilter(stops: ["</end>"])
+        #expect(other.push("a <b") == ("a <b", false))
+        #expect(other.flush("</e") == "</e")
+    }
+}

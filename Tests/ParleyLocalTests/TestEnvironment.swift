@@ -1,0 +1,25 @@
+import Foundation
+import ParleyCore
+import Testing
+
+/// Locates the models and reference data that scripts/setup installs. A missing file fails
+/// the test with a message saying how to get it; these tests never skip.
+enum TestEnvironment {
+    static let paths = ParleyPaths.current()
+
+    static func require(_ url: URL, sourceLocation: SourceLocation = #_sourceLocation) throws -> URL {
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            Issue.record("Missing \(url.path): run scripts/setup first.", sourceLocation: sourceLocation)
+            throw CancellationError()
+        }
+        return url
+    }
+
+    /// Lower-cased words without punctuation, for comparing transcripts.
+    static func words(_ text: String) -> [String] {
+        let cleaned = String(text.lowercased().map { (c: Character) -> Character in
+            c.isLetter || c.isNumber || c == "'" ? c : " "
+        })
+        return cleaned.split(separator: " ").map { String($0) }
+    }
+}
