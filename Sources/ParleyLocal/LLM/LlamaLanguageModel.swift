@@ -116,6 +116,12 @@ public actor LlamaLanguageModel: LanguageModelProvider {
         continuation.yield(.finished(finish, Usage(inputTokens: prompt.count, cachedInputTokens: reused, outputTokens: generated)))
     }
 
+    /// The prompt text the model's chat template makes of `messages` (with the assistant's
+    /// turn opened), as evaluated by ``complete(_:)`` when nothing is trimmed.
+    public func renderedPrompt(for messages: [ChatMessage]) throws -> String {
+        try loadedSession().formatPrompt(messages)
+    }
+
     /// Tokenizes the conversation, dropping the oldest turns after the system prompt until it
     /// leaves `reserve` tokens free for the answer.
     private func fittedPrompt(_ messages: [ChatMessage], session: LlamaSession, reserve: Int) throws -> [Int32] {

@@ -4,12 +4,15 @@ import Foundation
 /// Runs a program as a separate process, feeding it standard input and collecting its
 /// output, without blocking Swift's cooperative threads. Cancelling the calling task
 /// terminates the process.
-struct ChildProcess {
+public struct ChildProcess {
     /// What a finished process left behind.
-    struct Output: Sendable {
-        var status: Int32
-        var standardOutput: Data
-        var standardError: Data
+    public struct Output: Sendable {
+        /// The exit status.
+        public var status: Int32
+        /// Everything written to standard output.
+        public var standardOutput: Data
+        /// Everything written to standard error.
+        public var standardError: Data
     }
 
     /// Failures to start a program.
@@ -26,7 +29,7 @@ struct ChildProcess {
     }
 
     /// The full path of `name` found on `PATH`, or `nil`.
-    static func locate(_ name: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+    public static func locate(_ name: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
         if name.contains("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
         let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
         return path.split(separator: ":").lazy
@@ -35,7 +38,7 @@ struct ChildProcess {
     }
 
     /// Runs `executable` with `arguments`, writing `input` to its standard input.
-    static func run(_ executable: String, arguments: [String], input: Data = Data()) async throws -> Output {
+    public static func run(_ executable: String, arguments: [String], input: Data = Data()) async throws -> Output {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
