@@ -36,6 +36,9 @@ struct Talk: AsyncParsableCommand {
             let audio = try readAudio(input)
             let engines = LocalEngines(overrides: common.overrides)
             try await ensureReady(engines)
+            // Load the language model on its own thread while the VAD and STT work.
+            let llm = engines.llm
+            Task { try? await llm.load() }
             var configuration = VoicePipeline.Configuration(systemPrompt: systemPrompt)
             configuration.sampling.maxTokens = maxTokens
             configuration.sampling.temperature = 0
