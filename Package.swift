@@ -38,7 +38,7 @@ let package = Package(
             ]
         ),
         // Test doubles for the provider protocols.
-        .target(name: "ParleyTesting", dependencies: ["ParleyCore"]),
+        .target(name: "ParleyTesting", dependencies: ["ParleyCore", .product(name: "Logging", package: "swift-log")]),
         .executableTarget(
             name: "parley",
             dependencies: [

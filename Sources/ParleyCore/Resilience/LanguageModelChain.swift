@@ -1,0 +1,260 @@
+import Logging
+
+/// A language model made of an ordered list of providers that fails over between them.
+///
+/// - Providers whose circuit is open, or whose availability says they cannot serve (no key,
+///   no model, server down), are skipped; each skip is logged once as a warning with its reason.
+/// - During a request, a transport error, a server error, a rate limit, a timeout to the first
+///   text, a stream that goes silent, or a stream cut short moves the request to the next
+///   provider. If nothing was delivered yet, the request is replayed whole. If part of the reply
+///   was delivered, the next provider gets it as context and continues; text that would repeat
+///   what the listener already has is dropped. The failed stream is cancelled.
+/// - Outcomes feed ``ProviderHealth``, so a provider that keeps failing rests, and is tried
+///   again after its cool-down.
+public struct LanguageModelChain<C: Clock>: LanguageModelProvider where C.Duration == Duration {
+    /// How long to wait for a provider's output.
+    public struct Timeouts: Sendable, Equatable {
+        /// From the request to the first text.
+        public var firstOutput: Duration
+        /// Between two pieces of text.
+        public var idle: Duration
+
+        /// Creates timeouts.
+        public init(firstOutput: Duration = .seconds(15), idle: Duration = .seconds(10)) {
+            self.firstOutput = firstOutput
+            self.idle = idle
+        }
+    }
+
+    public let identity: ProviderIdentity
+    /// The providers, most preferred first.
+    public let providers: [any LanguageModelProvider]
+    /// The health registry the chain reports to and consults.
+    public let health: ProviderHealth<C>
+    public let timeouts: Timeouts
+    private let clock: C
+    private let warnings: WarningLog
+    private let logger: Logger
+
+    /// Creates a chain.
+    public init(
+        providers: [any LanguageModelProvider], health: ProviderHealth<C>, clock: C,
+        timeouts: Timeouts = Timeouts(), logger: Logger = Logger(label: "parley.chain.llm")
+    ) {
+        self.providers = providers
+        self.health = health
+        self.clock = clock
+        self.timeouts = timeouts
+        self.logger = logger
+        self.warnings = WarningLog(logger: logger)
+        self.identity = ProviderIdentity(name: "chain", model: providers.map(\.identity.description).joined(separator: " → "),
+                                         isLocal: providers.allSatisfy(\.identity.isLocal))
+    }
+
+    public var supportsImages: Bool { providers.contains(where: \.supportsImages) }
+
+    public func availability() async -> Availability {
+        var reasons: [String] = []
+        for provider in providers {
+            let availability = await provider.availability()
+            if availability.isReady { return .ready }
+            reasons.append("\(provider.identity): \(availability)")
+        }
+        return .unsupported(reason: reasons.isEmpty ? "no providers" : reasons.joined(separator: "; "))
+    }
+
+    public func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    try await drive(request, continuation)
+                    continuation.finish()
+                } catch is CancellationError {
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    private func drive(_ request: ChatRequest, _ output: AsyncThrowingStream<ChatEvent, any Error>.Continuation) async throws {
+        var delivered = ""
+        var usage = Usage()
+        var attempts: [ChainExhaustedError.Attempt] = []
+        let needsImages = request.messages.contains(where: \.hasImages)
+        for (index, provider) in providers.enumerated() {
+            try Task.checkCancellation()
+            let name = provider.identity.description
+            let next = providers.dropFirst(index + 1).first?.identity.description
+            if needsImages, !provider.supportsImages {
+                attempts.append(.init(provider: name, reason: "cannot read images"))
+                continue
+            }
+            guard await health.allowsRequest(to: name) else {
+                attempts.append(.init(provider: name, reason: "resting after recent failures"))
+                await warnings.once("\(name)|down", "[LLM] \(name) is resting after recent failures, \(fallingBack(to: next))")
+                continue
+            }
+            let availability = await provider.availability()
+            guard availability.isReady else {
+                attempts.append(.init(provider: name, reason: availability.description, remedy: availability.remedy))
+                await warnings.once("\(name)|\(availability)", "[LLM] \(name): \(availability), \(fallingBack(to: next))")
+                continue
+            }
+            let attemptRequest = delivered.isEmpty ? request : Self.continuation(of: request, after: delivered)
+            var text = ""
+            do {
+                let outcome = try await attempt(provider, attemptRequest, alreadyDelivered: delivered, text: &text, output)
+                usage.add(outcome.usage)
+                await health.recordSuccess(name)
+                output.yield(.finished(outcome.finish, usage))
+                return
+            } catch {
+                delivered += text
+                if Task.isCancelled { throw CancellationError() }
+                let kind = failureKind(of: error)
+                if kind == .invalidRequest { throw error }
+                await health.recordFailure(name, kind: kind, reason: "\(error)")
+                attempts.append(.init(provider: name, reason: "\(error)"))
+                let progress = delivered.isEmpty ? "" : " after \(delivered.count) characters; continuing"
+                logger.warning("[LLM] \(name) failed: \(error)\(progress), \(fallingBack(to: next))")
+            }
+        }
+        throw ChainExhaustedError(capability: "LLM", attempts: attempts)
+    }
+
+    private func fallingBack(to next: String?) -> String {
+        next.map { "falling back to \($0)" } ?? "and no fallback is left"
+    }
+
+    private struct Outcome {
+        var usage: Usage
+        var finish: FinishReason
+    }
+
+    /// What the watchdog and the provider's stream report to the attempt.
+    private enum Signal: Sendable {
+        case event(ChatEvent)
+        case failed(any Error)
+        case ended
+        case timedOut(ProviderTimeoutError)
+    }
+
+    /// Runs one provider; `text` collects what was delivered to the caller in this attempt.
+    private func attempt(
+        _ provider: any LanguageModelProvider, _ request: ChatRequest, alreadyDelivered: String,
+        text: inout String, _ output: AsyncThrowingStream<ChatEvent, any Error>.Continuation
+    ) async throws -> Outcome {
+        let (signals, sink) = AsyncStream.makeStream(of: Signal.self)
+        let producer = Task {
+            do {
+                for try await event in provider.complete(request) { sink.yield(.event(event)) }
+                sink.yield(.ended)
+            } catch {
+                sink.yield(.failed(error))
+            }
+        }
+        var watchdog = startWatchdog(.firstOutput, timeouts.firstOutput, sink)
+        defer {
+            producer.cancel()
+            watchdog.cancel()
+            sink.finish()
+        }
+        var guardAgainstRepeats = RepeatGuard(alreadyDelivered: alreadyDelivered)
+        var usage = Usage()
+        for await signal in signals {
+            switch signal {
+            case .event(.text(let piece)):
+                watchdog.cancel()
+                watchdog = startWatchdog(.idle, timeouts.idle, sink)
+                let fresh = guardAgainstRepeats.filter(piece)
+                if !fresh.isEmpty {
+                    text += fresh
+                    output.yield(.text(fresh))
+                }
+            case .event(.finished(let reason, let reported)):
+                usage = reported
+                return Outcome(usage: usage, finish: reason)
+            case .ended:
+                return Outcome(usage: usage, finish: .stop)
+            case .failed(let error):
+                throw error
+            case .timedOut(let timeout):
+                throw timeout
+            }
+        }
+        throw CancellationError()  // the signal stream ends early only when this task is cancelled
+    }
+
+    private func startWatchdog(_ phase: ProviderTimeoutError.Phase, _ limit: Duration, _ sink: AsyncStream<Signal>.Continuation) -> Task<Void, Never> {
+        Task {
+            do {
+                try await clock.sleep(for: limit)
+                sink.yield(.timedOut(ProviderTimeoutError(phase: phase, limit: limit)))
+            } catch {}
+        }
+    }
+
+    /// The request a fallback provider gets to continue a partly delivered reply.
+    static func continuation(of request: ChatRequest, after delivered: String) -> ChatRequest {
+        var continued = request
+        continued.messages.append(.assistant(delivered))
+        continued.messages.append(.user("Continue your previous answer exactly where it stopped. Do not repeat any of it."))
+        return continued
+    }
+}
+
+/// Drops text a fallback provider repeats from the part of the reply already delivered: while
+/// its output is a prefix of what was delivered, it is held; if it turns out to be a repeat, the
+/// repeated part is dropped, otherwise everything held is released.
+struct RepeatGuard: Sendable {
+    private let delivered: String
+    private var held = ""
+    private var checking: Bool
+
+    init(alreadyDelivered: String) {
+        delivered = alreadyDelivered.trimmingWhitespace()
+        checking = !delivered.isEmpty
+    }
+
+    mutating func filter(_ piece: String) -> String {
+        guard checking else { return piece }
+        held += piece
+        let candidate = held.trimmingWhitespace()
+        if delivered.hasPrefix(candidate) { return "" }  // still possibly a repeat: hold
+        checking = false
+        defer { held = "" }
+        if candidate.hasPrefix(delivered) {
+            // Repeated everything, then went on: keep only the new part.
+            let leading = held.prefix { $0.isWhitespace }.count
+            return String(held.dropFirst(leading + delivered.count))
+        }
+        return held
+    }
+}
+
+extension Usage {
+    /// Adds another request's figures.
+    public mutating func add(_ other: Usage) {
+        inputTokens += other.inputTokens
+        cachedInputTokens += other.cachedInputTokens
+        outputTokens += other.outputTokens
+    }
+}
+
+/// Logs each distinct warning once per chain.
+actor WarningLog {
+    private let logger: Logger
+    private var seen: Set<String> = []
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
+
+    func once(_ key: String, _ message: String) {
+        guard seen.insert(key).inserted else { return }
+        logger.warning("\(message)")
+    }
+}

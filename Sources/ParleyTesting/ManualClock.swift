@@ -1,0 +1,76 @@
+import Foundation
+
+/// A clock whose time moves only when a test says so, so timeouts, cool-downs and retries are
+/// tested without real sleeping.
+///
+/// `sleep(until:)` suspends until ``advance(by:)`` moves the clock past the deadline or the
+/// sleeping task is cancelled. ``sleepers`` lets a test wait until the code under test is
+/// actually waiting before it moves time.
+public final class ManualClock: Clock, @unchecked Sendable {
+    /// A point on the manual clock's time line.
+    public struct Instant: InstantProtocol, Hashable, Sendable {
+        /// Time since the clock's origin.
+        public var offset: Duration
+
+        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        public func duration(to other: Instant) -> Duration { other.offset - offset }
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    }
+
+    private struct Sleeper {
+        var id: UInt64
+        var deadline: Instant
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    // All state below is guarded by `lock`.
+    private let lock = NSLock()
+    private var current = Instant(offset: .zero)
+    private var waiting: [Sleeper] = []
+    private var nextID: UInt64 = 0
+
+    /// Creates a clock at time zero.
+    public init() {}
+
+    public var now: Instant { lock.withLock { current } }
+    public var minimumResolution: Duration { .zero }
+
+    /// How many tasks are sleeping on this clock.
+    public var sleepers: Int { lock.withLock { waiting.count } }
+
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        let id: UInt64 = lock.withLock { nextID += 1; return nextID }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let resumeNow: Bool = lock.withLock {
+                    if deadline <= current { return true }
+                    waiting.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let cancelled: Sleeper? = lock.withLock {
+                guard let index = waiting.firstIndex(where: { $0.id == id }) else { return nil }
+                return waiting.remove(at: index)
+            }
+            cancelled?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves time forward, waking every sleeper whose deadline has come.
+    public func advance(by duration: Duration) {
+        let due: [Sleeper] = lock.withLock {
+            current = current.advanced(by: duration)
+            let ready = waiting.filter { $0.deadline <= current }
+            waiting.removeAll { $0.deadline <= current }
+            return ready
+        }
+        for sleeper in due { sleeper.continuation.resume() }
+    }
+
+    /// Waits (yielding, not sleeping) until at least `count` tasks sleep on this clock.
+    public func waitForSleepers(_ count: Int = 1) async {
+        while sleepers < count { await Task.yield() }
+    }
+}
