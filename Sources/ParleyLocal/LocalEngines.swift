@@ -11,13 +11,12 @@ public struct LocalEngines: Sendable {
     private let paths: ParleyPaths
     private let logger: Logger
 
-    /// The voice activity detector: Silero when its weights are there, else the energy
-    /// detector, with a warning saying why.
-    public func voiceActivityDetector() -> any VoiceActivityDetector {
-        let silero = SileroVoiceActivityDetector(weightsPath: paths.sileroWeights.path)
-        if FileManager.default.fileExists(atPath: silero.weightsPath) { return silero }
-        logger.warning("[VAD] Silero weights not found at \(silero.weightsPath), falling back to the energy detector (run scripts/setup)")
-        return EnergyVoiceActivityDetector()
+    /// The voice activity detector chain: Silero, then the energy detector when Silero's
+    /// weights are missing (with a warning saying so).
+    public func voiceActivityDetector() -> VoiceActivityDetectorChain {
+        VoiceActivityDetectorChain(
+            [SileroVoiceActivityDetector(weightsPath: paths.sileroWeights.path), EnergyVoiceActivityDetector()],
+            logger: logger)
     }
 
     /// Model choices; `nil` means the default model in the data directory.

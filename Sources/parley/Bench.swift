@@ -69,7 +69,7 @@ struct Bench: AsyncParsableCommand {
         var configuration = VoicePipeline.Configuration()
         configuration.sampling.temperature = 0
         configuration.sampling.maxTokens = 128
-        let pipeline = VoicePipeline(vad: engines.voiceActivityDetector(), stt: engines.stt, llm: engines.llm, tts: engines.tts,
+        let pipeline = VoicePipeline(vad: try engines.voiceActivityDetector().activeDetector(), stt: engines.stt, llm: engines.llm, tts: engines.tts,
                                      configuration: configuration)
         guard let turn = try await pipeline.run(audio).first else { throw VoicePipeline.Failure.nothingTranscribed }
         transcript = turn.transcript

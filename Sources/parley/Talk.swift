@@ -43,7 +43,7 @@ struct Talk: AsyncParsableCommand {
             configuration.sampling.maxTokens = maxTokens
             configuration.sampling.temperature = 0
             configuration.speech.voice = common.voice
-            let pipeline = VoicePipeline(vad: engines.voiceActivityDetector(), stt: engines.stt, llm: engines.llm, tts: engines.tts, configuration: configuration)
+            let pipeline = VoicePipeline(vad: try engines.voiceActivityDetector().activeDetector(), stt: engines.stt, llm: engines.llm, tts: engines.tts, configuration: configuration)
             let printText = !json
             let turns = try await pipeline.run(audio) { turn in
                 if printText { TalkReport.printTurn(turn) }

@@ -33,8 +33,7 @@ public struct LanguageModelChain<C: Clock>: LanguageModelProvider where C.Durati
     public let health: ProviderHealth<C>
     public let timeouts: Timeouts
     private let clock: C
-    private let warnings: WarningLog
-    private let logger: Logger
+    private let failover: Failover<C>
 
     /// Creates a chain.
     public init(
@@ -45,8 +44,7 @@ public struct LanguageModelChain<C: Clock>: LanguageModelProvider where C.Durati
         self.health = health
         self.clock = clock
         self.timeouts = timeouts
-        self.logger = logger
-        self.warnings = WarningLog(logger: logger)
+        self.failover = Failover(capability: "LLM", health: health, logger: logger)
         self.identity = ProviderIdentity(name: "chain", model: providers.map(\.identity.description).joined(separator: " → "),
                                          isLocal: providers.allSatisfy(\.identity.isLocal))
     }
@@ -54,13 +52,7 @@ public struct LanguageModelChain<C: Clock>: LanguageModelProvider where C.Durati
     public var supportsImages: Bool { providers.contains(where: \.supportsImages) }
 
     public func availability() async -> Availability {
-        var reasons: [String] = []
-        for provider in providers {
-            let availability = await provider.availability()
-            if availability.isReady { return .ready }
-            reasons.append("\(provider.identity): \(availability)")
-        }
-        return .unsupported(reason: reasons.isEmpty ? "no providers" : reasons.joined(separator: "; "))
+        await firstReady(providers)
     }
 
     public func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
@@ -86,47 +78,27 @@ public struct LanguageModelChain<C: Clock>: LanguageModelProvider where C.Durati
         let needsImages = request.messages.contains(where: \.hasImages)
         for (index, provider) in providers.enumerated() {
             try Task.checkCancellation()
-            let name = provider.identity.description
-            let next = providers.dropFirst(index + 1).first?.identity.description
+            let next = providers.dropFirst(index + 1).first
             if needsImages, !provider.supportsImages {
-                attempts.append(.init(provider: name, reason: "cannot read images"))
+                attempts.append(.init(provider: provider.identity.description, reason: "cannot read images"))
                 continue
             }
-            guard await health.allowsRequest(to: name) else {
-                attempts.append(.init(provider: name, reason: "resting after recent failures"))
-                await warnings.once("\(name)|down", "[LLM] \(name) is resting after recent failures, \(fallingBack(to: next))")
-                continue
-            }
-            let availability = await provider.availability()
-            guard availability.isReady else {
-                attempts.append(.init(provider: name, reason: availability.description, remedy: availability.remedy))
-                await warnings.once("\(name)|\(availability)", "[LLM] \(name): \(availability), \(fallingBack(to: next))")
-                continue
-            }
+            guard await failover.admits(provider, next: next, attempts: &attempts) else { continue }
             let attemptRequest = delivered.isEmpty ? request : Self.continuation(of: request, after: delivered)
             var text = ""
             do {
                 let outcome = try await attempt(provider, attemptRequest, alreadyDelivered: delivered, text: &text, output)
                 usage.add(outcome.usage)
-                await health.recordSuccess(name)
+                await failover.succeeded(provider)
                 output.yield(.finished(outcome.finish, usage))
                 return
             } catch {
                 delivered += text
-                if Task.isCancelled { throw CancellationError() }
-                let kind = failureKind(of: error)
-                if kind == .invalidRequest { throw error }
-                await health.recordFailure(name, kind: kind, reason: "\(error)")
-                attempts.append(.init(provider: name, reason: "\(error)"))
                 let progress = delivered.isEmpty ? "" : " after \(delivered.count) characters; continuing"
-                logger.warning("[LLM] \(name) failed: \(error)\(progress), \(fallingBack(to: next))")
+                try await failover.failed(provider, next: next, error: error, detail: progress, attempts: &attempts)
             }
         }
         throw ChainExhaustedError(capability: "LLM", attempts: attempts)
-    }
-
-    private func fallingBack(to next: String?) -> String {
-        next.map { "falling back to \($0)" } ?? "and no fallback is left"
     }
 
     private struct Outcome {

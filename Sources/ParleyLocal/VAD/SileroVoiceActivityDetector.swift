@@ -22,7 +22,10 @@ public struct SileroVoiceActivityDetector: VoiceActivityDetector {
     }
 
     public func makeSession() throws -> any VoiceActivitySession {
-        Session(model: try SileroVADModel(contentsOf: URL(fileURLWithPath: weightsPath)))
+        guard FileManager.default.fileExists(atPath: weightsPath) else {
+            throw ProviderError.unavailable(provider: identity.description, .missingModel(path: weightsPath, hint: "run scripts/setup to export the Silero weights"))
+        }
+        return Session(model: try SileroVADModel(contentsOf: URL(fileURLWithPath: weightsPath)))
     }
 
     struct Session: VoiceActivitySession {

@@ -1,0 +1,76 @@
+import Logging
+
+/// The bookkeeping every fallback chain shares: which providers may be tried, warnings that
+/// say why one is skipped (once each), health updates and the record of attempts that makes
+/// the final error actionable.
+struct Failover<C: Clock>: Sendable where C.Duration == Duration {
+    /// The capability in log lines and errors, e.g. "LLM", "STT".
+    let capability: String
+    let health: ProviderHealth<C>
+    let logger: Logger
+    let warnings: WarningLog
+
+    init(capability: String, health: ProviderHealth<C>, logger: Logger) {
+        self.capability = capability
+        self.health = health
+        self.logger = logger
+        self.warnings = WarningLog(logger: logger)
+    }
+
+    /// Whether `provider` may be tried now; if not, records why and warns once.
+    func admits(_ provider: any Provider, next: (any Provider)?, attempts: inout [ChainExhaustedError.Attempt]) async -> Bool {
+        let name = provider.identity.description
+        guard await health.allowsRequest(to: name) else {
+            attempts.append(.init(provider: name, reason: "resting after recent failures"))
+            await warnings.once("\(name)|down", "[\(capability)] \(name) is resting after recent failures, \(fallingBack(to: next))")
+            return false
+        }
+        let availability = await provider.availability()
+        guard availability.isReady else {
+            attempts.append(.init(provider: name, reason: availability.description, remedy: availability.remedy))
+            await warnings.once("\(name)|\(availability)", "[\(capability)] \(name): \(availability), \(fallingBack(to: next))")
+            return false
+        }
+        return true
+    }
+
+    /// Records a failed attempt. Rethrows errors that another provider would not fix.
+    func failed(_ provider: any Provider, next: (any Provider)?, error: any Error, detail: String = "",
+                attempts: inout [ChainExhaustedError.Attempt]) async throws {
+        if Task.isCancelled { throw CancellationError() }
+        let kind = failureKind(of: error)
+        if kind == .invalidRequest { throw error }
+        let name = provider.identity.description
+        await health.recordFailure(name, kind: kind, reason: "\(error)")
+        attempts.append(.init(provider: name, reason: "\(error)"))
+        logger.warning("[\(capability)] \(name) failed: \(error)\(detail), \(fallingBack(to: next))")
+    }
+
+    /// Records a successful attempt.
+    func succeeded(_ provider: any Provider) async {
+        await health.recordSuccess(provider.identity.description)
+    }
+
+    /// Runs `operation` on each admitted provider in turn until one succeeds.
+    func run<P: Sendable, T>(_ providers: [P], _ operation: (P) async throws -> T) async throws -> T {
+        var attempts: [ChainExhaustedError.Attempt] = []
+        for (index, element) in providers.enumerated() {
+            try Task.checkCancellation()
+            guard let provider = element as? any Provider else { continue }
+            let next = providers.dropFirst(index + 1).first as? any Provider
+            guard await admits(provider, next: next, attempts: &attempts) else { continue }
+            do {
+                let result = try await operation(element)
+                await succeeded(provider)
+                return result
+            } catch {
+                try await failed(provider, next: next, error: error, attempts: &attempts)
+            }
+        }
+        throw ChainExhaustedError(capability: capability, attempts: attempts)
+    }
+
+    func fallingBack(to next: (any Provider)?) -> String {
+        next.map { "falling back to \($0.identity)" } ?? "and no fallback is left"
+    }
+}
