@@ -84,12 +84,36 @@ public struct ChatRequest: Sendable, Equatable {
     public var messages: [ChatMessage]
     /// Sampling settings.
     public var sampling: SamplingOptions
+    /// What the request is for; routing picks providers by it.
+    public var task: TaskKind
+    /// Private requests never leave the machine.
+    public var isPrivate: Bool
+    /// A provider that overrides automatic routing, by name.
+    public var forcedProvider: String?
 
     /// Creates a request.
-    public init(messages: [ChatMessage], sampling: SamplingOptions = SamplingOptions()) {
+    public init(messages: [ChatMessage], sampling: SamplingOptions = SamplingOptions(), task: TaskKind = .conversation,
+                isPrivate: Bool = false, forcedProvider: String? = nil) {
         self.messages = messages
         self.sampling = sampling
+        self.task = task
+        self.isPrivate = isPrivate
+        self.forcedProvider = forcedProvider
     }
+
+    /// Whether any message carries an image.
+    public var hasImages: Bool { messages.contains(where: \.hasImages) }
+}
+
+/// What a language-model request is for.
+public enum TaskKind: String, Sendable, Equatable, Hashable, Codable, CaseIterable {
+    case conversation
+    case vision
+    case structuredOutput = "structured_output"
+    case mindMap = "mind_map"
+    case simplification
+    case taskBreakdown = "task_breakdown"
+    case longDocument = "long_document"
 }
 
 /// Token and time accounting for one request, in a shape shared by every provider.

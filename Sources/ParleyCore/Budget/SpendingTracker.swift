@@ -1,0 +1,100 @@
+import Foundation
+import Logging
+
+/// Tracks spending against a monthly budget: an alert once spending crosses the threshold
+/// (the seeds: $150 of $200), and a hard stop at the budget after which the router keeps to
+/// free providers instead of failing. The month rolls over by the calendar.
+public actor SpendingTracker {
+    /// Where spending stands.
+    public enum State: Sendable, Equatable {
+        case withinBudget
+        case alert
+        case exhausted
+    }
+
+    /// A change worth telling someone about.
+    public struct Event: Sendable, Equatable {
+        public var state: State
+        public var spent: Double
+        public var budget: Double
+    }
+
+    public let monthlyBudget: Double
+    public let alertThreshold: Double
+    public let prices: PriceTable
+    private let now: @Sendable () -> Date
+    private let calendar: Calendar
+    private let logger: Logger
+    private var month: DateComponents
+    private var spentThisMonth = 0.0
+    private var announced: State = .withinBudget
+    private let sink: AsyncStream<Event>.Continuation
+    /// Alerts and stops, as they happen.
+    public nonisolated let events: AsyncStream<Event>
+
+    /// Creates a tracker. `now` is injectable for tests.
+    public init(monthlyBudget: Double, alertThreshold: Double, prices: PriceTable,
+                now: @escaping @Sendable () -> Date = { Date() }, logger: Logger = Logger(label: "parley.budget")) {
+        self.monthlyBudget = monthlyBudget
+        self.alertThreshold = alertThreshold
+        self.prices = prices
+        self.now = now
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        self.calendar = calendar
+        self.logger = logger
+        self.month = calendar.dateComponents([.year, .month], from: now())
+        (events, sink) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(16))
+    }
+
+    /// Spending so far this month.
+    public var spent: Double {
+        rollOver()
+        return spentThisMonth
+    }
+
+    /// The state now.
+    public var state: State {
+        rollOver()
+        return Self.state(spent: spentThisMonth, alert: alertThreshold, budget: monthlyBudget)
+    }
+
+    /// Whether only free providers may be used.
+    public var isExhausted: Bool { state == .exhausted }
+
+    /// Records what a request on `provider` used; returns its cost.
+    @discardableResult
+    public func record(_ usage: MeteredUsage, on provider: String) -> Double {
+        rollOver()
+        let cost = prices.cost(of: usage, on: provider)
+        spentThisMonth += cost
+        let current = Self.state(spent: spentThisMonth, alert: alertThreshold, budget: monthlyBudget)
+        if current != announced {
+            announced = current
+            let event = Event(state: current, spent: spentThisMonth, budget: monthlyBudget)
+            sink.yield(event)
+            switch current {
+            case .alert:
+                logger.warning("[budget] spent $\(String(format: "%.2f", spentThisMonth)) of $\(String(format: "%.2f", monthlyBudget)) this month")
+            case .exhausted:
+                logger.warning("[budget] monthly budget of $\(String(format: "%.2f", monthlyBudget)) reached: using free providers only until next month")
+            case .withinBudget:
+                break
+            }
+        }
+        return cost
+    }
+
+    private func rollOver() {
+        let current = calendar.dateComponents([.year, .month], from: now())
+        if current != month {
+            month = current
+            spentThisMonth = 0
+            announced = .withinBudget
+        }
+    }
+
+    private static func state(spent: Double, alert: Double, budget: Double) -> State {
+        spent >= budget ? .exhausted : spent >= alert ? .alert : .withinBudget
+    }
+}

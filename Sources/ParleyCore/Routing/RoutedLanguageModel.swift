@@ -1,0 +1,101 @@
+import Logging
+
+/// The language model an app talks to: each request is routed (``Router``) to a chain of
+/// configured providers (``LanguageModelChain``) that fails over between them, and what paid
+/// providers used is charged to the ``SpendingTracker``, whose hard stop keeps requests on
+/// free providers.
+public struct RoutedLanguageModel<C: Clock>: LanguageModelProvider where C.Duration == Duration {
+    public let identity = ProviderIdentity(name: "router", isLocal: false)
+    public let router: Router
+    /// Every configured provider, by name (its identity's description).
+    public let providers: [String: any LanguageModelProvider]
+    public let health: ProviderHealth<C>
+    public let spending: SpendingTracker?
+    private let clock: C
+    private let timeouts: LanguageModelChain<C>.Timeouts
+    private let logger: Logger
+
+    /// Creates a routed model over `providers`; their traits come from their identities.
+    public init(providers: [any LanguageModelProvider], policy: RoutingPolicy, health: ProviderHealth<C>, clock: C,
+                spending: SpendingTracker? = nil, freeProviders: Set<String> = [],
+                timeouts: LanguageModelChain<C>.Timeouts = .init(), logger: Logger = Logger(label: "parley.router")) {
+        var byName: [String: any LanguageModelProvider] = [:]
+        var traits: [String: ProviderTraits] = [:]
+        for provider in providers {
+            let name = provider.identity.description
+            byName[name] = provider
+            traits[name] = ProviderTraits(isLocal: provider.identity.isLocal, supportsImages: provider.supportsImages,
+                                          isFree: provider.identity.isLocal || freeProviders.contains(name))
+        }
+        self.providers = byName
+        self.router = Router(policy: policy, providers: traits)
+        self.health = health
+        self.clock = clock
+        self.spending = spending
+        self.timeouts = timeouts
+        self.logger = logger
+    }
+
+    public var supportsImages: Bool { providers.values.contains(where: \.supportsImages) }
+
+    public func availability() async -> Availability {
+        await firstReady(Array(providers.values))
+    }
+
+    /// Where `request` would go now, and why.
+    public func decision(for request: ChatRequest) async throws -> RoutingDecision {
+        try router.route(request, budgetExhausted: await spending?.isExhausted ?? false)
+    }
+
+    public func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    let decision = try await decision(for: request)
+                    logger.debug("[LLM] routed \(request.task.rawValue) request: \(decision)")
+                    let chosen = decision.providers.compactMap { name in
+                        providers[name].map { provider -> any LanguageModelProvider in
+                            spending.map { MeteredLanguageModel(inner: provider, spending: $0) } ?? provider
+                        }
+                    }
+                    let chain = LanguageModelChain(providers: chosen, health: health, clock: clock, timeouts: timeouts, logger: logger)
+                    for try await event in chain.complete(request) { continuation.yield(event) }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}
+
+/// Charges a provider's reported usage to a spending tracker as each reply finishes.
+struct MeteredLanguageModel: LanguageModelProvider {
+    let inner: any LanguageModelProvider
+    let spending: SpendingTracker
+
+    var identity: ProviderIdentity { inner.identity }
+    var supportsImages: Bool { inner.supportsImages }
+    func availability() async -> Availability { await inner.availability() }
+
+    func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
+        let name = inner.identity.description
+        let spending = self.spending
+        let upstream = inner.complete(request)
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    for try await event in upstream {
+                        if case .finished(_, let usage) = event { await spending.record(MeteredUsage(usage), on: name) }
+                        continuation.yield(event)
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}
