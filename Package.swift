@@ -7,12 +7,16 @@ let package = Package(
     products: [
         .library(name: "ParleyCore", targets: ["ParleyCore"]),
         .library(name: "ParleyLocal", targets: ["ParleyLocal"]),
+        .library(name: "ParleyCloud", targets: ["ParleyCloud"]),
         .library(name: "ParleyTesting", targets: ["ParleyTesting"]),
         .executable(name: "parley", targets: ["parley"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.26.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     ],
     targets: [
         // Audio types, WAV I/O, resampling, provider protocols, the voice-turn pipeline.
@@ -37,19 +41,38 @@ let package = Package(
                 .unsafeFlags(["-O"], .when(configuration: .debug))
             ]
         ),
+        // Cloud and self-hosted providers over HTTP (OpenAI and compatible servers, Anthropic,
+        // Ollama, Deepgram, AssemblyAI, ElevenLabs, Piper).
+        .target(
+            name: "ParleyCloud",
+            dependencies: [
+                "ParleyCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Local HTTP servers speaking the providers' wire formats, for tests.
+        .target(
+            name: "ParleyTestServers",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         // Test doubles for the provider protocols.
         .target(name: "ParleyTesting", dependencies: ["ParleyCore", .product(name: "Logging", package: "swift-log")]),
         .executableTarget(
             name: "parley",
             dependencies: [
-                "ParleyCore", "ParleyLocal",
+                "ParleyCore", "ParleyLocal", "ParleyCloud",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyTesting"]),
         .testTarget(name: "ParleyLocalTests", dependencies: ["ParleyLocal", "ParleyCore"]),
-        .testTarget(name: "ParleyCLITests", dependencies: ["parley", "ParleyCore"]),
+        .testTarget(name: "ParleyCLITests", dependencies: ["parley", "ParleyCore", "ParleyTestServers"]),
+        .testTarget(name: "ParleyCloudTests", dependencies: ["ParleyCloud", "ParleyCore", "ParleyTestServers", "ParleyTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

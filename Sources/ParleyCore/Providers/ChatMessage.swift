@@ -90,15 +90,18 @@ public struct ChatRequest: Sendable, Equatable {
     public var isPrivate: Bool
     /// A provider that overrides automatic routing, by name.
     public var forcedProvider: String?
+    /// A JSON schema the reply must follow, for structured output.
+    public var responseSchema: ResponseSchema?
 
     /// Creates a request.
     public init(messages: [ChatMessage], sampling: SamplingOptions = SamplingOptions(), task: TaskKind = .conversation,
-                isPrivate: Bool = false, forcedProvider: String? = nil) {
+                isPrivate: Bool = false, forcedProvider: String? = nil, responseSchema: ResponseSchema? = nil) {
         self.messages = messages
         self.sampling = sampling
         self.task = task
         self.isPrivate = isPrivate
         self.forcedProvider = forcedProvider
+        self.responseSchema = responseSchema
     }
 
     /// Whether any message carries an image.

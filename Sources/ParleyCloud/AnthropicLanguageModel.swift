@@ -1,0 +1,196 @@
+import AsyncHTTPClient
+import Foundation
+import ParleyCore
+
+/// Anthropic's Messages API with streaming: the system prompt as a top-level field, images as
+/// base64 content blocks, and the events `message_start`, `content_block_start`,
+/// `content_block_delta`, `content_block_stop`, `message_delta`, `message_stop`, `ping` and
+/// `error`.
+public struct AnthropicLanguageModel: LanguageModelProvider {
+    /// Settings of the client.
+    public struct Configuration: Sendable, Equatable {
+        public var baseURL: String
+        public var apiKey: String?
+        public var model: String
+        public var timeouts: HTTPTimeouts
+        /// The API version header value.
+        public var version: String
+
+        public static let defaultBaseURL = "https://api.anthropic.com"
+
+        /// Creates a configuration.
+        public init(baseURL: String = Self.defaultBaseURL, apiKey: String? = nil, model: String = "claude-3-5-haiku-latest",
+                    timeouts: HTTPTimeouts = HTTPTimeouts(), version: String = "2023-06-01") {
+            self.baseURL = baseURL
+            self.apiKey = apiKey
+            self.model = model
+            self.timeouts = timeouts
+            self.version = version
+        }
+
+        /// From `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL` and `ANTHROPIC_MODEL`.
+        public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Configuration {
+            Configuration(baseURL: environmentValue("ANTHROPIC_BASE_URL", in: environment) ?? defaultBaseURL,
+                          apiKey: environmentValue("ANTHROPIC_API_KEY", in: environment),
+                          model: environmentValue("ANTHROPIC_MODEL", in: environment) ?? "claude-3-5-haiku-latest")
+        }
+    }
+
+    public let configuration: Configuration
+    public let identity: ProviderIdentity
+    public let supportsImages = true
+    private let call: HTTPCall
+
+    /// Creates the provider.
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        self.identity = ProviderIdentity(name: "anthropic", model: configuration.model, isLocal: false)
+        self.call = HTTPCall(provider: "anthropic", timeouts: configuration.timeouts)
+    }
+
+    public func availability() async -> Availability {
+        configuration.apiKey == nil ? .missingKey(variable: "ANTHROPIC_API_KEY") : .ready
+    }
+
+    public func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
+        let call = self.call
+        let configuration = self.configuration
+        let body = MessagesBody(request, model: configuration.model)
+        return streamingTask { output in
+            guard let key = configuration.apiKey else {
+                throw ProviderError.unavailable(provider: "anthropic", .missingKey(variable: "ANTHROPIC_API_KEY"))
+            }
+            let headers = [("x-api-key", key), ("anthropic-version", configuration.version), ("accept", "text/event-stream")]
+            let response = try await call.send(try call.request(join(configuration.baseURL, "/v1/messages"), headers: headers, json: body))
+            var parser = SSEParser()
+            var usage = Usage()
+            var finish = FinishReason.stop
+            for try await buffer in call.chunks(response) {
+                for event in parser.feed(buffer.readableBytesView) {
+                    let payload: StreamEvent
+                    do {
+                        payload = try JSONDecoder().decode(StreamEvent.self, from: Data(event.data.utf8))
+                    } catch {
+                        throw HTTPProviderError(provider: "anthropic", kind: .malformedResponse, message: "unreadable \(event.type) event")
+                    }
+                    switch event.type {
+                    case "message_start":
+                        usage.inputTokens = (payload.message?.usage?.input_tokens ?? 0) + (payload.message?.usage?.cache_read_input_tokens ?? 0)
+                        usage.cachedInputTokens = payload.message?.usage?.cache_read_input_tokens ?? 0
+                        usage.outputTokens = payload.message?.usage?.output_tokens ?? 0
+                    case "content_block_delta":
+                        if payload.delta?.type == "text_delta", let text = payload.delta?.text, !text.isEmpty { output.yield(.text(text)) }
+                    case "message_delta":
+                        if let tokens = payload.usage?.output_tokens { usage.outputTokens = tokens }
+                        if let reason = payload.delta?.stop_reason { finish = reason == "max_tokens" ? .length : .stop }
+                    case "message_stop":
+                        output.yield(.finished(finish, usage))
+                        return
+                    case "error":
+                        throw Self.streamError(payload.error)
+                    default:
+                        break  // ping, content_block_start, content_block_stop, and future events
+                    }
+                }
+            }
+            throw HTTPProviderError(provider: "anthropic", kind: .malformedResponse, message: "the stream ended before message_stop")
+        }
+    }
+
+    /// An `error` event mid-stream, mapped by its documented type.
+    static func streamError(_ error: StreamEvent.ErrorBody?) -> HTTPProviderError {
+        let message = error?.message ?? "error event"
+        let kind: HTTPProviderError.Kind
+        switch error?.type {
+        case "overloaded_error": kind = .server(status: 529)
+        case "rate_limit_error": kind = .rateLimited(retryAfter: nil)
+        case "authentication_error": kind = .authentication(status: 401)
+        case "permission_error": kind = .authentication(status: 403)
+        case "invalid_request_error": kind = .badRequest(status: 400)
+        default: kind = .server(status: 500)
+        }
+        return HTTPProviderError(provider: "anthropic", kind: kind, message: message)
+    }
+
+    // MARK: Wire format
+
+    struct MessagesBody: Encodable {
+        struct Message: Encodable {
+            var role: String
+            var content: [Block]
+        }
+
+        struct Block: Encodable {
+            struct Source: Encodable {
+                var type = "base64"
+                var media_type: String
+                var data: String
+            }
+            var type: String
+            var text: String?
+            var source: Source?
+        }
+
+        var model: String
+        var max_tokens: Int
+        var system: String?
+        var messages: [Message]
+        var stream = true
+        var temperature: Double
+        var top_p: Double?
+        var top_k: Int?
+        var stop_sequences: [String]?
+
+        init(_ request: ChatRequest, model: String) {
+            self.model = model
+            max_tokens = request.sampling.maxTokens
+            let system = request.messages.filter { $0.role == .system }.map(\.text).joined(separator: "\n\n")
+            self.system = system.isEmpty ? nil : system
+            // The API wants alternating turns; merge neighbours of the same role.
+            var merged: [Message] = []
+            for message in request.messages where message.role != .system {
+                let blocks = message.parts.map { part -> Block in
+                    switch part {
+                    case .text(let text): return Block(type: "text", text: text)
+                    case .image(let data, let mimeType):
+                        return Block(type: "image", source: .init(media_type: mimeType, data: data.base64EncodedString()))
+                    }
+                }
+                if merged.last?.role == message.role.rawValue {
+                    merged[merged.count - 1].content += blocks
+                } else {
+                    merged.append(Message(role: message.role.rawValue, content: blocks))
+                }
+            }
+            messages = merged
+            temperature = min(1, request.sampling.temperature)
+            top_k = request.sampling.topK > 0 ? request.sampling.topK : nil
+            top_p = nil  // Anthropic advises setting temperature or top_p, not both
+            stop_sequences = request.sampling.stop.isEmpty ? nil : request.sampling.stop
+        }
+    }
+
+    struct StreamEvent: Decodable {
+        struct Message: Decodable { var usage: ReportedUsage? }
+        struct ReportedUsage: Decodable {
+            var input_tokens: Int?
+            var output_tokens: Int?
+            var cache_read_input_tokens: Int?
+        }
+        struct Delta: Decodable {
+            var type: String?
+            var text: String?
+            var stop_reason: String?
+        }
+        struct ErrorBody: Decodable {
+            var type: String?
+            var message: String?
+        }
+
+        var type: String?
+        var message: Message?
+        var delta: Delta?
+        var usage: ReportedUsage?
+        var error: ErrorBody?
+    }
+}

@@ -1,0 +1,105 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// One provider's way of sending requests: timeouts, error mapping, and body reading.
+struct HTTPCall: Sendable {
+    let provider: String
+    let timeouts: HTTPTimeouts
+
+    /// Sends `request`; returns the response if its status is 2xx, else throws the provider's
+    /// error as an ``HTTPProviderError``.
+    func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
+        let response: HTTPClientResponse
+        do {
+            response = try await HTTPClients.client(for: timeouts).execute(request, timeout: timeouts.firstByte.timeAmount)
+        } catch {
+            throw map(error)
+        }
+        guard (200..<300).contains(Int(response.status.code)) else {
+            let body = (try? await collect(response, limit: 64 * 1024)) ?? Data()
+            throw HTTPProviderError.from(status: Int(response.status.code), body: body,
+                                         retryAfter: response.headers.first(name: "retry-after"), provider: provider)
+        }
+        return response
+    }
+
+    /// Sends `request` and returns its whole body.
+    func data(_ request: HTTPClientRequest, limit: Int = 64 * 1024 * 1024) async throws -> Data {
+        try await collect(send(request), limit: limit)
+    }
+
+    /// Sends `request` and decodes its JSON body.
+    func json<T: Decodable>(_ type: T.Type, _ request: HTTPClientRequest) async throws -> T {
+        let body = try await data(request)
+        do {
+            return try JSONDecoder().decode(T.self, from: body)
+        } catch {
+            throw HTTPProviderError(provider: provider, kind: .malformedResponse, message: "unexpected JSON (\(error))")
+        }
+    }
+
+    /// The body's bytes as they arrive, with transport errors mapped.
+    func chunks(_ response: HTTPClientResponse) -> AsyncThrowingStream<ByteBuffer, any Error> {
+        let body = response.body
+        let call = self
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    for try await buffer in body { continuation.yield(buffer) }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: call.map(error))
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    func collect(_ response: HTTPClientResponse, limit: Int) async throws -> Data {
+        do {
+            let buffer = try await response.body.collect(upTo: limit)
+            return Data(buffer.readableBytesView)
+        } catch {
+            throw map(error)
+        }
+    }
+
+    /// A request with JSON body and the given headers.
+    func request(_ url: String, method: HTTPMethod = .POST, headers: [(String, String)] = [], json body: (any Encodable)? = nil) throws -> HTTPClientRequest {
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            request.headers.add(name: "content-type", value: "application/json")
+            request.body = .bytes(ByteBuffer(data: try encoder.encode(body)))
+        }
+        return request
+    }
+
+    /// Maps AsyncHTTPClient and NIO errors to typed provider errors.
+    func map(_ error: any Error) -> any Error {
+        if error is HTTPProviderError || error is CancellationError { return error }
+        if let client = error as? HTTPClientError {
+            switch client {
+            case .connectTimeout: return HTTPProviderError(provider: provider, kind: .timeout(.connect), message: "\(client)")
+            case .deadlineExceeded: return HTTPProviderError(provider: provider, kind: .timeout(.firstByte), message: "\(client)")
+            case .readTimeout: return HTTPProviderError(provider: provider, kind: .timeout(.idle), message: "\(client)")
+            case .cancelled: return CancellationError()
+            case .remoteConnectionClosed:
+                return HTTPProviderError(provider: provider, kind: .transport, message: "the server closed the connection")
+            default: break
+            }
+        }
+        return HTTPProviderError(provider: provider, kind: .transport, message: "\(error)")
+    }
+}
+
+extension ByteBuffer {
+    init(data: Data) {
+        self.init(bytes: data)
+    }
+}

@@ -1,0 +1,48 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+
+/// How long an HTTP provider waits.
+public struct HTTPTimeouts: Sendable, Hashable {
+    /// To open the connection.
+    public var connect: Duration
+    /// From sending the request to the response head.
+    public var firstByte: Duration
+    /// Between two chunks of a streamed body.
+    public var idle: Duration
+
+    /// Creates timeouts; the defaults suit interactive use.
+    public init(connect: Duration = .seconds(10), firstByte: Duration = .seconds(30), idle: Duration = .seconds(30)) {
+        self.connect = connect
+        self.firstByte = firstByte
+        self.idle = idle
+    }
+}
+
+extension Duration {
+    var timeAmount: TimeAmount {
+        let (seconds, attoseconds) = components
+        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}
+
+/// Process-wide HTTP clients, one per connect/idle timeout pair (AsyncHTTPClient sets those
+/// per client). They live as long as the process, like `HTTPClient.shared`.
+enum HTTPClients {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var clients: [HTTPTimeouts: HTTPClient] = [:]
+
+    static func client(for timeouts: HTTPTimeouts) -> HTTPClient {
+        var key = timeouts
+        key.firstByte = .zero  // applied per request
+        return lock.withLock {
+            if let client = clients[key] { return client }
+            var configuration = HTTPClient.Configuration()
+            configuration.timeout = .init(connect: timeouts.connect.timeAmount, read: timeouts.idle.timeAmount)
+            configuration.decompression = .disabled
+            let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+            clients[key] = client
+            return client
+        }
+    }
+}

@@ -1,0 +1,220 @@
+import AsyncHTTPClient
+import Foundation
+import ParleyCore
+
+/// Chat Completions with streaming (server-sent events), images as content parts, JSON-schema
+/// structured output and usage. With a base URL this is also the client for any
+/// OpenAI-compatible server: llama.cpp's server, vLLM, LM Studio, `parley serve`.
+public struct OpenAILanguageModel: LanguageModelProvider {
+    /// Settings of the client.
+    public struct Configuration: Sendable, Equatable {
+        /// E.g. `https://api.openai.com/v1` or `http://127.0.0.1:8080/v1`.
+        public var baseURL: String
+        /// The key; optional for self-hosted servers.
+        public var apiKey: String?
+        public var model: String
+        public var timeouts: HTTPTimeouts
+        /// The name in logs and routing, e.g. "openai" or "vllm".
+        public var name: String
+        /// Whether the server runs on this machine (private requests may go to it).
+        public var isLocal: Bool
+        /// Whether the model reads images.
+        public var supportsImages: Bool
+
+        public static let defaultBaseURL = "https://api.openai.com/v1"
+
+        /// Creates a configuration.
+        public init(baseURL: String = Self.defaultBaseURL, apiKey: String? = nil, model: String = "gpt-4o-mini",
+                    timeouts: HTTPTimeouts = HTTPTimeouts(), name: String = "openai", isLocal: Bool? = nil, supportsImages: Bool = true) {
+            self.baseURL = baseURL
+            self.apiKey = apiKey
+            self.model = model
+            self.timeouts = timeouts
+            self.name = name
+            self.isLocal = isLocal ?? Self.isLoopback(baseURL)
+            self.supportsImages = supportsImages
+        }
+
+        /// From `OPENAI_API_KEY`, `OPENAI_BASE_URL` and `OPENAI_MODEL`.
+        public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Configuration {
+            Configuration(baseURL: environmentValue("OPENAI_BASE_URL", in: environment) ?? defaultBaseURL,
+                          apiKey: environmentValue("OPENAI_API_KEY", in: environment),
+                          model: environmentValue("OPENAI_MODEL", in: environment) ?? "gpt-4o-mini")
+        }
+
+        /// Whether a key is needed: only the official endpoint requires one.
+        var requiresKey: Bool { baseURL.hasPrefix(Self.defaultBaseURL) }
+
+        static func isLoopback(_ url: String) -> Bool {
+            guard let host = URL(string: url)?.host else { return false }
+            return host == "127.0.0.1" || host == "localhost" || host == "::1" || host == "[::1]"
+        }
+    }
+
+    public let configuration: Configuration
+    public let identity: ProviderIdentity
+    public var supportsImages: Bool { configuration.supportsImages }
+    private let call: HTTPCall
+
+    /// Creates the provider.
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        self.identity = ProviderIdentity(name: configuration.name, model: configuration.model, isLocal: configuration.isLocal)
+        self.call = HTTPCall(provider: configuration.name, timeouts: configuration.timeouts)
+    }
+
+    public func availability() async -> Availability {
+        if configuration.requiresKey, configuration.apiKey == nil { return .missingKey(variable: "OPENAI_API_KEY") }
+        if configuration.requiresKey { return .ready }  // no request just to check: the cloud is assumed up
+        do {
+            _ = try await call.data(try call.request(join(configuration.baseURL, "/models"), method: .GET, headers: authHeaders), limit: 1 << 20)
+            return .ready
+        } catch {
+            return .serverUnreachable(url: configuration.baseURL, reason: "\(error)")
+        }
+    }
+
+    var authHeaders: [(String, String)] {
+        configuration.apiKey.map { [("authorization", "Bearer \($0)")] } ?? []
+    }
+
+    public func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
+        let call = self.call
+        let body = ChatBody(request, model: configuration.model)
+        let url = join(configuration.baseURL, "/chat/completions")
+        let headers = authHeaders + [("accept", "text/event-stream")]
+        let provider = configuration.name
+        let needsKey = configuration.requiresKey && configuration.apiKey == nil
+        return streamingTask { output in
+            if needsKey { throw ProviderError.unavailable(provider: provider, .missingKey(variable: "OPENAI_API_KEY")) }
+            let response = try await call.send(try call.request(url, headers: headers, json: body))
+            var parser = SSEParser()
+            var usage = Usage()
+            var finish: FinishReason?
+            for try await buffer in call.chunks(response) {
+                for event in parser.feed(buffer.readableBytesView) {
+                    if event.data == "[DONE]" {
+                        output.yield(.finished(finish ?? .stop, usage))
+                        return
+                    }
+                    let chunk: StreamChunk
+                    do {
+                        chunk = try JSONDecoder().decode(StreamChunk.self, from: Data(event.data.utf8))
+                    } catch {
+                        throw HTTPProviderError(provider: provider, kind: .malformedResponse, message: "unreadable stream event: \(event.data.prefix(200))")
+                    }
+                    if let error = chunk.error {
+                        throw HTTPProviderError(provider: provider, kind: .server(status: 500), message: error.message ?? "error in stream")
+                    }
+                    for choice in chunk.choices ?? [] {
+                        if let text = choice.delta?.content, !text.isEmpty { output.yield(.text(text)) }
+                        if let reason = choice.finish_reason { finish = reason == "length" ? .length : .stop }
+                    }
+                    if let reported = chunk.usage {
+                        usage = Usage(inputTokens: reported.prompt_tokens ?? 0,
+                                      cachedInputTokens: reported.prompt_tokens_details?.cached_tokens ?? 0,
+                                      outputTokens: reported.completion_tokens ?? 0)
+                    }
+                }
+            }
+            throw HTTPProviderError(provider: provider, kind: .malformedResponse, message: "the stream ended before [DONE]")
+        }
+    }
+
+    // MARK: Wire format
+
+    struct ChatBody: Encodable {
+        struct Message: Encodable {
+            var role: String
+            var content: Content
+        }
+
+        enum Content: Encodable {
+            case text(String)
+            case parts([Part])
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.singleValueContainer()
+                switch self {
+                case .text(let text): try container.encode(text)
+                case .parts(let parts): try container.encode(parts)
+                }
+            }
+        }
+
+        struct Part: Encodable {
+            struct ImageURL: Encodable { var url: String }
+            var type: String
+            var text: String?
+            var image_url: ImageURL?
+        }
+
+        struct StreamOptions: Encodable { var include_usage = true }
+
+        struct ResponseFormat: Encodable {
+            struct Schema: Encodable {
+                var name: String
+                var schema: JSONValue
+                var strict: Bool
+            }
+            var type = "json_schema"
+            var json_schema: Schema
+        }
+
+        var model: String
+        var messages: [Message]
+        var stream = true
+        var stream_options = StreamOptions()
+        var temperature: Double
+        var top_p: Double
+        var max_tokens: Int
+        var seed: UInt32?
+        var stop: [String]?
+        var response_format: ResponseFormat?
+
+        init(_ request: ChatRequest, model: String) {
+            self.model = model
+            messages = request.messages.map { message in
+                let content: Content = message.hasImages
+                    ? .parts(message.parts.map { part in
+                        switch part {
+                        case .text(let text): return Part(type: "text", text: text)
+                        case .image(let data, let mimeType):
+                            return Part(type: "image_url", image_url: .init(url: "data:\(mimeType);base64,\(data.base64EncodedString())"))
+                        }
+                    })
+                    : .text(message.text)
+                return Message(role: message.role.rawValue, content: content)
+            }
+            temperature = request.sampling.temperature
+            top_p = request.sampling.topP
+            max_tokens = request.sampling.maxTokens
+            seed = request.sampling.seed
+            stop = request.sampling.stop.isEmpty ? nil : request.sampling.stop
+            response_format = request.responseSchema.map {
+                ResponseFormat(json_schema: .init(name: $0.name, schema: $0.schema, strict: $0.strict))
+            }
+        }
+    }
+
+    struct StreamChunk: Decodable {
+        struct Choice: Decodable {
+            struct Delta: Decodable { var content: String? }
+            var delta: Delta?
+            var finish_reason: String?
+        }
+
+        struct ReportedUsage: Decodable {
+            struct Details: Decodable { var cached_tokens: Int? }
+            var prompt_tokens: Int?
+            var completion_tokens: Int?
+            var prompt_tokens_details: Details?
+        }
+
+        struct StreamError: Decodable { var message: String? }
+
+        var choices: [Choice]?
+        var usage: ReportedUsage?
+        var error: StreamError?
+    }
+}
