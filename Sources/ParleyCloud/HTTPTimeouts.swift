@@ -11,6 +11,9 @@ public struct HTTPTimeouts: Sendable, Hashable {
     /// Between two chunks of a streamed body.
     public var idle: Duration
 
+    /// For availability probes: a server that does not answer at once is not available.
+    public static let probe = HTTPTimeouts(connect: .seconds(1), firstByte: .seconds(3), idle: .seconds(3))
+
     /// Creates timeouts; the defaults suit interactive use.
     public init(connect: Duration = .seconds(10), firstByte: Duration = .seconds(30), idle: Duration = .seconds(30)) {
         self.connect = connect

@@ -46,6 +46,7 @@ public struct OllamaLanguageModel: LanguageModelProvider {
 
     /// The models installed on the server.
     public func listModels() async throws -> [String] {
+        let call = HTTPCall(provider: "ollama", timeouts: .probe)
         struct Tags: Decodable {
             struct Model: Decodable { var name: String }
             var models: [Model]

@@ -67,8 +67,15 @@ public struct OpenAILanguageModel: LanguageModelProvider {
         if configuration.requiresKey, configuration.apiKey == nil { return .missingKey(variable: "OPENAI_API_KEY") }
         if configuration.requiresKey { return .ready }  // no request just to check: the cloud is assumed up
         do {
-            _ = try await call.data(try call.request(join(configuration.baseURL, "/models"), method: .GET, headers: authHeaders), limit: 1 << 20)
+            let probe = HTTPCall(provider: configuration.name, timeouts: .probe)
+            _ = try await probe.data(try probe.request(join(configuration.baseURL, "/models"), method: .GET, headers: authHeaders), limit: 1 << 20)
             return .ready
+        } catch let error as HTTPProviderError {
+            switch error.kind {
+            case .authentication: return .unsupported(reason: error.description)
+            case .badRequest, .server, .rateLimited: return .ready  // it answered: up, even without a model list
+            case .transport, .timeout, .malformedResponse: return .serverUnreachable(url: configuration.baseURL, reason: error.description)
+            }
         } catch {
             return .serverUnreachable(url: configuration.baseURL, reason: "\(error)")
         }

@@ -63,7 +63,7 @@ struct Bench: AsyncParsableCommand {
         // Fresh engines each run, loaded before timing: the harness also starts from an empty
         // context, and model loading is not part of a turn.
         let engines = LocalEngines(paths: paths, overrides: common.overrides)
-        try await ensureReady(engines)
+        try await ensureReady([engines.stt, engines.llm, engines.tts])
         try await engines.stt.load()
         try await engines.llm.load()
         var configuration = VoicePipeline.Configuration()

@@ -21,6 +21,7 @@ struct Chat: AsyncParsableCommand {
     var temperature: Double = 0
 
     @OptionGroup var common: CommonOptions
+    @OptionGroup var model: ModelSelection
 
     func validate() throws {
         guard maxTokens > 0 else { throw ValidationError("--max-tokens must be at least 1.") }
@@ -34,13 +35,13 @@ struct Chat: AsyncParsableCommand {
         common.bootstrapLogging()
         do {
             let engines = LocalEngines(overrides: common.overrides)
-            let availability = await engines.llm.availability()
-            guard availability.isReady else { throw ProviderError.unavailable(provider: engines.llm.identity.description, availability) }
+            let llm = model.languageModel(local: engines.llm)
+            try await ensureReady([llm])
             let sampling = SamplingOptions(temperature: temperature, maxTokens: maxTokens)
             var history: [ChatMessage] = [.system(systemPrompt)]
             if let prompt {
                 history.append(.user(prompt))
-                _ = try await stream(ChatRequest(messages: history, sampling: sampling), to: engines.llm)
+                _ = try await stream(ChatRequest(messages: history, sampling: sampling), to: llm)
                 return
             }
             let interactive = isatty(STDIN_FILENO) != 0
@@ -48,7 +49,7 @@ struct Chat: AsyncParsableCommand {
                 if interactive { emit("> ") }
                 guard let line = readLine(), !line.trimmingCharacters(in: .whitespaces).isEmpty else { break }
                 history.append(.user(line))
-                let reply = try await stream(ChatRequest(messages: history, sampling: sampling), to: engines.llm)
+                let reply = try await stream(ChatRequest(messages: history, sampling: sampling), to: llm)
                 history.append(.assistant(reply))
             }
         } catch {
@@ -57,7 +58,7 @@ struct Chat: AsyncParsableCommand {
     }
 
     /// Prints the reply as it streams and returns it.
-    private func stream(_ request: ChatRequest, to llm: LlamaLanguageModel) async throws -> String {
+    private func stream(_ request: ChatRequest, to llm: any LanguageModelProvider) async throws -> String {
         var reply = ""
         for try await event in llm.complete(request) {
             if case .text(let piece) = event {

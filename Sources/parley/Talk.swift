@@ -25,6 +25,7 @@ struct Talk: AsyncParsableCommand {
     var maxTokens: Int = 128
 
     @OptionGroup var common: CommonOptions
+    @OptionGroup var model: ModelSelection
 
     func validate() throws {
         guard maxTokens > 0 else { throw ValidationError("--max-tokens must be at least 1.") }
@@ -35,15 +36,16 @@ struct Talk: AsyncParsableCommand {
         do {
             let audio = try readAudio(input)
             let engines = LocalEngines(overrides: common.overrides)
-            try await ensureReady(engines)
+            let llm = model.languageModel(local: engines.llm)
+            try await ensureReady([engines.stt, llm, engines.tts])
             // Load the language model on its own thread while the VAD and STT work.
-            let llm = engines.llm
-            Task { try? await llm.load() }
+            let local = engines.llm
+            Task { try? await local.load() }
             var configuration = VoicePipeline.Configuration(systemPrompt: systemPrompt)
             configuration.sampling.maxTokens = maxTokens
             configuration.sampling.temperature = 0
             configuration.speech.voice = common.voice
-            let pipeline = VoicePipeline(vad: try engines.voiceActivityDetector().activeDetector(), stt: engines.stt, llm: engines.llm, tts: engines.tts, configuration: configuration)
+            let pipeline = VoicePipeline(vad: try engines.voiceActivityDetector().activeDetector(), stt: engines.stt, llm: llm, tts: engines.tts, configuration: configuration)
             let printText = !json
             let turns = try await pipeline.run(audio) { turn in
                 if printText { TalkReport.printTurn(turn) }
@@ -57,17 +59,6 @@ struct Talk: AsyncParsableCommand {
             }
         } catch {
             throw fail(error)
-        }
-    }
-}
-
-/// Checks the providers the turn needs before any work starts, so a missing model is one
-/// clear sentence instead of a failure half-way.
-func ensureReady(_ engines: LocalEngines) async throws {
-    for provider in [engines.stt as any Provider, engines.llm, engines.tts] {
-        let availability = await provider.availability()
-        guard availability.isReady else {
-            throw ProviderError.unavailable(provider: provider.identity.description, availability)
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleyTestServers
 import Testing
 
 /// Runs the built `parley` executable as a user would.
@@ -20,10 +21,11 @@ enum CLI {
         var stderr: String
     }
 
-    static func run(_ arguments: [String]) throws -> Result {
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         // stderr goes to a file so that neither pipe can fill up and block the child.
         let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("parley-cli-stderr-\(UUID())")
         _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
@@ -146,5 +148,44 @@ struct ParleyCLITests {
         #expect(turn.timings_ms["stt"].map { $0 > 0 } == true)
         let spoken = try WAV.read(from: output)
         #expect(spoken.duration > 0.5)
+    }
+
+    @Test("chat --provider openai --base-url talks to any OpenAI-compatible server")
+    func chatOpenAICompatible() async throws {
+        let events = [
+            #"{"choices":[{"index":0,"delta":{"content":"Paris is "},"finish_reason":null}]}"#,
+            #"{"choices":[{"index":0,"delta":{"content":"the capital."},"finish_reason":"stop"}]}"#,
+            "[DONE]",
+        ].map { "data: \($0)\n\n" }.joined()
+        let server = try await WireServer.start { request in
+            request.path == "/v1/chat/completions"
+                ? .stream(contentType: "text/event-stream", chunks: [Data(events.utf8)])
+                : .json(404, #"{"error":{"message":"no such route"}}"#)
+        }
+        defer { server.stop() }
+        let result = try CLI.run(["chat", "--provider", "openai", "--base-url", server.baseURL + "/v1", "--remote-model", "served-model", "Capital of France?"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "Paris is the capital.")
+        let sent = try #require(await server.requests.last?.json)
+        #expect(sent["model"] as? String == "served-model")
+    }
+
+    @Test("talk with OpenAI configured but its server dead answers on the local model and says why, without the key")
+    func talkFallsBack() throws {
+        let sample = ParleyPaths.current().sampleQuestion
+        guard FileManager.default.fileExists(atPath: sample.path) else {
+            Issue.record("Missing \(sample.path): run scripts/setup first.")
+            return
+        }
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("parley-fallback-\(UUID()).wav")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let result = try CLI.run(["talk", "--input", sample.path, "--output", output.path, "--json"],
+                                 environment: ["OPENAI_API_KEY": "sk-do-not-log-me", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("[LLM] openai"))
+        #expect(result.stderr.contains("unreachable"))
+        #expect(result.stderr.contains("falling back to llama.cpp"))
+        #expect(!result.stderr.contains("sk-do-not-log-me") && !result.stdout.contains("sk-do-not-log-me"))
+        #expect(result.stdout.contains(#""llm":"llama.cpp"#))
     }
 }

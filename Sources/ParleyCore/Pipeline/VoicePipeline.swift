@@ -124,7 +124,8 @@ public struct VoicePipeline: Sendable {
 
         // The model writes into the sentence stream; the synthesizer speaks each sentence as it
         // arrives. Both run at once.
-        async let generation: (String, Usage, Duration?, Duration) = {
+        async let generation: (String, Usage, Duration?, Duration, ProviderIdentity) = {
+            var answeredBy = llm.identity
             var chunker = SentenceChunker()
             var reply = ""
             var usage = Usage()
@@ -138,10 +139,12 @@ public struct VoicePipeline: Sendable {
                     for sentence in chunker.append(piece) { sentenceSink.yield(sentence) }
                 case .finished(_, let reported):
                     usage = reported
+                case .provider(let identity):
+                    answeredBy = identity
                 }
             }
             if let rest = chunker.finish() { sentenceSink.yield(rest) }
-            return (reply, usage, firstToken, clock.now - start)
+            return (reply, usage, firstToken, clock.now - start, answeredBy)
         }()
 
         var audio: AudioBuffer?
@@ -160,7 +163,7 @@ public struct VoicePipeline: Sendable {
             _ = try? await generation
             throw error
         }
-        let (reply, usage, firstToken, llmTotal) = try await generation
+        let (reply, usage, firstToken, llmTotal, answeredBy) = try await generation
         let text = reply.trimmingWhitespace()
         guard !text.isEmpty, let audio else {
             throw ProviderError.engineFailure(provider: llm.identity.description, detail: "the model returned an empty reply")
@@ -171,7 +174,7 @@ public struct VoicePipeline: Sendable {
             reply: text,
             replyAudio: audio,
             providers: .init(vad: vad.identity.description, stt: stt.identity.description,
-                             llm: llm.identity.description, tts: tts.identity.description),
+                             llm: answeredBy.description, tts: tts.identity.description),
             timings: .init(llmFirstToken: firstToken?.milliseconds ?? llmTotal.milliseconds,
                            llmTotal: llmTotal.milliseconds,
                            firstAudio: firstAudio?.milliseconds ?? 0,

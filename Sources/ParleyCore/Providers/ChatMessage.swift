@@ -152,6 +152,9 @@ public enum ChatEvent: Sendable, Equatable {
     case text(String)
     /// The end of the reply.
     case finished(FinishReason, Usage)
+    /// Which provider is answering (sent by chains before the text of the provider that
+    /// serves, so callers can report who answered).
+    case provider(ProviderIdentity)
 }
 
 /// Generates text from a conversation.
@@ -176,6 +179,8 @@ extension LanguageModelProvider {
             case .finished(let reason, let reported):
                 usage = reported
                 finish = reason
+            case .provider:
+                break
             }
         }
         return (text, usage, finish)

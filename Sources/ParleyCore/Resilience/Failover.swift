@@ -22,13 +22,20 @@ struct Failover<C: Clock>: Sendable where C.Duration == Duration {
         let name = provider.identity.description
         guard await health.allowsRequest(to: name) else {
             attempts.append(.init(provider: name, reason: "resting after recent failures"))
-            await warnings.once("\(name)|down", "[\(capability)] \(name) is resting after recent failures, \(fallingBack(to: next))")
+            await warnings.once(name, "[\(capability)] \(name) is resting after recent failures, \(fallingBack(to: next))")
             return false
         }
         let availability = await provider.availability()
         guard availability.isReady else {
+            // Rest it, so later requests do not wait for the same check: a dead server for a
+            // cool-down (probes bring it back), a missing key or model until reconfigured.
+            if case .serverUnreachable = availability {
+                await health.recordFailure(name, kind: .transient(retryAfter: .seconds(30)), reason: availability.description)
+            } else {
+                await health.recordFailure(name, kind: .configuration, reason: availability.description)
+            }
             attempts.append(.init(provider: name, reason: availability.description, remedy: availability.remedy))
-            await warnings.once("\(name)|\(availability)", "[\(capability)] \(name): \(availability), \(fallingBack(to: next))")
+            await warnings.once(name, "[\(capability)] \(name): \(availability), \(fallingBack(to: next))")
             return false
         }
         return true

@@ -136,6 +136,7 @@ public struct LanguageModelChain<C: Clock>: LanguageModelProvider where C.Durati
         }
         var guardAgainstRepeats = RepeatGuard(alreadyDelivered: alreadyDelivered)
         var usage = Usage()
+        var announced = false
         for await signal in signals {
             switch signal {
             case .event(.text(let piece)):
@@ -143,9 +144,15 @@ public struct LanguageModelChain<C: Clock>: LanguageModelProvider where C.Durati
                 watchdog = startWatchdog(.idle, timeouts.idle, sink)
                 let fresh = guardAgainstRepeats.filter(piece)
                 if !fresh.isEmpty {
+                    if !announced {
+                        announced = true
+                        output.yield(.provider(provider.identity))
+                    }
                     text += fresh
                     output.yield(.text(fresh))
                 }
+            case .event(.provider):
+                break  // a nested chain's report; this chain reports the provider it called
             case .event(.finished(let reason, let reported)):
                 usage = reported
                 return Outcome(usage: usage, finish: reason)
@@ -216,7 +223,7 @@ extension Usage {
     }
 }
 
-/// Logs each distinct warning once per chain.
+/// Logs one warning per key (a provider) per chain, so a skipped provider is announced once.
 actor WarningLog {
     private let logger: Logger
     private var seen: Set<String> = []

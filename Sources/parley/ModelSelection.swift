@@ -1,0 +1,55 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ParleyCloud
+import ParleyCore
+import ParleyLocal
+
+/// Options choosing the language model.
+struct ModelSelection: ParsableArguments {
+    @Option(help: "The language model: auto (configured cloud and self-hosted providers, then on-device), local, openai, anthropic or ollama.")
+    var provider: String = "auto"
+
+    @Option(name: .customLong("base-url"), help: "The provider's base URL, e.g. http://127.0.0.1:8080/v1 for an OpenAI-compatible server.")
+    var baseURL: String?
+
+    @Option(name: .customLong("remote-model"), help: "The model name at the provider.")
+    var remoteModel: String?
+
+    func validate() throws {
+        guard ["auto", "local", "openai", "anthropic", "ollama"].contains(provider) else {
+            throw ValidationError("Unknown provider \(provider); use auto, local, openai, anthropic or ollama.")
+        }
+        if baseURL != nil, ["auto", "local"].contains(provider) {
+            throw ValidationError("--base-url needs --provider openai, anthropic or ollama.")
+        }
+    }
+
+    /// The language model to use: one provider, or the fallback chain ending on-device.
+    func languageModel(local: LlamaLanguageModel) -> any LanguageModelProvider {
+        let cloud = CloudProviders()
+        switch provider {
+        case "local":
+            return local
+        case "auto":
+            let configured = cloud.configuredLanguageModels()
+            guard !configured.isEmpty else { return local }
+            let clock = ContinuousClock()
+            return LanguageModelChain(providers: configured + [local], health: ProviderHealth(clock: clock), clock: clock,
+                                      logger: Logger(label: "parley.chain.llm"))
+        default:
+            return cloud.languageModel(named: provider, baseURL: baseURL, model: remoteModel) ?? local
+        }
+    }
+}
+
+/// Checks that each provider a command needs can serve before any work starts, so a missing
+/// model is one clear sentence instead of a failure half-way.
+func ensureReady(_ providers: [any Provider]) async throws {
+    for provider in providers {
+        let availability = await provider.availability()
+        guard availability.isReady else {
+            throw ProviderError.unavailable(provider: provider.identity.description, availability)
+        }
+    }
+}
