@@ -37,8 +37,7 @@ public struct OpenAISpeechToText: SpeechToTextProvider {
     }
 
     public func availability() async -> Availability {
-        configuration.apiKey == nil && configuration.baseURL.hasPrefix(OpenAILanguageModel.Configuration.defaultBaseURL)
-            ? .missingKey(variable: "OPENAI_API_KEY") : .ready
+        await openAICompatibleAvailability(baseURL: configuration.baseURL, apiKey: configuration.apiKey, name: "openai")
     }
 
     public func transcribe(_ audio: AudioBuffer, options: TranscriptionOptions) async throws -> Transcript {

@@ -38,8 +38,7 @@ public struct OpenAITextToSpeech: TextToSpeechProvider {
     }
 
     public func availability() async -> Availability {
-        configuration.apiKey == nil && configuration.baseURL.hasPrefix(OpenAILanguageModel.Configuration.defaultBaseURL)
-            ? .missingKey(variable: "OPENAI_API_KEY") : .ready
+        await openAICompatibleAvailability(baseURL: configuration.baseURL, apiKey: configuration.apiKey, name: "openai")
     }
 
     public func synthesize(_ text: String, options: SpeechOptions) -> AsyncThrowingStream<AudioBuffer, any Error> {

@@ -64,21 +64,7 @@ public struct OpenAILanguageModel: LanguageModelProvider {
     }
 
     public func availability() async -> Availability {
-        if configuration.requiresKey, configuration.apiKey == nil { return .missingKey(variable: "OPENAI_API_KEY") }
-        if configuration.requiresKey { return .ready }  // no request just to check: the cloud is assumed up
-        do {
-            let probe = HTTPCall(provider: configuration.name, timeouts: .probe)
-            _ = try await probe.data(try probe.request(join(configuration.baseURL, "/models"), method: .GET, headers: authHeaders), limit: 1 << 20)
-            return .ready
-        } catch let error as HTTPProviderError {
-            switch error.kind {
-            case .authentication: return .unsupported(reason: error.description)
-            case .badRequest, .server, .rateLimited: return .ready  // it answered: up, even without a model list
-            case .transport, .timeout, .malformedResponse: return .serverUnreachable(url: configuration.baseURL, reason: error.description)
-            }
-        } catch {
-            return .serverUnreachable(url: configuration.baseURL, reason: "\(error)")
-        }
+        await openAICompatibleAvailability(baseURL: configuration.baseURL, apiKey: configuration.apiKey, name: configuration.name)
     }
 
     var authHeaders: [(String, String)] {
@@ -223,5 +209,28 @@ public struct OpenAILanguageModel: LanguageModelProvider {
         var choices: [Choice]?
         var usage: ReportedUsage?
         var error: StreamError?
+    }
+}
+
+/// Availability of an OpenAI-compatible endpoint: the official API needs a key (and is not
+/// probed); a self-hosted server is probed with `GET /models`, and any HTTP answer but an
+/// authentication failure counts as up.
+func openAICompatibleAvailability(baseURL: String, apiKey: String?, name: String) async -> Availability {
+    if baseURL.hasPrefix(OpenAILanguageModel.Configuration.defaultBaseURL) {
+        return apiKey == nil ? .missingKey(variable: "OPENAI_API_KEY") : .ready
+    }
+    let probe = HTTPCall(provider: name, timeouts: .probe)
+    do {
+        let headers = apiKey.map { [("authorization", "Bearer \($0)")] } ?? []
+        _ = try await probe.data(try probe.request(join(baseURL, "/models"), method: .GET, headers: headers), limit: 1 << 20)
+        return .ready
+    } catch let error as HTTPProviderError {
+        switch error.kind {
+        case .authentication: return .unsupported(reason: error.description)
+        case .badRequest, .server, .rateLimited: return .ready
+        case .transport, .timeout, .malformedResponse: return .serverUnreachable(url: baseURL, reason: error.description)
+        }
+    } catch {
+        return .serverUnreachable(url: baseURL, reason: "\(error)")
     }
 }

@@ -43,6 +43,36 @@ struct ModelSelection: ParsableArguments {
     }
 }
 
+/// The speech-to-text to use: a named provider, or the configured cloud providers then
+/// whisper.cpp.
+func speechToText(_ name: String, baseURL: String?, local: WhisperSpeechToText) -> any SpeechToTextProvider {
+    let cloud = CloudProviders()
+    switch name {
+    case "local": return local
+    case "auto":
+        let configured = cloud.configuredSpeechToText()
+        guard !configured.isEmpty else { return local }
+        return SpeechToTextChain(providers: configured + [local], health: ProviderHealth(clock: ContinuousClock()))
+    default:
+        return cloud.speechToText(named: name, baseURL: baseURL) ?? local
+    }
+}
+
+/// The text-to-speech to use: a named provider, or the configured cloud and self-hosted
+/// providers then espeak-ng.
+func textToSpeech(_ name: String, baseURL: String?, local: EspeakTextToSpeech) -> any TextToSpeechProvider {
+    let cloud = CloudProviders()
+    switch name {
+    case "local": return local
+    case "auto":
+        let configured = cloud.configuredTextToSpeech()
+        guard !configured.isEmpty else { return local }
+        return TextToSpeechChain(providers: configured + [local], health: ProviderHealth(clock: ContinuousClock()))
+    default:
+        return cloud.textToSpeech(named: name, baseURL: baseURL) ?? local
+    }
+}
+
 /// Checks that each provider a command needs can serve before any work starts, so a missing
 /// model is one clear sentence instead of a failure half-way.
 func ensureReady(_ providers: [any Provider]) async throws {

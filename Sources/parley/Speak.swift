@@ -16,6 +16,12 @@ struct Speak: AsyncParsableCommand {
     @Option(help: "Speaking rate relative to normal.")
     var rate: Double = 1.0
 
+    @Option(help: "The text-to-speech provider: auto (configured cloud and self-hosted providers, then espeak-ng), local, elevenlabs, deepgram, openai or piper.")
+    var provider: String = "auto"
+
+    @Option(name: .customLong("base-url"), help: "The provider's base URL (e.g. a Piper server).")
+    var baseURL: String?
+
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
@@ -23,14 +29,16 @@ struct Speak: AsyncParsableCommand {
             throw ValidationError("There is no text to speak.")
         }
         guard rate > 0.2, rate < 4 else { throw ValidationError("--rate must be between 0.2 and 4.") }
+        guard ["auto", "local", "elevenlabs", "deepgram", "openai", "piper"].contains(provider) else {
+            throw ValidationError("Unknown provider \(provider); use auto, local, elevenlabs, deepgram, openai or piper.")
+        }
     }
 
     func run() async throws {
         common.bootstrapLogging()
         do {
-            let tts = EspeakTextToSpeech(defaultVoice: common.voice ?? "en-us")
-            let availability = await tts.availability()
-            guard availability.isReady else { throw ProviderError.unavailable(provider: tts.identity.description, availability) }
+            let tts = textToSpeech(provider, baseURL: baseURL, local: EspeakTextToSpeech(defaultVoice: common.voice ?? "en-us"))
+            try await ensureReady([tts])
             let audio = try await tts.synthesizeAll(text, options: SpeechOptions(voice: common.voice, rate: rate))
             try WAV.write(audio, to: URL(fileURLWithPath: output))
             print(String(format: "Wrote %.1f s of speech to %@ (%@).", audio.duration, output, tts.identity.description))

@@ -37,7 +37,9 @@ struct Talk: AsyncParsableCommand {
             let audio = try readAudio(input)
             let engines = LocalEngines(overrides: common.overrides)
             let llm = model.languageModel(local: engines.llm)
-            try await ensureReady([engines.stt, llm, engines.tts])
+            let stt = speechToText("auto", baseURL: nil, local: engines.stt)
+            let tts = textToSpeech("auto", baseURL: nil, local: engines.tts)
+            try await ensureReady([stt, llm, tts])
             // Load the language model on its own thread while the VAD and STT work.
             let local = engines.llm
             Task { try? await local.load() }
@@ -45,7 +47,7 @@ struct Talk: AsyncParsableCommand {
             configuration.sampling.maxTokens = maxTokens
             configuration.sampling.temperature = 0
             configuration.speech.voice = common.voice
-            let pipeline = VoicePipeline(vad: try engines.voiceActivityDetector().activeDetector(), stt: engines.stt, llm: llm, tts: engines.tts, configuration: configuration)
+            let pipeline = VoicePipeline(vad: try engines.voiceActivityDetector().activeDetector(), stt: stt, llm: llm, tts: tts, configuration: configuration)
             let printText = !json
             let turns = try await pipeline.run(audio) { turn in
                 if printText { TalkReport.printTurn(turn) }

@@ -13,7 +13,19 @@ struct Transcribe: AsyncParsableCommand {
     @Flag(help: "Print the result as JSON.")
     var json = false
 
+    @Option(help: "The speech-to-text provider: auto (configured cloud providers, then on-device), local, deepgram, assemblyai or openai.")
+    var provider: String = "auto"
+
+    @Option(name: .customLong("base-url"), help: "The provider's base URL (e.g. a self-hosted OpenAI-compatible server).")
+    var baseURL: String?
+
     @OptionGroup var common: CommonOptions
+
+    func validate() throws {
+        guard ["auto", "local", "deepgram", "assemblyai", "openai"].contains(provider) else {
+            throw ValidationError("Unknown provider \(provider); use auto, local, deepgram, assemblyai or openai.")
+        }
+    }
 
     func run() async throws {
         common.bootstrapLogging()
@@ -21,11 +33,11 @@ struct Transcribe: AsyncParsableCommand {
             let audio = try readAudio(file)
             guard audio.peak >= 1e-4 else { throw VoicePipeline.Failure.noSpeech(duration: audio.duration) }
             let engines = LocalEngines(overrides: common.overrides)
-            let availability = await engines.stt.availability()
-            guard availability.isReady else { throw ProviderError.unavailable(provider: engines.stt.identity.description, availability) }
+            let stt = speechToText(provider, baseURL: baseURL, local: engines.stt)
+            try await ensureReady([stt])
             let clock = ContinuousClock()
             let start = clock.now
-            let transcript = try await engines.stt.transcribe(audio, options: TranscriptionOptions())
+            let transcript = try await stt.transcribe(audio, options: TranscriptionOptions())
             let elapsed = (clock.now - start).milliseconds
             if json {
                 struct Document: Encodable {
@@ -38,7 +50,7 @@ struct Transcribe: AsyncParsableCommand {
                 let document = Document(
                     text: transcript.text,
                     segments: transcript.segments.map { ["start": String($0.start), "end": String($0.end), "text": $0.text] },
-                    provider: engines.stt.identity.description, audio_seconds: audio.duration, elapsed_ms: elapsed)
+                    provider: stt.identity.description, audio_seconds: audio.duration, elapsed_ms: elapsed)
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys]
                 print(String(decoding: try encoder.encode(document), as: UTF8.self))

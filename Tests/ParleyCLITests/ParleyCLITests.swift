@@ -188,4 +188,34 @@ struct ParleyCLITests {
         #expect(!result.stderr.contains("sk-do-not-log-me") && !result.stdout.contains("sk-do-not-log-me"))
         #expect(result.stdout.contains(#""llm":"llama.cpp"#))
     }
+
+    @Test("doctor shows each chain, why each provider can or cannot serve, and what a request would use")
+    func doctor() throws {
+        let result = try CLI.run(["doctor", "--json"], environment: ["OPENAI_API_KEY": "sk-hidden", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
+                                                                  "ANTHROPIC_API_KEY": "", "DEEPGRAM_API_KEY": ""])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        struct Report: Decodable {
+            struct Capability: Decodable {
+                struct Entry: Decodable {
+                    var provider: String
+                    var available: Bool
+                    var reason: String
+                }
+                var capability: String
+                var chain: [Entry]
+                var uses: String?
+            }
+            var capabilities: [Capability]
+        }
+        let report = try JSONDecoder().decode(Report.self, from: Data(result.stdout.utf8))
+        #expect(report.capabilities.map(\.capability) == ["LLM", "STT", "TTS", "VAD"])
+        let llm = try #require(report.capabilities.first)
+        #expect(llm.uses?.hasPrefix("llama.cpp") == true)
+        let openai = try #require(llm.chain.first { $0.provider.hasPrefix("openai") })
+        #expect(!openai.available && openai.reason.contains("unreachable"))
+        #expect(llm.chain.first { $0.provider.hasPrefix("anthropic") }?.reason == "API key not configured (set ANTHROPIC_API_KEY)")
+        #expect(report.capabilities[1].uses?.hasPrefix("whisper.cpp") == true)
+        #expect(report.capabilities[3].uses == "silero (v6)")
+        #expect(!result.stdout.contains("sk-hidden"))
+    }
 }

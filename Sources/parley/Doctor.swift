@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+import ParleyCloud
+import ParleyCore
+import ParleyLocal
+
+/// `parley doctor`: each capability's chain, each provider's availability and why, and what
+/// a request would use right now.
+struct Doctor: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show each capability's provider chain, why each provider can or cannot serve, and what a request would use now.")
+
+    @Flag(help: "Print the report as JSON.")
+    var json = false
+
+    @OptionGroup var common: CommonOptions
+
+    struct Entry: Encodable {
+        var provider: String
+        var local: Bool
+        var configured: Bool
+        var available: Bool
+        var reason: String
+        var remedy: String?
+    }
+
+    struct Capability: Encodable {
+        var capability: String
+        var chain: [Entry]
+        var uses: String?
+    }
+
+    func run() async throws {
+        common.bootstrapLogging()
+        let engines = LocalEngines(overrides: common.overrides)
+        let cloud = CloudProviders()
+        let configuredNames = { (providers: [any Provider]) in Set(providers.map(\.identity.description)) }
+        let report = [
+            await capability("LLM", cloud.allLanguageModels() + [engines.llm],
+                             configured: configuredNames(cloud.configuredLanguageModels()).union([engines.llm.identity.description]),
+                             hints: ["ollama": "set OLLAMA_HOST (and OLLAMA_MODEL)"]),
+            await capability("STT", cloud.allSpeechToText() + [engines.stt],
+                             configured: configuredNames(cloud.configuredSpeechToText()).union([engines.stt.identity.description])),
+            await capability("TTS", cloud.allTextToSpeech() + [engines.tts],
+                             configured: configuredNames(cloud.configuredTextToSpeech()).union([engines.tts.identity.description]),
+                             hints: ["piper": "set PIPER_BASE_URL"]),
+            await capability("VAD", engines.voiceActivityDetector().detectors,
+                             configured: Set(engines.voiceActivityDetector().detectors.map(\.identity.description))),
+        ]
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            print(String(decoding: try encoder.encode(["capabilities": report]), as: UTF8.self))
+            return
+        }
+        for capability in report {
+            print("\(capability.capability): uses \(capability.uses ?? "nothing — no provider can serve")")
+            for entry in capability.chain {
+                let mark = entry.available ? "✓" : "·"
+                let place = entry.local ? "on-device/self-hosted" : "cloud"
+                let fix = entry.remedy.flatMap { entry.reason.contains($0) ? nil : " → \($0)" } ?? ""
+                print("  \(mark) \(entry.provider) [\(place)]: \(entry.reason)\(fix)")
+            }
+        }
+    }
+
+    private func capability(_ name: String, _ providers: [any Provider], configured: Set<String>, hints: [String: String] = [:]) async -> Capability {
+        var entries: [Entry] = []
+        for provider in providers {
+            let id = provider.identity.description
+            let isConfigured = configured.contains(id)
+            var availability = Availability.unsupported(reason: "not configured")
+            var remedy = hints[provider.identity.name]
+            if isConfigured || hints[provider.identity.name] == nil {
+                availability = await provider.availability()
+                remedy = availability.remedy
+            }
+            entries.append(Entry(provider: id, local: provider.identity.isLocal, configured: isConfigured,
+                                 available: isConfigured && availability.isReady,
+                                 reason: availability.isReady && !isConfigured ? "not configured" : availability.description, remedy: remedy))
+        }
+        return Capability(capability: name, chain: entries, uses: entries.first(where: \.available)?.provider)
+    }
+}
