@@ -69,6 +69,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Benchmarks of the provider layer (Benchmarks/run --suite http|chain).
+        .executableTarget(
+            name: "parley-benchmarks",
+            dependencies: [
+                "ParleyCore", "ParleyCloud", "ParleyTestServers", "ParleyTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            path: "Benchmarks/ParleyBenchmarks"
+        ),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyTesting"]),
         .testTarget(name: "ParleyLocalTests", dependencies: ["ParleyLocal", "ParleyCore"]),
         .testTarget(name: "ParleyCLITests", dependencies: ["parley", "ParleyCore", "ParleyTestServers"]),

@@ -40,20 +40,46 @@ struct HTTPCall: Sendable {
         }
     }
 
-    /// The body's bytes as they arrive, with transport errors mapped.
+    /// The body's bytes as they arrive, with transport errors mapped. A gap of more than
+    /// ``HTTPTimeouts/idle`` between two chunks ends the stream with `.timeout(.idle)` and
+    /// closes the connection; the wait for the response head is ``send(_:)``'s alone.
     func chunks(_ response: HTTPClientResponse) -> AsyncThrowingStream<ByteBuffer, any Error> {
         let body = response.body
         let call = self
+        let idle = timeouts.idle
         return AsyncThrowingStream { continuation in
-            let task = Task {
+            let lastChunk = InstantBox(ContinuousClock.now)
+            let reader = Task {
                 do {
-                    for try await buffer in body { continuation.yield(buffer) }
+                    for try await buffer in body {
+                        lastChunk.set(ContinuousClock.now)
+                        continuation.yield(buffer)
+                    }
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: call.map(error))
                 }
             }
-            continuation.onTermination = { _ in task.cancel() }
+            // One watchdog per stream rather than a timer per chunk: it sleeps until the
+            // latest chunk's deadline and fires only if no chunk came meanwhile.
+            let watchdog = Task {
+                var deadline = lastChunk.get() + idle
+                while !Task.isCancelled {
+                    do { try await Task.sleep(until: deadline, clock: .continuous) } catch { return }
+                    let last = lastChunk.get()
+                    if ContinuousClock.now - last >= idle {
+                        continuation.finish(throwing: HTTPProviderError(
+                            provider: call.provider, kind: .timeout(.idle), message: "no data for \(idle)"))
+                        reader.cancel()
+                        return
+                    }
+                    deadline = last + idle
+                }
+            }
+            continuation.onTermination = { _ in
+                reader.cancel()
+                watchdog.cancel()
+            }
         }
     }
 
@@ -102,4 +128,16 @@ extension ByteBuffer {
     init(data: Data) {
         self.init(bytes: data)
     }
+}
+
+/// A lock-guarded instant, shared by a body reader and its idle watchdog.
+private final class InstantBox: @unchecked Sendable {
+    // `lock` guards `value`.
+    private let lock = NSLock()
+    private var value: ContinuousClock.Instant
+
+    init(_ value: ContinuousClock.Instant) { self.value = value }
+
+    func get() -> ContinuousClock.Instant { lock.withLock { value } }
+    func set(_ new: ContinuousClock.Instant) { lock.withLock { value = new } }
 }

@@ -37,11 +37,15 @@ enum HTTPClients {
 
     static func client(for timeouts: HTTPTimeouts) -> HTTPClient {
         var key = timeouts
-        key.firstByte = .zero  // applied per request
+        key.firstByte = max(timeouts.idle, timeouts.firstByte)  // only the backstop depends on it
         return lock.withLock {
             if let client = clients[key] { return client }
             var configuration = HTTPClient.Configuration()
-            configuration.timeout = .init(connect: timeouts.connect.timeAmount, read: timeouts.idle.timeAmount)
+            // The idle gap between body chunks is enforced per stream (HTTPCall.chunks), and the
+            // wait for the head per request: a client-wide read timeout would cap both at once.
+            // It stays as a backstop for reads neither covers, at the larger of the two.
+            configuration.timeout = .init(connect: timeouts.connect.timeAmount,
+                                          read: max(timeouts.idle, timeouts.firstByte).timeAmount)
             configuration.decompression = .disabled
             let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
             clients[key] = client

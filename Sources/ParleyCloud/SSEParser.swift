@@ -24,6 +24,10 @@ public struct SSEParser: Sendable {
     private var data: [String] = []
     private var hasData = false
     private var id: String?
+    /// How many bytes of a leading UTF-8 byte-order mark have been matched (3: past it).
+    private var bomMatched = 0
+
+    private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
     /// Creates a parser at the start of a stream.
     public init() {}
@@ -32,6 +36,15 @@ public struct SSEParser: Sendable {
     public mutating func feed<Bytes: Sequence>(_ bytes: Bytes) -> [Event] where Bytes.Element == UInt8 {
         var events: [Event] = []
         for byte in bytes {
+            // The standard's decoder drops one byte-order mark at the start of the stream.
+            if bomMatched < 3 {
+                if byte == Self.byteOrderMark[bomMatched] {
+                    bomMatched += 1
+                    continue
+                }
+                line.append(contentsOf: Self.byteOrderMark[..<bomMatched])
+                bomMatched = 3
+            }
             if byte == 0x0A, lastWasCR {  // LF of a CRLF pair: the line already ended at CR
                 lastWasCR = false
                 continue
@@ -77,7 +90,7 @@ public struct SSEParser: Sendable {
         case "data":
             data.append(String(value))
             hasData = true
-        case "id": id = String(value)
+        case "id" where !value.contains("\u{0}"): id = String(value)  // an id with NUL is ignored
         default: break  // "retry" and unknown fields
         }
         return nil

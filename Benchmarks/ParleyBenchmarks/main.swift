@@ -1,0 +1,156 @@
+// Benchmarks of the provider layer, each against a peer measured in the same run:
+//   http   — the OpenAI streaming client's parse rate vs reading the same bytes raw
+//   chain  — what a fallback chain adds to a request that needs no fallback, and how long a
+//            failover takes for each fault (against real local HTTP servers)
+// Run with Benchmarks/run --suite http|chain (release build). Figures are medians.
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import ParleyCloud
+import ParleyCore
+import ParleyTestServers
+import ParleyTesting
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+}
+
+func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+}
+
+func measure(_ body: () async throws -> Void) async rethrows -> Double {
+    let clock = ContinuousClock()
+    let start = clock.now
+    try await body()
+    return milliseconds(clock.now - start)
+}
+
+// MARK: http
+
+func httpSuite() async throws {
+    let tokens = 50_000
+    var text = ""
+    for index in 0..<tokens {
+        text += "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"tok\(index % 10) \"},\"finish_reason\":null}]}\n\n"
+    }
+    text += "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":\(tokens)}}\n\ndata: [DONE]\n\n"
+    let body = Data(text.utf8)
+    let chunks = stride(from: 0, to: body.count, by: 16_384).map { body[$0..<min(body.count, $0 + 16_384)] }.map { Data($0) }
+    let server = try await WireServer.start { _ in .stream(contentType: "text/event-stream", chunks: chunks) }
+    defer { server.stop() }
+    let model = OpenAILanguageModel(configuration: .init(baseURL: server.baseURL + "/v1", apiKey: "k", model: "m"))
+    let request = ChatRequest(messages: [.user("go")])
+
+    var raw: [Double] = [], client: [Double] = [], parser: [Double] = []
+    for _ in 0..<7 {
+        raw.append(try await measure {
+            var httpRequest = HTTPClientRequest(url: server.baseURL + "/v1/chat/completions")
+            httpRequest.method = .POST
+            httpRequest.body = .bytes(ByteBuffer(string: "{}"))
+            let response = try await HTTPClient.shared.execute(httpRequest, timeout: .seconds(30))
+            var bytes = 0
+            for try await buffer in response.body { bytes += buffer.readableBytes }
+            precondition(bytes == body.count)
+        })
+        client.append(try await measure {
+            var count = 0
+            for try await event in model.complete(request) { if case .text = event { count += 1 } }
+            precondition(count == tokens)
+        })
+        parser.append(await measure {
+            var sse = SSEParser()
+            var count = 0
+            for chunk in chunks { count += sse.feed(chunk).count }
+            precondition(count == tokens + 2)
+        })
+    }
+    let rawMs = median(raw), clientMs = median(client), parserMs = median(parser)
+    print("http: \(tokens) streamed tokens (\(body.count / 1024) KiB of SSE) from a local server, median of 7")
+    print(String(format: "  raw byte read (AsyncHTTPClient)        %8.1f ms  %10.0f tokens/s", rawMs, Double(tokens) / rawMs * 1000))
+    print(String(format: "  OpenAI client (read + parse + decode)  %8.1f ms  %10.0f tokens/s  (%.2f× the raw read)", clientMs, Double(tokens) / clientMs * 1000, clientMs / rawMs))
+    print(String(format: "  SSE parser alone, in memory            %8.1f ms  %10.0f events/s", parserMs, Double(tokens) / parserMs * 1000))
+    print(String(format: "  client cost per token beyond the raw read: %.2f µs", (clientMs - rawMs) / Double(tokens) * 1000))
+}
+
+// MARK: chain
+
+func chainSuite() async throws {
+    let clock = ContinuousClock()
+    let pieces = (0..<32).map { "t\($0) " }
+    let request = ChatRequest(messages: [.user("hi")])
+
+    // Overhead on the happy path: the same in-process provider, direct vs through a chain.
+    let direct = FaultyLanguageModel(name: "direct", pieces: pieces)
+    let chain = LanguageModelChain(providers: [FaultyLanguageModel(name: "chained", pieces: pieces)],
+                                   health: ProviderHealth(clock: clock), clock: clock)
+    var directTimes: [Double] = [], chainTimes: [Double] = []
+    for _ in 0..<50 { _ = try await direct.completeText(request); _ = try await chain.completeText(request) }  // warm-up
+    for _ in 0..<500 {
+        directTimes.append(try await measure { _ = try await direct.completeText(request) })
+        chainTimes.append(try await measure { _ = try await chain.completeText(request) })
+    }
+    let directMs = median(directTimes), chainMs = median(chainTimes)
+    print("chain: a 32-token reply from an in-process provider, median of 500")
+    print(String(format: "  provider called directly   %7.3f ms", directMs))
+    print(String(format: "  through a fallback chain   %7.3f ms  (+%.3f ms, %.2f×)", chainMs, chainMs - directMs, chainMs / directMs))
+
+    // Failover: time from the request to the fallback's first text, per fault.
+    let events = ["data: {\"choices\":[{\"delta\":{\"content\":\"Par\"}}]}\n\n", "data: {\"choices\":[{\"delta\":{\"content\":\"is\"}}]}\n\n"].map { Data($0.utf8) }
+    let faults: [(String, WireServer.Reply?)] = [
+        ("refused connection", nil),
+        ("HTTP 500", .json(500, #"{"error":{"message":"boom"}}"#)),
+        ("HTTP 429 + Retry-After", .json(429, #"{"error":{"message":"slow down"}}"#, headers: ["retry-after": "1"])),
+        ("slow first byte (limit 200 ms)", .stream(contentType: "text/event-stream", chunks: [], ending: .stall(keepAlive: nil))),
+        ("stalls after 2 tokens (idle 200 ms)", .stream(contentType: "text/event-stream", chunks: events, ending: .stall(keepAlive: nil))),
+        ("malformed stream", .stream(contentType: "text/event-stream", chunks: [Data("data: {not json\n\n".utf8)])),
+        ("cut mid-stream", .stream(contentType: "text/event-stream", chunks: events, ending: .cut)),
+    ]
+    print("failover to an in-process fallback: request → fallback's first text, median of 5")
+    for (name, reply) in faults {
+        var times: [Double] = []
+        for _ in 0..<5 {
+            var server: WireServer?
+            if let reply { server = try await WireServer.start { _ in reply } }
+            let base = server.map { $0.baseURL + "/v1" } ?? "http://127.0.0.1:9/v1"
+            let cloud = OpenAILanguageModel(configuration: .init(
+                baseURL: base, apiKey: "k", model: "m",
+                timeouts: HTTPTimeouts(connect: .seconds(1), firstByte: .milliseconds(200), idle: .milliseconds(200)), name: "cloud"))
+            // Availability is checked out of band here, so the figure is the failover itself.
+            let chain = LanguageModelChain(providers: [AlwaysAvailable(cloud), FaultyLanguageModel(name: "local", pieces: ["Paris."])],
+                                           health: ProviderHealth(clock: clock), clock: clock,
+                                           timeouts: .init(firstOutput: .seconds(5), idle: .milliseconds(200)))
+            let start = clock.now
+            var first: Duration?
+            for try await event in chain.complete(request) {
+                if case .text(let piece) = event, piece == "Paris." || piece.hasPrefix("Paris") { first = clock.now - start; break }
+            }
+            times.append(first.map(milliseconds) ?? .nan)
+            server?.stop()
+        }
+        print(String(format: "  %-38@ %8.1f ms", name as NSString, median(times)))
+    }
+}
+
+/// Reports ready without probing, so the benchmark times the failover, not the probe.
+struct AlwaysAvailable: LanguageModelProvider {
+    let inner: any LanguageModelProvider
+    init(_ inner: any LanguageModelProvider) { self.inner = inner }
+    var identity: ProviderIdentity { inner.identity }
+    var supportsImages: Bool { inner.supportsImages }
+    func availability() async -> Availability { .ready }
+    func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> { inner.complete(request) }
+}
+
+let suite = CommandLine.arguments.dropFirst().first ?? "all"
+switch suite {
+case "http": try await httpSuite()
+case "chain": try await chainSuite()
+case "all":
+    try await httpSuite()
+    try await chainSuite()
+default:
+    FileHandle.standardError.write(Data("usage: parley-benchmarks [http|chain|all]\n".utf8))
+    exit(2)
+}
