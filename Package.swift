@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "ParleyCore", targets: ["ParleyCore"]),
         .library(name: "ParleyLocal", targets: ["ParleyLocal"]),
         .library(name: "ParleyCloud", targets: ["ParleyCloud"]),
+        .library(name: "ParleyStore", targets: ["ParleyStore"]),
         .library(name: "ParleyTesting", targets: ["ParleyTesting"]),
         .executable(name: "parley", targets: ["parley"]),
     ],
@@ -17,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.26.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
     ],
     targets: [
         // Audio types, WAV I/O, resampling, provider protocols, the voice-turn pipeline.
@@ -51,6 +53,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Conversations on disk: threads, messages with raw and edited transcripts, the stash,
+        // settings (SQLite through GRDB, WAL, migrations).
+        .target(
+            name: "ParleyStore",
+            dependencies: ["ParleyCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         // Local HTTP servers speaking the providers' wire formats, for tests.
         .target(
             name: "ParleyTestServers",
@@ -64,7 +72,7 @@ let package = Package(
         .executableTarget(
             name: "parley",
             dependencies: [
-                "ParleyCore", "ParleyLocal", "ParleyCloud",
+                "ParleyCore", "ParleyLocal", "ParleyCloud", "ParleyStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -80,7 +88,8 @@ let package = Package(
         ),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyTesting"]),
         .testTarget(name: "ParleyLocalTests", dependencies: ["ParleyLocal", "ParleyCore"]),
-        .testTarget(name: "ParleyCLITests", dependencies: ["parley", "ParleyCore", "ParleyTestServers"]),
+        .testTarget(name: "ParleyCLITests", dependencies: ["parley", "ParleyCore", "ParleyStore", "ParleyTestServers"]),
+        .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyCore"]),
         .testTarget(name: "ParleyCloudTests", dependencies: ["ParleyCloud", "ParleyCore", "ParleyTestServers", "ParleyTesting"]),
     ],
     swiftLanguageModes: [.v6]

@@ -66,8 +66,15 @@ struct HTTPCall: Sendable {
                 var deadline = lastChunk.get() + idle
                 while !Task.isCancelled {
                     do { try await Task.sleep(until: deadline, clock: .continuous) } catch { return }
+                    let woke = ContinuousClock.now
+                    // Woken late, the process was starved of CPU: the reader may have been
+                    // too, with data waiting. Give it a moment before judging the gap.
+                    if woke - deadline > idle / 4 {
+                        deadline = woke + idle / 4
+                        continue
+                    }
                     let last = lastChunk.get()
-                    if ContinuousClock.now - last >= idle {
+                    if woke - last >= idle {
                         continuation.finish(throwing: HTTPProviderError(
                             provider: call.provider, kind: .timeout(.idle), message: "no data for \(idle)"))
                         reader.cancel()

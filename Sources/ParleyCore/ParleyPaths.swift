@@ -44,4 +44,6 @@ public struct ParleyPaths: Sendable, Equatable {
     public var sileroWeights: URL { models.appendingPathComponent("silero_vad_v6.weights") }
     /// The spoken sample question setup synthesizes.
     public var sampleQuestion: URL { samples.appendingPathComponent("question.wav") }
+    /// Two spoken questions with a two-second pause between them, made by setup.
+    public var sampleConversation: URL { samples.appendingPathComponent("two-questions.wav") }
 }

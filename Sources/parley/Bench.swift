@@ -3,22 +3,31 @@ import Foundation
 import ParleyCore
 import ParleyLocal
 
-/// `parley bench`: per-stage timings of `parley talk`, next to the engines called directly
-/// (whisper.cpp and llama.cpp through a minimal C harness, espeak-ng as a bare process) on the
-/// same inputs in the same run, so Parley's overhead is a ratio, not a guess.
+/// `parley bench`: the latency of spoken turns over a set of questions — time to the final
+/// transcript and to the first audio after the end of speech, p50 and p95 — next to the
+/// engines called directly (whisper.cpp and llama.cpp through a minimal C harness, espeak-ng
+/// as a bare process) on the same inputs in the same run, so Parley's overhead and what
+/// streaming saves are ratios, not guesses.
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Measure per-stage timings of a voice turn against the engines called directly.",
+        abstract: "Measure the latency of spoken turns against the engines called directly.",
         discussion: "Build the harness first: Benchmarks/run does both.")
 
-    @Option(name: .shortAndLong, help: "The spoken question (default: the sample made by scripts/setup).")
-    var input: String?
+    /// The spoken questions used when no --input is given.
+    static let questions = [
+        "What is the capital of France?", "Who wrote Romeo and Juliet?", "What colour is the sky?",
+        "How many legs does a spider have?", "What is the largest planet in the solar system?",
+        "What is the capital of Japan?",
+    ]
+
+    @Option(name: .shortAndLong, help: "A spoken question (repeatable; default: a set of questions spoken by espeak-ng).")
+    var input: [String] = []
 
     @Option(help: "The engine harness built from Benchmarks/engine_harness.c.")
     var harness: String
 
-    @Option(help: "Measured runs after one warm-up run.")
-    var runs: Int = 5
+    @Option(help: "Passes over the question set after one warm-up question.")
+    var runs: Int = 2
 
     @Flag(help: "Print the result as JSON.")
     var json = false
@@ -32,12 +41,15 @@ struct Bench: AsyncParsableCommand {
         }
     }
 
-    /// One measured run: Parley's stages and the engines' own times on the same inputs.
+    /// One measured turn: Parley's latencies and the engines' own times on the same inputs.
     struct Sample: Codable {
-        var parley: TurnResult.Timings
+        var question: String
+        var parley: TurnResult.Latency
+        var parleyLLMTotal: Double
         var engineSTT: Double
-        var engineLLM: Double
         var engineLLMFirstToken: Double
+        var engineLLM: Double
+        var engineTTSFirstSentence: Double
         var engineTTS: Double
         var outputTokens: Int
     }
@@ -46,34 +58,42 @@ struct Bench: AsyncParsableCommand {
         common.bootstrapLogging()
         do {
             let paths = ParleyPaths.current()
-            let audio = try readAudio(input ?? paths.sampleQuestion.path)
-            var samples: [Sample] = []
-            var transcript = "", reply = ""
-            for index in 0...runs {
-                let sample = try await measure(audio, paths: paths, transcript: &transcript, reply: &reply)
-                if index > 0 { samples.append(sample) }  // run 0 warms caches and page-ins
+            let engines = LocalEngines(paths: paths, overrides: common.overrides)
+            try await ensureReady([engines.stt, engines.llm, engines.tts])
+            try await engines.stt.load()
+            try await engines.llm.load()
+            var spoken: [(String, AudioBuffer)] = []
+            if input.isEmpty {
+                for question in Self.questions {
+                    let voice = try await engines.tts.synthesizeAll(question).resampled(to: 16_000)
+                    let pause = [Float](repeating: 0, count: 16_000 * 3 / 10)
+                    spoken.append((question, AudioBuffer(samples: pause + voice.samples + pause + pause + pause + pause + pause, sampleRate: 16_000)))
+                }
+            } else {
+                spoken = try input.map { ($0, try readAudio($0)) }
             }
-            print(report(samples, transcript: transcript, reply: reply))
+            var samples: [Sample] = []
+            _ = try await measure(spoken[0], engines: engines)  // warms caches and page-ins
+            for _ in 0..<runs {
+                for question in spoken { samples.append(try await measure(question, engines: engines)) }
+            }
+            print(report(samples))
         } catch {
             throw fail(error)
         }
     }
 
-    private func measure(_ audio: AudioBuffer, paths: ParleyPaths, transcript: inout String, reply: inout String) async throws -> Sample {
-        // Fresh engines each run, loaded before timing: the harness also starts from an empty
-        // context, and model loading is not part of a turn.
-        let engines = LocalEngines(paths: paths, overrides: common.overrides)
-        try await ensureReady([engines.stt, engines.llm, engines.tts])
-        try await engines.stt.load()
-        try await engines.llm.load()
-        var configuration = VoicePipeline.Configuration()
+    private func measure(_ question: (String, AudioBuffer), engines: LocalEngines) async throws -> Sample {
+        var configuration = ConversationEngine.Configuration(duplex: .half)
         configuration.sampling.temperature = 0
-        configuration.sampling.maxTokens = 128
-        let pipeline = VoicePipeline(vad: try engines.voiceActivityDetector().activeDetector(), stt: engines.stt, llm: engines.llm, tts: engines.tts,
-                                     configuration: configuration)
-        guard let turn = try await pipeline.run(audio).first else { throw VoicePipeline.Failure.nothingTranscribed }
-        transcript = turn.transcript
-        reply = turn.reply
+        configuration.sampling.maxTokens = 64
+        let conversation = ConversationEngine(
+            vad: try engines.voiceActivityDetector().activeDetector(), stt: engines.stt, llm: engines.llm, tts: engines.tts,
+            output: RecordingOutput(clock: ContinuousClock(), realtime: false), configuration: configuration)
+        let audio = question.1
+        guard let turn = try await conversation.run(AudioFrames.from(audio.resampled(to: conversation.vad.sampleRate), realtime: false)).first else {
+            throw ConversationEngine.Failure.nothingTranscribed
+        }
 
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("parley-bench-\(UUID())", isDirectory: true)
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -92,19 +112,24 @@ struct Bench: AsyncParsableCommand {
         let llama = try await harnessJSON(["llama", engines.llm.configuration.modelPath, promptFile.path,
                                            String(max(1, turn.usage.outputTokens)), String(common.threads)])
 
-        // espeak-ng speaking the whole reply in one process.
+        // espeak-ng speaking the first sentence, then the whole reply, each in one process.
+        var chunker = SentenceChunker()
+        let first = chunker.append(turn.reply + " ").first ?? turn.reply
+        let engineFirst = try await timeEspeak(first)
+        let engineAll = try await timeEspeak(turn.reply)
+
+        return Sample(question: question.0, parley: turn.latency, parleyLLMTotal: turn.timings.llmTotal,
+                      engineSTT: whisper["transcribe_ms"] ?? 0,
+                      engineLLMFirstToken: llama["first_token_ms"] ?? 0, engineLLM: llama["total_ms"] ?? 0,
+                      engineTTSFirstSentence: engineFirst, engineTTS: engineAll, outputTokens: turn.usage.outputTokens)
+    }
+
+    private func timeEspeak(_ text: String) async throws -> Double {
         let clock = ContinuousClock()
         let start = clock.now
-        let espeak = try await runProcess("espeak-ng", ["--stdout", "--stdin", "-v", common.voice ?? "en-us"], input: Data(turn.reply.utf8))
-        let engineTTS = (clock.now - start).milliseconds
+        let espeak = try await runProcess("espeak-ng", ["--stdout", "--stdin", "-v", common.voice ?? "en-us"], input: Data(text.utf8))
         guard espeak.status == 0 else { throw ValidationError("espeak-ng failed in the benchmark") }
-
-        return Sample(parley: turn.timings,
-                      engineSTT: whisper["transcribe_ms"] ?? 0,
-                      engineLLM: llama["total_ms"] ?? 0,
-                      engineLLMFirstToken: llama["first_token_ms"] ?? 0,
-                      engineTTS: engineTTS,
-                      outputTokens: turn.usage.outputTokens)
+        return (clock.now - start).milliseconds
     }
 
     private func harnessJSON(_ arguments: [String]) async throws -> [String: Double] {
@@ -116,43 +141,62 @@ struct Bench: AsyncParsableCommand {
         return object.compactMapValues { ($0 as? NSNumber)?.doubleValue }
     }
 
-    private func report(_ samples: [Sample], transcript: String, reply: String) -> String {
-        func median(_ values: [Double]) -> Double {
-            let sorted = values.sorted()
-            return sorted.isEmpty ? 0 : sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-        }
-        let rows: [(String, Double, Double?)] = [
-            ("vad (silero, whole file)", median(samples.map(\.parley.vad)), nil),
-            ("stt", median(samples.map(\.parley.stt)), median(samples.map(\.engineSTT))),
-            ("llm first token", median(samples.map(\.parley.llmFirstToken)), median(samples.map(\.engineLLMFirstToken))),
-            ("llm whole reply", median(samples.map(\.parley.llmTotal)), median(samples.map(\.engineLLM))),
-            ("tts (all sentences)", median(samples.map(\.parley.tts)), median(samples.map(\.engineTTS))),
-            ("first audio after the question", median(samples.map { $0.parley.stt + $0.parley.firstAudio }), nil),
-            ("turn (stt → last audio)", median(samples.map(\.parley.total)),
-             median(samples.map { $0.engineSTT + $0.engineLLM + $0.engineTTS })),
+    /// The value below which `fraction` of `values` lie (nearest rank).
+    static func percentile(_ values: [Double], _ fraction: Double) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        let rank = Int((fraction * Double(sorted.count)).rounded(.up)) - 1
+        return sorted[min(sorted.count - 1, max(0, rank))]
+    }
+
+    private func report(_ samples: [Sample]) -> String {
+        // Times from the end of the turn (the endpoint), Parley's and the bare engines'.
+        let rows: [(String, [Double], [Double]?)] = [
+            ("final transcript", samples.map(\.parley.finalTranscript), samples.map(\.engineSTT)),
+            ("first token", samples.map(\.parley.firstToken), samples.map { $0.engineSTT + $0.engineLLMFirstToken }),
+            ("first audio", samples.map(\.parley.firstAudio),
+             samples.map { $0.engineSTT + $0.engineLLMFirstToken + $0.engineTTSFirstSentence }),
+            ("first audio after final transcript", samples.map { $0.parley.firstAudio - $0.parley.finalTranscript },
+             samples.map { $0.engineLLMFirstToken + $0.engineTTSFirstSentence }),
+            ("sequential engines, no streaming", samples.map(\.parley.firstAudio),
+             samples.map { $0.engineSTT + $0.engineLLM + $0.engineTTS }),
         ]
+        func stats(_ values: [Double]) -> (Double, Double) { (Self.percentile(values, 0.5), Self.percentile(values, 0.95)) }
         if json {
-            var object: [String: Any] = ["runs": samples.count, "transcript": transcript, "reply": reply,
-                                         "output_tokens": samples.first?.outputTokens ?? 0]
-            object["stages"] = rows.map { row -> [String: Any] in
-                var entry: [String: Any] = ["stage": row.0, "parley_ms": row.1]
-                if let engine = row.2 { entry["engine_ms"] = engine; entry["ratio"] = engine > 0 ? row.1 / engine : 0 }
+            var object: [String: Any] = ["turns": samples.count, "threads": common.threads]
+            object["rows"] = rows.map { row -> [String: Any] in
+                let (p50, p95) = stats(row.1)
+                var entry: [String: Any] = ["measure": row.0, "parley_p50_ms": p50, "parley_p95_ms": p95]
+                if let engine = row.2 {
+                    let (e50, e95) = stats(engine)
+                    entry["engines_p50_ms"] = e50
+                    entry["engines_p95_ms"] = e95
+                    entry["ratio_p50"] = e50 > 0 ? p50 / e50 : 0
+                }
                 return entry
             }
+            object["samples"] = samples.map { ["question": $0.question, "first_audio_ms": $0.parley.firstAudio,
+                                               "final_transcript_ms": $0.parley.finalTranscript, "output_tokens": $0.outputTokens] }
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
             return String(decoding: data, as: UTF8.self)
         }
         var lines = [
-            "Question: \(transcript)", "Answer:   \(reply)",
-            "Median of \(samples.count) runs, \(common.threads) threads; engines called directly on the same inputs in the same run.",
-            "stage".padding(toLength: 34, withPad: " ", startingAt: 0) + "   parley ms   engine ms   ratio",
+            "\(samples.count) spoken turns (\(Set(samples.map(\.question)).count) questions), \(common.threads) threads; times in ms from the end of the turn",
+            "(the endpoint, after the end silence); engines called directly on the same inputs in the same run.",
+            "measure".padding(toLength: 36, withPad: " ", startingAt: 0) + "parley p50   p95   engines p50   p95   ratio p50",
         ]
         for (name, parley, engine) in rows {
-            let engineText = engine.map { String(format: "%9.1f", $0) } ?? "        –"
-            let ratio = engine.map { $0 > 0 ? String(format: "%7.2f", parley / $0) : "      –" } ?? "      –"
-            lines.append(name.padding(toLength: 34, withPad: " ", startingAt: 0) + String(format: "  %10.1f", parley) + "   " + engineText + "   " + ratio)
+            let (p50, p95) = stats(parley)
+            var line = name.padding(toLength: 36, withPad: " ", startingAt: 0) + String(format: "%10.0f %5.0f", p50, p95)
+            if let engine {
+                let (e50, e95) = stats(engine)
+                line += String(format: "   %11.0f %5.0f   %9.2f", e50, e95, e50 > 0 ? p50 / e50 : 0)
+            }
+            lines.append(line)
         }
-        lines.append("The turn's engine figure is the sum of the engines' own times; Parley overlaps TTS with generation.")
+        lines.append("'first audio' for the engines is whisper + llama's first token + espeak-ng's first sentence, a floor: the")
+        lines.append("model must finish a sentence before it can be spoken. 'sequential' is what a pipeline without streaming")
+        lines.append("would take to its first audio: whisper + the whole reply + speaking all of it.")
         return lines.joined(separator: "\n")
     }
 }

@@ -2,62 +2,144 @@ import ArgumentParser
 import Foundation
 import ParleyCore
 import ParleyLocal
+import ParleyStore
 
-/// `parley talk`: a spoken question in, a spoken answer out.
+/// `parley talk`: a spoken conversation from a recording or live audio.
 struct Talk: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Answer the spoken question(s) in a WAV file with speech.",
-        discussion: "Finds the speech with the VAD, transcribes it, answers with the language model and speaks the answer. Each stretch of speech followed by a pause of 1.2 s or more is one turn of the conversation.")
+        abstract: "Answer the spoken question(s) in a WAV file, or in live audio on standard input, with speech.",
+        discussion: """
+            Each stretch of speech followed by a pause (--end-silence, 1.2 s) is one turn of the conversation: \
+            VAD → STT → LLM → TTS, the reply spoken sentence by sentence while the model still writes. Turns are \
+            saved (parley history shows them). With --realtime, or with --input - (raw 16-bit mono PCM, e.g. \
+            `arecord -f S16_LE -r 16000 -c 1 -t raw | parley talk --input -`), audio arrives in real time and speech \
+            during a reply interrupts it; the saved reply is what was heard.
+            """)
 
-    @Option(name: .shortAndLong, help: "The WAV file with the spoken question(s).")
+    @Option(name: .shortAndLong, help: "The WAV file with the spoken question(s), or - for raw PCM on standard input.")
     var input: String
 
-    @Option(name: .shortAndLong, help: "Where to write the spoken answer(s) as WAV.")
+    @Option(name: .shortAndLong, help: "Where to write the spoken answer(s), as heard, as WAV.")
     var output: String = "reply.wav"
 
     @Flag(help: "Print the result as JSON.")
     var json = false
 
+    @Flag(help: "Play the file in real time: replies overlap the input, and speech during a reply interrupts it.")
+    var realtime = false
+
+    @Option(help: "Sample rate of raw PCM on standard input.")
+    var rate: Int = 16_000
+
+    @Option(name: .customLong("end-silence"), help: "Seconds of silence that end a turn.")
+    var endSilence: Double = 1.2
+
+    @Option(name: .customLong("max-turn"), help: "The longest turn in seconds.")
+    var maxTurn: Double = 30
+
+    @Option(name: .customLong("partial-interval"), help: "Seconds of speech between partial transcripts (default: 1 in real time, none otherwise; 0 for none).")
+    var partialInterval: Double?
+
     @Option(name: .customLong("system-prompt"), help: "The assistant's instructions.")
-    var systemPrompt: String = VoicePipeline.Configuration().systemPrompt
+    var systemPrompt: String = ConversationEngine.Configuration().systemPrompt
 
     @Option(name: .customLong("max-tokens"), help: "The longest answer in tokens.")
     var maxTokens: Int = 128
+
+    @Option(help: "Continue the saved conversation with this id (see parley history).")
+    var thread: Int64?
+
+    @Option(help: "The conversation database (default: parley.sqlite in the data directory).")
+    var database: String?
+
+    @Flag(name: .customLong("no-save"), help: "Do not save the conversation.")
+    var noSave = false
 
     @OptionGroup var common: CommonOptions
     @OptionGroup var model: ModelSelection
 
     func validate() throws {
         guard maxTokens > 0 else { throw ValidationError("--max-tokens must be at least 1.") }
+        guard endSilence > 0, endSilence <= 30 else { throw ValidationError("--end-silence must be between 0 and 30 seconds.") }
+        guard maxTurn >= 1 else { throw ValidationError("--max-turn must be at least 1 second.") }
+        guard (8_000...192_000).contains(rate) else { throw ValidationError("--rate must be between 8000 and 192000.") }
+        if let partialInterval, partialInterval < 0 { throw ValidationError("--partial-interval cannot be negative.") }
+        if noSave, thread != nil { throw ValidationError("--thread continues a saved conversation; it cannot be used with --no-save.") }
     }
+
+    private var live: Bool { input == "-" }
 
     func run() async throws {
         common.bootstrapLogging()
         do {
-            let audio = try readAudio(input)
+            // Read and check the input before loading anything, so bad input fails at once.
+            let recording = live ? nil : try readAudio(input)
+            let store = noSave ? nil : try ConversationStore(path: database.map { URL(fileURLWithPath: $0) } ?? ConversationStore.defaultURL())
+            var history: [ChatMessage] = []
+            if let store, let thread {
+                guard try store.thread(thread) != nil else { throw StoreError.threadNotFound(thread) }
+                history = try ThreadJournal.history(of: thread, in: store)
+            }
+
             let engines = LocalEngines(overrides: common.overrides)
             let llm = model.languageModel(local: engines.llm)
             let stt = speechToText("auto", baseURL: nil, local: engines.stt)
             let tts = textToSpeech("auto", baseURL: nil, local: engines.tts)
             try await ensureReady([stt, llm, tts])
-            // Load the language model on its own thread while the VAD and STT work.
+            // Load the language model on its own thread while the first turn is heard.
             let local = engines.llm
             Task { try? await local.load() }
-            var configuration = VoicePipeline.Configuration(systemPrompt: systemPrompt)
+
+            let paced = realtime || live
+            var configuration = ConversationEngine.Configuration(systemPrompt: systemPrompt)
             configuration.sampling.maxTokens = maxTokens
             configuration.sampling.temperature = 0
             configuration.speech.voice = common.voice
-            let pipeline = VoicePipeline(vad: try engines.voiceActivityDetector().activeDetector(), stt: stt, llm: llm, tts: tts, configuration: configuration)
-            let printText = !json
-            let turns = try await pipeline.run(audio) { turn in
-                if printText { TalkReport.printTurn(turn) }
+            configuration.segmentation.endSilence = endSilence
+            configuration.segmentation.maxSpeech = maxTurn
+            configuration.duplex = paced ? .full : .half
+            let interval = partialInterval ?? (paced ? 1.0 : 0)
+            configuration.partialInterval = interval > 0 ? interval : nil
+            if let local = llm as? LlamaLanguageModel { configuration.contextTokens = local.configuration.contextLength }
+
+            let journal = store.map {
+                ThreadJournal(store: $0, thread: thread, settings: ThreadSettings(
+                    backend: llm.identity.isLocal ? "local" : llm.identity.name, modelPreset: llm.identity.model,
+                    systemPrompt: systemPrompt, maxTokens: maxTokens))
             }
-            let spoken = TalkReport.joinReplies(turns)
-            try WAV.write(spoken, to: URL(fileURLWithPath: output))
-            if json {
-                print(try TalkReport.json(turns, output: output))
+            let speaker = RecordingOutput(clock: ContinuousClock(), realtime: paced)
+            let conversation = ConversationEngine(
+                vad: try engines.voiceActivityDetector().activeDetector(), stt: stt, llm: llm, tts: tts,
+                output: speaker, journal: journal, history: history, configuration: configuration)
+
+            let printText = !json
+            let reporter = Task {
+                for await update in conversation.updates where printText {
+                    switch update {
+                    case .turn(let turn): TalkReport.printTurn(turn)
+                    case .partialTranscript(let text): print("  … \(text)")
+                    default: break
+                    }
+                }
+            }
+            let turns: [TurnResult]
+            if let recording {
+                // Converted whole, once: chunk-by-chunk conversion would leave a seam every frame.
+                let frames = AudioFrames.from(recording.resampled(to: conversation.vad.sampleRate), realtime: realtime)
+                turns = try await conversation.run(frames)
             } else {
-                print(String(format: "Saved the spoken answer to %@ (%.1f s).", output, spoken.duration))
+                turns = try await conversation.run(AudioFrames.standardInput(sampleRate: rate))
+            }
+            await reporter.value
+
+            let heard = await speaker.heardAudio ?? AudioBuffer(samples: [], sampleRate: 22_050)
+            try WAV.write(heard, to: URL(fileURLWithPath: output))
+            let threadID = await journal?.thread
+            if json {
+                print(try TalkReport.json(turns, output: output, thread: threadID))
+            } else {
+                print(String(format: "Saved the spoken answer to %@ (%.1f s).", output, heard.duration))
+                if let threadID { print("Saved as conversation \(threadID) (parley history show \(threadID)).") }
             }
         } catch {
             throw fail(error)
@@ -65,49 +147,98 @@ struct Talk: AsyncParsableCommand {
     }
 }
 
+/// Sources of audio frames for a conversation.
+enum AudioFrames {
+    /// Seconds of audio per frame handed to the engine.
+    static let frameSeconds = 0.1
+
+    /// A recording cut into frames, delivered at once or at the pace of real time.
+    static func from(_ audio: AudioBuffer, realtime: Bool) -> AsyncStream<AudioBuffer> {
+        let step = max(1, Int(Double(audio.sampleRate) * frameSeconds))
+        return AsyncStream { continuation in
+            let task = Task {
+                let clock = ContinuousClock()
+                let start = clock.now
+                for (index, offset) in stride(from: 0, to: audio.samples.count, by: step).enumerated() {
+                    if realtime {
+                        try? await clock.sleep(until: start.advanced(by: .seconds(Double(index) * frameSeconds)), tolerance: nil)
+                    }
+                    if Task.isCancelled { break }
+                    continuation.yield(audio.slice(offset..<(offset + step)))
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// Raw signed 16-bit little-endian mono PCM from standard input, as it arrives.
+    static func standardInput(sampleRate: Int) -> AsyncStream<AudioBuffer> {
+        AsyncStream { continuation in
+            let bytesPerFrame = 2 * max(1, Int(Double(sampleRate) * frameSeconds))
+            // Blocking reads run on their own thread, off Swift's cooperative pool.
+            let reader = Thread {
+                var carry = Data()
+                while true {
+                    let data = FileHandle.standardInput.readData(ofLength: bytesPerFrame)
+                    if data.isEmpty { break }
+                    carry.append(data)
+                    let usable = carry.count - carry.count % 2
+                    guard usable > 0 else { continue }
+                    let samples = carry.prefix(usable).withUnsafeBytes { raw in
+                        raw.bindMemory(to: Int16.self).map { Float(Int16(littleEndian: $0)) / 32_768 }
+                    }
+                    carry.removeFirst(usable)
+                    continuation.yield(AudioBuffer(samples: samples, sampleRate: sampleRate))
+                }
+                continuation.finish()
+            }
+            reader.start()
+        }
+    }
+}
+
 /// Formatting of `parley talk`'s results.
 enum TalkReport {
     static func printTurn(_ turn: TurnResult) {
-        let t = turn.timings
+        let t = turn.timings, l = turn.latency
         print("You said:  \(turn.transcript)")
-        print("Parley:    \(turn.reply)")
+        print("Parley:    \(turn.reply)\(turn.interrupted ? " [interrupted]" : "")")
         print("Providers: vad \(turn.providers.vad) · stt \(turn.providers.stt) · llm \(turn.providers.llm) · tts \(turn.providers.tts)")
-        print(String(format: "Timings:   vad %.0f ms · stt %.0f ms · first token %.0f ms · first audio %.0f ms · llm %.0f ms · tts %.0f ms · turn %.0f ms",
-                     t.vad, t.stt, t.llmFirstToken, t.firstAudio, t.llmTotal, t.tts, t.total))
-    }
-
-    /// All replies in order, with half a second of silence between them.
-    static func joinReplies(_ turns: [TurnResult]) -> AudioBuffer {
-        let rate = turns.first?.replyAudio.sampleRate ?? 22_050
-        var joined = AudioBuffer(samples: [], sampleRate: rate)
-        for (index, turn) in turns.enumerated() {
-            if index > 0 { joined.samples += [Float](repeating: 0, count: rate / 2) }
-            joined.appendConverting(turn.replyAudio)
-        }
-        return joined
+        print(String(format: "Timings:   stt %.0f ms · first token %.0f ms · first audio %.0f ms · llm %.0f ms · tts %.0f ms",
+                     t.stt, t.llmFirstToken, t.firstAudio, t.llmTotal, t.tts))
+        print(String(format: "Latency:   after the %.1f s end silence: transcript %.0f ms → first token %.0f ms → first audio %.0f ms",
+                     l.endpointSilence / 1000, l.finalTranscript, l.firstToken, l.firstAudio))
     }
 
     struct Document: Encodable {
         struct Turn: Encodable {
             var transcript: String
             var reply: String
+            var interrupted: Bool
+            var full_reply: String?
+            var partial_transcripts: [String]
             var providers: TurnResult.Providers
             var timings_ms: TurnResult.Timings
+            var latency_ms: TurnResult.Latency
             var speech: [Double]
             var reply_audio_seconds: Double
             var usage: Usage
         }
         var turns: [Turn]
         var output: String
+        var thread: Int64?
     }
 
-    static func json(_ turns: [TurnResult], output: String) throws -> String {
+    static func json(_ turns: [TurnResult], output: String, thread: Int64?) throws -> String {
         let document = Document(
             turns: turns.map {
-                .init(transcript: $0.transcript, reply: $0.reply, providers: $0.providers, timings_ms: $0.timings,
-                      speech: [$0.segment.startTime, $0.segment.endTime], reply_audio_seconds: $0.replyAudio.duration, usage: $0.usage)
+                .init(transcript: $0.transcript, reply: $0.reply, interrupted: $0.interrupted, full_reply: $0.fullReply,
+                      partial_transcripts: $0.partialTranscripts, providers: $0.providers, timings_ms: $0.timings,
+                      latency_ms: $0.latency, speech: [$0.segment.startTime, $0.segment.endTime],
+                      reply_audio_seconds: $0.replyAudioDuration, usage: $0.usage)
             },
-            output: output)
+            output: output, thread: thread)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return String(decoding: try encoder.encode(document), as: UTF8.self)

@@ -21,7 +21,7 @@ enum CLI {
         var stderr: String
     }
 
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    static func run(_ arguments: [String], environment: [String: String] = [:], standardInput: URL? = nil) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -34,7 +34,7 @@ enum CLI {
         let out = Pipe()
         process.standardOutput = out
         process.standardError = errorHandle
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = try standardInput.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
         try process.run()
         let output = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
@@ -95,7 +95,7 @@ struct ParleyCLITests {
     func silent() throws {
         let file = try CLI.temporaryFile("q.wav", contents: Self.silentWAV(seconds: 2))
         defer { try? FileManager.default.removeItem(at: file) }
-        expectCleanFailure(try CLI.run(["talk", "--input", file.path]), mentioning: "No speech was found")
+        expectCleanFailure(try CLI.run(["talk", "--input", file.path, "--no-save"]), mentioning: "No speech was found")
     }
 
     @Test("transcribe: bad input is one sentence too")
@@ -127,7 +127,7 @@ struct ParleyCLITests {
         }
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("parley-reply-\(UUID()).wav")
         defer { try? FileManager.default.removeItem(at: output) }
-        let result = try CLI.run(["talk", "--input", sample.path, "--output", output.path, "--json"])
+        let result = try CLI.run(["talk", "--input", sample.path, "--output", output.path, "--json", "--no-save"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         struct Document: Decodable {
             struct Turn: Decodable {
@@ -179,7 +179,7 @@ struct ParleyCLITests {
         }
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("parley-fallback-\(UUID()).wav")
         defer { try? FileManager.default.removeItem(at: output) }
-        let result = try CLI.run(["talk", "--input", sample.path, "--output", output.path, "--json"],
+        let result = try CLI.run(["talk", "--input", sample.path, "--output", output.path, "--json", "--no-save"],
                                  environment: ["OPENAI_API_KEY": "sk-do-not-log-me", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stderr.contains("[LLM] openai"))

@@ -54,14 +54,51 @@ public struct TurnResult: Sendable, Equatable {
         }
     }
 
+    /// The latency a listener feels, in milliseconds from the moment the turn's end was
+    /// detected (the configured silence after the last word): final transcript, first token
+    /// of the reply, first audio of the reply.
+    public struct Latency: Sendable, Equatable, Codable {
+        /// The silence that ended the turn (the endpointing delay).
+        public var endpointSilence: Double
+        /// Until the final transcript.
+        public var finalTranscript: Double
+        /// Until the model's first text.
+        public var firstToken: Double
+        /// Until the first audio of the reply.
+        public var firstAudio: Double
+
+        /// Creates a trace.
+        public init(endpointSilence: Double = 0, finalTranscript: Double = 0, firstToken: Double = 0, firstAudio: Double = 0) {
+            self.endpointSilence = endpointSilence
+            self.finalTranscript = finalTranscript
+            self.firstToken = firstToken
+            self.firstAudio = firstAudio
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case endpointSilence = "endpoint_silence"
+            case finalTranscript = "final_transcript"
+            case firstToken = "first_token"
+            case firstAudio = "first_audio"
+        }
+    }
+
     /// Where the speech of this turn lies in the input.
     public var segment: SpeechSegment
     /// What the user said.
     public var transcript: String
-    /// What the assistant answered.
+    /// What the assistant answered, as far as the listener heard it.
     public var reply: String
-    /// The spoken answer.
-    public var replyAudio: AudioBuffer
+    /// Whether the user cut the reply short (barge-in).
+    public var interrupted: Bool = false
+    /// For an interrupted reply, everything the model had written.
+    public var fullReply: String?
+    /// The partial transcripts shown while the user spoke.
+    public var partialTranscripts: [String] = []
+    /// The latency trace of the turn.
+    public var latency = Latency()
+    /// Seconds of the spoken answer the listener heard.
+    public var replyAudioDuration: Double
     /// Who did each stage.
     public var providers: Providers
     /// How long each stage took.
@@ -70,12 +107,12 @@ public struct TurnResult: Sendable, Equatable {
     public var usage: Usage
 
     /// Creates a result.
-    public init(segment: SpeechSegment, transcript: String, reply: String, replyAudio: AudioBuffer,
+    public init(segment: SpeechSegment, transcript: String, reply: String, replyAudioDuration: Double,
                 providers: Providers, timings: Timings, usage: Usage) {
         self.segment = segment
         self.transcript = transcript
         self.reply = reply
-        self.replyAudio = replyAudio
+        self.replyAudioDuration = replyAudioDuration
         self.providers = providers
         self.timings = timings
         self.usage = usage

@@ -1,0 +1,445 @@
+import Logging
+
+/// A spoken conversation: audio frames stream in, the VAD ends each turn after the
+/// configured silence, the turn is transcribed (with partial transcripts while the user
+/// speaks), the reply is generated and spoken sentence by sentence, and the user can cut it
+/// short by speaking (barge-in). Every turn is written to the journal as it ends.
+///
+/// The rules live in ``ConversationStateMachine``; this actor carries out its actions.
+public actor ConversationEngine {
+    /// Settings of a conversation.
+    public struct Configuration: Sendable {
+        /// The system prompt that opens the conversation.
+        public var systemPrompt: String
+        /// How the model samples.
+        public var sampling: SamplingOptions
+        /// How speech is found: thresholds, the silence that ends a turn (1.2 s for a
+        /// conversation loop), the longest turn.
+        public var segmentation: SpeechSegmenter.Configuration
+        /// Transcription settings.
+        public var transcription: TranscriptionOptions
+        /// Voice settings.
+        public var speech: SpeechOptions
+        /// Seconds of speech between partial transcripts; `nil` for none.
+        public var partialInterval: Double?
+        /// The model's context length in tokens; the history is trimmed to fit.
+        public var contextTokens: Int
+        /// Whether input keeps flowing while a reply plays (`.full`: the user can barge in)
+        /// or waits for each reply to end (`.half`: for recordings read faster than real time).
+        public var duplex: Duplex
+        /// Rules of the state machine.
+        public var rules: ConversationStateMachine<ContinuousClock.Instant>.Configuration
+
+        /// Creates a configuration with defaults for a hands-free conversation.
+        public init(
+            systemPrompt: String = "You are a helpful voice assistant. Answer in one or two short sentences.",
+            sampling: SamplingOptions = SamplingOptions(),
+            segmentation: SpeechSegmenter.Configuration = SpeechSegmenter.Configuration(endSilence: 1.2),
+            transcription: TranscriptionOptions = TranscriptionOptions(),
+            speech: SpeechOptions = SpeechOptions(),
+            partialInterval: Double? = nil,
+            contextTokens: Int = 2048,
+            duplex: Duplex = .full,
+            rules: ConversationStateMachine<ContinuousClock.Instant>.Configuration = .init()
+        ) {
+            self.systemPrompt = systemPrompt
+            self.sampling = sampling
+            self.segmentation = segmentation
+            self.transcription = transcription
+            self.speech = speech
+            self.partialInterval = partialInterval
+            self.contextTokens = contextTokens
+            self.duplex = duplex
+            self.rules = rules
+        }
+    }
+
+    /// Whether input and output overlap.
+    public enum Duplex: Sendable, Equatable {
+        /// Input waits while a reply is generated and played.
+        case half
+        /// Input keeps flowing; speech during a reply interrupts it.
+        case full
+    }
+
+    /// Why a conversation ended without a turn.
+    public enum Failure: Error, Equatable, CustomStringConvertible {
+        /// The audio is silent, or no stretch of it sounded like speech.
+        case noSpeech(duration: Double)
+        /// Speech was found but the transcriber heard no words in it.
+        case nothingTranscribed
+
+        public var description: String {
+            switch self {
+            case .noSpeech(let duration):
+                return String(format: "No speech was found in the %.1f s of audio; check the recording level or the file.", duration)
+            case .nothingTranscribed:
+                return "Speech was detected but no words could be recognised in it."
+            }
+        }
+    }
+
+    /// The turn being answered.
+    private struct PendingTurn {
+        var transcript: String
+        var segment: SpeechSegment
+        var partials: [String]
+        var endpoint: ContinuousClock.Instant
+        var sttTime: Duration
+        var vadTime: Duration
+        var outcome: ReplySpeaker.Outcome?
+    }
+
+    /// The speech being collected.
+    private struct Utterance {
+        var id: Int
+        var start: Int
+        var lastPartial: Int
+        var partials: [String] = []
+    }
+
+    public nonisolated let vad: any VoiceActivityDetector
+    public nonisolated let stt: any SpeechToTextProvider
+    public nonisolated let llm: any LanguageModelProvider
+    public nonisolated let tts: any TextToSpeechProvider
+    public nonisolated let configuration: Configuration
+    /// What happens, as it happens.
+    public nonisolated let updates: AsyncStream<ConversationUpdate>
+
+    private let updateSink: AsyncStream<ConversationUpdate>.Continuation
+    private let output: any AudioOutput
+    private let journal: (any ConversationJournal)?
+    private let speaker: ReplySpeaker
+    private let logger: Logger
+    private let clock = ContinuousClock()
+
+    private var machine: ConversationStateMachine<ContinuousClock.Instant>
+    private var history: [ChatMessage]
+    private var turns: [TurnResult] = []
+    private var utterance: Utterance?
+    private var nextUtteranceID = 0
+    private var partialInFlight = false
+    private var pending: PendingTurn?
+    private var replyTask: Task<Void, Never>?
+    private var replyID = 0
+    private var failure: (any Error)?
+    private var vadTime = Duration.zero
+    private var heardNothing = false
+
+    /// Creates a conversation.
+    /// - Parameters:
+    ///   - history: earlier messages of this conversation (without the system prompt), to
+    ///     continue it.
+    ///   - output: where replies are played.
+    ///   - journal: where turns are written down, if anywhere.
+    public init(
+        vad: any VoiceActivityDetector, stt: any SpeechToTextProvider, llm: any LanguageModelProvider,
+        tts: any TextToSpeechProvider, output: any AudioOutput, journal: (any ConversationJournal)? = nil,
+        history: [ChatMessage] = [], configuration: Configuration = Configuration(),
+        logger: Logger = Logger(label: "parley.conversation")
+    ) {
+        self.vad = vad
+        self.stt = stt
+        self.llm = llm
+        self.tts = tts
+        self.output = output
+        self.journal = journal
+        self.configuration = configuration
+        self.speaker = ReplySpeaker(llm: llm, tts: tts, speech: configuration.speech)
+        self.logger = logger
+        self.machine = ConversationStateMachine(configuration: configuration.rules)
+        self.history = [.system(configuration.systemPrompt)] + history.filter { $0.role != .system }
+        (updates, updateSink) = AsyncStream.makeStream(of: ConversationUpdate.self)
+    }
+
+    /// Runs the conversation over `frames` (mono audio in chunks of any size) until they end
+    /// and the last reply has been played, and returns its turns.
+    ///
+    /// Frames are best given at the VAD's rate (``VoiceActivityDetector/sampleRate``, 16 kHz
+    /// for both detectors): frames at another rate are converted one by one, which leaves a
+    /// faint seam at each frame border; convert a whole recording once instead.
+    ///
+    /// - Throws: ``Failure`` when no turn was found; a provider's or the journal's error,
+    ///   after the turns before it were written down.
+    public func run<Frames: AsyncSequence & Sendable>(_ frames: Frames) async throws -> [TurnResult] where Frames.Element == AudioBuffer {
+        defer { updateSink.finish() }
+        do {
+            try await converse(frames)
+        } catch {
+            replyTask?.cancel()
+            await replyTask?.value
+            apply(.failed("\(error)"))
+            throw error
+        }
+        return turns
+    }
+
+    private func converse<Frames: AsyncSequence & Sendable>(_ frames: Frames) async throws where Frames.Element == AudioBuffer {
+        for gate in configuration.rules.requiredGates { apply(.setGate(gate, open: true)) }
+        apply(.arm)
+        apply(.startListening(.user, at: clock.now))
+
+        let rate = vad.sampleRate
+        let frameSize = vad.frameSize
+        var session = try vad.makeSession()
+        var segmenter = SpeechSegmenter(configuration: configuration.segmentation, frameSize: frameSize, sampleRate: rate)
+        // Audio at the VAD's rate from absolute sample `base` on; `next` is the first sample
+        // not yet given to the VAD.
+        var audio: [Float] = []
+        var base = 0
+        var next = 0
+        var frame = [Float](repeating: 0, count: frameSize)
+        let keep = Int((configuration.segmentation.padding + 0.5) * Double(rate))
+        var received = 0
+
+        for try await chunk in frames {
+            try check()
+            let samples = chunk.resampled(to: rate).samples
+            received += samples.count
+            audio.append(contentsOf: samples)
+            while next + frameSize <= base + audio.count {
+                let offset = next - base
+                for index in 0..<frameSize { frame[index] = audio[offset + index] }
+                let started = clock.now
+                let probability = session.speechProbability(of: frame)
+                vadTime += clock.now - started
+                next += frameSize
+                apply(.tick(at: clock.now))
+                switch segmenter.process(probability: probability) {
+                case .speechStarted(let at):
+                    try await speechStarted(at: at)
+                case .speechEnded(let segment):
+                    try await speechEnded(segment, audio: audio, base: base)
+                case nil:
+                    // Partials only while words are coming: one during the closing silence
+                    // would only delay the final transcript behind it.
+                    if probability >= configuration.segmentation.onThreshold {
+                        requestPartial(audio: audio, base: base, next: next)
+                    }
+                }
+            }
+            // Outside speech only the padding before the next utterance is needed.
+            if !segmenter.isInSpeech, audio.count > 2 * keep {
+                let drop = audio.count - keep
+                audio.removeFirst(drop)
+                base += drop
+            }
+        }
+        if let segment = segmenter.finish() {
+            try await speechEnded(segment, audio: audio, base: base)
+        }
+        await replyTask?.value
+        try check()
+        apply(.stop)
+        guard !turns.isEmpty else {
+            throw heardNothing ? Failure.nothingTranscribed : Failure.noSpeech(duration: Double(received) / Double(rate))
+        }
+    }
+
+    private func check() throws {
+        if let failure { throw failure }
+    }
+
+    // MARK: - Turn taking
+
+    private func speechStarted(at sample: Int) async throws {
+        guard let actions = apply(.speechStarted(at: clock.now)) else { return }
+        var played: Double?
+        for action in actions {
+            switch action {
+            case .cancelReply:
+                replyTask?.cancel()
+                await replyTask?.value
+                replyTask = nil
+            case .stopPlayback:
+                played = await output.stop()
+            case .saveAssistantTurn(let interrupted):
+                try await finishReply(played: played, interrupted: interrupted)
+            case .beginUtterance:
+                nextUtteranceID += 1
+                utterance = Utterance(id: nextUtteranceID, start: sample, lastPartial: sample)
+            default:
+                break
+            }
+        }
+        // Cancelled before any audio: the question stays, unanswered, in the history.
+        if pending != nil, actions.contains(.cancelReply), !actions.contains(.stopPlayback) { pending = nil }
+    }
+
+    private func speechEnded(_ segment: SpeechSegment, audio: [Float], base: Int) async throws {
+        let endpoint = clock.now
+        guard apply(.speechEnded(at: endpoint)) != nil else { return }
+        let partials = utterance?.partials ?? []
+        utterance = nil
+        let lower = max(0, segment.start - base), upper = min(audio.count, segment.end - base)
+        let speech = AudioBuffer(samples: lower < upper ? Array(audio[lower..<upper]) : [], sampleRate: segment.sampleRate)
+        let transcript = try await stt.transcribe(speech.resampled(to: stt.preferredSampleRate), options: configuration.transcription)
+        let sttTime = clock.now - endpoint
+        var heard = transcript.text.trimmingWhitespace()
+        if Self.isNonSpeechMarker(heard) { heard = "" }
+        if heard.isEmpty {
+            heardNothing = true
+            logger.info("Skipping speech at \(segment.startTime) s with no recognisable words")
+        }
+        guard let actions = apply(.transcribed(heard, at: clock.now)) else { return }
+        for action in actions {
+            switch action {
+            case .saveUserTurn(let text):
+                updateSink.yield(.finalTranscript(text))
+                history.append(.user(text))
+                pending = PendingTurn(transcript: text, segment: segment, partials: partials, endpoint: endpoint,
+                                      sttTime: sttTime, vadTime: vadTime, outcome: nil)
+                vadTime = .zero
+                try await journal?.record(JournalEntry(
+                    role: .user, text: text, rawTranscript: text, provider: stt.identity.description,
+                    timingsMs: ["stt": sttTime.milliseconds]))
+            case .generateReply:
+                try await startReply()
+            default:
+                break
+            }
+        }
+    }
+
+    private func startReply() async throws {
+        replyID += 1
+        let id = replyID
+        var sampling = configuration.sampling
+        sampling.maxTokens = max(1, min(sampling.maxTokens, configuration.contextTokens / 2))
+        let window = ContextWindow(tokens: configuration.contextTokens, reservedForReply: sampling.maxTokens)
+        let request = ChatRequest(messages: window.trim(history), sampling: sampling)
+        await output.beginReply()
+        let speaker = self.speaker, output = self.output
+        switch configuration.duplex {
+        case .half:
+            let outcome = try await speaker.speak(request, to: output, onFirstAudio: { await self.replyAudioStarted(id) })
+            let played = await output.finish()
+            pending?.outcome = outcome
+            try await replyFinished(id, played: played)
+        case .full:
+            replyTask = Task {
+                do {
+                    let outcome = try await speaker.speak(request, to: output, onFirstAudio: { await self.replyAudioStarted(id) })
+                    self.store(outcome, for: id)
+                    guard !Task.isCancelled else { return }
+                    let played = await output.finish()
+                    guard !Task.isCancelled else { return }
+                    try await self.replyFinished(id, played: played)
+                } catch {
+                    self.fail(error, reply: id)
+                }
+            }
+        }
+    }
+
+    private func store(_ outcome: ReplySpeaker.Outcome, for id: Int) {
+        guard id == replyID else { return }
+        pending?.outcome = outcome
+    }
+
+    private func fail(_ error: any Error, reply id: Int) {
+        guard id == replyID, failure == nil else { return }
+        failure = error
+    }
+
+    private func replyAudioStarted(_ id: Int) {
+        guard id == replyID else { return }
+        apply(.replyAudioStarted)
+    }
+
+    private func replyFinished(_ id: Int, played: Double) async throws {
+        guard id == replyID, let actions = apply(.replyFinished(at: clock.now)) else { return }
+        for case .saveAssistantTurn(let interrupted) in actions {
+            try await finishReply(played: played, interrupted: interrupted)
+        }
+        replyTask = nil
+    }
+
+    /// Records the reply of the pending turn, cut to what was played.
+    private func finishReply(played: Double?, interrupted: Bool) async throws {
+        guard var turn = pending, let outcome = turn.outcome else { return }
+        pending = nil
+        let heard = interrupted ? outcome.spoken.heard(upTo: played ?? 0) : outcome.text
+        if !heard.isEmpty { history.append(.assistant(heard)) }
+        let endpoint = turn.endpoint
+        func since(_ duration: Duration?) -> Double {
+            guard let duration else { return 0 }
+            return (turn.sttTime + duration).milliseconds
+        }
+        var result = TurnResult(
+            segment: turn.segment, transcript: turn.transcript, reply: heard,
+            replyAudioDuration: interrupted ? min(played ?? 0, outcome.spoken.duration) : outcome.spoken.duration,
+            providers: .init(vad: vad.identity.description, stt: stt.identity.description,
+                             llm: outcome.provider.description, tts: tts.identity.description),
+            timings: .init(vad: turn.vadTime.milliseconds, stt: turn.sttTime.milliseconds,
+                           llmFirstToken: outcome.firstToken?.milliseconds ?? outcome.generation.milliseconds,
+                           llmTotal: outcome.generation.milliseconds, firstAudio: outcome.firstAudio?.milliseconds ?? 0,
+                           tts: outcome.synthesis.milliseconds, total: (clock.now - endpoint).milliseconds),
+            usage: outcome.usage)
+        result.interrupted = interrupted
+        result.fullReply = interrupted ? outcome.text : nil
+        result.partialTranscripts = turn.partials
+        result.latency = .init(endpointSilence: configuration.segmentation.endSilence * 1000,
+                               finalTranscript: turn.sttTime.milliseconds,
+                               firstToken: since(outcome.firstToken), firstAudio: since(outcome.firstAudio))
+        turn.outcome = nil
+        turns.append(result)
+        updateSink.yield(.turn(result))
+        let t = result.timings
+        try await journal?.record(JournalEntry(
+            role: .assistant, text: heard, provider: outcome.provider.description,
+            timingsMs: ["llm_first_token": t.llmFirstToken, "llm_total": t.llmTotal, "tts": t.tts,
+                        "first_audio_after_endpoint": result.latency.firstAudio],
+            usage: outcome.usage, interrupted: interrupted, fullReply: result.fullReply))
+    }
+
+    // MARK: - Partial transcripts
+
+    private func requestPartial(audio: [Float], base: Int, next: Int) {
+        guard let interval = configuration.partialInterval, var current = utterance, !partialInFlight,
+              Double(next - current.lastPartial) >= interval * Double(vad.sampleRate) else { return }
+        current.lastPartial = next
+        utterance = current
+        partialInFlight = true
+        let lower = max(0, current.start - base)
+        let speech = AudioBuffer(samples: Array(audio[lower..<(next - base)]), sampleRate: vad.sampleRate)
+        let stt = self.stt, options = configuration.transcription, id = current.id
+        Task {
+            let text = (try? await stt.transcribe(speech.resampled(to: stt.preferredSampleRate), options: options).text) ?? ""
+            self.partialReady(text.trimmingWhitespace(), utterance: id)
+        }
+    }
+
+    private func partialReady(_ text: String, utterance id: Int) {
+        partialInFlight = false
+        guard utterance?.id == id, !text.isEmpty, !Self.isNonSpeechMarker(text) else { return }
+        utterance?.partials.append(text)
+        updateSink.yield(.partialTranscript(text))
+    }
+
+    // MARK: - State
+
+    /// Applies an event, reporting the transition or the rejection; returns the actions.
+    @discardableResult
+    private func apply(_ event: ConversationStateMachine<ContinuousClock.Instant>.Event) -> [ConversationStateMachine<ContinuousClock.Instant>.Action]? {
+        switch machine.handle(event) {
+        case .success(let transition):
+            if transition.changedState {
+                logger.debug("conversation: \(transition.from) → \(transition.to)")
+                updateSink.yield(.transition(from: transition.from, to: transition.to))
+            }
+            return transition.actions
+        case .failure(let rejection):
+            logger.debug("conversation: rejected \(event): \(rejection)")
+            updateSink.yield(.rejected(rejection.description))
+            return nil
+        }
+    }
+
+    /// Whisper marks non-speech with bracketed tags such as "[BLANK_AUDIO]" or "(music)".
+    static func isNonSpeechMarker(_ text: String) -> Bool {
+        let stripped = text.trimmingCharacters(in: " .")
+        guard let first = stripped.first, let last = stripped.last else { return true }
+        return (first == "[" && last == "]") || (first == "(" && last == ")")
+    }
+}

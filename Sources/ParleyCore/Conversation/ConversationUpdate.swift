@@ -1,0 +1,13 @@
+/// Something a conversation reports as it happens, for a host app's UI or a log.
+public enum ConversationUpdate: Sendable, Equatable {
+    /// The state machine moved.
+    case transition(from: ConversationState, to: ConversationState)
+    /// An event was refused (the reason says why); nothing changed.
+    case rejected(String)
+    /// A provisional transcript of the speech so far.
+    case partialTranscript(String)
+    /// The final transcript of the user's turn.
+    case finalTranscript(String)
+    /// A turn is complete (answered, or interrupted).
+    case turn(TurnResult)
+}

@@ -1,0 +1,114 @@
+/// Generates a reply and speaks it sentence by sentence while the model still writes: the
+/// model's text is cut into sentences, each is synthesized as soon as it is complete, and its
+/// audio goes to the output at once.
+///
+/// Cancelling the calling task stops the model and the synthesizer promptly; the outcome then
+/// holds what had been written and spoken up to that point.
+public struct ReplySpeaker: Sendable {
+    /// What one reply produced.
+    public struct Outcome: Sendable {
+        /// Everything the model wrote.
+        public var text: String
+        /// The sentences spoken, with their audio lengths.
+        public var spoken: SpokenReply
+        /// The model's accounting.
+        public var usage: Usage
+        /// Who answered.
+        public var provider: ProviderIdentity
+        /// From the request to the first text.
+        public var firstToken: Duration?
+        /// From the request to the first audio handed to the output.
+        public var firstAudio: Duration?
+        /// From the request to the model's last text.
+        public var generation: Duration
+        /// Time spent synthesizing.
+        public var synthesis: Duration
+        /// Whether the reply was cut short by cancellation.
+        public var cancelled: Bool
+    }
+
+    /// The model.
+    public let llm: any LanguageModelProvider
+    /// The voice.
+    public let tts: any TextToSpeechProvider
+    /// Voice settings.
+    public let speech: SpeechOptions
+
+    /// Creates a speaker.
+    public init(llm: any LanguageModelProvider, tts: any TextToSpeechProvider, speech: SpeechOptions = SpeechOptions()) {
+        self.llm = llm
+        self.tts = tts
+        self.speech = speech
+    }
+
+    /// Generates the reply to `request`, sending its audio to `output` as it is synthesized.
+    /// - Parameter onFirstAudio: called once, just before the first chunk is played.
+    /// - Throws: the model's or the synthesizer's error (not on cancellation).
+    public func speak(
+        _ request: ChatRequest, to output: any AudioOutput, onFirstAudio: @Sendable () async -> Void = {}
+    ) async throws -> Outcome {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let (sentences, sentenceSink) = AsyncStream.makeStream(of: String.self)
+        let llm = self.llm
+
+        // The model writes into the sentence stream while the synthesizer speaks each sentence
+        // as it arrives.
+        async let generation: (text: String, usage: Usage, firstToken: Duration?, total: Duration, provider: ProviderIdentity) = {
+            var provider = llm.identity
+            var chunker = SentenceChunker()
+            var text = ""
+            var usage = Usage()
+            var firstToken: Duration?
+            defer { sentenceSink.finish() }
+            do {
+                for try await event in llm.complete(request) {
+                    switch event {
+                    case .text(let piece):
+                        if firstToken == nil { firstToken = clock.now - start }
+                        text += piece
+                        for sentence in chunker.append(piece) { sentenceSink.yield(sentence) }
+                    case .finished(_, let reported):
+                        usage = reported
+                    case .provider(let identity):
+                        provider = identity
+                    }
+                }
+            } catch where Task.isCancelled {
+                // Stopped by the caller: what was written so far stands.
+            }
+            if !Task.isCancelled, let rest = chunker.finish() { sentenceSink.yield(rest) }
+            return (text, usage, firstToken, clock.now - start, provider)
+        }()
+
+        var spoken = SpokenReply()
+        var firstAudio: Duration?
+        var synthesis = Duration.zero
+        var synthesisError: (any Error)?
+        for await sentence in sentences {
+            guard !Task.isCancelled else { break }
+            let sentenceStart = clock.now
+            var duration = 0.0
+            do {
+                for try await chunk in tts.synthesize(sentence, options: speech) {
+                    if firstAudio == nil {
+                        firstAudio = clock.now - start
+                        await onFirstAudio()
+                    }
+                    await output.play(chunk)
+                    duration += chunk.duration
+                }
+            } catch {
+                if !Task.isCancelled { synthesisError = error }
+                break
+            }
+            synthesis += clock.now - sentenceStart
+            if duration > 0 { spoken.append(sentence, duration: duration) }
+        }
+        let written = try await generation
+        if let synthesisError { throw synthesisError }
+        return Outcome(text: written.text.trimmingWhitespace(), spoken: spoken, usage: written.usage, provider: written.provider,
+                       firstToken: written.firstToken, firstAudio: firstAudio, generation: written.total,
+                       synthesis: synthesis, cancelled: Task.isCancelled)
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import GRDB
+
+extension ConversationStore {
+    /// Starts a conversation.
+    public func createThread(title: String?, settings: ThreadSettings) throws(StoreError) -> StoredThread {
+        try write { db in
+            var record = ThreadRecord(title: title, settings: settings, date: try db.transactionDate)
+            try record.insert(db)
+            return try Self.fetchThread(db, id: record.id ?? -1).stored()
+        }
+    }
+
+    /// Replaces a conversation's settings.
+    ///
+    /// - Throws: ``StoreError/threadNotFound(_:)`` when no thread has the id.
+    public func updateSettings(_ settings: ThreadSettings, thread: Int64) throws(StoreError) {
+        try write { db in
+            try db.execute(
+                sql: "UPDATE thread SET backend = ?, model_preset = ?, system_prompt = ?, max_tokens = ? WHERE id = ?",
+                arguments: [settings.backend, settings.modelPreset, settings.systemPrompt, settings.maxTokens, thread])
+            guard db.changesCount > 0 else { throw StoreError.threadNotFound(thread) }
+        }
+    }
+
+    /// Every conversation, most recently active first, with its message count and a preview of
+    /// its last user or assistant message.
+    public func threads() throws(StoreError) -> [ThreadSummary] {
+        try read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT thread.*,
+                    (SELECT COUNT(*) FROM message WHERE message.thread_id = thread.id) AS message_count,
+                    (SELECT text FROM message WHERE message.thread_id = thread.id AND role <> 'system'
+                        ORDER BY id DESC LIMIT 1) AS last_text
+                FROM thread
+                ORDER BY updated_at DESC, id DESC
+                """)
+            return try rows.map { row in
+                let lastText: String? = try row.decode(forColumn: "last_text")
+                return ThreadSummary(
+                    thread: try ThreadRecord(row: row).stored(),
+                    messageCount: try row.decode(forColumn: "message_count"),
+                    lastMessagePreview: lastText.map(ThreadSummary.preview(of:)))
+            }
+        }
+    }
+
+    /// The conversation with this id, or `nil` when there is none.
+    public func thread(_ id: Int64) throws(StoreError) -> StoredThread? {
+        try read { db in try ThreadRecord.fetchOne(db, key: id)?.stored() }
+    }
+
+    /// A conversation's messages, in the order they were appended.
+    ///
+    /// - Throws: ``StoreError/threadNotFound(_:)`` when no thread has the id.
+    public func messages(in thread: Int64) throws(StoreError) -> [StoredMessage] {
+        try read { db in
+            guard try ThreadRecord.exists(db, key: thread) else { throw StoreError.threadNotFound(thread) }
+            return try Self.fetchMessages(db, thread: thread)
+        }
+    }
+
+    /// Deletes a conversation with its messages, then removes their kept audio files. Stashed
+    /// items that came from it are kept.
+    ///
+    /// - Throws: ``StoreError/threadNotFound(_:)`` when no thread has the id;
+    ///   ``StoreError/cannotRemoveAudio(paths:reason:)`` when the conversation was deleted but
+    ///   some of its audio files could not be removed.
+    public func deleteThread(_ id: Int64) throws(StoreError) {
+        let audioPaths = try write { db in
+            let paths = try String.fetchAll(
+                db, sql: "SELECT audio_path FROM message WHERE thread_id = ? AND audio_path IS NOT NULL ORDER BY id",
+                arguments: [id])
+            guard try ThreadRecord.deleteOne(db, key: id) else { throw StoreError.threadNotFound(id) }
+            return paths
+        }
+        try Self.removeFiles(audioPaths)
+    }
+
+    static func fetchThread(_ db: Database, id: Int64) throws -> ThreadRecord {
+        guard let record = try ThreadRecord.fetchOne(db, key: id) else { throw StoreError.threadNotFound(id) }
+        return record
+    }
+
+    static func fetchMessages(_ db: Database, thread: Int64) throws -> [StoredMessage] {
+        try MessageRecord
+            .filter(Column(MessageRecord.CodingKeys.threadID) == thread)
+            .order(Column(MessageRecord.CodingKeys.id))
+            .fetchAll(db)
+            .map { try $0.stored() }
+    }
+
+    /// Removes files that may already be gone; throws for those that could not be removed.
+    static func removeFiles(_ paths: [String]) throws(StoreError) {
+        var failed: [String] = []
+        var reason = ""
+        for path in paths {
+            do {
+                try FileManager.default.removeItem(atPath: path)
+            } catch {
+                guard FileManager.default.fileExists(atPath: path) else { continue }
+                failed.append(path)
+                reason = error.localizedDescription
+            }
+        }
+        guard failed.isEmpty else { throw .cannotRemoveAudio(paths: failed, reason: reason) }
+    }
+}

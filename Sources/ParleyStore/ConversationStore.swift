@@ -1,0 +1,94 @@
+import Foundation
+import GRDB
+import ParleyCore
+
+/// Conversations on disk: threads, their messages (raw and edited transcripts, timings, usage,
+/// barge-in), kept recordings and the stash, in one SQLite file.
+///
+/// The file is opened as a GRDB `DatabasePool` in WAL mode with `synchronous=FULL`, so every
+/// committed message survives the process being killed or the power failing, and readers (such
+/// as `parley history` in another process) never block the writer. Each method is one
+/// transaction. The store is `Sendable`: call it from any task or thread; writes are serialized.
+public final class ConversationStore: Sendable {
+    /// The database file.
+    public let url: URL
+
+    let pool: DatabasePool
+
+    /// Opens the database at `path`, creating it and its parent directories if needed, and
+    /// brings its schema up to date.
+    ///
+    /// - Parameters:
+    ///   - path: The database file.
+    ///   - now: The clock that dates threads, messages and stash items (the system clock unless
+    ///     a test drives time).
+    /// - Throws: ``StoreError/cannotOpen(path:reason:)`` when the directory cannot be created,
+    ///   the file is not a database, or the schema cannot be migrated.
+    public init(path: URL, now: @escaping @Sendable () -> Date = { Date() }) throws(StoreError) {
+        url = path
+        do {
+            try FileManager.default.createDirectory(
+                at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
+        } catch {
+            throw .cannotOpen(path: path.path, reason: StoreError.reason(error))
+        }
+        var configuration = Configuration()
+        configuration.label = "ParleyStore"
+        configuration.foreignKeysEnabled = true
+        configuration.transactionClock = .custom { _ in now() }
+        // Another process (e.g. `parley history delete`) may hold the write lock briefly.
+        configuration.busyMode = .timeout(10)
+        do {
+            pool = try DatabasePool(path: path.path, configuration: configuration)
+            // GRDB turns WAL on with synchronous=NORMAL on the writing connection, which may
+            // lose the last commits on power loss. FULL syncs the log on every commit, so a
+            // committed turn is durable. The pool keeps this one writing connection open.
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+            try StoreSchema.migrator.migrate(pool)
+        } catch {
+            throw .cannotOpen(path: path.path, reason: StoreError.reason(error))
+        }
+    }
+
+    /// The default database file: `parley.sqlite` in Parley's data directory
+    /// (`$PARLEY_HOME`, else `$XDG_DATA_HOME/parley`, else `~/.local/share/parley`).
+    public static func defaultURL(paths: ParleyPaths = .current()) -> URL {
+        paths.home.appendingPathComponent("parley.sqlite")
+    }
+
+    /// How the database is set up: journal mode, durability, foreign keys, migrations, tables.
+    public func diagnostics() throws(StoreError) -> StoreDiagnostics {
+        do {
+            return try pool.writeWithoutTransaction { db in
+                let journalMode = try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? ""
+                let synchronous = try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1
+                let foreignKeys = try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") ?? false
+                let tables = try String.fetchAll(
+                    db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+                return StoreDiagnostics(
+                    journalMode: journalMode, synchronous: synchronous, foreignKeys: foreignKeys,
+                    appliedMigrations: try StoreSchema.migrator.appliedMigrations(db), tables: tables)
+            }
+        } catch {
+            throw .wrapping(error)
+        }
+    }
+
+    /// Runs `body` in a read transaction, turning every failure into a ``StoreError``.
+    func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try pool.read(body)
+        } catch {
+            throw .wrapping(error)
+        }
+    }
+
+    /// Runs `body` in a write transaction, turning every failure into a ``StoreError``.
+    func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try pool.write(body)
+        } catch {
+            throw .wrapping(error)
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+
+/// Why the conversation store could not do what was asked, with what to do about it.
+///
+/// Compare with the static values, e.g. `error == .threadNotFound(7)`.
+public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
+    private enum Code: Equatable, Sendable {
+        case threadNotFound(Int64)
+        case messageNotFound(Int64)
+        case stashItemNotFound(Int64)
+        case cannotOpen(path: String, reason: String)
+        case audioFileMissing(path: String)
+        case cannotRemoveAudio(paths: [String], reason: String)
+        case database(reason: String)
+    }
+
+    private let code: Code
+
+    private init(_ code: Code) {
+        self.code = code
+    }
+
+    /// No thread has this id.
+    public static func threadNotFound(_ id: Int64) -> StoreError { StoreError(.threadNotFound(id)) }
+
+    /// No message has this id.
+    public static func messageNotFound(_ id: Int64) -> StoreError { StoreError(.messageNotFound(id)) }
+
+    /// No stash item has this id.
+    public static func stashItemNotFound(_ id: Int64) -> StoreError { StoreError(.stashItemNotFound(id)) }
+
+    /// The database file could not be created, opened or brought up to date.
+    public static func cannotOpen(path: String, reason: String) -> StoreError {
+        StoreError(.cannotOpen(path: path, reason: reason))
+    }
+
+    /// An audio file to attach does not exist.
+    public static func audioFileMissing(path: String) -> StoreError { StoreError(.audioFileMissing(path: path)) }
+
+    /// Kept audio files could not be removed (the database change itself was made).
+    public static func cannotRemoveAudio(paths: [String], reason: String) -> StoreError {
+        StoreError(.cannotRemoveAudio(paths: paths, reason: reason))
+    }
+
+    /// The database failed a read or a write.
+    public static func database(reason: String) -> StoreError { StoreError(.database(reason: reason)) }
+
+    /// Whether the error says an id does not exist (a thread, message or stash item).
+    public var isNotFound: Bool {
+        switch code {
+        case .threadNotFound, .messageNotFound, .stashItemNotFound: true
+        default: false
+        }
+    }
+
+    /// One sentence: what happened and what to do.
+    public var description: String {
+        switch code {
+        case .threadNotFound(let id):
+            "no conversation has id \(id): run `parley history` to list the conversations and their ids"
+        case .messageNotFound(let id):
+            "no message has id \(id): run `parley history show THREAD` to list a conversation's messages and their ids"
+        case .stashItemNotFound(let id):
+            "no stashed item has id \(id): list the stash to see the ids that exist"
+        case .cannotOpen(let path, let reason):
+            "cannot open the conversation database at \(path) (\(reason)): check that the directory is writable "
+                + "and the file is a Parley database, or set PARLEY_HOME to another directory"
+        case .audioFileMissing(let path):
+            "the audio file \(path) does not exist: write the recording to disk before attaching it"
+        case .cannotRemoveAudio(let paths, let reason):
+            "could not remove the kept audio \(paths.joined(separator: ", ")) (\(reason)): "
+                + "check the files' permissions and delete them by hand"
+        case .database(let reason):
+            "the conversation database failed (\(reason)): check that the disk has free space and the database "
+                + "file is writable, then try again"
+        }
+    }
+}

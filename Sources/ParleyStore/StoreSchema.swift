@@ -1,0 +1,53 @@
+import GRDB
+
+/// The database schema, as a list of named migrations.
+///
+/// Migrations are applied in order and never edited once released: a later version adds a new
+/// `"v2-…"` migration (e.g. to add a column) and old databases are brought up to date when they
+/// are opened.
+enum StoreSchema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-threads-messages-stash", migrate: createTables)
+        return migrator
+    }
+
+    private static func createTables(_ db: Database) throws {
+        try db.create(table: ThreadRecord.databaseTableName) { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("title", .text)
+            t.column("created_at", .datetime).notNull()
+            t.column("updated_at", .datetime).notNull().indexed()
+            t.column("backend", .text).notNull()
+            t.column("model_preset", .text)
+            t.column("system_prompt", .text).notNull()
+            t.column("max_tokens", .integer).notNull()
+        }
+        try db.create(table: MessageRecord.databaseTableName) { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("thread_id", .integer).notNull().references(ThreadRecord.databaseTableName, onDelete: .cascade)
+            t.column("created_at", .datetime).notNull()
+            t.column("role", .text).notNull()
+            t.column("raw_transcript", .text)
+            t.column("edited_text", .text)
+            t.column("typed_text", .text)
+            t.column("text", .text).notNull()
+            t.column("image_references", .jsonText).notNull().defaults(to: "[]")
+            t.column("provider", .text)
+            t.column("timings_ms", .jsonText).notNull().defaults(to: "{}")
+            t.column("usage", .jsonText)
+            t.column("interrupted", .boolean).notNull().defaults(to: false)
+            t.column("full_reply", .text)
+            t.column("audio_path", .text)
+        }
+        try db.create(index: "message_on_thread_id_id", on: MessageRecord.databaseTableName, columns: ["thread_id", "id"])
+        try db.create(table: StashItemRecord.databaseTableName) { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("created_at", .datetime).notNull()
+            t.column("kind", .text).notNull()
+            t.column("text", .text).notNull()
+            t.column("thread_id", .integer).indexed().references(ThreadRecord.databaseTableName, onDelete: .setNull)
+            t.column("message_id", .integer).indexed().references(MessageRecord.databaseTableName, onDelete: .setNull)
+        }
+    }
+}

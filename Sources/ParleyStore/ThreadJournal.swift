@@ -1,0 +1,57 @@
+import Foundation
+import ParleyCore
+
+/// Writes a conversation's turns into one thread of a ``ConversationStore``: the
+/// ``ConversationJournal`` that a ``ConversationEngine`` calls at each turn boundary.
+///
+/// A new conversation's thread is created with its first message (titled after it), so a
+/// session in which nobody spoke leaves no empty thread behind.
+public actor ThreadJournal: ConversationJournal {
+    private let store: ConversationStore
+    private let settings: ThreadSettings
+    private var threadID: Int64?
+
+    /// Continues thread `thread`, or starts a new one with `settings` when it is `nil`.
+    public init(store: ConversationStore, thread: Int64?, settings: ThreadSettings) {
+        self.store = store
+        self.threadID = thread
+        self.settings = settings
+    }
+
+    /// The thread written to, once there is one.
+    public var thread: Int64? { threadID }
+
+    /// Appends `entry` to the thread (creating the thread first if this is its first entry),
+    /// in one committed transaction.
+    public func record(_ entry: JournalEntry) throws {
+        let thread: Int64
+        if let threadID {
+            thread = threadID
+        } else {
+            let title = entry.text.count > 60 ? String(entry.text.prefix(59)) + "…" : entry.text
+            thread = try store.createThread(title: title.isEmpty ? nil : title, settings: settings).id
+            threadID = thread
+        }
+        let role: MessageRole = switch entry.role {
+        case .system: .system
+        case .user: .user
+        case .assistant: .assistant
+        }
+        try store.append(NewMessage(
+            role: role, text: entry.text, rawTranscript: entry.rawTranscript, provider: entry.provider,
+            timingsMs: entry.timingsMs, usage: entry.usage, interrupted: entry.interrupted, fullReply: entry.fullReply),
+            to: thread)
+    }
+
+    /// The messages of `thread` as model history (the edited text where the user corrected a
+    /// transcript; system messages left out, since the current system prompt leads).
+    public static func history(of thread: Int64, in store: ConversationStore) throws -> [ChatMessage] {
+        try store.messages(in: thread).compactMap { message -> ChatMessage? in
+            switch message.role {
+            case .system: return nil
+            case .user: return .user(message.editedText ?? message.text)
+            case .assistant: return message.text.isEmpty ? nil : .assistant(message.text)
+            }
+        }
+    }
+}

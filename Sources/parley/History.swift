@@ -1,0 +1,218 @@
+import ArgumentParser
+import Foundation
+import ParleyStore
+
+/// `parley history`: the saved conversations — list them, show one, export them as JSON, or
+/// delete one. Reading never creates the database.
+struct History: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List, show, export or delete saved conversations.",
+        subcommands: [List.self, Show.self, Export.self, Delete.self],
+        defaultSubcommand: List.self)
+
+    /// Where the conversations are.
+    struct DatabaseOptions: ParsableArguments {
+        @Option(name: .customLong("database"), help: "The conversation database (default: parley.sqlite in $PARLEY_HOME or ~/.local/share/parley).")
+        var path: String?
+
+        var url: URL { path.map { URL(fileURLWithPath: $0) } ?? ConversationStore.defaultURL() }
+
+        /// The store, or `nil` when the database file does not exist yet (it is not created).
+        func openExisting() throws(StoreError) -> ConversationStore? {
+            guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+            return try ConversationStore(path: url)
+        }
+
+        /// The store, for a command about one conversation: with no database, no id exists.
+        func open(forThread id: Int64) throws(StoreError) -> ConversationStore {
+            guard let store = try openExisting() else { throw .threadNotFound(id) }
+            return store
+        }
+    }
+
+    /// `parley history [list]`: one line per conversation, most recently active first.
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the conversations: id, last activity, message count and a preview.")
+
+        @Flag(help: "Print every conversation with its messages (raw transcripts included) as JSON.")
+        var json = false
+
+        @OptionGroup var database: DatabaseOptions
+
+        func run() async throws {
+            do {
+                let store = try database.openExisting()
+                if json {
+                    let data = try store?.export(thread: nil) ?? ConversationExport(threads: []).jsonData()
+                    writeLine(data)
+                    return
+                }
+                let summaries = try store?.threads() ?? []
+                guard !summaries.isEmpty else {
+                    print("No conversations yet.")
+                    return
+                }
+                let idWidth = max(2, summaries.map { String($0.thread.id).count }.max() ?? 0)
+                print(pad("ID", idWidth) + "  " + "UPDATED".padding(toLength: 19, withPad: " ", startingAt: 0) + "  MSGS  PREVIEW")
+                for summary in summaries {
+                    var preview = summary.lastMessagePreview ?? ""
+                    if let title = summary.thread.title, !title.isEmpty {
+                        preview = preview.isEmpty ? "[\(title)]" : "[\(title)] \(preview)"
+                    }
+                    print(pad(String(summary.thread.id), idWidth) + "  " + localTime(summary.thread.updatedAt)
+                        + "  " + pad(String(summary.messageCount), 4) + "  " + preview)
+                }
+            } catch {
+                throw fail(error)
+            }
+        }
+    }
+
+    /// `parley history show ID`: one conversation's messages.
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show a conversation's messages, with what speech-to-text heard and any corrections.")
+
+        @Argument(help: "The conversation's id (see `parley history`).")
+        var id: Int64
+
+        @Flag(help: "Print the conversation as JSON.")
+        var json = false
+
+        @OptionGroup var database: DatabaseOptions
+
+        func run() async throws {
+            do {
+                let store = try database.open(forThread: id)
+                if json {
+                    writeLine(try store.export(thread: id))
+                    return
+                }
+                let conversation = try store.exported(thread: id)
+                guard let thread = conversation.threads.first else { throw StoreError.threadNotFound(id) }
+                print(header(thread))
+                for message in thread.messages {
+                    print(describe(message))
+                }
+            } catch {
+                throw fail(error)
+            }
+        }
+
+        func header(_ thread: ExportedThread) -> String {
+            let title = thread.title.map { " — \($0)" } ?? ""
+            let model = thread.settings.modelPreset.map { " (\($0))" } ?? ""
+            let count = thread.messageCount == 1 ? "1 message" : "\(thread.messageCount) messages"
+            return "Conversation \(thread.id)\(title)\n"
+                + "\(thread.settings.backend)\(model), \(count), started \(localTime(thread.createdAt)), "
+                + "last active \(localTime(thread.updatedAt))\n"
+        }
+
+        func describe(_ message: StoredMessage) -> String {
+            let provider = message.provider.map { " [\($0)]" } ?? ""
+            let mark = message.interrupted ? " (interrupted)" : ""
+            var lines = ["#\(message.id) \(message.role.rawValue)\(provider): \(message.text)\(mark)"]
+            if let raw = message.rawTranscript {
+                lines.append("    heard: \(raw)")
+                if let edited = message.editedText, edited != raw {
+                    lines.append("    edited: \(edited)")
+                }
+            }
+            if let full = message.fullReply, message.interrupted, full != message.text {
+                lines.append("    full reply: \(full)")
+            }
+            if !message.imageReferences.isEmpty {
+                lines.append("    images: \(message.imageReferences.joined(separator: ", "))")
+            }
+            if let audio = message.audioPath {
+                lines.append("    audio: \(audio)")
+            }
+            return lines.joined(separator: "\n")
+        }
+    }
+
+    /// `parley history export [ID]`: the export JSON of one or all conversations.
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write one conversation, or all of them, as JSON.")
+
+        @Argument(help: "The conversation's id; omit it to export every conversation.")
+        var id: Int64?
+
+        @Option(name: .shortAndLong, help: "The file to write (default: standard output).")
+        var output: String?
+
+        @OptionGroup var database: DatabaseOptions
+
+        func run() async throws {
+            do {
+                let data: Data
+                if let id {
+                    data = try database.open(forThread: id).export(thread: id)
+                } else {
+                    data = try database.openExisting()?.export(thread: nil) ?? ConversationExport(threads: []).jsonData()
+                }
+                guard let output else {
+                    writeLine(data)
+                    return
+                }
+                let url = URL(fileURLWithPath: output)
+                do {
+                    try (data + Data("\n".utf8)).write(to: url, options: .atomic)
+                } catch {
+                    throw WriteFailure(path: url.path, reason: error.localizedDescription)
+                }
+                print("Exported to \(url.path).")
+            } catch {
+                throw fail(error)
+            }
+        }
+
+        /// The export file could not be written.
+        struct WriteFailure: Error, CustomStringConvertible {
+            var path: String
+            var reason: String
+            var description: String {
+                "cannot write the export to \(path) (\(reason)): check that the directory exists and is writable"
+            }
+        }
+    }
+
+    /// `parley history delete ID`: removes a conversation, its messages and its kept audio.
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a conversation with its messages and kept recordings.")
+
+        @Argument(help: "The conversation's id (see `parley history`).")
+        var id: Int64
+
+        @OptionGroup var database: DatabaseOptions
+
+        func run() async throws {
+            do {
+                try database.open(forThread: id).deleteThread(id)
+                print("Deleted conversation \(id).")
+            } catch {
+                throw fail(error)
+            }
+        }
+    }
+}
+
+/// Writes data and a newline to standard output.
+private func writeLine(_ data: Data) {
+    FileHandle.standardOutput.write(data + Data("\n".utf8))
+}
+
+/// Right-aligns `text` in `width` characters.
+private func pad(_ text: String, _ width: Int) -> String {
+    String(repeating: " ", count: max(0, width - text.count)) + text
+}
+
+/// A date in local time, to the second: `2025-03-01 14:05:09`.
+private func localTime(_ date: Date) -> String {
+    date.formatted(
+        Date.ISO8601FormatStyle(dateTimeSeparator: .space, timeZone: .current)
+            .year().month().day().time(includingFractionalSeconds: false))
+}

@@ -1,0 +1,150 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import ParleyCore
+import ParleyStore
+import Testing
+
+/// `parley talk` as a conversation that is saved, and `parley history`, on the real engines.
+/// Nested in the command-line suite to share its serialization: each test blocks a thread
+/// while the child process runs.
+extension ParleyCLITests {
+@Suite("conversations from the command line")
+struct ConversationCLITests {
+    struct TalkDocument: Decodable {
+        struct Turn: Decodable {
+            var transcript: String
+            var reply: String
+            var interrupted: Bool
+            var latency_ms: [String: Double]
+        }
+        var turns: [Turn]
+        var thread: Int64?
+    }
+
+    struct HistoryDocument: Decodable {
+        struct Thread: Decodable {
+            struct Message: Decodable {
+                var role: String
+                var text: String
+                var raw_transcript: String?
+            }
+            var id: Int64
+            var messages: [Message]
+        }
+        var threads: [Thread]
+    }
+
+    func sample() throws -> URL {
+        let url = ParleyPaths.current().sampleConversation
+        try #require(FileManager.default.fileExists(atPath: url.path), "Missing \(url.path): run scripts/setup first.")
+        return url
+    }
+
+    func temporaryDatabase() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("parley-cli-\(UUID())/parley.sqlite")
+    }
+
+    @Test("two questions separated by a pause: two turns, two spoken replies, and history shows them after exit")
+    func twoTurnsThenHistory() throws {
+        let database = temporaryDatabase()
+        defer { try? FileManager.default.removeItem(at: database.deletingLastPathComponent()) }
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("parley-two-\(UUID()).wav")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let talk = try CLI.run(["talk", "--input", try sample().path, "--output", output.path, "--json", "--database", database.path])
+        #expect(talk.status == 0, "stderr: \(talk.stderr)")
+        let document = try JSONDecoder().decode(TalkDocument.self, from: Data(talk.stdout.utf8))
+        #expect(document.turns.count == 2)
+        #expect(document.turns.first?.transcript.lowercased().contains("france") == true)
+        #expect(document.turns.last?.transcript.lowercased().contains("italy") == true)
+        #expect(document.turns.first?.reply.contains("Paris") == true)
+        #expect(document.turns.allSatisfy { ($0.latency_ms["first_audio"] ?? 0) > ($0.latency_ms["final_transcript"] ?? .infinity) })
+        // Two replies with a half-second gap between them.
+        #expect(try WAV.read(from: output).duration > 1.5)
+
+        let history = try CLI.run(["history", "--json", "--database", database.path])
+        #expect(history.status == 0, "stderr: \(history.stderr)")
+        let saved = try JSONDecoder().decode(HistoryDocument.self, from: Data(history.stdout.utf8))
+        let thread = try #require(saved.threads.first)
+        #expect(thread.id == document.thread)
+        #expect(thread.messages.map(\.role) == ["user", "assistant", "user", "assistant"])
+        #expect(thread.messages.map(\.raw_transcript) == [document.turns[0].transcript, nil, document.turns[1].transcript, nil])
+        #expect(thread.messages[1].text == document.turns[0].reply)
+
+        // The conversation continues where it stopped.
+        let again = try CLI.run(["talk", "--input", try sample().path, "--output", output.path, "--json", "--database", database.path,
+                                 "--thread", String(thread.id)])
+        #expect(again.status == 0, "stderr: \(again.stderr)")
+        let store = try ConversationStore(path: database)
+        #expect(try store.messages(in: thread.id).count == 8)
+        #expect(try store.threads().count == 1)
+    }
+
+    @Test("an unknown thread is one clear sentence")
+    func unknownThread() throws {
+        let database = temporaryDatabase()
+        defer { try? FileManager.default.removeItem(at: database.deletingLastPathComponent()) }
+        let result = try CLI.run(["talk", "--input", try sample().path, "--database", database.path, "--thread", "42"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("42"), "stderr: \(result.stderr)")
+    }
+
+    @Test("killed with SIGKILL mid-conversation, the turns before are intact and the database opens cleanly")
+    func durableAcrossSIGKILL() async throws {
+        let database = temporaryDatabase()
+        defer { try? FileManager.default.removeItem(at: database.deletingLastPathComponent()) }
+        let process = Process()
+        process.executableURL = CLI.executable
+        // In real time the second question is still being heard when the first turn is saved.
+        process.arguments = ["talk", "--input", try sample().path, "--realtime", "--output", "/dev/null", "--database", database.path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+
+        // Wait (bounded) for the first turn, question and answer, to be written.
+        var saved = 0
+        for _ in 0..<600 where saved < 2 {
+            try await Task.sleep(for: .milliseconds(50))
+            guard FileManager.default.fileExists(atPath: database.path),
+                  let store = try? ConversationStore(path: database),
+                  let thread = try? store.threads().first else { continue }
+            saved = (try? store.messages(in: thread.thread.id).count) ?? 0
+        }
+        #expect(process.isRunning, "the conversation ended before it could be killed mid-way")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+
+        let store = try ConversationStore(path: database)
+        #expect(try store.diagnostics().journalMode == "wal")
+        let thread = try #require(try store.threads().first)
+        let messages = try store.messages(in: thread.thread.id)
+        try #require(messages.count >= 2)
+        #expect(messages[0].role == .user)
+        #expect(messages[0].rawTranscript?.lowercased().contains("france") == true)
+        #expect(messages[1].role == .assistant)
+        #expect(!messages[1].text.isEmpty)
+        #expect(try store.integrityCheck() == "ok")
+    }
+
+    @Test("live audio: raw 16-bit PCM on standard input is a conversation too")
+    func standardInput() throws {
+        let audio = try WAV.read(from: ParleyPaths.current().sampleQuestion).resampled(to: 16_000)
+        let pcm = audio.samples.reduce(into: Data()) { data, sample in
+            var value = Int16(max(-1, min(1, sample)) * 32_767).littleEndian
+            withUnsafeBytes(of: &value) { data.append(contentsOf: $0) }
+        }
+        let input = try CLI.temporaryFile("question.raw", contents: pcm)
+        defer { try? FileManager.default.removeItem(at: input) }
+        let result = try CLI.run(["talk", "--input", "-", "--no-save", "--json", "--output", "/dev/null"], standardInput: input)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let document = try JSONDecoder().decode(TalkDocument.self, from: Data(result.stdout.utf8))
+        #expect(document.turns.first?.transcript.lowercased().contains("capital") == true)
+    }
+}
+}
