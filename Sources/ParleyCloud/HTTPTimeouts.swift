@@ -47,6 +47,9 @@ enum HTTPClients {
             configuration.timeout = .init(connect: timeouts.connect.timeAmount,
                                           read: max(timeouts.idle, timeouts.firstByte).timeAmount)
             configuration.decompression = .disabled
+            // A refused connection fails at once: the fallback chain (and its retry policy)
+            // decides what to do next, instead of the pool retrying until the deadline.
+            configuration.connectionPool.retryConnectionEstablishment = false
             let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
             clients[key] = client
             return client

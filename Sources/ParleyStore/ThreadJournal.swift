@@ -9,13 +9,18 @@ import ParleyCore
 public actor ThreadJournal: ConversationJournal {
     private let store: ConversationStore
     private let settings: ThreadSettings
+    private let audioDirectory: URL?
     private var threadID: Int64?
 
     /// Continues thread `thread`, or starts a new one with `settings` when it is `nil`.
-    public init(store: ConversationStore, thread: Int64?, settings: ThreadSettings) {
+    /// - Parameter keepAudioIn: where to keep the user's recorded speech, one WAV file per
+    ///   turn, attached to its message (deletable with ``ConversationStore/deleteAudio(message:)``);
+    ///   `nil` (the default) keeps no audio.
+    public init(store: ConversationStore, thread: Int64?, settings: ThreadSettings, keepAudioIn: URL? = nil) {
         self.store = store
         self.threadID = thread
         self.settings = settings
+        self.audioDirectory = keepAudioIn
     }
 
     /// The thread written to, once there is one.
@@ -37,10 +42,16 @@ public actor ThreadJournal: ConversationJournal {
         case .user: .user
         case .assistant: .assistant
         }
-        try store.append(NewMessage(
+        let message = try store.append(NewMessage(
             role: role, text: entry.text, rawTranscript: entry.rawTranscript, provider: entry.provider,
             timingsMs: entry.timingsMs, usage: entry.usage, interrupted: entry.interrupted, fullReply: entry.fullReply),
             to: thread)
+        if let audioDirectory, let audio = entry.audio, !audio.isEmpty {
+            try FileManager.default.createDirectory(at: audioDirectory, withIntermediateDirectories: true)
+            let file = audioDirectory.appendingPathComponent("thread-\(thread)-message-\(message.id).wav")
+            try WAV.write(audio, to: file)
+            try store.attachAudio(message: message.id, file: file)
+        }
     }
 
     /// The messages of `thread` as model history (the edited text where the user corrected a

@@ -33,7 +33,8 @@ struct Doctor: AsyncParsableCommand {
     func run() async throws {
         common.bootstrapLogging()
         let engines = LocalEngines(overrides: common.overrides)
-        let cloud = CloudProviders()
+        let cloud: CloudProviders
+        do { cloud = try await Settings.load().cloud } catch { throw fail(error) }
         let configuredNames = { (providers: [any Provider]) in Set(providers.map(\.identity.description)) }
         let report = [
             await capability("LLM", cloud.allLanguageModels() + [engines.llm],
@@ -47,12 +48,40 @@ struct Doctor: AsyncParsableCommand {
             await capability("VAD", engines.voiceActivityDetector().detectors,
                              configured: Set(engines.voiceActivityDetector().detectors.map(\.identity.description))),
         ]
+        let resources = await SystemResourceMonitor().snapshot()
+        let settingsFile = Settings.file(environment: ProcessInfo.processInfo.environment).path
         if json {
+            struct Resources: Encodable {
+                var available_memory_mb: UInt64?
+                var total_memory_mb: UInt64?
+                var memory_pressure_percent: Double?
+                var thermal_state: String?
+            }
+            struct Report: Encodable {
+                var capabilities: [Capability]
+                var resources: Resources
+                var settings_file: String
+            }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
-            print(String(decoding: try encoder.encode(["capabilities": report]), as: UTF8.self))
+            let document = Report(
+                capabilities: report,
+                resources: Resources(available_memory_mb: resources.availableMemory.map { $0 >> 20 },
+                                     total_memory_mb: resources.totalMemory.map { $0 >> 20 },
+                                     memory_pressure_percent: resources.memoryPressure,
+                                     thermal_state: resources.thermalState?.description),
+                settings_file: settingsFile)
+            print(String(decoding: try encoder.encode(document), as: UTF8.self))
             return
         }
+        var machine = "Machine: "
+        if let available = resources.availableMemory, let total = resources.totalMemory {
+            machine += "\(available >> 20) MB of \(total >> 20) MB memory free"
+        }
+        if let pressure = resources.memoryPressure { machine += String(format: ", memory pressure %.1f%%", pressure) }
+        if let thermal = resources.thermalState { machine += ", thermal state \(thermal)" }
+        print(machine)
+        print("Settings: environment, then \(settingsFile)\(FileManager.default.fileExists(atPath: settingsFile) ? "" : " (none)")")
         for capability in report {
             print("\(capability.capability): uses \(capability.uses ?? "nothing — no provider can serve")")
             for entry in capability.chain {

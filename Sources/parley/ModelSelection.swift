@@ -16,6 +16,9 @@ struct ModelSelection: ParsableArguments {
     @Option(name: .customLong("remote-model"), help: "The model name at the provider.")
     var remoteModel: String?
 
+    @Option(name: .customLong("small-model"), help: "A smaller GGUF model to use on-device while memory is short or the device too hot for the main one.")
+    var smallModel: String?
+
     func validate() throws {
         guard ["auto", "local", "openai", "anthropic", "ollama"].contains(provider) else {
             throw ValidationError("Unknown provider \(provider); use auto, local, openai, anthropic or ollama.")
@@ -26,16 +29,24 @@ struct ModelSelection: ParsableArguments {
     }
 
     /// The language model to use: one provider, or the fallback chain ending on-device.
-    func languageModel(local: LlamaLanguageModel) -> any LanguageModelProvider {
-        let cloud = CloudProviders()
+    func languageModel(local: LlamaLanguageModel, cloud: CloudProviders) -> any LanguageModelProvider {
         switch provider {
         case "local":
             return local
         case "auto":
             let configured = cloud.configuredLanguageModels()
-            guard !configured.isEmpty else { return local }
+            var onDevice: [any LanguageModelProvider] = [local]
+            if let smallModel {
+                // The main model steps aside (and is unloaded if need be) while the machine
+                // is short of memory or too hot; the small one answers meanwhile.
+                let size = (try? FileManager.default.attributesOfItem(atPath: local.configuration.modelPath)[.size] as? NSNumber)?.uint64Value ?? 0
+                let small = LlamaLanguageModel(configuration: .init(
+                    modelPath: smallModel, contextLength: local.configuration.contextLength, threads: local.configuration.threads))
+                onDevice = [ResourceGuardedLanguageModel(local, modelBytes: size, monitor: SystemResourceMonitor()), small]
+            }
+            guard configured.count + onDevice.count > 1 else { return local }
             let clock = ContinuousClock()
-            return LanguageModelChain(providers: configured + [local], health: ProviderHealth(clock: clock), clock: clock,
+            return LanguageModelChain(providers: configured + onDevice, health: ProviderHealth(clock: clock), clock: clock,
                                       logger: Logger(label: "parley.chain.llm"))
         default:
             return cloud.languageModel(named: provider, baseURL: baseURL, model: remoteModel) ?? local
@@ -45,8 +56,7 @@ struct ModelSelection: ParsableArguments {
 
 /// The speech-to-text to use: a named provider, or the configured cloud providers then
 /// whisper.cpp.
-func speechToText(_ name: String, baseURL: String?, local: WhisperSpeechToText) -> any SpeechToTextProvider {
-    let cloud = CloudProviders()
+func speechToText(_ name: String, baseURL: String?, local: WhisperSpeechToText, cloud: CloudProviders) -> any SpeechToTextProvider {
     switch name {
     case "local": return local
     case "auto":
@@ -60,8 +70,7 @@ func speechToText(_ name: String, baseURL: String?, local: WhisperSpeechToText) 
 
 /// The text-to-speech to use: a named provider, or the configured cloud and self-hosted
 /// providers then espeak-ng.
-func textToSpeech(_ name: String, baseURL: String?, local: EspeakTextToSpeech) -> any TextToSpeechProvider {
-    let cloud = CloudProviders()
+func textToSpeech(_ name: String, baseURL: String?, local: EspeakTextToSpeech, cloud: CloudProviders) -> any TextToSpeechProvider {
     switch name {
     case "local": return local
     case "auto":

@@ -37,7 +37,8 @@ struct Speak: AsyncParsableCommand {
     func run() async throws {
         common.bootstrapLogging()
         do {
-            let tts = textToSpeech(provider, baseURL: baseURL, local: EspeakTextToSpeech(defaultVoice: common.voice ?? "en-us"))
+            let tts = textToSpeech(provider, baseURL: baseURL, local: EspeakTextToSpeech(defaultVoice: common.voice ?? "en-us"),
+                                   cloud: try await Settings.load().cloud)
             try await ensureReady([tts])
             let audio = try await tts.synthesizeAll(text, options: SpeechOptions(voice: common.voice, rate: rate))
             try WAV.write(audio, to: URL(fileURLWithPath: output))

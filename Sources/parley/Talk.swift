@@ -55,6 +55,9 @@ struct Talk: AsyncParsableCommand {
     @Flag(name: .customLong("no-save"), help: "Do not save the conversation.")
     var noSave = false
 
+    @Flag(name: .customLong("keep-audio"), help: "Keep each question's recorded speech with the saved conversation (audio/ in the data directory; parley history delete removes it).")
+    var keepAudio = false
+
     @OptionGroup var common: CommonOptions
     @OptionGroup var model: ModelSelection
 
@@ -65,6 +68,7 @@ struct Talk: AsyncParsableCommand {
         guard (8_000...192_000).contains(rate) else { throw ValidationError("--rate must be between 8000 and 192000.") }
         if let partialInterval, partialInterval < 0 { throw ValidationError("--partial-interval cannot be negative.") }
         if noSave, thread != nil { throw ValidationError("--thread continues a saved conversation; it cannot be used with --no-save.") }
+        if noSave, keepAudio { throw ValidationError("--keep-audio keeps audio with a saved conversation; it cannot be used with --no-save.") }
     }
 
     private var live: Bool { input == "-" }
@@ -82,9 +86,10 @@ struct Talk: AsyncParsableCommand {
             }
 
             let engines = LocalEngines(overrides: common.overrides)
-            let llm = model.languageModel(local: engines.llm)
-            let stt = speechToText("auto", baseURL: nil, local: engines.stt)
-            let tts = textToSpeech("auto", baseURL: nil, local: engines.tts)
+            let cloud = try await Settings.load().cloud
+            let llm = model.languageModel(local: engines.llm, cloud: cloud)
+            let stt = speechToText("auto", baseURL: nil, local: engines.stt, cloud: cloud)
+            let tts = textToSpeech("auto", baseURL: nil, local: engines.tts, cloud: cloud)
             try await ensureReady([stt, llm, tts])
             // Load the language model on its own thread while the first turn is heard.
             let local = engines.llm
@@ -105,7 +110,8 @@ struct Talk: AsyncParsableCommand {
             let journal = store.map {
                 ThreadJournal(store: $0, thread: thread, settings: ThreadSettings(
                     backend: llm.identity.isLocal ? "local" : llm.identity.name, modelPreset: llm.identity.model,
-                    systemPrompt: systemPrompt, maxTokens: maxTokens))
+                    systemPrompt: systemPrompt, maxTokens: maxTokens),
+                    keepAudioIn: keepAudio ? $0.url.deletingLastPathComponent().appendingPathComponent("audio", isDirectory: true) : nil)
             }
             let speaker = RecordingOutput(clock: ContinuousClock(), realtime: paced)
             let conversation = ConversationEngine(

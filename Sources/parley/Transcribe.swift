@@ -33,7 +33,7 @@ struct Transcribe: AsyncParsableCommand {
             let audio = try readAudio(file)
             guard audio.peak >= 1e-4 else { throw ConversationEngine.Failure.noSpeech(duration: audio.duration) }
             let engines = LocalEngines(overrides: common.overrides)
-            let stt = speechToText(provider, baseURL: baseURL, local: engines.stt)
+            let stt = speechToText(provider, baseURL: baseURL, local: engines.stt, cloud: try await Settings.load().cloud)
             try await ensureReady([stt])
             let clock = ContinuousClock()
             let start = clock.now

@@ -6,6 +6,7 @@ import Darwin
 import Foundation
 import ParleyCore
 import ParleyStore
+import ParleyTestServers
 import Testing
 
 /// `parley talk` as a conversation that is saved, and `parley history`, on the real engines.
@@ -74,13 +75,21 @@ struct ConversationCLITests {
         #expect(thread.messages.map(\.raw_transcript) == [document.turns[0].transcript, nil, document.turns[1].transcript, nil])
         #expect(thread.messages[1].text == document.turns[0].reply)
 
-        // The conversation continues where it stopped.
+        // The conversation continues where it stopped; opted in, the questions' audio is kept.
         let again = try CLI.run(["talk", "--input", try sample().path, "--output", output.path, "--json", "--database", database.path,
-                                 "--thread", String(thread.id)])
+                                 "--thread", String(thread.id), "--keep-audio"])
         #expect(again.status == 0, "stderr: \(again.stderr)")
         let store = try ConversationStore(path: database)
-        #expect(try store.messages(in: thread.id).count == 8)
+        let messages = try store.messages(in: thread.id)
+        #expect(messages.count == 8)
         #expect(try store.threads().count == 1)
+        #expect(messages.prefix(4).allSatisfy { $0.audioPath == nil })
+        let kept = messages.dropFirst(4).filter { $0.role == .user }.compactMap(\.audioPath)
+        #expect(kept.count == 2)
+        for path in kept { #expect(try WAV.read(from: URL(fileURLWithPath: path)).duration > 1) }
+        // Deleting the conversation deletes its audio.
+        #expect(CLI.runStatus(["history", "delete", String(thread.id), "--database", database.path]) == 0)
+        #expect(kept.allSatisfy { !FileManager.default.fileExists(atPath: $0) })
     }
 
     @Test("an unknown thread is one clear sentence")
@@ -147,4 +156,45 @@ struct ConversationCLITests {
         #expect(document.turns.first?.transcript.lowercased().contains("capital") == true)
     }
 }
+}
+
+extension ParleyCLITests {
+    @Test("settings come from the environment, then the settings file; a broken file is one clear sentence")
+    func settingsFile() async throws {
+        let events = [
+            #"{"choices":[{"index":0,"delta":{"content":"From the file's server."},"finish_reason":"stop"}]}"#, "[DONE]",
+        ].map { "data: \($0)\n\n" }.joined()
+        let server = try await WireServer.start { request in
+            request.path == "/v1/chat/completions"
+                ? .stream(contentType: "text/event-stream", chunks: [Data(events.utf8)])
+                : .json(200, #"{"data":[{"id":"from-file"}]}"#)
+        }
+        defer { server.stop() }
+        let file = try CLI.temporaryFile("config.json", contents: Data("""
+            {"openai": {"base": {"url": "\(server.baseURL)/v1"}, "model": "from-file", "api": {"key": "sk-file-secret"}}}
+            """.utf8))
+        defer { try? FileManager.default.removeItem(at: file) }
+        let clean = ["PARLEY_CONFIG": file.path, "OPENAI_API_KEY": "", "OPENAI_BASE_URL": "", "OPENAI_MODEL": ""]
+
+        let fromFile = try CLI.run(["chat", "Capital of France?"], environment: clean)
+        #expect(fromFile.status == 0, "stderr: \(fromFile.stderr)")
+        #expect(fromFile.stdout.contains("From the file's server."))
+        var sent = try #require(await server.requests.last { $0.path == "/v1/chat/completions" })
+        #expect(sent.json?["model"] as? String == "from-file")
+        #expect(sent.headers["authorization"] == "Bearer sk-file-secret")
+
+        // The environment wins over the file.
+        let fromEnvironment = try CLI.run(["chat", "Capital of France?"], environment: clean.merging(["OPENAI_MODEL": "from-env"]) { $1 })
+        #expect(fromEnvironment.status == 0, "stderr: \(fromEnvironment.stderr)")
+        sent = try #require(await server.requests.last { $0.path == "/v1/chat/completions" })
+        #expect(sent.json?["model"] as? String == "from-env")
+
+        let doctor = try CLI.run(["doctor"], environment: clean)
+        #expect(doctor.stdout.contains("Settings: environment, then \(file.path)"))
+        #expect(!doctor.stdout.contains("sk-file-secret") && !doctor.stderr.contains("sk-file-secret"))
+
+        let broken = try CLI.temporaryFile("broken.json", contents: Data("{\"openai\": ".utf8))
+        defer { try? FileManager.default.removeItem(at: broken) }
+        expectCleanFailure(try CLI.run(["chat", "hi"], environment: ["PARLEY_CONFIG": broken.path]), mentioning: "The settings file")
+    }
 }

@@ -43,6 +43,11 @@ enum CLI {
         return Result(status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self), stderr: String(decoding: error, as: UTF8.self))
     }
 
+    /// The exit status of a run (for commands whose output does not matter).
+    static func runStatus(_ arguments: [String]) -> Int32 {
+        (try? run(arguments).status) ?? -1
+    }
+
     static func temporaryFile(_ name: String, contents: Data) throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("parley-cli-\(UUID())-\(name)")
         try contents.write(to: url)

@@ -292,7 +292,7 @@ public actor ConversationEngine {
                 vadTime = .zero
                 try await journal?.record(JournalEntry(
                     role: .user, text: text, rawTranscript: text, provider: stt.identity.description,
-                    timingsMs: ["stt": sttTime.milliseconds]))
+                    timingsMs: ["stt": sttTime.milliseconds], audio: speech))
             case .generateReply:
                 try await startReply()
             default:

@@ -16,10 +16,13 @@ public struct JournalEntry: Sendable, Equatable {
     public var interrupted: Bool
     /// For an interrupted reply, everything the model had written.
     public var fullReply: String?
+    /// The user's speech for this turn (a journal keeps it only if the user opted in).
+    public var audio: AudioBuffer?
 
     /// Creates an entry.
     public init(role: ChatMessage.Role, text: String, rawTranscript: String? = nil, provider: String? = nil,
-                timingsMs: [String: Double] = [:], usage: Usage? = nil, interrupted: Bool = false, fullReply: String? = nil) {
+                timingsMs: [String: Double] = [:], usage: Usage? = nil, interrupted: Bool = false, fullReply: String? = nil,
+                audio: AudioBuffer? = nil) {
         self.role = role
         self.text = text
         self.rawTranscript = rawTranscript
@@ -28,6 +31,7 @@ public struct JournalEntry: Sendable, Equatable {
         self.usage = usage
         self.interrupted = interrupted
         self.fullReply = fullReply
+        self.audio = audio
     }
 }
 

@@ -13,6 +13,9 @@ public enum Availability: Sendable, Equatable, CustomStringConvertible {
     case serverUnreachable(url: String, reason: String)
     /// The provider cannot run here (platform, missing program, capability).
     case unsupported(reason: String)
+    /// The machine is short of what the provider needs right now (memory, thermal headroom);
+    /// it may serve again when that passes.
+    case insufficientResources(reason: String)
 
     /// Whether the provider can serve.
     public var isReady: Bool { self == .ready }
@@ -24,6 +27,7 @@ public enum Availability: Sendable, Equatable, CustomStringConvertible {
         case .missingKey(let variable): return "API key not configured (set \(variable))"
         case .serverUnreachable(let url, let reason): return "server \(url) unreachable: \(reason)"
         case .unsupported(let reason): return "unsupported: \(reason)"
+        case .insufficientResources(let reason): return "not enough resources: \(reason)"
         }
     }
 }

@@ -61,6 +61,7 @@ extension Availability {
         case .missingModel(_, let hint): return hint
         case .serverUnreachable(let url, _): return "start the server at \(url) or change its URL"
         case .unsupported(let reason): return reason
+        case .insufficientResources: return "free memory or let the machine cool down, or configure a cloud provider"
         }
     }
 }

@@ -29,9 +29,13 @@ struct Failover<C: Clock>: Sendable where C.Duration == Duration {
         guard availability.isReady else {
             // Rest it, so later requests do not wait for the same check: a dead server for a
             // cool-down (probes bring it back), a missing key or model until reconfigured.
-            if case .serverUnreachable = availability {
+            // A machine short of memory or too hot is checked again sooner.
+            switch availability {
+            case .serverUnreachable:
                 await health.recordFailure(name, kind: .transient(retryAfter: .seconds(30)), reason: availability.description)
-            } else {
+            case .insufficientResources:
+                await health.recordFailure(name, kind: .transient(retryAfter: .seconds(10)), reason: availability.description)
+            default:
                 await health.recordFailure(name, kind: .configuration, reason: availability.description)
             }
             attempts.append(.init(provider: name, reason: availability.description, remedy: availability.remedy))

@@ -7,7 +7,7 @@ import ParleyCore
 /// The model is loaded on first use and kept. Turns of one conversation reuse the context's
 /// memory: only the part of the prompt that differs from the previous one is evaluated. Work
 /// runs on the actor's own thread so long evaluations never block Swift's cooperative pool.
-public actor LlamaLanguageModel: LanguageModelProvider {
+public actor LlamaLanguageModel: UnloadableLanguageModel {
     /// Settings of the engine.
     public struct Configuration: Sendable, Equatable {
         /// The GGUF file.
@@ -50,6 +50,17 @@ public actor LlamaLanguageModel: LanguageModelProvider {
     /// Loads the model now (otherwise it loads on the first request).
     public func load() throws(LlamaError) {
         _ = try loadedSession()
+    }
+
+    /// Whether the model is in memory.
+    public var isLoaded: Bool { session != nil }
+
+    /// Frees the model and its context (the next request loads them again). A request in
+    /// progress finishes first: the actor runs one at a time.
+    public func unload() {
+        guard session != nil else { return }
+        session = nil
+        logger.debug("unloaded \(configuration.modelPath)")
     }
 
     private func loadedSession() throws(LlamaError) -> LlamaSession {
