@@ -9,7 +9,18 @@ enum StoreSchema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1-threads-messages-stash", migrate: createTables)
+        migrator.registerMigration("v2-spending", migrate: createSpending)
         return migrator
+    }
+
+    /// Charges of paid providers, so a monthly budget holds across processes.
+    private static func createSpending(_ db: Database) throws {
+        try db.create(table: "spending") { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("provider", .text).notNull()
+            t.column("cost_usd", .double).notNull()
+            t.column("created_at", .datetime).notNull().indexed()
+        }
     }
 
     private static func createTables(_ db: Database) throws {

@@ -35,7 +35,7 @@ struct Chat: AsyncParsableCommand {
         common.bootstrapLogging()
         do {
             let engines = LocalEngines(overrides: common.overrides)
-            let llm = model.languageModel(local: engines.llm, cloud: try await Settings.load().cloud)
+            let llm = try await model.languageModel(local: engines.llm, settings: try await Settings.load())
             try await ensureReady([llm])
             let sampling = SamplingOptions(temperature: temperature, maxTokens: maxTokens)
             var history: [ChatMessage] = [.system(systemPrompt)]

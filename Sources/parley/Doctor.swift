@@ -33,8 +33,9 @@ struct Doctor: AsyncParsableCommand {
     func run() async throws {
         common.bootstrapLogging()
         let engines = LocalEngines(overrides: common.overrides)
-        let cloud: CloudProviders
-        do { cloud = try await Settings.load().cloud } catch { throw fail(error) }
+        let settings: Settings
+        do { settings = try await Settings.load() } catch { throw fail(error) }
+        let cloud = settings.cloud
         let configuredNames = { (providers: [any Provider]) in Set(providers.map(\.identity.description)) }
         let report = [
             await capability("LLM", cloud.allLanguageModels() + [engines.llm],
@@ -82,6 +83,9 @@ struct Doctor: AsyncParsableCommand {
         if let thermal = resources.thermalState { machine += ", thermal state \(thermal)" }
         print(machine)
         print("Settings: environment, then \(settingsFile)\(FileManager.default.fileExists(atPath: settingsFile) ? "" : " (none)")")
+        if let budget = settings.budget {
+            print(String(format: "Budget: $%.2f a month, alert at $%.2f; charges kept in %@", budget.monthly, budget.alert, settings.database.path))
+        }
         for capability in report {
             print("\(capability.capability): uses \(capability.uses ?? "nothing — no provider can serve")")
             for entry in capability.chain {

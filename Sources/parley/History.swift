@@ -12,10 +12,13 @@ struct History: AsyncParsableCommand {
 
     /// Where the conversations are.
     struct DatabaseOptions: ParsableArguments {
-        @Option(name: .customLong("database"), help: "The conversation database (default: parley.sqlite in $PARLEY_HOME or ~/.local/share/parley).")
+        @Option(name: .customLong("database"), help: "The conversation database (default: $PARLEY_DATABASE, else parley.sqlite in $PARLEY_HOME or ~/.local/share/parley).")
         var path: String?
 
-        var url: URL { path.map { URL(fileURLWithPath: $0) } ?? ConversationStore.defaultURL() }
+        var url: URL {
+            let configured = path ?? ProcessInfo.processInfo.environment["PARLEY_DATABASE"].flatMap { $0.isEmpty ? nil : $0 }
+            return configured.map { URL(fileURLWithPath: $0) } ?? ConversationStore.defaultURL()
+        }
 
         /// The store, or `nil` when the database file does not exist yet (it is not created).
         func openExisting() throws(StoreError) -> ConversationStore? {

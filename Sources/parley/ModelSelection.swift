@@ -4,6 +4,7 @@ import Logging
 import ParleyCloud
 import ParleyCore
 import ParleyLocal
+import ParleyStore
 
 /// Options choosing the language model.
 struct ModelSelection: ParsableArguments {
@@ -26,10 +27,15 @@ struct ModelSelection: ParsableArguments {
         if baseURL != nil, ["auto", "local"].contains(provider) {
             throw ValidationError("--base-url needs --provider openai, anthropic or ollama.")
         }
+        if smallModel != nil, provider != "auto" {
+            throw ValidationError("--small-model works with --provider auto.")
+        }
     }
 
-    /// The language model to use: one provider, or the fallback chain ending on-device.
-    func languageModel(local: LlamaLanguageModel, cloud: CloudProviders) -> any LanguageModelProvider {
+    /// The language model to use: one provider, or the fallback chain ending on-device —
+    /// routed under the monthly budget when one is set.
+    func languageModel(local: LlamaLanguageModel, settings: Settings) async throws -> any LanguageModelProvider {
+        let cloud = settings.cloud
         switch provider {
         case "local":
             return local
@@ -44,10 +50,21 @@ struct ModelSelection: ParsableArguments {
                     modelPath: smallModel, contextLength: local.configuration.contextLength, threads: local.configuration.threads))
                 onDevice = [ResourceGuardedLanguageModel(local, modelBytes: size, monitor: SystemResourceMonitor()), small]
             }
-            guard configured.count + onDevice.count > 1 else { return local }
+            let providers = configured + onDevice
+            guard providers.count > 1 else { return local }
             let clock = ContinuousClock()
-            return LanguageModelChain(providers: configured + onDevice, health: ProviderHealth(clock: clock), clock: clock,
-                                      logger: Logger(label: "parley.chain.llm"))
+            let logger = Logger(label: "parley.chain.llm")
+            if let budget = settings.budget, !configured.isEmpty {
+                // Charges go to the conversation database, so the month's spending holds
+                // across runs; past the budget only free (on-device) providers are used.
+                let spending = SpendingTracker(monthlyBudget: budget.monthly, alertThreshold: budget.alert,
+                                               prices: settings.prices(for: configured),
+                                               ledger: try ConversationStore(path: settings.database))
+                try await spending.restore()
+                return RoutedLanguageModel(providers: providers, policy: RoutingPolicy(defaultChain: providers.map(\.identity.description)),
+                                           health: ProviderHealth(clock: clock), clock: clock, spending: spending, logger: logger)
+            }
+            return LanguageModelChain(providers: providers, health: ProviderHealth(clock: clock), clock: clock, logger: logger)
         default:
             return cloud.languageModel(named: provider, baseURL: baseURL, model: remoteModel) ?? local
         }

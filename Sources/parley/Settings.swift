@@ -2,6 +2,7 @@ import Configuration
 import Foundation
 import ParleyCloud
 import ParleyCore
+import ParleyStore
 import SystemPackage
 
 /// Parley's settings in one place, read with swift-configuration: environment variables
@@ -20,6 +21,9 @@ struct Settings {
         "ASSEMBLYAI_API_KEY", "ASSEMBLYAI_BASE_URL",
         "ELEVENLABS_API_KEY", "ELEVENLABS_BASE_URL",
         "PIPER_BASE_URL",
+        "PARLEY_DATABASE", "PARLEY_BUDGET_MONTHLY", "PARLEY_BUDGET_ALERT",
+        "PARLEY_PRICE_OPENAI_INPUT", "PARLEY_PRICE_OPENAI_OUTPUT",
+        "PARLEY_PRICE_ANTHROPIC_INPUT", "PARLEY_PRICE_ANTHROPIC_OUTPUT",
     ]
 
     /// Why the settings could not be read.
@@ -34,6 +38,32 @@ struct Settings {
 
     /// The cloud and self-hosted providers these settings configure.
     var cloud: CloudProviders { CloudProviders(environment: values) }
+
+    /// The conversation database (`PARLEY_DATABASE`, else `parley.sqlite` in the data directory).
+    var database: URL {
+        values["PARLEY_DATABASE"].map { URL(fileURLWithPath: $0) } ?? ConversationStore.defaultURL(paths: .current(environment: values))
+    }
+
+    /// The monthly budget in US dollars (`PARLEY_BUDGET_MONTHLY`) and the spending that
+    /// raises an alert (`PARLEY_BUDGET_ALERT`, three quarters of the budget unless set).
+    var budget: (monthly: Double, alert: Double)? {
+        guard let monthly = values["PARLEY_BUDGET_MONTHLY"].flatMap(Double.init), monthly > 0 else { return nil }
+        return (monthly, values["PARLEY_BUDGET_ALERT"].flatMap(Double.init) ?? monthly * 0.75)
+    }
+
+    /// Prices per million tokens (`PARLEY_PRICE_<PROVIDER>_INPUT` / `_OUTPUT`) for `providers`,
+    /// keyed as the spending tracker names them. Providers without a price are free.
+    func prices(for providers: [any LanguageModelProvider]) -> PriceTable {
+        var table = PriceTable()
+        for provider in providers {
+            let name = provider.identity.name.uppercased()
+            let input = values["PARLEY_PRICE_\(name)_INPUT"].flatMap(Double.init)
+            let output = values["PARLEY_PRICE_\(name)_OUTPUT"].flatMap(Double.init)
+            guard input != nil || output != nil else { continue }
+            table.prices[provider.identity.description] = Price(perMillionInputTokens: input ?? 0, perMillionOutputTokens: output ?? 0)
+        }
+        return table
+    }
 
     /// The settings file for `environment`.
     static func file(environment: [String: String]) -> URL {
@@ -61,9 +91,11 @@ struct Settings {
         for name in names {
             values[name] = nil
             let key = ConfigKey(name.lowercased().split(separator: "_").map(String.init))
-            if let value = reader.string(forKey: key, isSecret: name.hasSuffix("_KEY")), !value.isEmpty {
-                values[name] = value
-            }
+            // A number in the file (a budget, a price) is read as a number.
+            let value = reader.string(forKey: key, isSecret: name.hasSuffix("_KEY"))
+                ?? reader.int(forKey: key).map(String.init)
+                ?? reader.double(forKey: key).map { String($0) }
+            if let value, !value.isEmpty { values[name] = value }
         }
         return Settings(values: values)
     }

@@ -49,7 +49,7 @@ struct Talk: AsyncParsableCommand {
     @Option(help: "Continue the saved conversation with this id (see parley history).")
     var thread: Int64?
 
-    @Option(help: "The conversation database (default: parley.sqlite in the data directory).")
+    @Option(help: "The conversation database (default: PARLEY_DATABASE, else parley.sqlite in the data directory).")
     var database: String?
 
     @Flag(name: .customLong("no-save"), help: "Do not save the conversation.")
@@ -78,7 +78,8 @@ struct Talk: AsyncParsableCommand {
         do {
             // Read and check the input before loading anything, so bad input fails at once.
             let recording = live ? nil : try readAudio(input)
-            let store = noSave ? nil : try ConversationStore(path: database.map { URL(fileURLWithPath: $0) } ?? ConversationStore.defaultURL())
+            let settings = try await Settings.load()
+            let store = noSave ? nil : try ConversationStore(path: database.map { URL(fileURLWithPath: $0) } ?? settings.database)
             var history: [ChatMessage] = []
             if let store, let thread {
                 guard try store.thread(thread) != nil else { throw StoreError.threadNotFound(thread) }
@@ -86,8 +87,8 @@ struct Talk: AsyncParsableCommand {
             }
 
             let engines = LocalEngines(overrides: common.overrides)
-            let cloud = try await Settings.load().cloud
-            let llm = model.languageModel(local: engines.llm, cloud: cloud)
+            let cloud = settings.cloud
+            let llm = try await model.languageModel(local: engines.llm, settings: settings)
             let stt = speechToText("auto", baseURL: nil, local: engines.stt, cloud: cloud)
             let tts = textToSpeech("auto", baseURL: nil, local: engines.tts, cloud: cloud)
             try await ensureReady([stt, llm, tts])

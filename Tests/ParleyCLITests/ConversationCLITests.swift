@@ -45,13 +45,9 @@ struct ConversationCLITests {
         return url
     }
 
-    func temporaryDatabase() -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("parley-cli-\(UUID())/parley.sqlite")
-    }
-
     @Test("two questions separated by a pause: two turns, two spoken replies, and history shows them after exit")
     func twoTurnsThenHistory() throws {
-        let database = temporaryDatabase()
+        let database = CLI.temporaryDatabase()
         defer { try? FileManager.default.removeItem(at: database.deletingLastPathComponent()) }
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("parley-two-\(UUID()).wav")
         defer { try? FileManager.default.removeItem(at: output) }
@@ -94,7 +90,7 @@ struct ConversationCLITests {
 
     @Test("an unknown thread is one clear sentence")
     func unknownThread() throws {
-        let database = temporaryDatabase()
+        let database = CLI.temporaryDatabase()
         defer { try? FileManager.default.removeItem(at: database.deletingLastPathComponent()) }
         let result = try CLI.run(["talk", "--input", try sample().path, "--database", database.path, "--thread", "42"])
         #expect(result.status == 1)
@@ -103,26 +99,36 @@ struct ConversationCLITests {
 
     @Test("killed with SIGKILL mid-conversation, the turns before are intact and the database opens cleanly")
     func durableAcrossSIGKILL() async throws {
-        let database = temporaryDatabase()
+        let database = CLI.temporaryDatabase()
         defer { try? FileManager.default.removeItem(at: database.deletingLastPathComponent()) }
+        // A question, a long pause, the question again, and a long silence, heard in real
+        // time: the first turn is saved seconds before the input ends, whatever the load.
+        let question = try WAV.read(from: ParleyPaths.current().sampleQuestion)
+        func silence(_ seconds: Double) -> [Float] { [Float](repeating: 0, count: Int(seconds * Double(question.sampleRate))) }
+        let recording = AudioBuffer(samples: question.samples + silence(6) + question.samples + silence(20), sampleRate: question.sampleRate)
+        let input = database.deletingLastPathComponent().appendingPathComponent("long.wav")
+        try FileManager.default.createDirectory(at: input.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try WAV.write(recording, to: input)
+
         let process = Process()
         process.executableURL = CLI.executable
-        // In real time the second question is still being heard when the first turn is saved.
-        process.arguments = ["talk", "--input", try sample().path, "--realtime", "--output", "/dev/null", "--database", database.path]
+        process.arguments = ["talk", "--input", input.path, "--realtime", "--output", "/dev/null", "--database", database.path]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         try process.run()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
 
-        // Wait (bounded) for the first turn, question and answer, to be written.
-        var saved = 0
-        for _ in 0..<600 where saved < 2 {
+        // Wait (bounded) until two messages have been written (the first question and its
+        // answer, or, if the answer was slow, the answer cut short by the second question).
+        var before: [StoredMessage] = []
+        for _ in 0..<900 where before.count < 2 {
             try await Task.sleep(for: .milliseconds(50))
             guard FileManager.default.fileExists(atPath: database.path),
                   let store = try? ConversationStore(path: database),
-                  let thread = try? store.threads().first else { continue }
-            saved = (try? store.messages(in: thread.thread.id).count) ?? 0
+                  let thread = try? store.threads().first,
+                  let messages = try? store.messages(in: thread.thread.id) else { continue }
+            before = messages
         }
         #expect(process.isRunning, "the conversation ended before it could be killed mid-way")
         kill(process.processIdentifier, SIGKILL)
@@ -130,15 +136,15 @@ struct ConversationCLITests {
         #expect(process.terminationReason == .uncaughtSignal)
 
         let store = try ConversationStore(path: database)
+        #expect(try store.integrityCheck() == "ok")
         #expect(try store.diagnostics().journalMode == "wal")
         let thread = try #require(try store.threads().first)
-        let messages = try store.messages(in: thread.thread.id)
-        try #require(messages.count >= 2)
-        #expect(messages[0].role == .user)
-        #expect(messages[0].rawTranscript?.lowercased().contains("france") == true)
-        #expect(messages[1].role == .assistant)
-        #expect(!messages[1].text.isEmpty)
-        #expect(try store.integrityCheck() == "ok")
+        let after = try store.messages(in: thread.thread.id)
+        try #require(before.count >= 2)
+        // Everything written before the kill is there, unchanged.
+        #expect(Array(after.prefix(before.count)) == before)
+        #expect(before[0].role == .user)
+        #expect(before[0].rawTranscript?.lowercased().contains("france") == true)
     }
 
     @Test("live audio: raw 16-bit PCM on standard input is a conversation too")
@@ -171,10 +177,14 @@ extension ParleyCLITests {
         }
         defer { server.stop() }
         let file = try CLI.temporaryFile("config.json", contents: Data("""
-            {"openai": {"base": {"url": "\(server.baseURL)/v1"}, "model": "from-file", "api": {"key": "sk-file-secret"}}}
+            {"openai": {"base": {"url": "\(server.baseURL)/v1"}, "model": "from-file", "api": {"key": "sk-file-secret"}},
+             "parley": {"budget": {"monthly": 200, "alert": 150.5}}}
             """.utf8))
         defer { try? FileManager.default.removeItem(at: file) }
-        let clean = ["PARLEY_CONFIG": file.path, "OPENAI_API_KEY": "", "OPENAI_BASE_URL": "", "OPENAI_MODEL": ""]
+        let database = CLI.temporaryDatabase()
+        defer { try? FileManager.default.removeItem(at: database.deletingLastPathComponent()) }
+        let clean = ["PARLEY_CONFIG": file.path, "OPENAI_API_KEY": "", "OPENAI_BASE_URL": "", "OPENAI_MODEL": "",
+                     "PARLEY_DATABASE": database.path]
 
         let fromFile = try CLI.run(["chat", "Capital of France?"], environment: clean)
         #expect(fromFile.status == 0, "stderr: \(fromFile.stderr)")
@@ -191,10 +201,48 @@ extension ParleyCLITests {
 
         let doctor = try CLI.run(["doctor"], environment: clean)
         #expect(doctor.stdout.contains("Settings: environment, then \(file.path)"))
+        #expect(doctor.stdout.contains("Budget: $200.00 a month, alert at $150.50"), "\(doctor.stdout)")
         #expect(!doctor.stdout.contains("sk-file-secret") && !doctor.stderr.contains("sk-file-secret"))
 
         let broken = try CLI.temporaryFile("broken.json", contents: Data("{\"openai\": ".utf8))
         defer { try? FileManager.default.removeItem(at: broken) }
         expectCleanFailure(try CLI.run(["chat", "hi"], environment: ["PARLEY_CONFIG": broken.path]), mentioning: "The settings file")
+    }
+}
+
+extension ParleyCLITests {
+    @Test("a monthly budget holds across runs: past it, answers come from the free on-device model")
+    func budgetAcrossRuns() async throws {
+        let events = [
+            #"{"choices":[{"index":0,"delta":{"content":"Paid answer."},"finish_reason":"stop"}]}"#,
+            #"{"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":3}}"#, "[DONE]",
+        ].map { "data: \($0)\n\n" }.joined()
+        let server = try await WireServer.start { request in
+            request.path == "/v1/chat/completions"
+                ? .stream(contentType: "text/event-stream", chunks: [Data(events.utf8)])
+                : .json(200, #"{"data":[{"id":"paid"}]}"#)
+        }
+        defer { server.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-budget-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // $1 per output token: one answer (3 tokens) spends $3 of a $2 budget.
+        let environment = [
+            "OPENAI_BASE_URL": server.baseURL + "/v1", "OPENAI_MODEL": "paid", "OPENAI_API_KEY": "sk-budget",
+            "PARLEY_BUDGET_MONTHLY": "2", "PARLEY_PRICE_OPENAI_OUTPUT": "1000000",
+            "PARLEY_DATABASE": directory.appendingPathComponent("parley.sqlite").path,
+        ]
+        let first = try CLI.run(["chat", "--max-tokens", "16", "What is the capital of France?"], environment: environment)
+        #expect(first.status == 0, "stderr: \(first.stderr)")
+        #expect(first.stdout.contains("Paid answer."))
+        #expect(first.stderr.contains("monthly budget of $2.00 reached"))
+
+        let paidRequests = await server.requests.filter { $0.path == "/v1/chat/completions" }.count
+        let second = try CLI.run(["chat", "--max-tokens", "16", "What is the capital of France?"], environment: environment)
+        #expect(second.status == 0, "stderr: \(second.stderr)")
+        #expect(!second.stdout.contains("Paid answer."))
+        #expect(second.stdout.contains("Paris"))
+        #expect(await server.requests.filter { $0.path == "/v1/chat/completions" }.count == paidRequests)
+        let store = try ConversationStore(path: directory.appendingPathComponent("parley.sqlite"))
+        #expect(try store.spent(from: .distantPast, to: .distantFuture) == 3)
     }
 }

@@ -48,6 +48,11 @@ enum CLI {
         (try? run(arguments).status) ?? -1
     }
 
+    /// A database path in a new temporary folder (remove the folder afterwards).
+    static func temporaryDatabase() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("parley-cli-\(UUID())/parley.sqlite")
+    }
+
     static func temporaryFile(_ name: String, contents: Data) throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("parley-cli-\(UUID())-\(name)")
         try contents.write(to: url)

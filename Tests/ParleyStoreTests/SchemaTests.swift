@@ -13,7 +13,7 @@ struct SchemaTests {
         #expect(diagnostics.journalMode == "wal")
         #expect(diagnostics.synchronous == 2)
         #expect(diagnostics.foreignKeys)
-        #expect(diagnostics.appliedMigrations == ["v1-threads-messages-stash"])
+        #expect(diagnostics.appliedMigrations == ["v1-threads-messages-stash", "v2-spending"])
         for table in ["thread", "message", "stash_item", "grdb_migrations"] {
             #expect(diagnostics.tables.contains(table), "missing table \(table)")
         }
@@ -27,7 +27,7 @@ struct SchemaTests {
 
         let again = try fixture.reopen()
         let third = try fixture.reopen()
-        #expect(try again.diagnostics().appliedMigrations == ["v1-threads-messages-stash"])
+        #expect(try again.diagnostics().appliedMigrations == ["v1-threads-messages-stash", "v2-spending"])
         #expect(try third.thread(thread.id) == thread)
         #expect(try third.messages(in: thread.id) == [message])
         #expect(try third.threads().count == 1)
@@ -69,5 +69,25 @@ struct SchemaTests {
         #expect(ConversationStore.defaultURL(paths: paths).path == "/data/parley/parley.sqlite")
         let fromEnvironment = ParleyPaths.current(environment: ["PARLEY_HOME": "/srv/p"])
         #expect(ConversationStore.defaultURL(paths: fromEnvironment).path == "/srv/p/parley.sqlite")
+    }
+}
+
+@Suite("The spending ledger")
+struct SpendingLedgerTests {
+    @Test("charges are summed per month, survive reopening, and restore a tracker's budget state")
+    func ledger() async throws {
+        let fixture = try StoreFixture()
+        let march = Date(timeIntervalSince1970: 1_772_323_200)  // 2026-03-01T00:00:00Z
+        try fixture.store.record(cost: 1.25, provider: "openai (gpt-4o-mini)", at: march.addingTimeInterval(3_600))
+        try fixture.store.record(cost: 2.5, provider: "anthropic (claude)", at: march.addingTimeInterval(86_400 * 10))
+        try fixture.store.record(cost: 100, provider: "openai (gpt-4o-mini)", at: march.addingTimeInterval(-1))  // February
+        let reopened = try ConversationStore(path: fixture.databaseURL)
+        #expect(try reopened.spent(from: march, to: march.addingTimeInterval(86_400 * 31)) == 3.75)
+
+        let tracker = SpendingTracker(monthlyBudget: 4, alertThreshold: 3, prices: PriceTable(), ledger: reopened,
+                                      now: { march.addingTimeInterval(86_400 * 20) })
+        try await tracker.restore()
+        #expect(await tracker.spent == 3.75)
+        #expect(await tracker.state == .alert)
     }
 }

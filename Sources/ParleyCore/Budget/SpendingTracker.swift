@@ -22,6 +22,8 @@ public actor SpendingTracker {
     public let monthlyBudget: Double
     public let alertThreshold: Double
     public let prices: PriceTable
+    /// Where charges are written, so the month's spending outlives the process.
+    public let ledger: (any SpendingLedger)?
     private let now: @Sendable () -> Date
     private let calendar: Calendar
     private let logger: Logger
@@ -33,11 +35,12 @@ public actor SpendingTracker {
     public nonisolated let events: AsyncStream<Event>
 
     /// Creates a tracker. `now` is injectable for tests.
-    public init(monthlyBudget: Double, alertThreshold: Double, prices: PriceTable,
+    public init(monthlyBudget: Double, alertThreshold: Double, prices: PriceTable, ledger: (any SpendingLedger)? = nil,
                 now: @escaping @Sendable () -> Date = { Date() }, logger: Logger = Logger(label: "parley.budget")) {
         self.monthlyBudget = monthlyBudget
         self.alertThreshold = alertThreshold
         self.prices = prices
+        self.ledger = ledger
         self.now = now
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
@@ -62,11 +65,32 @@ public actor SpendingTracker {
     /// Whether only free providers may be used.
     public var isExhausted: Bool { state == .exhausted }
 
-    /// Records what a request on `provider` used; returns its cost.
+    /// Loads this month's spending so far from the ledger (call once, before the first
+    /// request), so a budget holds across processes.
+    public func restore() async throws {
+        guard let ledger else { return }
+        rollOver()
+        let start = calendar.date(from: month) ?? now()
+        let end = calendar.date(byAdding: .month, value: 1, to: start) ?? now()
+        spentThisMonth = try await ledger.spent(from: start, to: end)
+        announced = Self.state(spent: spentThisMonth, alert: alertThreshold, budget: monthlyBudget)
+        if announced == .exhausted {
+            logger.warning("[budget] monthly budget of $\(String(format: "%.2f", monthlyBudget)) reached: using free providers only until next month")
+        }
+    }
+
+    /// Records what a request on `provider` used, in the ledger too; returns its cost.
     @discardableResult
-    public func record(_ usage: MeteredUsage, on provider: String) -> Double {
+    public func record(_ usage: MeteredUsage, on provider: String) async -> Double {
         rollOver()
         let cost = prices.cost(of: usage, on: provider)
+        if cost > 0, let ledger {
+            do {
+                try await ledger.record(cost: cost, provider: provider, at: now())
+            } catch {
+                logger.error("[budget] could not write the charge of $\(cost) for \(provider): \(error)")
+            }
+        }
         spentThisMonth += cost
         let current = Self.state(spent: spentThisMonth, alert: alertThreshold, budget: monthlyBudget)
         if current != announced {

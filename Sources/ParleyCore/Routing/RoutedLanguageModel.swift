@@ -24,8 +24,11 @@ public struct RoutedLanguageModel<C: Clock>: LanguageModelProvider where C.Durat
         for provider in providers {
             let name = provider.identity.description
             byName[name] = provider
+            // On-device and self-hosted providers are free unless the price table says
+            // otherwise (a metered self-hosted gateway, say).
+            let priced = spending?.prices.prices[name] != nil
             traits[name] = ProviderTraits(isLocal: provider.identity.isLocal, supportsImages: provider.supportsImages,
-                                          isFree: provider.identity.isLocal || freeProviders.contains(name))
+                                          isFree: (provider.identity.isLocal && !priced) || freeProviders.contains(name))
         }
         self.providers = byName
         self.router = Router(policy: policy, providers: traits)
