@@ -43,7 +43,7 @@ public actor ThreadJournal: ConversationJournal {
         case .assistant: .assistant
         }
         let message = try store.append(NewMessage(
-            role: role, text: entry.text, rawTranscript: entry.rawTranscript, provider: entry.provider,
+            role: role, text: entry.text, rawTranscript: entry.rawTranscript, editedText: entry.editedText, provider: entry.provider,
             timingsMs: entry.timingsMs, usage: entry.usage, interrupted: entry.interrupted, fullReply: entry.fullReply),
             to: thread)
         if let audioDirectory, let audio = entry.audio, !audio.isEmpty {

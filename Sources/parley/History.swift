@@ -7,7 +7,7 @@ import ParleyStore
 struct History: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List, show, export or delete saved conversations.",
-        subcommands: [List.self, Show.self, Export.self, Delete.self],
+        subcommands: [List.self, Show.self, Export.self, Edit.self, Delete.self],
         defaultSubcommand: List.self)
 
     /// Where the conversations are.
@@ -183,6 +183,36 @@ struct History: AsyncParsableCommand {
     }
 
     /// `parley history delete ID`: removes a conversation, its messages and its kept audio.
+    /// `parley history edit MESSAGE TEXT`: corrects what speech-to-text heard.
+    struct Edit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Correct a message's transcript; the raw transcript is kept beside the correction.")
+
+        @Argument(help: "The message's id (see `parley history show`).")
+        var message: Int64
+
+        @Argument(help: "The corrected text.")
+        var text: String
+
+        @OptionGroup var database: DatabaseOptions
+
+        func validate() throws {
+            guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                throw ValidationError("The corrected text is empty.")
+            }
+        }
+
+        func run() async throws {
+            do {
+                guard let store = try database.openExisting() else { throw StoreError.messageNotFound(message) }
+                try store.editTranscript(message: message, text: text)
+                print("Corrected message \(message).")
+            } catch {
+                throw fail(error)
+            }
+        }
+    }
+
     struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Delete a conversation with its messages and kept recordings.")

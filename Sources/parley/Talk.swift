@@ -248,6 +248,7 @@ enum TalkReport {
             output: output, thread: thread)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
+        encoder.keyEncodingStrategy = .convertToSnakeCase  // usage's fields, like every other key
         return String(decoding: try encoder.encode(document), as: UTF8.self)
     }
 }

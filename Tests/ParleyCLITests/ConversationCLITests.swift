@@ -71,6 +71,14 @@ struct ConversationCLITests {
         #expect(thread.messages.map(\.raw_transcript) == [document.turns[0].transcript, nil, document.turns[1].transcript, nil])
         #expect(thread.messages[1].text == document.turns[0].reply)
 
+        // A transcript corrected afterwards keeps the raw one beside it.
+        let firstMessage = try #require(try ConversationStore(path: database).messages(in: thread.id).first)
+        #expect(CLI.runStatus(["history", "edit", String(firstMessage.id), "What is the capital of France, please?",
+                               "--database", database.path]) == 0)
+        let corrected = try #require(try ConversationStore(path: database).messages(in: thread.id).first)
+        #expect(corrected.editedText == "What is the capital of France, please?")
+        #expect(corrected.rawTranscript == document.turns[0].transcript)
+
         // The conversation continues where it stopped; opted in, the questions' audio is kept.
         let again = try CLI.run(["talk", "--input", try sample().path, "--output", output.path, "--json", "--database", database.path,
                                  "--thread", String(thread.id), "--keep-audio"])

@@ -235,6 +235,24 @@ struct ConversationEngineTests {
         #expect(turns.first?.transcript == "what is the capital")
     }
 
+    @Test("the user corrects the transcript before it is sent: the model gets the correction, the raw transcript is kept")
+    func reviewedTranscript() async throws {
+        let llm = ScriptedLanguageModel(replies: [["Rome."]])
+        let journal = RecordingJournal()
+        let conversation = engine(stt: ScriptedSpeechToText(transcripts: ["What is the capital of Italie?", "never mind"]),
+                                  llm: llm, journal: journal) { configuration in
+            configuration.reviewTranscript = { heard in heard == "never mind" ? nil : "What is the capital of Italy?" }
+        }
+        let turns = try await conversation.run(Self.stream(Self.speech(1) + Self.silence(1.5) + Self.speech(1) + Self.silence(1.5)))
+        #expect(turns.map(\.transcript) == ["What is the capital of Italy?"])
+        #expect(await llm.requests.count == 1)
+        #expect(await llm.requests.first?.messages.last?.text == "What is the capital of Italy?")
+        let user = try #require(await journal.entries.first)
+        #expect(user.rawTranscript == "What is the capital of Italie?")
+        #expect(user.editedText == "What is the capital of Italy?")
+        #expect(user.text == "What is the capital of Italy?")
+    }
+
     @Test("a journal that cannot write stops the conversation with its error")
     func journalFailure() async {
         struct DiskFull: Error {}

@@ -29,6 +29,10 @@ public actor ConversationEngine {
         public var duplex: Duplex
         /// Rules of the state machine.
         public var rules: ConversationStateMachine<ContinuousClock.Instant>.Configuration
+        /// Shows the user each final transcript before it is sent, and returns the text to
+        /// send: the same, a correction (kept as the edited text, beside the raw transcript),
+        /// or `nil` to drop the turn. `nil` here sends transcripts as heard.
+        public var reviewTranscript: (@Sendable (String) async -> String?)?
 
         /// Creates a configuration with defaults for a hands-free conversation.
         public init(
@@ -40,7 +44,8 @@ public actor ConversationEngine {
             partialInterval: Double? = nil,
             contextTokens: Int = 2048,
             duplex: Duplex = .full,
-            rules: ConversationStateMachine<ContinuousClock.Instant>.Configuration = .init()
+            rules: ConversationStateMachine<ContinuousClock.Instant>.Configuration = .init(),
+            reviewTranscript: (@Sendable (String) async -> String?)? = nil
         ) {
             self.systemPrompt = systemPrompt
             self.sampling = sampling
@@ -51,6 +56,7 @@ public actor ConversationEngine {
             self.contextTokens = contextTokens
             self.duplex = duplex
             self.rules = rules
+            self.reviewTranscript = reviewTranscript
         }
     }
 
@@ -280,19 +286,25 @@ public actor ConversationEngine {
         if heard.isEmpty {
             heardNothing = true
             logger.info("Skipping speech at \(segment.startTime) s with no recognisable words")
+        } else {
+            updateSink.yield(.finalTranscript(heard))
         }
-        guard let actions = apply(.transcribed(heard, at: clock.now)) else { return }
+        // The user may correct the transcript (or drop the turn) before it is sent.
+        var sent = heard
+        if !heard.isEmpty, let review = configuration.reviewTranscript {
+            sent = (await review(heard) ?? "").trimmingWhitespace()
+        }
+        guard let actions = apply(.transcribed(sent, at: clock.now)) else { return }
         for action in actions {
             switch action {
             case .saveUserTurn(let text):
-                updateSink.yield(.finalTranscript(text))
                 history.append(.user(text))
                 pending = PendingTurn(transcript: text, segment: segment, partials: partials, endpoint: endpoint,
                                       sttTime: sttTime, vadTime: vadTime, outcome: nil)
                 vadTime = .zero
                 try await journal?.record(JournalEntry(
-                    role: .user, text: text, rawTranscript: text, provider: stt.identity.description,
-                    timingsMs: ["stt": sttTime.milliseconds], audio: speech))
+                    role: .user, text: text, rawTranscript: heard, editedText: text == heard ? nil : text,
+                    provider: stt.identity.description, timingsMs: ["stt": sttTime.milliseconds], audio: speech))
             case .generateReply:
                 try await startReply()
             default:

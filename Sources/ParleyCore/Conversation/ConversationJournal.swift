@@ -6,6 +6,8 @@ public struct JournalEntry: Sendable, Equatable {
     public var text: String
     /// What speech-to-text heard, for a spoken user turn.
     public var rawTranscript: String?
+    /// The user's correction of the transcript, when they made one (``text`` holds it too).
+    public var editedText: String?
     /// The provider that transcribed (user) or answered (assistant).
     public var provider: String?
     /// Stage timings in milliseconds.
@@ -20,12 +22,13 @@ public struct JournalEntry: Sendable, Equatable {
     public var audio: AudioBuffer?
 
     /// Creates an entry.
-    public init(role: ChatMessage.Role, text: String, rawTranscript: String? = nil, provider: String? = nil,
+    public init(role: ChatMessage.Role, text: String, rawTranscript: String? = nil, editedText: String? = nil, provider: String? = nil,
                 timingsMs: [String: Double] = [:], usage: Usage? = nil, interrupted: Bool = false, fullReply: String? = nil,
                 audio: AudioBuffer? = nil) {
         self.role = role
         self.text = text
         self.rawTranscript = rawTranscript
+        self.editedText = editedText
         self.provider = provider
         self.timingsMs = timingsMs
         self.usage = usage
