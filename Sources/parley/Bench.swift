@@ -91,7 +91,7 @@ struct Bench: AsyncParsableCommand {
             vad: try engines.voiceActivityDetector().activeDetector(), stt: engines.stt, llm: engines.llm, tts: engines.tts,
             output: RecordingOutput(clock: ContinuousClock(), realtime: false), configuration: configuration)
         let audio = question.1
-        guard let turn = try await conversation.run(AudioFrames.from(audio.resampled(to: conversation.vad.sampleRate), realtime: false)).first else {
+        guard let turn = try await conversation.run(AudioFrames.from(audio, realtime: false)).first else {
             throw ConversationEngine.Failure.nothingTranscribed
         }
 

@@ -131,9 +131,7 @@ struct Talk: AsyncParsableCommand {
             }
             let turns: [TurnResult]
             if let recording {
-                // Converted whole, once: chunk-by-chunk conversion would leave a seam every frame.
-                let frames = AudioFrames.from(recording.resampled(to: conversation.vad.sampleRate), realtime: realtime)
-                turns = try await conversation.run(frames)
+                turns = try await conversation.run(AudioFrames.from(recording, realtime: realtime))
             } else {
                 turns = try await conversation.run(AudioFrames.standardInput(sampleRate: rate))
             }

@@ -49,3 +49,26 @@ struct ResamplerTests {
         #expect(Resampler(from: 22_050, to: 16_000).process([]).isEmpty)
     }
 }
+
+@Suite("Streaming resampling")
+struct StreamingResamplerTests {
+    @Test("pieces of any size give exactly the whole-buffer output", arguments: [(48_000, 16_000), (44_100, 16_000), (22_050, 16_000), (8_000, 16_000), (16_000, 16_000)])
+    func matchesBatch(from: Int, to: Int) {
+        var generator = SystemRandomNumberGenerator()
+        let input = (0..<(from / 2 + 123)).map { index in
+            Float(0.5 * sin(Double(index) * 0.07)) + Float.random(in: -0.1...0.1, using: &generator)
+        }
+        let whole = Resampler(from: from, to: to).process(input)
+        var streaming = StreamingResampler(from: from, to: to)
+        var output: [Float] = []
+        var offset = 0
+        while offset < input.count {
+            let size = Int.random(in: 1...2_000, using: &generator)
+            output += streaming.process(Array(input[offset..<min(input.count, offset + size)]))
+            offset += size
+        }
+        output += streaming.finish()
+        #expect(output.count == whole.count)
+        #expect(output == whole)
+    }
+}

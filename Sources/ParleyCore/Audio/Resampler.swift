@@ -73,7 +73,7 @@ public struct Resampler: Sendable {
     }
 
     /// Kernel weights for every phase, `taps` per phase.
-    private func phaseTable(up: Int, down: Int, cutoff: Double, reach: Int) -> [Double] {
+    func phaseTable(up: Int, down: Int, cutoff: Double, reach: Int) -> [Double] {
         let taps = 2 * reach + 1
         var table = [Double](repeating: 0, count: up * taps)
         var weights = [Double](repeating: 0, count: taps)
@@ -86,7 +86,7 @@ public struct Resampler: Sendable {
 
     /// The weights of input samples `base - reach ... base + reach` for an output sample that
     /// sits `fraction` of a sample after `base`.
-    private func fillWeights(_ weights: inout [Double], fraction: Double, cutoff: Double, reach: Int) {
+    func fillWeights(_ weights: inout [Double], fraction: Double, cutoff: Double, reach: Int) {
         for tap in 0..<weights.count {
             let distance = Double(tap - reach) - fraction
             weights[tap] = Self.kernel(distance * cutoff, halfWidth: Double(halfWidth))
@@ -102,7 +102,7 @@ public struct Resampler: Sendable {
         return sinc * window
     }
 
-    private static func gcd(_ a: Int, _ b: Int) -> Int {
+    static func gcd(_ a: Int, _ b: Int) -> Int {
         b == 0 ? a : gcd(b, a % b)
     }
 }

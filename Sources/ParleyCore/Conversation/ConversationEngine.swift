@@ -161,9 +161,9 @@ public actor ConversationEngine {
     /// Runs the conversation over `frames` (mono audio in chunks of any size) until they end
     /// and the last reply has been played, and returns its turns.
     ///
-    /// Frames are best given at the VAD's rate (``VoiceActivityDetector/sampleRate``, 16 kHz
-    /// for both detectors): frames at another rate are converted one by one, which leaves a
-    /// faint seam at each frame border; convert a whole recording once instead.
+    /// Frames at a rate other than the VAD's (``VoiceActivityDetector/sampleRate``, 16 kHz
+    /// for both detectors) are converted as one continuous stream; a change of rate mid-stream
+    /// starts a new conversion.
     ///
     /// - Throws: ``Failure`` when no turn was found; a provider's or the journal's error,
     ///   after the turns before it were written down.
@@ -197,10 +197,20 @@ public actor ConversationEngine {
         var frame = [Float](repeating: 0, count: frameSize)
         let keep = Int((configuration.segmentation.padding + 0.5) * Double(rate))
         var received = 0
+        // Frames at another rate are converted as one stream, without seams between frames.
+        var converter: StreamingResampler?
 
         for try await chunk in frames {
             try check()
-            let samples = chunk.resampled(to: rate).samples
+            let samples: [Float]
+            if chunk.sampleRate == rate || chunk.isEmpty {
+                samples = chunk.samples
+            } else {
+                if converter?.resampler.inputRate != chunk.sampleRate {
+                    converter = StreamingResampler(from: chunk.sampleRate, to: rate)
+                }
+                samples = converter?.process(chunk.samples) ?? []
+            }
             received += samples.count
             audio.append(contentsOf: samples)
             while next + frameSize <= base + audio.count {
