@@ -23,17 +23,18 @@ extension StoredMessage: Codable {
         id = try container.decode(Int64.self, forKey: .id)
         threadID = try container.decode(Int64.self, forKey: .threadID)
         createdAt = try container.decode(Date.self, forKey: .createdAt)
-        role = try container.decode(MessageRole.self, forKey: .role)
-        rawTranscript = try container.decodeIfPresent(String.self, forKey: .rawTranscript)
-        editedText = try container.decodeIfPresent(String.self, forKey: .editedText)
-        typedText = try container.decodeIfPresent(String.self, forKey: .typedText)
-        text = try container.decode(String.self, forKey: .text)
-        imageReferences = try container.decodeIfPresent([String].self, forKey: .imageReferences) ?? []
-        provider = try container.decodeIfPresent(String.self, forKey: .provider)
-        timingsMs = try container.decodeIfPresent([String: Double].self, forKey: .timingsMs) ?? [:]
-        usage = try container.decodeIfPresent(UsageJSON.self, forKey: .usage)?.usage
-        interrupted = try container.decodeIfPresent(Bool.self, forKey: .interrupted) ?? false
-        fullReply = try container.decodeIfPresent(String.self, forKey: .fullReply)
+        content = NewMessage(
+            role: try container.decode(MessageRole.self, forKey: .role),
+            text: try container.decode(String.self, forKey: .text),
+            rawTranscript: try container.decodeIfPresent(String.self, forKey: .rawTranscript),
+            editedText: try container.decodeIfPresent(String.self, forKey: .editedText),
+            typedText: try container.decodeIfPresent(String.self, forKey: .typedText),
+            imageReferences: try container.decodeIfPresent([String].self, forKey: .imageReferences) ?? [],
+            provider: try container.decodeIfPresent(String.self, forKey: .provider),
+            timingsMs: try container.decodeIfPresent([String: Double].self, forKey: .timingsMs) ?? [:],
+            usage: try container.decodeIfPresent(UsageJSON.self, forKey: .usage)?.usage,
+            interrupted: try container.decodeIfPresent(Bool.self, forKey: .interrupted) ?? false,
+            fullReply: try container.decodeIfPresent(String.self, forKey: .fullReply))
         audioPath = try container.decodeIfPresent(String.self, forKey: .audioPath)
     }
 
@@ -43,17 +44,17 @@ extension StoredMessage: Codable {
         try container.encode(id, forKey: .id)
         try container.encode(threadID, forKey: .threadID)
         try container.encode(createdAt, forKey: .createdAt)
-        try container.encode(role, forKey: .role)
-        try container.encode(rawTranscript, forKey: .rawTranscript)
-        try container.encode(editedText, forKey: .editedText)
-        try container.encode(typedText, forKey: .typedText)
-        try container.encode(text, forKey: .text)
-        try container.encode(imageReferences, forKey: .imageReferences)
-        try container.encode(provider, forKey: .provider)
-        try container.encode(timingsMs, forKey: .timingsMs)
-        try container.encode(usage.map(UsageJSON.init), forKey: .usage)
-        try container.encode(interrupted, forKey: .interrupted)
-        try container.encode(fullReply, forKey: .fullReply)
+        try container.encode(content.role, forKey: .role)
+        try container.encode(content.rawTranscript, forKey: .rawTranscript)
+        try container.encode(content.editedText, forKey: .editedText)
+        try container.encode(content.typedText, forKey: .typedText)
+        try container.encode(content.text, forKey: .text)
+        try container.encode(content.imageReferences, forKey: .imageReferences)
+        try container.encode(content.provider, forKey: .provider)
+        try container.encode(content.timingsMs, forKey: .timingsMs)
+        try container.encode(content.usage.map(UsageJSON.init), forKey: .usage)
+        try container.encode(content.interrupted, forKey: .interrupted)
+        try container.encode(content.fullReply, forKey: .fullReply)
         try container.encode(audioPath, forKey: .audioPath)
     }
 }
