@@ -51,70 +51,65 @@ public final class DeepgramLiveServer: Sendable {
     /// Starts a server; returns once it accepts connections.
     public static func start(_ script: Script) async throws -> DeepgramLiveServer {
         let log = Log()
-        let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
-        var logger = Logger(label: "parley.deepgram-live-server")
-        logger.logLevel = .critical
-        let app = Application(
-            router: Router(),
-            server: .http1WebSocketUpgrade { request, _, _ in
-                guard request.path?.hasPrefix("/v1/listen") == true else { return .dontUpgrade }
-                let target = request.path ?? ""
-                let path = String(target.prefix { $0 != "?" })
-                let query = target.contains("?") ? String(target.drop { $0 != "?" }.dropFirst()) : ""
-                let authorization = request.headerFields[.authorization]
-                return .upgrade([:]) { inbound, outbound, _ in
-                    var session = Session(path: path, query: query, authorization: authorization, audioBytes: 0, sentCloseStream: false)
-                    defer { Task { [session] in await log.add(session) } }
-                    var queue: [String] = []
-                    var bytesPerMessage = Int.max
-                    switch script {
-                    case .transcribe(let segments, let every):
-                        bytesPerMessage = every
-                        for segment in segments {
-                            let first = segment.split(separator: " ").first.map(String.init) ?? segment
-                            queue.append(Self.results(first, isFinal: false))
-                            queue.append(Self.results(segment, isFinal: true))
-                        }
-                    case .fail:
-                        break
-                    }
-                    var sinceLast = 0
-                    for try await message in inbound.messages(maxSize: 1 << 22) {
-                        switch message {
-                        case .binary(let buffer):
-                            session.audioBytes += buffer.readableBytes
-                            sinceLast += buffer.readableBytes
-                            if case .fail(let code, let reason) = script {
-                                try await outbound.close(.init(codeNumber: Int(code)), reason: reason)
-                                return
-                            }
-                            while sinceLast >= bytesPerMessage, !queue.isEmpty {
-                                sinceLast -= bytesPerMessage
-                                try await outbound.write(.text(queue.removeFirst()))
-                            }
-                        case .text(let text):
-                            guard text.contains("CloseStream") else { continue }
-                            session.sentCloseStream = true
-                            for message in queue { try await outbound.write(.text(message)) }
-                            try await outbound.write(.text(#"{"type":"Metadata","request_id":"test","duration":1.0,"channels":1}"#))
-                            return  // leaving the handler closes the connection normally
-                        }
-                    }
-                }
-            },
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                portSink.yield(channel.localAddress?.port ?? 0)
-                portSink.finish()
-            },
-            logger: logger)
-        let task = Task { try await app.run() }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next(), port > 0 else {
-            task.cancel()
-            throw CancellationError()
+        let (task, port) = try await Loopback.run { onServerRunning in
+            Application(
+                router: Router(),
+                server: .http1WebSocketUpgrade { request, _, _ in upgrade(request, script: script, log: log) },
+                configuration: Loopback.configuration,
+                onServerRunning: onServerRunning,
+                logger: Loopback.quietLogger("parley.deepgram-live-server"))
         }
         return DeepgramLiveServer(task: task, port: port, log: log)
+    }
+
+    /// Accepts `/v1/listen` and plays `script` on the session.
+    private static func upgrade(
+        _ request: HTTPRequest, script: Script, log: Log
+    ) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
+        guard request.path?.hasPrefix("/v1/listen") == true else { return .dontUpgrade }
+        let target = request.path ?? ""
+        let path = String(target.prefix { $0 != "?" })
+        let query = target.contains("?") ? String(target.drop { $0 != "?" }.dropFirst()) : ""
+        let authorization = request.headerFields[.authorization]
+        return .upgrade([:]) { inbound, outbound, _ in
+            var session = Session(path: path, query: query, authorization: authorization, audioBytes: 0, sentCloseStream: false)
+            defer { Task { [session] in await log.add(session) } }
+            var queue: [String] = []
+            var bytesPerMessage = Int.max
+            switch script {
+            case .transcribe(let segments, let every):
+                bytesPerMessage = every
+                for segment in segments {
+                    let first = segment.split(separator: " ").first.map(String.init) ?? segment
+                    queue.append(Self.results(first, isFinal: false))
+                    queue.append(Self.results(segment, isFinal: true))
+                }
+            case .fail:
+                break
+            }
+            var sinceLast = 0
+            for try await message in inbound.messages(maxSize: 1 << 22) {
+                switch message {
+                case .binary(let buffer):
+                    session.audioBytes += buffer.readableBytes
+                    sinceLast += buffer.readableBytes
+                    if case .fail(let code, let reason) = script {
+                        try await outbound.close(.init(codeNumber: Int(code)), reason: reason)
+                        return
+                    }
+                    while sinceLast >= bytesPerMessage, !queue.isEmpty {
+                        sinceLast -= bytesPerMessage
+                        try await outbound.write(.text(queue.removeFirst()))
+                    }
+                case .text(let text):
+                    guard text.contains("CloseStream") else { continue }
+                    session.sentCloseStream = true
+                    for message in queue { try await outbound.write(.text(message)) }
+                    try await outbound.write(.text(#"{"type":"Metadata","request_id":"test","duration":1.0,"channels":1}"#))
+                    return  // leaving the handler closes the connection normally
+                }
+            }
+        }
     }
 
     private init(task: Task<Void, any Error>, port: Int, log: Log) {

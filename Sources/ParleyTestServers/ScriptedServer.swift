@@ -30,34 +30,17 @@ public final class ScriptedServer: Sendable {
     public static func start(_ handler: @escaping Handler) async throws -> ScriptedServer {
         let log = RequestLog()
         let observer = StreamObserver()
-        let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
         let responder = CallbackResponder<BasicRequestContext> { request, _ in
-            let body = try await request.body.collect(upTo: 64 << 20)
-            var headers: [String: String] = [:]
-            for field in request.headers { headers[field.name.canonicalName] = field.value }
-            let recorded = WireServer.Recorded(method: request.method.rawValue, path: request.uri.path, query: request.uri.query ?? "",
-                                               headers: headers, body: Data(body.readableBytesView))
+            let recorded = try await Loopback.record(request)
             await log.record(recorded)
             await observer.noteRequest()
             let reply = await handler(recorded)
             if let delay = reply.headDelay { try await Task.sleep(for: delay) }
             return response(reply, observer: observer)
         }
-        var logger = Logger(label: "parley.scripted-server")
-        logger.logLevel = .critical
-        let app = Application(
-            responder: responder,
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                portSink.yield(channel.localAddress?.port ?? 0)
-                portSink.finish()
-            },
-            logger: logger)
-        let task = Task { try await app.run() }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next(), port > 0 else {
-            task.cancel()
-            throw CancellationError()
+        let (task, port) = try await Loopback.run { onServerRunning in
+            Application(responder: responder, configuration: Loopback.configuration, onServerRunning: onServerRunning,
+                        logger: Loopback.quietLogger("parley.scripted-server"))
         }
         return ScriptedServer(port: port, observer: observer, task: task, log: log)
     }

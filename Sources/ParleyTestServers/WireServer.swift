@@ -60,31 +60,14 @@ public final class WireServer: Sendable {
     /// Starts a server; returns once it accepts connections.
     public static func start(_ handler: @escaping Handler) async throws -> WireServer {
         let log = RequestLog()
-        let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
         let responder = CallbackResponder<BasicRequestContext> { request, _ in
-            let body = try await request.body.collect(upTo: 64 << 20)
-            var headers: [String: String] = [:]
-            for field in request.headers { headers[field.name.canonicalName] = field.value }
-            let recorded = Recorded(method: request.method.rawValue, path: request.uri.path, query: request.uri.query ?? "",
-                                    headers: headers, body: Data(body.readableBytesView))
+            let recorded = try await Loopback.record(request)
             await log.record(recorded)
             return Self.response(await handler(recorded), log: log)
         }
-        var logger = Logger(label: "parley.wire-server")
-        logger.logLevel = .critical
-        let app = Application(
-            responder: responder,
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                portSink.yield(channel.localAddress?.port ?? 0)
-                portSink.finish()
-            },
-            logger: logger)
-        let task = Task { try await app.run() }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next(), port > 0 else {
-            task.cancel()
-            throw CancellationError()
+        let (task, port) = try await Loopback.run { onServerRunning in
+            Application(responder: responder, configuration: Loopback.configuration, onServerRunning: onServerRunning,
+                        logger: Loopback.quietLogger("parley.wire-server"))
         }
         return WireServer(task: task, port: port, log: log)
     }
