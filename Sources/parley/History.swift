@@ -7,7 +7,7 @@ import ParleyStore
 struct History: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List, show, export or delete saved conversations.",
-        subcommands: [List.self, Show.self, Export.self, Edit.self, Delete.self],
+        subcommands: [List.self, Show.self, Export.self, Edit.self, Delete.self, Stash.self],
         defaultSubcommand: List.self)
 
     /// Where the conversations are.
@@ -226,6 +226,102 @@ struct History: AsyncParsableCommand {
             do {
                 try database.open(forThread: id).deleteThread(id)
                 print("Deleted conversation \(id).")
+            } catch {
+                throw fail(error)
+            }
+        }
+    }
+}
+
+extension History {
+    /// `parley history stash`: saved items (a reply worth keeping, a corrected transcript, a note).
+    struct Stash: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List, add or delete saved items.",
+            subcommands: [StashList.self, StashAdd.self, StashDelete.self],
+            defaultSubcommand: StashList.self)
+    }
+
+    struct StashList: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the saved items, newest first.")
+
+        @Flag(help: "Print the items as JSON.")
+        var json = false
+
+        @OptionGroup var database: DatabaseOptions
+
+        func run() async throws {
+            do {
+                let items = try database.openExisting()?.stashItems() ?? []
+                if json {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+                    encoder.dateEncodingStrategy = .iso8601
+                    encoder.keyEncodingStrategy = .convertToSnakeCase
+                    writeLine(try encoder.encode(["items": items]))
+                    return
+                }
+                if items.isEmpty { print("Nothing saved yet.") }
+                for item in items {
+                    let origin = item.messageID.map { " (message \($0))" } ?? item.threadID.map { " (conversation \($0))" } ?? ""
+                    print("\(pad(String(item.id), 3))  \(localTime(item.createdAt))  [\(item.kind)] \(item.text)\(origin)")
+                }
+            } catch {
+                throw fail(error)
+            }
+        }
+    }
+
+    struct StashAdd: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add", abstract: "Save an item: TEXT, or the text of message --message.")
+
+        @Argument(help: "The text to save (default: the message's text).")
+        var text: String?
+
+        @Option(help: "What the item is (reply, transcript, note).")
+        var kind: String = "note"
+
+        @Option(help: "Save (or link the text to) this message.")
+        var message: Int64?
+
+        @OptionGroup var database: DatabaseOptions
+
+        func validate() throws {
+            if text?.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ?? (message == nil) {
+                throw ValidationError("Give the text to save, or --message with the id of a saved message.")
+            }
+        }
+
+        func run() async throws {
+            do {
+                let store = try ConversationStore(path: database.url)
+                var saved = text
+                if let message {
+                    guard let stored = try store.message(message) else { throw StoreError.messageNotFound(message) }
+                    saved = saved ?? stored.text
+                }
+                let item = try store.stash(NewStashItem(kind: kind, text: saved ?? "", messageID: message))
+                print("Saved item \(item.id).")
+            } catch {
+                throw fail(error)
+            }
+        }
+    }
+
+    struct StashDelete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a saved item.")
+
+        @Argument(help: "The item's id (see `parley history stash`).")
+        var id: Int64
+
+        @OptionGroup var database: DatabaseOptions
+
+        func run() async throws {
+            do {
+                guard let store = try database.openExisting() else { throw StoreError.stashItemNotFound(id) }
+                try store.deleteStashItem(id)
+                print("Deleted item \(id).")
             } catch {
                 throw fail(error)
             }

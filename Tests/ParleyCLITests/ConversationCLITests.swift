@@ -79,6 +79,15 @@ struct ConversationCLITests {
         #expect(corrected.editedText == "What is the capital of France, please?")
         #expect(corrected.rawTranscript == document.turns[0].transcript)
 
+        // A reply worth keeping goes to the stash, linked to its message.
+        let reply = try #require(try ConversationStore(path: database).messages(in: thread.id).dropFirst().first)
+        #expect(CLI.runStatus(["history", "stash", "add", "--message", String(reply.id), "--kind", "reply", "--database", database.path]) == 0)
+        let stash = try CLI.run(["history", "stash", "list", "--json", "--database", database.path])
+        #expect(stash.stdout.contains(reply.text) && stash.stdout.contains("\"message_id\" : \(reply.id)"), "\(stash.stdout)")
+        let item = try #require(try ConversationStore(path: database).stashItems().first)
+        #expect(CLI.runStatus(["history", "stash", "delete", String(item.id), "--database", database.path]) == 0)
+        #expect(try ConversationStore(path: database).stashItems().isEmpty)
+
         // The conversation continues where it stopped; opted in, the questions' audio is kept.
         let again = try CLI.run(["talk", "--input", try sample().path, "--output", output.path, "--json", "--database", database.path,
                                  "--thread", String(thread.id), "--keep-audio"])
