@@ -67,6 +67,18 @@ func readAudio(_ path: String) throws -> AudioBuffer {
     return audio
 }
 
+/// Checks, before any work is done, that a WAV can be written at `path`.
+func validateOutput(_ path: String) throws {
+    let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+        throw ValidationError("Cannot write \(path): the folder \(folder) does not exist.")
+    }
+    guard FileManager.default.isWritableFile(atPath: folder) else {
+        throw ValidationError("Cannot write \(path): the folder \(folder) is not writable.")
+    }
+}
+
 /// Writes text to standard output at once (unbuffered), for streamed replies.
 func emit(_ text: String) {
     FileHandle.standardOutput.write(Data(text.utf8))

@@ -29,6 +29,7 @@ struct Speak: AsyncParsableCommand {
             throw ValidationError("There is no text to speak.")
         }
         guard rate > 0.2, rate < 4 else { throw ValidationError("--rate must be between 0.2 and 4.") }
+        try validateOutput(output)
         guard ["auto", "local", "elevenlabs", "deepgram", "openai", "piper"].contains(provider) else {
             throw ValidationError("Unknown provider \(provider); use auto, local, elevenlabs, deepgram, openai or piper.")
         }

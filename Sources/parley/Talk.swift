@@ -68,6 +68,7 @@ struct Talk: AsyncParsableCommand {
         guard (8_000...192_000).contains(rate) else { throw ValidationError("--rate must be between 8000 and 192000.") }
         if let partialInterval, partialInterval < 0 { throw ValidationError("--partial-interval cannot be negative.") }
         if noSave, thread != nil { throw ValidationError("--thread continues a saved conversation; it cannot be used with --no-save.") }
+        try validateOutput(output)
         if noSave, keepAudio { throw ValidationError("--keep-audio keeps audio with a saved conversation; it cannot be used with --no-save.") }
     }
 

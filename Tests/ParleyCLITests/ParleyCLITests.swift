@@ -123,6 +123,16 @@ struct ParleyCLITests {
         #expect(result.stderr.contains("no text to speak"))
     }
 
+    @Test("an output in a folder that does not exist is refused before any work")
+    func outputFolderMissing() throws {
+        let sample = ParleyPaths.current().sampleQuestion
+        for arguments in [["talk", "--input", sample.path, "--no-save"], ["speak", "hello"]] {
+            let result = try CLI.run(arguments + ["--output", "/nonexistent/folder/reply.wav"])
+            #expect(result.status != 0)
+            #expect(result.stderr.contains("the folder /nonexistent/folder does not exist"), "stderr: \(result.stderr)")
+        }
+    }
+
     @Test("a missing language model names the fix")
     func missingModel() throws {
         expectCleanFailure(try CLI.run(["chat", "--model", "/nonexistent/m.gguf", "hello"]), mentioning: "run scripts/setup or pass --model")
