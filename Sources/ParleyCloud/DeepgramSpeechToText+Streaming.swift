@@ -6,6 +6,9 @@ import ParleyCore
 import WSClient
 
 extension DeepgramSpeechToText {
+    /// Deepgram's WebSocket API transcribes while the audio streams.
+    public var transcribesLive: Bool { true }
+
     /// Live transcription over Deepgram's WebSocket API (`/v1/listen` with `interim_results`):
     /// audio goes up as 16-bit PCM binary messages while it arrives, interim results come back
     /// as partial transcripts, and the final transcript is every result Deepgram marked final,

@@ -339,3 +339,63 @@ struct ContextWindowTests {
         #expect(ContextWindow(tokens: 2048, reservedForReply: 128).trim(history) == history)
     }
 }
+
+/// A transcriber whose live session reports how much audio it heard; whole-buffer calls are
+/// recorded so a test can check they were not needed.
+actor LiveCountingSpeechToText: SpeechToTextProvider {
+    nonisolated let identity = ProviderIdentity(name: "live-counter", isLocal: true)
+    nonisolated let preferredSampleRate = 16_000
+    nonisolated var transcribesLive: Bool { true }
+    private(set) var wholeBufferCalls = 0
+
+    nonisolated func availability() async -> Availability { .ready }
+
+    func transcribe(_ audio: AudioBuffer, options: TranscriptionOptions) async throws -> Transcript {
+        wholeBufferCalls += 1
+        return Transcript(text: "whole buffer")
+    }
+
+    nonisolated func transcribe<Frames: AsyncSequence & Sendable>(
+        stream frames: Frames, options: TranscriptionOptions
+    ) -> AsyncThrowingStream<TranscriptUpdate, any Error> where Frames.Element == AudioBuffer {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                var samples = 0
+                var announced = 0
+                for try await frame in frames {
+                    samples += frame.samples.count
+                    if samples / 8_000 > announced {
+                        announced = samples / 8_000
+                        continuation.yield(.partial("heard \(announced * 500) ms"))
+                    }
+                }
+                continuation.yield(.final(Transcript(text: "heard \(samples) samples")))
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}
+
+@Suite("Live transcription in a conversation")
+struct LiveTranscriptionTests {
+    @Test("a live provider hears the utterance while it is spoken; its final transcript is the turn's, without a whole-buffer call")
+    func liveSession() async throws {
+        let stt = LiveCountingSpeechToText()
+        let llm = ScriptedLanguageModel(replies: [["Ok."]])
+        let conversation = ConversationEngine(
+            vad: EnergyVoiceActivityDetector(), stt: stt, llm: llm, tts: ToneTextToSpeech(),
+            output: RecordingOutput(clock: ContinuousClock(), realtime: false), configuration: .init(duplex: .half))
+        let audio = ConversationEngineTests.silence(0.5) + ConversationEngineTests.speech(2) + ConversationEngineTests.silence(1.5)
+        let turns = try await conversation.run(ConversationEngineTests.stream(audio))
+        let turn = try #require(turns.first)
+        #expect(await stt.wholeBufferCalls == 0)
+        #expect(turn.partialTranscripts.first == "heard 500 ms")
+        // The utterance was streamed from its (padded) start until the silence ended it: the
+        // segment, then the closing silence the VAD listened to; not the silence before it.
+        let heard = try #require(Int(turn.transcript.split(separator: " ")[1]))
+        let segmentSamples = turn.segment.end - turn.segment.start
+        #expect(heard >= segmentSamples && heard <= segmentSamples + 16_000 * 12 / 10, "heard \(heard), segment \(segmentSamples)")
+        #expect(await llm.requests.first?.messages.last?.text == turn.transcript)
+    }
+}

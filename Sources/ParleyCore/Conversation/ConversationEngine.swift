@@ -102,6 +102,16 @@ public actor ConversationEngine {
         var start: Int
         var lastPartial: Int
         var partials: [String] = []
+        /// The provider's live session, when it transcribes live.
+        var live: LiveSession?
+    }
+
+    /// A live transcription fed while the user speaks.
+    private struct LiveSession {
+        var sink: AsyncStream<AudioBuffer>.Continuation
+        var result: Task<Transcript, any Error>
+        /// The first sample (absolute, at the VAD's rate) not yet sent.
+        var fed: Int
     }
 
     public nonisolated let vad: any VoiceActivityDetector
@@ -227,9 +237,12 @@ public actor ConversationEngine {
                 case .speechEnded(let segment):
                     try await speechEnded(segment, audio: audio, base: base)
                 case nil:
-                    // Partials only while words are coming: one during the closing silence
-                    // would only delay the final transcript behind it.
-                    if probability >= configuration.segmentation.onThreshold {
+                    if var live = utterance?.live {
+                        feed(&live, audio: audio, base: base, upTo: next)
+                        utterance?.live = live
+                    } else if probability >= configuration.segmentation.onThreshold {
+                        // Partials only while words are coming: one during the closing silence
+                        // would only delay the final transcript behind it.
                         requestPartial(audio: audio, base: base, next: next)
                     }
                 }
@@ -273,7 +286,8 @@ public actor ConversationEngine {
                 try await finishReply(played: played, interrupted: interrupted)
             case .beginUtterance:
                 nextUtteranceID += 1
-                utterance = Utterance(id: nextUtteranceID, start: sample, lastPartial: sample)
+                utterance = Utterance(id: nextUtteranceID, start: sample, lastPartial: sample,
+                                      live: stt.transcribesLive ? openLiveSession(utterance: nextUtteranceID, from: sample) : nil)
             default:
                 break
             }
@@ -285,11 +299,27 @@ public actor ConversationEngine {
     private func speechEnded(_ segment: SpeechSegment, audio: [Float], base: Int) async throws {
         let endpoint = clock.now
         guard apply(.speechEnded(at: endpoint)) != nil else { return }
-        let partials = utterance?.partials ?? []
-        utterance = nil
+        let live = utterance?.live
         let lower = max(0, segment.start - base), upper = min(audio.count, segment.end - base)
         let speech = AudioBuffer(samples: lower < upper ? Array(audio[lower..<upper]) : [], sampleRate: segment.sampleRate)
-        let transcript = try await stt.transcribe(speech.resampled(to: stt.preferredSampleRate), options: configuration.transcription)
+        let transcript: Transcript
+        if var live {
+            // The live session has heard everything but the last moments: send them, close
+            // the stream, and its final transcript follows.
+            feed(&live, audio: audio, base: base, upTo: segment.end)
+            live.sink.finish()
+            do {
+                transcript = try await live.result.value
+            } catch {
+                logger.warning("[STT] \(stt.identity) live session failed (\(error)); transcribing the whole utterance instead")
+                transcript = try await stt.transcribe(speech.resampled(to: stt.preferredSampleRate), options: configuration.transcription)
+            }
+        } else {
+            transcript = try await stt.transcribe(speech.resampled(to: stt.preferredSampleRate), options: configuration.transcription)
+        }
+        // Partials that arrived while the final was awaited still count.
+        let partials = utterance?.partials ?? []
+        utterance = nil
         let sttTime = clock.now - endpoint
         var heard = transcript.text.trimmingWhitespace()
         if Self.isNonSpeechMarker(heard) { heard = "" }
@@ -417,6 +447,34 @@ public actor ConversationEngine {
 
     // MARK: - Partial transcripts
 
+    /// Starts the provider's live session for an utterance that begins at sample `start`.
+    private func openLiveSession(utterance id: Int, from start: Int) -> LiveSession {
+        let (frames, sink) = AsyncStream.makeStream(of: AudioBuffer.self)
+        let stt = self.stt, options = configuration.transcription
+        let result = Task {
+            var final: Transcript?
+            for try await update in stt.transcribe(stream: frames, options: options) {
+                switch update {
+                case .partial(let text): self.partialReady(text.trimmingWhitespace(), utterance: id, live: true)
+                case .final(let transcript): final = transcript
+                }
+            }
+            guard let final else {
+                throw ProviderError.engineFailure(provider: stt.identity.description, detail: "the live session ended without a final transcript")
+            }
+            return final
+        }
+        return LiveSession(sink: sink, result: result, fed: start)
+    }
+
+    /// Sends the utterance's audio up to sample `end` (absolute) to its live session.
+    private func feed(_ live: inout LiveSession, audio: [Float], base: Int, upTo end: Int) {
+        let lower = max(live.fed, base) - base, upper = min(end - base, audio.count)
+        guard lower < upper else { return }
+        live.sink.yield(AudioBuffer(samples: Array(audio[lower..<upper]), sampleRate: vad.sampleRate))
+        live.fed = base + upper
+    }
+
     private func requestPartial(audio: [Float], base: Int, next: Int) {
         guard let interval = configuration.partialInterval, var current = utterance, !partialInFlight,
               Double(next - current.lastPartial) >= interval * Double(vad.sampleRate) else { return }
@@ -432,8 +490,8 @@ public actor ConversationEngine {
         }
     }
 
-    private func partialReady(_ text: String, utterance id: Int) {
-        partialInFlight = false
+    private func partialReady(_ text: String, utterance id: Int, live: Bool = false) {
+        if !live { partialInFlight = false }
         guard utterance?.id == id, !text.isEmpty, !Self.isNonSpeechMarker(text) else { return }
         utterance?.partials.append(text)
         updateSink.yield(.partialTranscript(text))

@@ -63,9 +63,17 @@ public protocol SpeechToTextProvider: Provider {
     func transcribe<Frames: AsyncSequence & Sendable>(
         stream frames: Frames, options: TranscriptionOptions
     ) -> AsyncThrowingStream<TranscriptUpdate, any Error> where Frames.Element == AudioBuffer
+
+    /// Whether ``transcribe(stream:options:)`` is a live session on the provider's side, whose
+    /// final transcript is ready moments after the audio ends, rather than whole-buffer
+    /// transcriptions repeated as the audio grows.
+    var transcribesLive: Bool { get }
 }
 
 extension SpeechToTextProvider {
+    /// Engines that transcribe whole buffers are not live.
+    public var transcribesLive: Bool { false }
+
     /// A streaming session for engines that only transcribe whole buffers: the audio so far
     /// is re-transcribed each time another `partialInterval` seconds have arrived, and once
     /// more when the stream ends.

@@ -29,6 +29,79 @@ public struct SpeechToTextChain<C: Clock>: SpeechToTextProvider where C.Duration
             try await provider.transcribe(audio.resampled(to: provider.preferredSampleRate), options: options)
         }
     }
+
+    /// Live when any provider is.
+    public var transcribesLive: Bool { providers.contains(where: \.transcribesLive) }
+
+    /// A live session on the first provider that can serve, when it transcribes live; the
+    /// audio is also recorded, so if that session fails before its final transcript, the whole
+    /// utterance is transcribed by the rest of the chain instead. Otherwise, whole-buffer
+    /// transcriptions with failover.
+    public func transcribe<Frames: AsyncSequence & Sendable>(
+        stream frames: Frames, options: TranscriptionOptions
+    ) -> AsyncThrowingStream<TranscriptUpdate, any Error> where Frames.Element == AudioBuffer {
+        let chain = self
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    var live: (any SpeechToTextProvider)?
+                    for provider in chain.providers where await provider.availability().isReady {
+                        live = provider.transcribesLive ? provider : nil
+                        break
+                    }
+                    guard let live else {
+                        for try await update in chain.transcribeByWindows(stream: frames, options: options, partialInterval: 1.0) {
+                            continuation.yield(update)
+                        }
+                        continuation.finish()
+                        return
+                    }
+                    let recording = RecordedAudio(sampleRate: chain.preferredSampleRate)
+                    let (tee, teeSink) = AsyncThrowingStream.makeStream(of: AudioBuffer.self)
+                    let pump = Task {
+                        do {
+                            for try await frame in frames {
+                                await recording.append(frame)
+                                teeSink.yield(frame)
+                            }
+                            teeSink.finish()
+                        } catch {
+                            teeSink.finish(throwing: error)
+                        }
+                    }
+                    do {
+                        for try await update in live.transcribe(stream: tee, options: options) { continuation.yield(update) }
+                        await chain.failover.succeeded(live)
+                    } catch where !Task.isCancelled {
+                        var attempts: [ChainExhaustedError.Attempt] = []
+                        let rest = chain.providers.filter { $0.identity != live.identity }
+                        try await chain.failover.failed(live, next: rest.first, error: error, detail: "; transcribing the whole utterance instead",
+                                                        attempts: &attempts)
+                        await pump.value
+                        let audio = await recording.audio
+                        let transcript = try await chain.failover.run(rest) { provider in
+                            try await provider.transcribe(audio.resampled(to: provider.preferredSampleRate), options: options)
+                        }
+                        continuation.yield(.final(transcript))
+                    }
+                    pump.cancel()
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}
+
+/// Audio collected from a stream, for replaying it whole.
+private actor RecordedAudio {
+    private(set) var audio: AudioBuffer
+
+    init(sampleRate: Int) { audio = AudioBuffer(samples: [], sampleRate: sampleRate) }
+
+    func append(_ frame: AudioBuffer) { audio.appendConverting(frame) }
 }
 
 /// Text-to-speech over an ordered list of providers (e.g. ElevenLabs → Piper → espeak-ng).
