@@ -253,6 +253,21 @@ struct ConversationEngineTests {
         #expect(user.text == "What is the capital of Italy?")
     }
 
+    @Test("an empty reply is reported with a warning, not saved as a message")
+    func emptyReply() async throws {
+        let logs = CapturedLogs()
+        let journal = RecordingJournal()
+        let conversation = ConversationEngine(
+            vad: EnergyVoiceActivityDetector(), stt: ScriptedSpeechToText(transcripts: ["hi"]),
+            llm: ScriptedLanguageModel(name: "quiet", replies: [[]]), tts: ToneTextToSpeech(),
+            output: RecordingOutput(clock: ContinuousClock(), realtime: false), journal: journal,
+            configuration: .init(duplex: .half), logger: logs.logger(label: "conversation"))
+        let turns = try await conversation.run(Self.stream(Self.speech(1) + Self.silence(1.5)))
+        #expect(turns.map(\.reply) == [""])
+        #expect(await journal.entries.map(\.role) == [.user])
+        #expect(logs.messages(at: .warning).contains { $0.contains("quiet") && $0.contains("empty reply") })
+    }
+
     @Test("a journal that cannot write stops the conversation with its error")
     func journalFailure() async {
         struct DiskFull: Error {}

@@ -93,6 +93,8 @@ public actor ConversationEngine {
         var endpoint: ContinuousClock.Instant
         var sttTime: Duration
         var vadTime: Duration
+        /// When the reply was requested (after the transcript was saved and reviewed).
+        var requested: ContinuousClock.Instant?
         var outcome: ReplySpeaker.Outcome?
     }
 
@@ -340,7 +342,7 @@ public actor ConversationEngine {
             case .saveUserTurn(let text):
                 history.append(.user(text))
                 pending = PendingTurn(transcript: text, segment: segment, partials: partials, endpoint: endpoint,
-                                      sttTime: sttTime, vadTime: vadTime, outcome: nil)
+                                      sttTime: sttTime, vadTime: vadTime, requested: nil, outcome: nil)
                 vadTime = .zero
                 try await journal?.record(JournalEntry(
                     role: .user, text: text, rawTranscript: heard, editedText: text == heard ? nil : text,
@@ -361,6 +363,7 @@ public actor ConversationEngine {
         let window = ContextWindow(tokens: configuration.contextTokens, reservedForReply: sampling.maxTokens)
         let request = ChatRequest(messages: window.trim(history), sampling: sampling)
         await output.beginReply()
+        pending?.requested = clock.now
         let speaker = self.speaker, output = self.output
         switch configuration.duplex {
         case .half:
@@ -414,9 +417,12 @@ public actor ConversationEngine {
         let heard = interrupted ? outcome.spoken.heard(upTo: played ?? 0) : outcome.text
         if !heard.isEmpty { history.append(.assistant(heard)) }
         let endpoint = turn.endpoint
+        let requestedAfter = turn.requested.map { endpoint.duration(to: $0) } ?? turn.sttTime
+        // Latencies run from the endpoint, on one clock: transcription, saving and review
+        // count, as the listener waits through them.
         func since(_ duration: Duration?) -> Double {
             guard let duration else { return 0 }
-            return (turn.sttTime + duration).milliseconds
+            return (requestedAfter + duration).milliseconds
         }
         var result = TurnResult(
             segment: turn.segment, transcript: turn.transcript, reply: heard,
@@ -437,6 +443,11 @@ public actor ConversationEngine {
         turn.outcome = nil
         turns.append(result)
         updateSink.yield(.turn(result))
+        guard interrupted || !heard.isEmpty else {
+            // Nothing to keep: the model said nothing (the listener heard silence).
+            logger.warning("[LLM] \(outcome.provider) returned an empty reply")
+            return
+        }
         let t = result.timings
         try await journal?.record(JournalEntry(
             role: .assistant, text: heard, provider: outcome.provider.description,
