@@ -414,3 +414,46 @@ struct LiveTranscriptionTests {
         #expect(await llm.requests.first?.messages.last?.text == turn.transcript)
     }
 }
+
+@Suite("A host app driving the conversation's gates")
+struct HostGatedConversationTests {
+    @Test("nothing is heard until the gates are open and listening starts on a deliberate trigger")
+    func gatedListening() async throws {
+        let stt = ScriptedSpeechToText(transcripts: ["the second question"])
+        let llm = ScriptedLanguageModel(replies: [["Answered."]])
+        let conversation = ConversationEngine(
+            vad: EnergyVoiceActivityDetector(), stt: stt, llm: llm, tts: ToneTextToSpeech(),
+            output: RecordingOutput(clock: ContinuousClock(), realtime: false),
+            configuration: .init(duplex: .full, startsListening: false))
+
+        // Arming needs the gates; a scroll never starts listening.
+        await #expect(throws: ConversationEngine.Rejection.self) { try await conversation.arm() }
+        try await conversation.setGate(.permissionGranted, open: true)
+        try await conversation.setGate(.audioReady, open: true)
+        try await conversation.arm()
+        await #expect(throws: ConversationEngine.Rejection.self) { try await conversation.startListening(.incidental) }
+        #expect(await conversation.state == .armed)
+
+        let (input, feed) = AsyncStream.makeStream(of: AudioBuffer.self)
+        let host = Task {
+            for await update in conversation.updates {
+                // The first utterance ended while armed, unheard: now the user taps to talk.
+                if case .rejected(let reason) = update, reason.contains("no speech can end") {
+                    try await conversation.startListening(.user)
+                    for frame in ConversationEngineTests.frames(ConversationEngineTests.speech(1) + ConversationEngineTests.silence(1.5)) {
+                        feed.yield(frame)
+                    }
+                    feed.finish()
+                }
+            }
+        }
+        for frame in ConversationEngineTests.frames(ConversationEngineTests.speech(1) + ConversationEngineTests.silence(1.5)) {
+            feed.yield(frame)
+        }
+        let turns = try await conversation.run(input)
+        try await host.value
+        #expect(turns.map(\.transcript) == ["the second question"])
+        #expect(await stt.received.count == 1)
+        #expect(await conversation.state == .idle)
+    }
+}

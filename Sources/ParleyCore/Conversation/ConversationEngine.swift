@@ -33,6 +33,12 @@ public actor ConversationEngine {
         /// send: the same, a correction (kept as the edited text, beside the raw transcript),
         /// or `nil` to drop the turn. `nil` here sends transcripts as heard.
         public var reviewTranscript: (@Sendable (String) async -> String?)?
+        /// Whether ``ConversationEngine/run(_:)`` opens the gates and starts listening at
+        /// once (a command line, a hands-free loop). A host app that gates listening on
+        /// permissions and a talk button sets this to `false` and calls
+        /// ``ConversationEngine/setGate(_:open:)``, ``ConversationEngine/arm()`` and
+        /// ``ConversationEngine/startListening(_:)``; audio before that is not listened to.
+        public var startsListening: Bool
 
         /// Creates a configuration with defaults for a hands-free conversation.
         public init(
@@ -45,7 +51,8 @@ public actor ConversationEngine {
             contextTokens: Int = 2048,
             duplex: Duplex = .full,
             rules: ConversationStateMachine<ContinuousClock.Instant>.Configuration = .init(),
-            reviewTranscript: (@Sendable (String) async -> String?)? = nil
+            reviewTranscript: (@Sendable (String) async -> String?)? = nil,
+            startsListening: Bool = true
         ) {
             self.systemPrompt = systemPrompt
             self.sampling = sampling
@@ -57,6 +64,7 @@ public actor ConversationEngine {
             self.duplex = duplex
             self.rules = rules
             self.reviewTranscript = reviewTranscript
+            self.startsListening = startsListening
         }
     }
 
@@ -170,6 +178,34 @@ public actor ConversationEngine {
         (updates, updateSink) = AsyncStream.makeStream(of: ConversationUpdate.self)
     }
 
+    /// Why the conversation refused a request.
+    public typealias Rejection = ConversationStateMachine<ContinuousClock.Instant>.Rejection
+    private typealias Machine = ConversationStateMachine<ContinuousClock.Instant>
+
+    /// Opens or closes one of the gates the host controls (closing a required gate while the
+    /// conversation is active stops it).
+    public func setGate(_ gate: ConversationGate, open: Bool) async throws {
+        try await carryOut(try applyOrThrow(.setGate(gate, open: open)))
+    }
+
+    /// Makes the conversation ready to listen; every required gate must be open.
+    public func arm() throws(Rejection) {
+        _ = try applyOrThrow(.arm)
+    }
+
+    /// Starts listening, on a deliberate `trigger` only (a tap, a hot key; not a scroll).
+    public func startListening(_ trigger: ListenTrigger) throws(Rejection) {
+        _ = try applyOrThrow(.startListening(trigger, at: clock.now))
+    }
+
+    /// Stops listening and any reply in progress (what was heard of it is saved).
+    public func stop() async throws {
+        try await carryOut(try applyOrThrow(.stop))
+    }
+
+    /// Where the conversation stands.
+    public var state: ConversationState { machine.state }
+
     /// Runs the conversation over `frames` (mono audio in chunks of any size) until they end
     /// and the last reply has been played, and returns its turns.
     ///
@@ -193,9 +229,11 @@ public actor ConversationEngine {
     }
 
     private func converse<Frames: AsyncSequence & Sendable>(_ frames: Frames) async throws where Frames.Element == AudioBuffer {
-        for gate in configuration.rules.requiredGates { apply(.setGate(gate, open: true)) }
-        apply(.arm)
-        apply(.startListening(.user, at: clock.now))
+        if configuration.startsListening {
+            for gate in configuration.rules.requiredGates { apply(.setGate(gate, open: true)) }
+            apply(.arm)
+            apply(.startListening(.user, at: clock.now))
+        }
 
         let rate = vad.sampleRate
         let frameSize = vad.frameSize
@@ -261,7 +299,7 @@ public actor ConversationEngine {
         }
         await replyTask?.value
         try check()
-        apply(.stop)
+        if machine.state != .idle { apply(.stop) }
         guard !turns.isEmpty else {
             throw heardNothing ? Failure.nothingTranscribed : Failure.noSpeech(duration: Double(received) / Double(rate))
         }
@@ -275,6 +313,11 @@ public actor ConversationEngine {
 
     private func speechStarted(at sample: Int) async throws {
         guard let actions = apply(.speechStarted(at: clock.now)) else { return }
+        try await carryOut(actions, utteranceStart: sample)
+    }
+
+    /// Carries out the actions that cancel, stop, save or begin something.
+    private func carryOut(_ actions: [Machine.Action], utteranceStart: Int = 0) async throws {
         var played: Double?
         for action in actions {
             switch action {
@@ -288,8 +331,11 @@ public actor ConversationEngine {
                 try await finishReply(played: played, interrupted: interrupted)
             case .beginUtterance:
                 nextUtteranceID += 1
-                utterance = Utterance(id: nextUtteranceID, start: sample, lastPartial: sample,
-                                      live: stt.transcribesLive ? openLiveSession(utterance: nextUtteranceID, from: sample) : nil)
+                utterance = Utterance(id: nextUtteranceID, start: utteranceStart, lastPartial: utteranceStart,
+                                      live: stt.transcribesLive ? openLiveSession(utterance: nextUtteranceID, from: utteranceStart) : nil)
+            case .closeAudio:
+                utterance?.live?.sink.finish()
+                utterance = nil
             default:
                 break
             }
@@ -509,6 +555,17 @@ public actor ConversationEngine {
     }
 
     // MARK: - State
+
+    /// Applies an event a caller asked for: its actions, or the rejection thrown.
+    private func applyOrThrow(_ event: Machine.Event) throws(Rejection) -> [Machine.Action] {
+        switch machine.handle(event) {
+        case .success(let transition):
+            if transition.changedState { updateSink.yield(.transition(from: transition.from, to: transition.to)) }
+            return transition.actions
+        case .failure(let rejection):
+            throw rejection
+        }
+    }
 
     /// Applies an event, reporting the transition or the rejection; returns the actions.
     @discardableResult
