@@ -32,7 +32,8 @@ actor HeldOutput: AudioOutput {
 
     func finish() async -> Double {
         if held.contains(reply) {
-            while !Task.isCancelled { await Task.yield() }
+            // Playing until the engine cancels it (the sleep ends at once when cancelled).
+            try? await Task.sleep(for: .seconds(3_600))
             return stop()
         }
         return queued

@@ -136,6 +136,9 @@ public actor ConversationEngine {
         } catch {
             replyTask?.cancel()
             await replyTask?.value
+            // A live session still open would wait for audio that never comes.
+            utterance?.live?.sink.finish()
+            utterance?.live?.result.cancel()
             apply(.failed("\(error)"))
             throw error
         }
@@ -184,7 +187,7 @@ public actor ConversationEngine {
                 let probability = session.speechProbability(of: frame)
                 vadTime += clock.now - started
                 next += frameSize
-                apply(.tick(at: clock.now))
+                if configuration.rules.listenTimeout != nil { apply(.tick(at: clock.now)) }
                 switch segmenter.process(probability: probability) {
                 case .speechStarted(let at):
                     try await speechStarted(at: at)
