@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "ParleyLocal", targets: ["ParleyLocal"]),
         .library(name: "ParleyCloud", targets: ["ParleyCloud"]),
         .library(name: "ParleyStore", targets: ["ParleyStore"]),
+        .library(name: "ParleyRuntime", targets: ["ParleyRuntime"]),
         .library(name: "ParleyTesting", targets: ["ParleyTesting"]),
         .executable(name: "parley", targets: ["parley"]),
     ],
@@ -74,15 +75,24 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
+        // The assembly every face composes: settings, the provider catalog, chains with shared
+        // health, the on-device engines, the store and conversations.
+        .target(
+            name: "ParleyRuntime",
+            dependencies: [
+                "ParleyCore", "ParleyLocal", "ParleyCloud", "ParleyStore",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Test doubles for the provider protocols.
         .target(name: "ParleyTesting", dependencies: ["ParleyCore", .product(name: "Logging", package: "swift-log")]),
         .executableTarget(
             name: "parley",
             dependencies: [
-                "ParleyCore", "ParleyLocal", "ParleyCloud", "ParleyStore",
+                "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Configuration", package: "swift-configuration"),
-                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -98,6 +108,7 @@ let package = Package(
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyTesting"]),
         .testTarget(name: "ParleyLocalTests", dependencies: ["ParleyLocal", "ParleyCore"]),
         .testTarget(name: "ParleyCLITests", dependencies: ["parley", "ParleyCore", "ParleyStore", "ParleyTestServers"]),
+        .testTarget(name: "ParleyRuntimeTests", dependencies: ["ParleyRuntime", "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyTesting", "ParleyTestServers"]),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyCore"]),
         .testTarget(name: "ParleyCloudTests", dependencies: ["ParleyCloud", "ParleyCore", "ParleyTestServers", "ParleyTesting"]),
     ],

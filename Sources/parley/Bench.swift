@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ParleyCore
 import ParleyLocal
+import ParleyRuntime
 
 /// `parley bench`: the latency of spoken turns over a set of questions — time to the final
 /// transcript and to the first audio after the end of speech, p50 and p95 — next to the
@@ -57,8 +58,8 @@ struct Bench: AsyncParsableCommand {
     func run() async throws {
         common.bootstrapLogging()
         do {
-            let paths = ParleyPaths.current()
-            let engines = LocalEngines(paths: paths, overrides: common.overrides)
+            // The on-device engines, measured against the same engines called directly.
+            let engines = try await common.runtime().engines
             try await ensureReady([engines.stt, engines.llm, engines.tts])
             try await engines.stt.load()
             try await engines.llm.load()

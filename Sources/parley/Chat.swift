@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import ParleyCore
-import ParleyLocal
+import ParleyRuntime
 
 /// `parley chat`: text in, text out.
 struct Chat: AsyncParsableCommand {
@@ -34,8 +34,8 @@ struct Chat: AsyncParsableCommand {
     func run() async throws {
         common.bootstrapLogging()
         do {
-            let engines = LocalEngines(overrides: common.overrides)
-            let llm = try await model.languageModel(local: engines.llm, settings: try await Settings.load())
+            let runtime = try await common.runtime(smallModel: model.smallModel)
+            let llm = try await runtime.languageModel(model.selection)
             try await ensureReady([llm])
             let sampling = SamplingOptions(temperature: temperature, maxTokens: maxTokens)
             var history: [ChatMessage] = [.system(systemPrompt)]

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ParleyRuntime
 import ParleyStore
 
 /// `parley history`: the saved conversations — list them, show one, export them as JSON, or
@@ -12,23 +13,25 @@ struct History: AsyncParsableCommand {
 
     /// Where the conversations are.
     struct DatabaseOptions: ParsableArguments {
-        @Option(name: .customLong("database"), help: "The conversation database (default: $PARLEY_DATABASE, else parley.sqlite in $PARLEY_HOME or ~/.local/share/parley).")
+        @Option(name: .customLong("database"), help: "The conversation database (default: the setting PARLEY_DATABASE, from the environment or config.json, else parley.sqlite in the data directory).")
         var path: String?
 
-        var url: URL {
-            let configured = path ?? ProcessInfo.processInfo.environment["PARLEY_DATABASE"].flatMap { $0.isEmpty ? nil : $0 }
-            return configured.map { URL(fileURLWithPath: $0) } ?? ConversationStore.defaultURL()
+        /// The database: `--database`, else the settings' (the same one `parley talk` writes).
+        func url() async throws -> URL {
+            if let path { return URL(fileURLWithPath: path) }
+            return try await RuntimeSettings.load().database
         }
 
         /// The store, or `nil` when the database file does not exist yet (it is not created).
-        func openExisting() throws(StoreError) -> ConversationStore? {
+        func openExisting() async throws -> ConversationStore? {
+            let url = try await url()
             guard FileManager.default.fileExists(atPath: url.path) else { return nil }
             return try ConversationStore(path: url)
         }
 
         /// The store, for a command about one conversation: with no database, no id exists.
-        func open(forThread id: Int64) throws(StoreError) -> ConversationStore {
-            guard let store = try openExisting() else { throw .threadNotFound(id) }
+        func open(forThread id: Int64) async throws -> ConversationStore {
+            guard let store = try await openExisting() else { throw StoreError.threadNotFound(id) }
             return store
         }
     }
@@ -45,7 +48,7 @@ struct History: AsyncParsableCommand {
 
         func run() async throws {
             do {
-                let store = try database.openExisting()
+                let store = try await database.openExisting()
                 if json {
                     let data = try store?.export(thread: nil) ?? ConversationExport(threads: []).jsonData()
                     writeLine(data)
@@ -87,7 +90,7 @@ struct History: AsyncParsableCommand {
 
         func run() async throws {
             do {
-                let store = try database.open(forThread: id)
+                let store = try await database.open(forThread: id)
                 if json {
                     writeLine(try store.export(thread: id))
                     return
@@ -152,9 +155,9 @@ struct History: AsyncParsableCommand {
             do {
                 let data: Data
                 if let id {
-                    data = try database.open(forThread: id).export(thread: id)
+                    data = try await database.open(forThread: id).export(thread: id)
                 } else {
-                    data = try database.openExisting()?.export(thread: nil) ?? ConversationExport(threads: []).jsonData()
+                    data = try await database.openExisting()?.export(thread: nil) ?? ConversationExport(threads: []).jsonData()
                 }
                 guard let output else {
                     writeLine(data)
@@ -204,7 +207,7 @@ struct History: AsyncParsableCommand {
 
         func run() async throws {
             do {
-                guard let store = try database.openExisting() else { throw StoreError.messageNotFound(message) }
+                guard let store = try await database.openExisting() else { throw StoreError.messageNotFound(message) }
                 try store.editTranscript(message: message, text: text)
                 print("Corrected message \(message).")
             } catch {
@@ -224,7 +227,7 @@ struct History: AsyncParsableCommand {
 
         func run() async throws {
             do {
-                try database.open(forThread: id).deleteThread(id)
+                try await database.open(forThread: id).deleteThread(id)
                 print("Deleted conversation \(id).")
             } catch {
                 throw fail(error)
@@ -252,7 +255,7 @@ extension History {
 
         func run() async throws {
             do {
-                let items = try database.openExisting()?.stashItems() ?? []
+                let items = try await database.openExisting()?.stashItems() ?? []
                 if json {
                     let encoder = JSONEncoder()
                     encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
@@ -295,7 +298,7 @@ extension History {
 
         func run() async throws {
             do {
-                let store = try ConversationStore(path: database.url)
+                let store = try ConversationStore(path: try await database.url())
                 var saved = text
                 if let message {
                     guard let stored = try store.message(message) else { throw StoreError.messageNotFound(message) }
@@ -319,7 +322,7 @@ extension History {
 
         func run() async throws {
             do {
-                guard let store = try database.openExisting() else { throw StoreError.stashItemNotFound(id) }
+                guard let store = try await database.openExisting() else { throw StoreError.stashItemNotFound(id) }
                 try store.deleteStashItem(id)
                 print("Deleted item \(id).")
             } catch {

@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import Logging
 import ParleyCore
+import ParleyLocal
+import ParleyRuntime
 
 /// The `parley` command: voice assistant engine on this machine.
 @main
@@ -44,8 +46,14 @@ struct CommonOptions: ParsableArguments {
         }
     }
 
-    var overrides: LocalEnginesOverrides {
-        LocalEnginesOverrides(languageModel: model, whisperModel: whisperModel, voice: voice, threads: threads)
+    var overrides: LocalEngines.Overrides {
+        LocalEngines.Overrides(languageModel: model, whisperModel: whisperModel, voice: voice, threads: threads)
+    }
+
+    /// The runtime these options describe, on the settings (environment, then the settings file).
+    func runtime(smallModel: String? = nil, database: String? = nil) async throws -> Runtime<ContinuousClock> {
+        Runtime(settings: try await RuntimeSettings.load(), options: RuntimeOptions(
+            engines: overrides, smallModel: smallModel, database: database.map { URL(fileURLWithPath: $0) }))
     }
 }
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import ParleyCore
-import ParleyLocal
+import ParleyRuntime
 
 /// `parley speak`: text to speech.
 struct Speak: AsyncParsableCommand {
@@ -16,7 +16,7 @@ struct Speak: AsyncParsableCommand {
     @Option(help: "Speaking rate relative to normal.")
     var rate: Double = 1.0
 
-    @Option(help: "The text-to-speech provider: auto (configured cloud and self-hosted providers, then espeak-ng), local, elevenlabs, deepgram, openai or piper.")
+    @Option(help: "The text-to-speech provider: auto (configured cloud and self-hosted providers, then espeak-ng), local, or a provider: \(ProviderCatalog.standard.selectionNames(for: .textToSpeech).dropFirst(2).joined(separator: ", ")).")
     var provider: String = "auto"
 
     @Option(name: .customLong("base-url"), help: "The provider's base URL (e.g. a Piper server).")
@@ -30,16 +30,13 @@ struct Speak: AsyncParsableCommand {
         }
         guard rate > 0.2, rate < 4 else { throw ValidationError("--rate must be between 0.2 and 4.") }
         try validateOutput(output)
-        guard ["auto", "local", "elevenlabs", "deepgram", "openai", "piper"].contains(provider) else {
-            throw ValidationError("Unknown provider \(provider); use auto, local, elevenlabs, deepgram, openai or piper.")
-        }
+        try validateProvider(provider, for: .textToSpeech)
     }
 
     func run() async throws {
         common.bootstrapLogging()
         do {
-            let tts = textToSpeech(provider, baseURL: baseURL, local: EspeakTextToSpeech(defaultVoice: common.voice ?? "en-us"),
-                                   cloud: try await Settings.load().cloud)
+            let tts = try await common.runtime().textToSpeech(ProviderSelection(provider, baseURL: baseURL))
             try await ensureReady([tts])
             let audio = try await tts.synthesizeAll(text, options: SpeechOptions(voice: common.voice, rate: rate))
             try WAV.write(audio, to: URL(fileURLWithPath: output))

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ParleyCore
 import ParleyLocal
+import ParleyRuntime
 import ParleyStore
 
 /// `parley talk`: a spoken conversation from a recording or live audio.
@@ -40,11 +41,11 @@ struct Talk: AsyncParsableCommand {
     @Option(name: .customLong("partial-interval"), help: "Seconds of speech between partial transcripts (default: 1 in real time, none otherwise; 0 for none).")
     var partialInterval: Double?
 
-    @Option(name: .customLong("system-prompt"), help: "The assistant's instructions.")
-    var systemPrompt: String = ConversationEngine.Configuration().systemPrompt
+    @Option(name: .customLong("system-prompt"), help: "The assistant's instructions (default: a continued conversation's, else short spoken answers).")
+    var systemPrompt: String?
 
-    @Option(name: .customLong("max-tokens"), help: "The longest answer in tokens.")
-    var maxTokens: Int = 128
+    @Option(name: .customLong("max-tokens"), help: "The longest answer in tokens (default: a continued conversation's, else \(ConversationOptions.defaultMaxTokens)).")
+    var maxTokens: Int?
 
     @Option(help: "Continue the saved conversation with this id (see parley history).")
     var thread: Int64?
@@ -62,7 +63,7 @@ struct Talk: AsyncParsableCommand {
     @OptionGroup var model: ModelSelection
 
     func validate() throws {
-        guard maxTokens > 0 else { throw ValidationError("--max-tokens must be at least 1.") }
+        if let maxTokens, maxTokens <= 0 { throw ValidationError("--max-tokens must be at least 1.") }
         guard endSilence > 0, endSilence <= 30 else { throw ValidationError("--end-silence must be between 0 and 30 seconds.") }
         guard maxTurn >= 1 else { throw ValidationError("--max-turn must be at least 1 second.") }
         guard (8_000...192_000).contains(rate) else { throw ValidationError("--rate must be between 8000 and 192000.") }
@@ -79,46 +80,16 @@ struct Talk: AsyncParsableCommand {
         do {
             // Read and check the input before loading anything, so bad input fails at once.
             let recording = live ? nil : try readAudio(input)
-            let settings = try await Settings.load()
-            let store = noSave ? nil : try ConversationStore(path: database.map { URL(fileURLWithPath: $0) } ?? settings.database)
-            var history: [ChatMessage] = []
-            if let store, let thread {
-                guard try store.thread(thread) != nil else { throw StoreError.threadNotFound(thread) }
-                history = try ThreadJournal.history(of: thread, in: store)
-            }
-
-            let engines = LocalEngines(overrides: common.overrides)
-            let cloud = settings.cloud
-            let llm = try await model.languageModel(local: engines.llm, settings: settings)
-            let stt = speechToText("auto", baseURL: nil, local: engines.stt, cloud: cloud)
-            let tts = textToSpeech("auto", baseURL: nil, local: engines.tts, cloud: cloud)
-            try await ensureReady([stt, llm, tts])
-            // Load the language model on its own thread while the first turn is heard.
-            let local = engines.llm
-            Task { try? await local.load() }
-
+            let runtime = try await common.runtime(smallModel: model.smallModel, database: database)
             let paced = realtime || live
-            var configuration = ConversationEngine.Configuration(systemPrompt: systemPrompt)
-            configuration.sampling.maxTokens = maxTokens
-            configuration.sampling.temperature = 0
-            configuration.speech.voice = common.voice
-            configuration.segmentation.endSilence = endSilence
-            configuration.segmentation.maxSpeech = maxTurn
-            configuration.duplex = paced ? .full : .half
             let interval = partialInterval ?? (paced ? 1.0 : 0)
-            configuration.partialInterval = interval > 0 ? interval : nil
-            if let local = llm as? LlamaLanguageModel { configuration.contextTokens = local.configuration.contextLength }
-
-            let journal = store.map {
-                ThreadJournal(store: $0, thread: thread, settings: ThreadSettings(
-                    backend: llm.identity.isLocal ? "local" : llm.identity.name, modelPreset: llm.identity.model,
-                    systemPrompt: systemPrompt, maxTokens: maxTokens),
-                    keepAudioIn: keepAudio ? $0.url.deletingLastPathComponent().appendingPathComponent("audio", isDirectory: true) : nil)
-            }
+            let options = ConversationOptions(
+                languageModel: model.selection, systemPrompt: systemPrompt, maxTokens: maxTokens, voice: common.voice,
+                endSilence: endSilence, maxTurn: maxTurn, partialInterval: interval > 0 ? interval : nil,
+                duplex: paced ? .full : .half, saves: !noSave, keepsAudio: keepAudio)
             let speaker = RecordingOutput(clock: ContinuousClock(), realtime: paced)
-            let conversation = ConversationEngine(
-                vad: try engines.voiceActivityDetector().activeDetector(), stt: stt, llm: llm, tts: tts,
-                output: speaker, journal: journal, history: history, configuration: configuration)
+            let made = try await runtime.makeConversation(options: options, thread: thread, output: speaker)
+            let conversation = made.engine
 
             let printText = !json
             let reporter = Task {
@@ -140,7 +111,7 @@ struct Talk: AsyncParsableCommand {
 
             let heard = await speaker.heardAudio ?? AudioBuffer(samples: [], sampleRate: 22_050)
             try WAV.write(heard, to: URL(fileURLWithPath: output))
-            let threadID = await journal?.thread
+            let threadID = await made.thread
             if json {
                 print(try TalkReport.json(turns, output: output, thread: threadID))
             } else {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import ParleyCore
-import ParleyLocal
+import ParleyRuntime
 
 /// `parley transcribe`: speech to text.
 struct Transcribe: AsyncParsableCommand {
@@ -13,7 +13,7 @@ struct Transcribe: AsyncParsableCommand {
     @Flag(help: "Print the result as JSON.")
     var json = false
 
-    @Option(help: "The speech-to-text provider: auto (configured cloud providers, then on-device), local, deepgram, assemblyai or openai.")
+    @Option(help: "The speech-to-text provider: auto (configured cloud providers, then on-device), local, or a provider: \(ProviderCatalog.standard.selectionNames(for: .speechToText).dropFirst(2).joined(separator: ", ")).")
     var provider: String = "auto"
 
     @Option(name: .customLong("base-url"), help: "The provider's base URL (e.g. a self-hosted OpenAI-compatible server).")
@@ -22,9 +22,7 @@ struct Transcribe: AsyncParsableCommand {
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
-        guard ["auto", "local", "deepgram", "assemblyai", "openai"].contains(provider) else {
-            throw ValidationError("Unknown provider \(provider); use auto, local, deepgram, assemblyai or openai.")
-        }
+        try validateProvider(provider, for: .speechToText)
     }
 
     func run() async throws {
@@ -32,8 +30,7 @@ struct Transcribe: AsyncParsableCommand {
         do {
             let audio = try readAudio(file)
             guard audio.peak >= 1e-4 else { throw ConversationEngine.Failure.noSpeech(duration: audio.duration) }
-            let engines = LocalEngines(overrides: common.overrides)
-            let stt = speechToText(provider, baseURL: baseURL, local: engines.stt, cloud: try await Settings.load().cloud)
+            let stt = try await common.runtime().speechToText(ProviderSelection(provider, baseURL: baseURL))
             try await ensureReady([stt])
             let clock = ContinuousClock()
             let start = clock.now

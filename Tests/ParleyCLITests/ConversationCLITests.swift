@@ -262,4 +262,18 @@ extension ParleyCLITests {
         let store = try ConversationStore(path: directory.appendingPathComponent("parley.sqlite"))
         #expect(try store.spent(from: .distantPast, to: .distantFuture) == 3)
     }
+
+    @Test("history reads the database the settings file names, as talk writes it")
+    func historyUsesSettingsDatabase() throws {
+        let database = CLI.temporaryDatabase()
+        defer { try? FileManager.default.removeItem(at: database.deletingLastPathComponent()) }
+        try FileManager.default.createDirectory(at: database.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let store = try ConversationStore(path: database)
+        _ = try store.createThread(title: "kept in the configured database", settings: ThreadSettings())
+        let file = try CLI.temporaryFile("config.json", contents: Data(#"{"parley": {"database": "\#(database.path)"}}"#.utf8))
+        defer { try? FileManager.default.removeItem(at: file) }
+        let listed = try CLI.run(["history"], environment: ["PARLEY_CONFIG": file.path, "PARLEY_DATABASE": ""])
+        #expect(listed.status == 0, "stderr: \(listed.stderr)")
+        #expect(listed.stdout.contains("kept in the configured database"), "\(listed.stdout)")
+    }
 }

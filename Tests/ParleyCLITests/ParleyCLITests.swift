@@ -233,7 +233,7 @@ struct ParleyCLITests {
         #expect(llm.uses?.hasPrefix("llama.cpp") == true)
         let openai = try #require(llm.chain.first { $0.provider.hasPrefix("openai") })
         #expect(!openai.available && openai.reason.contains("unreachable"))
-        #expect(llm.chain.first { $0.provider.hasPrefix("anthropic") }?.reason == "API key not configured (set ANTHROPIC_API_KEY)")
+        #expect(llm.chain.first { $0.provider.hasPrefix("anthropic") }?.reason == "not configured (set ANTHROPIC_API_KEY)")
         #expect(report.capabilities[1].uses?.hasPrefix("whisper.cpp") == true)
         #expect(report.capabilities[3].uses == "silero (v6)")
         #expect(!result.stdout.contains("sk-hidden"))

@@ -165,18 +165,6 @@ struct SpeechProviderTests {
         #expect(audio.sampleRate == 22_050 && audio.samples.count == 3)
         #expect(await server.requests.last?.json?["text"] as? String == "Hello.")
     }
-
-    @Test("keys come from the conventional variables; without them availability says which to set")
-    func keys() async {
-        let none = CloudProviders(environment: [:])
-        #expect(none.configuredSpeechToText().isEmpty && none.configuredTextToSpeech().isEmpty && none.configuredLanguageModels().isEmpty)
-        var reasons: [Availability] = []
-        for provider in none.allSpeechToText() { reasons.append(await provider.availability()) }
-        #expect(reasons == [.missingKey(variable: "DEEPGRAM_API_KEY"), .missingKey(variable: "ASSEMBLYAI_API_KEY"), .missingKey(variable: "OPENAI_API_KEY")])
-        let some = CloudProviders(environment: ["ELEVENLABS_API_KEY": "k", "DEEPGRAM_API_KEY": "d"])
-        #expect(some.configuredTextToSpeech().map(\.identity.name) == ["elevenlabs", "deepgram"])
-        #expect(some.configuredSpeechToText().map(\.identity.name) == ["deepgram"])
-    }
 }
 
 actor PollCounter {

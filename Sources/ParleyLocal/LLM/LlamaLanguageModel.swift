@@ -55,6 +55,9 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
     /// Whether the model is in memory.
     public var isLoaded: Bool { session != nil }
 
+    /// How many times the model has been loaded into memory (once, unless it was unloaded).
+    public private(set) var loads = 0
+
     /// Frees the model and its context (the next request loads them again). A request in
     /// progress finishes first: the actor runs one at a time.
     public func unload() {
@@ -69,6 +72,7 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
             modelPath: configuration.modelPath, contextLength: configuration.contextLength, threads: configuration.threads)
         logger.debug("loaded \(loaded.modelDescription) with a \(loaded.contextLength)-token context")
         session = loaded
+        loads += 1
         return loaded
     }
 

@@ -1,0 +1,66 @@
+import ParleyCore
+
+/// What a conversation made by a ``Runtime`` uses and how it behaves. Unset fields (`nil`)
+/// come from the thread being continued, else from the defaults.
+public struct ConversationOptions: Sendable {
+    /// The language model.
+    public var languageModel: ProviderSelection
+    /// Speech to text.
+    public var speechToText: ProviderSelection
+    /// Text to speech.
+    public var textToSpeech: ProviderSelection
+    /// The assistant's instructions; `nil` keeps a continued thread's, else the default.
+    public var systemPrompt: String?
+    /// The longest reply in tokens; `nil` keeps a continued thread's, else ``defaultMaxTokens``.
+    public var maxTokens: Int?
+    /// Sampling temperature.
+    public var temperature: Double
+    /// The voice of the replies (`nil`: the engine's default).
+    public var voice: String?
+    /// Seconds of silence that end a turn.
+    public var endSilence: Double
+    /// The longest turn in seconds.
+    public var maxTurn: Double
+    /// Seconds of speech between partial transcripts; `nil` for none.
+    public var partialInterval: Double?
+    /// Whether the user can speak over a reply (full) or input waits for each reply (half).
+    public var duplex: ConversationEngine.Duplex
+    /// Whether turns are saved to the store.
+    public var saves: Bool
+    /// Whether each question's recorded speech is kept with the saved conversation.
+    public var keepsAudio: Bool
+    /// Whether the conversation starts listening at once (see
+    /// ``ConversationEngine/Configuration/startsListening``).
+    public var startsListening: Bool
+    /// Shows the user each final transcript before it is sent (see
+    /// ``ConversationEngine/Configuration/reviewTranscript``).
+    public var reviewTranscript: (@Sendable (String) async -> String?)?
+
+    /// The reply length of a new spoken conversation, in tokens.
+    public static let defaultMaxTokens = 128
+
+    /// Creates options; the defaults are a saved, hands-free, full-duplex conversation on the
+    /// automatic chains.
+    public init(languageModel: ProviderSelection = .auto, speechToText: ProviderSelection = .auto,
+                textToSpeech: ProviderSelection = .auto, systemPrompt: String? = nil, maxTokens: Int? = nil,
+                temperature: Double = 0, voice: String? = nil, endSilence: Double = 1.2, maxTurn: Double = 30,
+                partialInterval: Double? = nil, duplex: ConversationEngine.Duplex = .full, saves: Bool = true,
+                keepsAudio: Bool = false, startsListening: Bool = true,
+                reviewTranscript: (@Sendable (String) async -> String?)? = nil) {
+        self.languageModel = languageModel
+        self.speechToText = speechToText
+        self.textToSpeech = textToSpeech
+        self.systemPrompt = systemPrompt
+        self.maxTokens = maxTokens
+        self.temperature = temperature
+        self.voice = voice
+        self.endSilence = endSilence
+        self.maxTurn = maxTurn
+        self.partialInterval = partialInterval
+        self.duplex = duplex
+        self.saves = saves
+        self.keepsAudio = keepsAudio
+        self.startsListening = startsListening
+        self.reviewTranscript = reviewTranscript
+    }
+}

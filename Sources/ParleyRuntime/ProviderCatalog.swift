@@ -1,0 +1,237 @@
+import Foundation
+import ParleyCloud
+import ParleyCore
+import ParleyLocal
+
+/// What a catalog entry's factory gets to build its provider.
+public struct ProviderContext: Sendable {
+    /// The settings in force.
+    public var settings: RuntimeSettings
+    /// A base URL that overrides the provider's setting.
+    public var baseURL: String?
+    /// A model that overrides the provider's default.
+    public var model: String?
+    /// The runtime's on-device engines (shared: built once, loaded once).
+    public var engines: LocalEngines
+    /// The data directory.
+    public var paths: ParleyPaths
+
+    /// The first set value among `names`.
+    func value(_ names: String...) -> String? {
+        names.lazy.compactMap { settings.value($0) }.first
+    }
+}
+
+/// Builds one provider of a capability.
+public enum ProviderFactory: Sendable {
+    case languageModel(@Sendable (ProviderContext) -> any LanguageModelProvider)
+    case speechToText(@Sendable (ProviderContext) -> any SpeechToTextProvider)
+    case textToSpeech(@Sendable (ProviderContext) -> any TextToSpeechProvider)
+    case voiceActivity(@Sendable (ProviderContext) -> any VoiceActivityDetector)
+}
+
+/// One provider Parley knows: its capability, name, the settings that configure it, its
+/// default model, how to build it, what to do when it cannot serve, and — by its place in the
+/// catalog — its place in the chain.
+public struct ProviderEntry: Sendable {
+    /// What it serves.
+    public var capability: ProviderCapability
+    /// Its name in selections and reports (`deepgram`, `local`, …).
+    public var name: String
+    /// Where it runs.
+    public var placement: ProviderPlacement
+    /// Every setting it reads.
+    public var variables: [String]
+    /// Settings any one of which, when set, puts it in the chain; empty for on-device
+    /// engines, which are always in it.
+    public var configuredBy: [String]
+    /// The model it uses unless told otherwise.
+    public var defaultModel: String?
+    /// What to do to use it (said when it is not configured).
+    public var remedy: String
+    /// Builds it.
+    public var factory: ProviderFactory
+
+    /// Creates an entry.
+    public init(capability: ProviderCapability, name: String, placement: ProviderPlacement, variables: [String] = [],
+                configuredBy: [String] = [], defaultModel: String? = nil, remedy: String, factory: ProviderFactory) {
+        self.capability = capability
+        self.name = name
+        self.placement = placement
+        self.variables = variables
+        self.configuredBy = configuredBy
+        self.defaultModel = defaultModel
+        self.remedy = remedy
+        self.factory = factory
+    }
+
+    /// Whether `settings` put this provider in its chain.
+    public func isConfigured(in settings: RuntimeSettings) -> Bool {
+        configuredBy.isEmpty || configuredBy.contains { settings.value($0) != nil }
+    }
+
+    /// The provider, built for `context`.
+    public func make(_ context: ProviderContext) -> any Provider {
+        switch factory {
+        case .languageModel(let make): return make(context)
+        case .speechToText(let make): return make(context)
+        case .textToSpeech(let make): return make(context)
+        case .voiceActivity(let make): return make(context)
+        }
+    }
+}
+
+/// Every provider Parley knows, per capability, in the order the chains try them: the one
+/// table both the chains and `parley doctor` read, so they cannot disagree.
+///
+/// The standard order follows the seed apps: STT Deepgram → AssemblyAI → OpenAI → on-device;
+/// TTS ElevenLabs → Deepgram Aura → OpenAI → Piper → on-device; LLM cloud (Anthropic, OpenAI or
+/// any OpenAI-compatible server) → self-hosted (Ollama) → on-device; VAD Silero → energy.
+public struct ProviderCatalog: Sendable {
+    /// The entries, in chain order within each capability.
+    public var entries: [ProviderEntry]
+
+    /// Creates a catalog.
+    public init(entries: [ProviderEntry]) {
+        self.entries = entries
+    }
+
+    /// The entries of `capability`, in chain order.
+    public func entries(for capability: ProviderCapability) -> [ProviderEntry] {
+        entries.filter { $0.capability == capability }
+    }
+
+    /// The entry of `capability` named `name`.
+    public func entry(_ capability: ProviderCapability, named name: String) -> ProviderEntry? {
+        entries.first { $0.capability == capability && $0.name == name }
+    }
+
+    /// The names that select a provider of `capability`: `auto`, `local` and each entry's.
+    public func selectionNames(for capability: ProviderCapability) -> [String] {
+        var names = ["auto", "local"]
+        for entry in entries(for: capability) where !names.contains(entry.name) { names.append(entry.name) }
+        return names
+    }
+
+    /// Parley's providers.
+    public static let standard = ProviderCatalog(entries: languageModels + speechToText + textToSpeech + voiceActivity)
+
+    private static let languageModels: [ProviderEntry] = [
+        ProviderEntry(
+            capability: .languageModel, name: "anthropic", placement: .cloud,
+            variables: ["ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL"], configuredBy: ["ANTHROPIC_API_KEY"],
+            defaultModel: "claude-3-5-haiku-latest", remedy: "set ANTHROPIC_API_KEY",
+            factory: .languageModel { context in
+                AnthropicLanguageModel(configuration: .init(
+                    baseURL: context.baseURL ?? context.value("ANTHROPIC_BASE_URL") ?? AnthropicLanguageModel.Configuration.defaultBaseURL,
+                    apiKey: context.value("ANTHROPIC_API_KEY"),
+                    model: context.model ?? context.value("ANTHROPIC_MODEL") ?? "claude-3-5-haiku-latest"))
+            }),
+        ProviderEntry(
+            capability: .languageModel, name: "openai", placement: .cloud,
+            variables: ["OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"], configuredBy: ["OPENAI_API_KEY", "OPENAI_BASE_URL"],
+            defaultModel: "gpt-4o-mini", remedy: "set OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server",
+            factory: .languageModel { context in
+                OpenAILanguageModel(configuration: .init(
+                    baseURL: context.baseURL ?? context.value("OPENAI_BASE_URL") ?? OpenAILanguageModel.Configuration.defaultBaseURL,
+                    apiKey: context.value("OPENAI_API_KEY"),
+                    model: context.model ?? context.value("OPENAI_MODEL") ?? "gpt-4o-mini"))
+            }),
+        ProviderEntry(
+            capability: .languageModel, name: "ollama", placement: .selfHosted,
+            variables: ["OLLAMA_HOST", "OLLAMA_MODEL"], configuredBy: ["OLLAMA_HOST", "OLLAMA_MODEL"],
+            defaultModel: "llama3.2", remedy: "set OLLAMA_HOST (and OLLAMA_MODEL)",
+            factory: .languageModel { context in
+                OllamaLanguageModel(configuration: .init(
+                    host: context.baseURL ?? context.value("OLLAMA_HOST") ?? OllamaLanguageModel.Configuration.defaultHost,
+                    model: context.model ?? context.value("OLLAMA_MODEL") ?? "llama3.2"))
+            }),
+        ProviderEntry(
+            capability: .languageModel, name: "local", placement: .onDevice,
+            remedy: "install the default model or give the path of a GGUF model",
+            factory: .languageModel { $0.engines.llm }),
+    ]
+
+    private static let speechToText: [ProviderEntry] = [
+        ProviderEntry(
+            capability: .speechToText, name: "deepgram", placement: .cloud,
+            variables: ["DEEPGRAM_API_KEY", "DEEPGRAM_BASE_URL"], configuredBy: ["DEEPGRAM_API_KEY"],
+            defaultModel: "nova-3", remedy: "set DEEPGRAM_API_KEY",
+            factory: .speechToText { context in
+                DeepgramSpeechToText(configuration: .init(
+                    baseURL: context.baseURL ?? context.value("DEEPGRAM_BASE_URL") ?? DeepgramSpeechToText.defaultBaseURL,
+                    apiKey: context.value("DEEPGRAM_API_KEY"), model: context.model ?? "nova-3"))
+            }),
+        ProviderEntry(
+            capability: .speechToText, name: "assemblyai", placement: .cloud,
+            variables: ["ASSEMBLYAI_API_KEY", "ASSEMBLYAI_BASE_URL"], configuredBy: ["ASSEMBLYAI_API_KEY"],
+            defaultModel: "universal", remedy: "set ASSEMBLYAI_API_KEY",
+            factory: .speechToText { context in
+                AssemblyAISpeechToText(configuration: .init(
+                    baseURL: context.baseURL ?? context.value("ASSEMBLYAI_BASE_URL") ?? AssemblyAISpeechToText.defaultBaseURL,
+                    apiKey: context.value("ASSEMBLYAI_API_KEY"), model: context.model ?? "universal"))
+            }),
+        ProviderEntry(
+            capability: .speechToText, name: "openai", placement: .cloud,
+            variables: ["OPENAI_API_KEY", "OPENAI_BASE_URL"], configuredBy: ["OPENAI_API_KEY"],
+            defaultModel: "whisper-1", remedy: "set OPENAI_API_KEY",
+            factory: .speechToText { context in
+                OpenAISpeechToText(configuration: .init(
+                    baseURL: context.baseURL ?? context.value("OPENAI_BASE_URL") ?? OpenAILanguageModel.Configuration.defaultBaseURL,
+                    apiKey: context.value("OPENAI_API_KEY"), model: context.model ?? "whisper-1"))
+            }),
+        ProviderEntry(
+            capability: .speechToText, name: "local", placement: .onDevice,
+            remedy: "install the default Whisper model or give the path of a whisper.cpp model",
+            factory: .speechToText { $0.engines.stt }),
+    ]
+
+    private static let textToSpeech: [ProviderEntry] = [
+        ProviderEntry(
+            capability: .textToSpeech, name: "elevenlabs", placement: .cloud,
+            variables: ["ELEVENLABS_API_KEY", "ELEVENLABS_BASE_URL"], configuredBy: ["ELEVENLABS_API_KEY"],
+            defaultModel: "eleven_flash_v2_5", remedy: "set ELEVENLABS_API_KEY",
+            factory: .textToSpeech { context in
+                ElevenLabsTextToSpeech(configuration: .init(
+                    baseURL: context.baseURL ?? context.value("ELEVENLABS_BASE_URL") ?? ElevenLabsTextToSpeech.defaultBaseURL,
+                    apiKey: context.value("ELEVENLABS_API_KEY"), model: context.model ?? "eleven_flash_v2_5"))
+            }),
+        ProviderEntry(
+            capability: .textToSpeech, name: "deepgram", placement: .cloud,
+            variables: ["DEEPGRAM_API_KEY", "DEEPGRAM_BASE_URL"], configuredBy: ["DEEPGRAM_API_KEY"],
+            defaultModel: "aura-2-thalia-en", remedy: "set DEEPGRAM_API_KEY",
+            factory: .textToSpeech { context in
+                DeepgramTextToSpeech(configuration: .init(
+                    baseURL: context.baseURL ?? context.value("DEEPGRAM_BASE_URL") ?? DeepgramSpeechToText.defaultBaseURL,
+                    apiKey: context.value("DEEPGRAM_API_KEY"), model: context.model ?? "aura-2-thalia-en"))
+            }),
+        ProviderEntry(
+            capability: .textToSpeech, name: "openai", placement: .cloud,
+            variables: ["OPENAI_API_KEY", "OPENAI_BASE_URL"], configuredBy: ["OPENAI_API_KEY"],
+            defaultModel: "gpt-4o-mini-tts", remedy: "set OPENAI_API_KEY",
+            factory: .textToSpeech { context in
+                OpenAITextToSpeech(configuration: .init(
+                    baseURL: context.baseURL ?? context.value("OPENAI_BASE_URL") ?? OpenAILanguageModel.Configuration.defaultBaseURL,
+                    apiKey: context.value("OPENAI_API_KEY"), model: context.model ?? "gpt-4o-mini-tts"))
+            }),
+        ProviderEntry(
+            capability: .textToSpeech, name: "piper", placement: .selfHosted,
+            variables: ["PIPER_BASE_URL"], configuredBy: ["PIPER_BASE_URL"], remedy: "set PIPER_BASE_URL",
+            factory: .textToSpeech { context in
+                PiperHTTPTextToSpeech(baseURL: context.baseURL ?? context.value("PIPER_BASE_URL") ?? "http://127.0.0.1:5000")
+            }),
+        ProviderEntry(
+            capability: .textToSpeech, name: "local", placement: .onDevice,
+            remedy: "install espeak-ng", factory: .textToSpeech { $0.engines.tts }),
+    ]
+
+    private static let voiceActivity: [ProviderEntry] = [
+        ProviderEntry(
+            capability: .voiceActivity, name: "silero", placement: .onDevice,
+            remedy: "install the Silero VAD weights",
+            factory: .voiceActivity { SileroVoiceActivityDetector(weightsPath: $0.paths.sileroWeights.path) }),
+        ProviderEntry(
+            capability: .voiceActivity, name: "energy", placement: .onDevice,
+            remedy: "always available", factory: .voiceActivity { _ in EnergyVoiceActivityDetector() }),
+    ]
+}

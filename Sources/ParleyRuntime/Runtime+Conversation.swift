@@ -1,0 +1,92 @@
+import Foundation
+import ParleyCore
+import ParleyLocal
+import ParleyStore
+
+/// A conversation a ``Runtime`` made: the engine to drive, and where it is written down.
+public struct RuntimeConversation: Sendable {
+    /// The conversation: feed it audio, read its updates.
+    public let engine: ConversationEngine
+    /// Where its turns are saved, when they are.
+    public let journal: ThreadJournal?
+    /// The settings it runs with (saved with a new thread).
+    public let settings: ThreadSettings
+
+    /// The saved thread, once there is one.
+    public var thread: Int64? {
+        get async { await journal?.thread }
+    }
+}
+
+extension Runtime {
+    /// Makes a conversation on this runtime's providers, engines and store.
+    ///
+    /// - Parameters:
+    ///   - options: providers and behaviour; unset fields come from `thread`'s saved settings.
+    ///   - thread: a saved conversation to continue (its history goes to the model, trimmed to
+    ///     the context window, and its saved system prompt and reply length apply unless
+    ///     `options` sets them); `nil` starts a new one.
+    ///   - output: where replies are played.
+    /// - Throws: `StoreError.threadNotFound` for an unknown thread; `ProviderError.unavailable`
+    ///   when a provider the conversation needs cannot serve.
+    public func makeConversation(options: ConversationOptions = ConversationOptions(), thread: Int64? = nil,
+                                 output: any AudioOutput) async throws -> RuntimeConversation {
+        guard options.saves || thread == nil else {
+            throw RuntimeError.invalidSelection("A conversation that is not saved cannot continue a saved thread.")
+        }
+        let store = options.saves ? try store() : nil
+        var history: [ChatMessage] = []
+        var saved: ThreadSettings?
+        if let store, let thread {
+            guard let stored = try store.thread(thread) else { throw StoreError.threadNotFound(thread) }
+            saved = stored.settings
+            history = try ThreadJournal.history(of: thread, in: store)
+        }
+        let llm = try await languageModel(options.languageModel)
+        let stt = try speechToText(options.speechToText)
+        let tts = try textToSpeech(options.textToSpeech)
+        try await ensureReady([stt, llm, tts])
+        // The on-device model loads on its own thread while the first turn is heard.
+        if await Self.firstReady(llm) is LlamaLanguageModel {
+            let local = engines.llm
+            Task { try? await local.load() }
+        }
+
+        let systemPrompt = options.systemPrompt ?? saved?.systemPrompt ?? ThreadSettings.defaultSystemPrompt
+        let maxTokens = options.maxTokens ?? saved?.maxTokens ?? ConversationOptions.defaultMaxTokens
+        var configuration = ConversationEngine.Configuration(systemPrompt: systemPrompt)
+        configuration.sampling.maxTokens = maxTokens
+        configuration.sampling.temperature = options.temperature
+        configuration.speech.voice = options.voice
+        configuration.segmentation.endSilence = options.endSilence
+        configuration.segmentation.maxSpeech = options.maxTurn
+        configuration.duplex = options.duplex
+        configuration.partialInterval = options.partialInterval.flatMap { $0 > 0 ? $0 : nil }
+        configuration.startsListening = options.startsListening
+        configuration.reviewTranscript = options.reviewTranscript
+        configuration.contextTokens = self.options.engines.contextLength
+
+        let settings = ThreadSettings(
+            backend: saved?.backend ?? (llm.identity.isLocal ? "local" : llm.identity.name),
+            modelPreset: saved?.modelPreset ?? llm.identity.model, systemPrompt: systemPrompt, maxTokens: maxTokens)
+        if let store, let thread, settings != saved {
+            try store.updateSettings(settings, thread: thread)
+        }
+        let journal = store.map {
+            ThreadJournal(store: $0, thread: thread, settings: settings,
+                          keepAudioIn: options.keepsAudio ? $0.url.deletingLastPathComponent().appendingPathComponent("audio", isDirectory: true) : nil)
+        }
+        let engine = ConversationEngine(
+            vad: try voiceActivityDetector().activeDetector(), stt: stt, llm: llm, tts: tts,
+            output: output, journal: journal, history: history, configuration: configuration)
+        return RuntimeConversation(engine: engine, journal: journal, settings: settings)
+    }
+
+    /// The provider that would serve first: a chain's first ready provider, else itself.
+    static func firstReady(_ provider: any LanguageModelProvider) async -> any LanguageModelProvider {
+        if let chain = provider as? LanguageModelChain<C> {
+            for candidate in chain.providers where await candidate.availability().isReady { return candidate }
+        }
+        return provider
+    }
+}

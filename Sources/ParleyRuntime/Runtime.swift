@@ -1,0 +1,273 @@
+import Foundation
+import Logging
+import ParleyCore
+import ParleyLocal
+import ParleyStore
+
+/// The assistant as a library: one long-lived assembly that every face (the command line, the
+/// server, a host app) composes.
+///
+/// A runtime reads the settings once, owns the on-device engines (built once, loaded lazily on
+/// first use, shared by every conversation), one health registry per capability (circuit
+/// breakers shared by every chain it builds, with background probes that bring a recovered
+/// provider back), the conversation store and the spending tracker; and it makes the chains
+/// and conversations. *Which provider answers* is decided here, from ``ProviderCatalog``.
+///
+/// ```swift
+/// let runtime = try await Runtime.load()
+/// let reply = try await runtime.languageModel().completeText(
+///     ChatRequest(messages: [.user("What is the capital of France?")]))
+/// ```
+public actor Runtime<C: Clock> where C.Duration == Duration {
+    /// The settings in force.
+    public nonisolated let settings: RuntimeSettings
+    /// The providers known, in chain order.
+    public nonisolated let catalog: ProviderCatalog
+    /// How the on-device engines were set up.
+    public nonisolated let options: RuntimeOptions
+    /// The on-device engines, shared by every conversation.
+    public nonisolated let engines: LocalEngines
+    /// The data directory.
+    public nonisolated let paths: ParleyPaths
+    /// Health per capability, shared by every chain this runtime builds.
+    public nonisolated let health: [ProviderCapability: ProviderHealth<C>]
+    /// The clock of timeouts, cool-downs and probes.
+    public nonisolated let clock: C
+
+    private let smallModel: LlamaLanguageModel?
+    private let logger: Logger
+    private var openedStore: ConversationStore?
+    private var spending: SpendingTracker?
+    private var probes: [Task<Void, Never>] = []
+    private var forwarding: [Task<Void, Never>] = []
+    private var subscribers: [UInt64: AsyncStream<HealthChange>.Continuation] = [:]
+    private var nextSubscriber: UInt64 = 0
+
+    /// Creates a runtime from `settings`.
+    public init(settings: RuntimeSettings, options: RuntimeOptions = RuntimeOptions(), catalog: ProviderCatalog = .standard,
+                clock: C, logger: Logger = Logger(label: "parley.runtime")) {
+        self.settings = settings
+        self.catalog = catalog
+        self.options = options
+        self.clock = clock
+        self.logger = logger
+        let paths = options.paths ?? settings.paths
+        self.paths = paths
+        self.engines = LocalEngines(paths: paths, overrides: options.engines)
+        self.smallModel = options.smallModel.map {
+            LlamaLanguageModel(configuration: .init(modelPath: $0, contextLength: options.engines.contextLength, threads: options.engines.threads))
+        }
+        var health: [ProviderCapability: ProviderHealth<C>] = [:]
+        for capability in ProviderCapability.allCases { health[capability] = ProviderHealth(clock: clock) }
+        self.health = health
+    }
+
+    deinit {
+        for task in probes + forwarding { task.cancel() }
+        for subscriber in subscribers.values { subscriber.finish() }
+    }
+
+    /// The health registry of `capability`.
+    public nonisolated func health(of capability: ProviderCapability) -> ProviderHealth<C> {
+        // Every capability gets a registry in `init`.
+        health[capability] ?? ProviderHealth(clock: clock)
+    }
+
+    // MARK: - Providers
+
+    /// The context entries build their providers in.
+    private nonisolated func context(baseURL: String? = nil, model: String? = nil) -> ProviderContext {
+        ProviderContext(settings: settings, baseURL: baseURL, model: model, engines: engines, paths: paths)
+    }
+
+    /// The entries of `capability` that a request would try, in order: for `.auto`, every
+    /// configured one (the on-device engines are always configured); for `.local`, the
+    /// on-device one; for `.named`, that one.
+    public nonisolated func entries(_ capability: ProviderCapability, for selection: ProviderSelection) throws(RuntimeError) -> [ProviderEntry] {
+        let all = catalog.entries(for: capability)
+        switch selection {
+        case .auto:
+            return all.filter { $0.isConfigured(in: settings) }
+        case .local:
+            return all.filter { $0.placement == .onDevice }.prefix(1).map { $0 }
+        case .named(let name, _, _):
+            guard let entry = all.first(where: { $0.name == name }) else {
+                throw .unknownProvider(name, capability: capability, known: catalog.selectionNames(for: capability))
+            }
+            return [entry]
+        }
+    }
+
+    private nonisolated func providers<P>(_ capability: ProviderCapability, _ selection: ProviderSelection, as type: P.Type) throws(RuntimeError) -> [P] {
+        var baseURL: String?, model: String?
+        if case .named(_, let url, let name) = selection { (baseURL, model) = (url, name) }
+        let context = context(baseURL: baseURL, model: model)
+        return try entries(capability, for: selection).compactMap { $0.make(context) as? P }
+    }
+
+    /// The language model for `selection`: one provider, or the fallback chain ending
+    /// on-device (routed under the monthly budget when one is set and a paid provider is
+    /// configured).
+    public func languageModel(_ selection: ProviderSelection = .auto) async throws -> any LanguageModelProvider {
+        let chosen = try providers(.languageModel, selection, as: (any LanguageModelProvider).self)
+        guard selection == .auto else { return chosen[0] }
+        let remote = chosen.filter { !($0 is LlamaLanguageModel) }
+        var onDevice: [any LanguageModelProvider] = chosen.filter { $0 is LlamaLanguageModel }
+        if let smallModel, let main = onDevice.first as? LlamaLanguageModel {
+            // The main model steps aside (and is unloaded if need be) while the machine is
+            // short of memory or too hot; the small one answers meanwhile.
+            let size = (try? FileManager.default.attributesOfItem(atPath: main.configuration.modelPath)[.size] as? NSNumber)?.uint64Value ?? 0
+            onDevice = [ResourceGuardedLanguageModel(main, modelBytes: size, monitor: SystemResourceMonitor()), smallModel]
+        }
+        let all = remote + onDevice
+        guard all.count > 1 else { return all[0] }
+        let health = health(of: .languageModel)
+        let logger = Logger(label: "parley.chain.llm")
+        if let budget = settings.budget, !remote.isEmpty {
+            // Charges go to the conversation database, so the month's spending holds across
+            // runs; past the budget only free (on-device) providers are used.
+            let spending = try await spendingTracker(budget: budget, providers: remote)
+            return RoutedLanguageModel(providers: all, policy: RoutingPolicy(defaultChain: all.map(\.identity.description)),
+                                       health: health, clock: clock, spending: spending, logger: logger)
+        }
+        return LanguageModelChain(providers: all, health: health, clock: clock, logger: logger)
+    }
+
+    /// Speech to text for `selection`: one provider, or the chain of configured providers
+    /// ending with whisper.cpp.
+    public nonisolated func speechToText(_ selection: ProviderSelection = .auto) throws -> any SpeechToTextProvider {
+        let chosen = try providers(.speechToText, selection, as: (any SpeechToTextProvider).self)
+        guard chosen.count > 1 else { return chosen[0] }
+        return SpeechToTextChain(providers: chosen, health: health(of: .speechToText))
+    }
+
+    /// Text to speech for `selection`: one provider, or the chain of configured providers
+    /// ending with espeak-ng.
+    public nonisolated func textToSpeech(_ selection: ProviderSelection = .auto) throws -> any TextToSpeechProvider {
+        let chosen = try providers(.textToSpeech, selection, as: (any TextToSpeechProvider).self)
+        guard chosen.count > 1 else { return chosen[0] }
+        return TextToSpeechChain(providers: chosen, health: health(of: .textToSpeech))
+    }
+
+    /// Voice activity detection: Silero, then the energy detector (with a warning) when
+    /// Silero cannot run.
+    public nonisolated func voiceActivityDetector() -> VoiceActivityDetectorChain {
+        let detectors = (try? providers(.voiceActivity, .auto, as: (any VoiceActivityDetector).self)) ?? []
+        return VoiceActivityDetectorChain(detectors.isEmpty ? [EnergyVoiceActivityDetector()] : detectors,
+                                          logger: Logger(label: "parley.chain.vad"))
+    }
+
+    // MARK: - Store and spending
+
+    /// The conversation store, opened on first use and kept.
+    public func store() throws -> ConversationStore {
+        if let openedStore { return openedStore }
+        let store = try ConversationStore(path: databaseURL)
+        openedStore = store
+        return store
+    }
+
+    /// Where the conversations are kept.
+    public nonisolated var databaseURL: URL { options.database ?? settings.database }
+
+    private func spendingTracker(budget: RuntimeSettings.Budget, providers: [any LanguageModelProvider]) async throws -> SpendingTracker {
+        if let spending { return spending }
+        let tracker = SpendingTracker(monthlyBudget: budget.monthly, alertThreshold: budget.alert,
+                                      prices: settings.prices(for: providers), ledger: try store())
+        try await tracker.restore()
+        spending = tracker
+        return tracker
+    }
+
+    // MARK: - Health
+
+    /// Probes every configured cloud and self-hosted provider every `interval` on the
+    /// runtime's clock: one that answers ready after a rest is healthy again and the chains
+    /// use it, one that does not is marked down. Changes are logged. Runs until
+    /// ``stopProbing()`` or the runtime ends.
+    public func startProbing(every interval: Duration) {
+        stopProbing()
+        for capability in [ProviderCapability.languageModel, .speechToText, .textToSpeech] {
+            let remote = (try? providers(capability, .auto, as: (any Provider).self))?.filter { !$0.identity.isLocal } ?? []
+            guard !remote.isEmpty else { continue }
+            let health = health(of: capability)
+            probes.append(health.startProbing(remote, every: interval))
+        }
+        forwardHealthChanges()
+    }
+
+    /// Stops the background probes.
+    public func stopProbing() {
+        for probe in probes { probe.cancel() }
+        probes = []
+    }
+
+    /// A change of a provider's health, with the capability it serves.
+    public struct HealthChange: Sendable, Equatable {
+        /// The capability.
+        public var capability: ProviderCapability
+        /// The change.
+        public var change: ProviderHealth<C>.Change
+    }
+
+    /// Every later change of any provider's health (each call is a new subscription). The
+    /// runtime also logs them: a provider going down as a warning, a recovery as a notice.
+    public func healthChanges() -> AsyncStream<HealthChange> {
+        forwardHealthChanges()
+        let (stream, continuation) = AsyncStream.makeStream(of: HealthChange.self, bufferingPolicy: .bufferingNewest(256))
+        nextSubscriber += 1
+        let id = nextSubscriber
+        subscribers[id] = continuation
+        continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(id) } }
+        return stream
+    }
+
+    private func unsubscribe(_ id: UInt64) {
+        subscribers[id] = nil
+    }
+
+    private func publish(_ change: HealthChange) {
+        let text = "[\(change.capability)] \(change.change.provider): \(change.change.from.rawValue) → \(change.change.to.rawValue) (\(change.change.reason))"
+        if change.change.to == .down { logger.warning("\(text)") } else { logger.notice("\(text)") }
+        for subscriber in subscribers.values { subscriber.yield(change) }
+    }
+
+    /// Reads each registry's changes once, for the subscribers and the log.
+    private func forwardHealthChanges() {
+        guard forwarding.isEmpty else { return }
+        for (capability, registry) in health {
+            let changes = registry.changes
+            forwarding.append(Task { [weak self] in
+                for await change in changes {
+                    guard let self else { return }
+                    await self.publish(HealthChange(capability: capability, change: change))
+                }
+            })
+        }
+    }
+}
+
+extension Runtime where C == ContinuousClock {
+    /// A runtime on the real clock, from `settings`.
+    public init(settings: RuntimeSettings, options: RuntimeOptions = RuntimeOptions(), catalog: ProviderCatalog = .standard,
+                logger: Logger = Logger(label: "parley.runtime")) {
+        self.init(settings: settings, options: options, catalog: catalog, clock: ContinuousClock(), logger: logger)
+    }
+
+    /// Reads the settings (environment, then the settings file) and makes a runtime.
+    public static func load(environment: [String: String] = ProcessInfo.processInfo.environment,
+                            options: RuntimeOptions = RuntimeOptions()) async throws -> Runtime<ContinuousClock> {
+        Runtime(settings: try await RuntimeSettings.load(environment: environment), options: options)
+    }
+}
+
+/// Checks that each provider can serve before any work starts, so a missing model is one
+/// clear sentence instead of a failure half-way.
+public func ensureReady(_ providers: [any Provider]) async throws {
+    for provider in providers {
+        let availability = await provider.availability()
+        guard availability.isReady else {
+            throw ProviderError.unavailable(provider: provider.identity.description, availability)
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+import ParleyCore
+import ParleyLocal
+
+/// How a runtime sets up its on-device engines.
+public struct RuntimeOptions: Sendable {
+    /// Model paths, voice and threads of the on-device engines (`nil` paths are the defaults
+    /// in the data directory).
+    public var engines: LocalEngines.Overrides
+    /// A smaller GGUF model that answers on-device while memory is short or the device too
+    /// hot for the main one (which then steps aside and is unloaded).
+    public var smallModel: String?
+    /// The conversation database; `nil` uses the settings' (`PARLEY_DATABASE`, else
+    /// `parley.sqlite` in the data directory).
+    public var database: URL?
+    /// The data directory; `nil` uses the settings' (`PARLEY_HOME`, …).
+    public var paths: ParleyPaths?
+
+    /// Creates options; the defaults use the data directory's models and every core.
+    public init(engines: LocalEngines.Overrides = .init(), smallModel: String? = nil, database: URL? = nil,
+                paths: ParleyPaths? = nil) {
+        self.engines = engines
+        self.smallModel = smallModel
+        self.database = database
+        self.paths = paths
+    }
+}

@@ -1,3 +1,0 @@
-import ParleyLocal
-
-typealias LocalEnginesOverrides = LocalEngines.Overrides

@@ -1,0 +1,94 @@
+import Foundation
+import ParleyCore
+import ParleyRuntime
+import Testing
+
+/// Every key of every provider, with every server on a closed local port so nothing leaves
+/// the machine.
+let everyKey: [String: String] = [
+    "OPENAI_API_KEY": "o", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
+    "ANTHROPIC_API_KEY": "a", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",
+    "OLLAMA_HOST": "http://127.0.0.1:9",
+    "DEEPGRAM_API_KEY": "d", "DEEPGRAM_BASE_URL": "http://127.0.0.1:9",
+    "ASSEMBLYAI_API_KEY": "s", "ASSEMBLYAI_BASE_URL": "http://127.0.0.1:9",
+    "ELEVENLABS_API_KEY": "e", "ELEVENLABS_BASE_URL": "http://127.0.0.1:9",
+    "PIPER_BASE_URL": "http://127.0.0.1:9",
+]
+
+/// A runtime on exactly `values` (and the process's environment for the data directory, with
+/// any provider setting of the environment left out).
+func runtime(_ values: [String: String], options: RuntimeOptions = RuntimeOptions()) -> Runtime<ContinuousClock> {
+    let environment = ProcessInfo.processInfo.environment.filter { !RuntimeSettings.names.contains($0.key) }
+    return Runtime(settings: RuntimeSettings(values: environment.merging(values) { $1 }), options: options)
+}
+
+@Suite("provider catalog: doctor and the chains read one table")
+struct CatalogOrderTests {
+    @Test("with every key set, the order doctor shows is the order each chain tries")
+    func doctorOrderIsChainOrder() async throws {
+        let runtime = runtime(everyKey)
+        let report = await runtime.report()
+        func configured(_ capability: ProviderCapability) -> [String] {
+            report.first { $0.capability == capability }?.chain.filter(\.configured).map(\.provider) ?? []
+        }
+        let llm = try #require(try await runtime.languageModel() as? LanguageModelChain<ContinuousClock>)
+        #expect(llm.providers.map(\.identity.description) == configured(.languageModel))
+        let stt = try #require(try runtime.speechToText() as? SpeechToTextChain<ContinuousClock>)
+        #expect(stt.providers.map(\.identity.description) == configured(.speechToText))
+        let tts = try #require(try runtime.textToSpeech() as? TextToSpeechChain<ContinuousClock>)
+        #expect(tts.providers.map(\.identity.description) == configured(.textToSpeech))
+        // The seeds' order.
+        #expect(stt.providers.map(\.identity.name) == ["deepgram", "assemblyai", "openai", "whisper.cpp"])
+        #expect(tts.providers.map(\.identity.name) == ["elevenlabs", "deepgram", "openai", "piper", "espeak-ng"])
+        #expect(llm.providers.map(\.identity.name) == ["anthropic", "openai", "ollama", "llama.cpp"])
+    }
+
+    @Test("Deepgram comes before AssemblyAI whichever way the keys are listed (doctor and talk used to disagree)")
+    func deepgramBeforeAssemblyAI() async throws {
+        let runtime = runtime(["ASSEMBLYAI_API_KEY": "s", "ASSEMBLYAI_BASE_URL": "http://127.0.0.1:9",
+                               "DEEPGRAM_API_KEY": "d", "DEEPGRAM_BASE_URL": "http://127.0.0.1:9"])
+        let stt = try #require(try runtime.speechToText() as? SpeechToTextChain<ContinuousClock>)
+        #expect(stt.providers.first?.identity.name == "deepgram")
+        let report = await runtime.report()
+        let doctorOrder = report.first { $0.capability == .speechToText }?.chain.filter(\.configured).map(\.name)
+        #expect(doctorOrder == ["deepgram", "assemblyai", "local"])
+    }
+
+    @Test("with no keys, every chain is the on-device engine alone and doctor says what each cloud provider needs")
+    func offlineDefault() async throws {
+        let runtime = runtime([:])
+        #expect(try await runtime.languageModel().identity.name == "llama.cpp")
+        #expect(try runtime.speechToText().identity.name == "whisper.cpp")
+        #expect(try runtime.textToSpeech().identity.name == "espeak-ng")
+        let report = await runtime.report()
+        let deepgram = try #require(report.first { $0.capability == .speechToText }?.chain.first)
+        #expect(!deepgram.configured && deepgram.remedy == "set DEEPGRAM_API_KEY")
+    }
+
+    @Test("a named provider is built with the base URL and model asked for; an unknown name lists the known ones")
+    func namedSelection() async throws {
+        let runtime = runtime([:])
+        let openai = try await runtime.languageModel(.named("openai", baseURL: "http://127.0.0.1:9/v1", model: "qwen"))
+        #expect(openai.identity.description == "openai (qwen)")
+        #expect(openai.identity.isLocal)
+        #expect(throws: RuntimeError.unknownProvider("watson", capability: .speechToText, known: ["auto", "local", "deepgram", "assemblyai", "openai"])) {
+            try runtime.speechToText(.named("watson"))
+        }
+        #expect(ProviderSelection("auto") == .auto && ProviderSelection("local") == .local)
+    }
+
+    @Test("settings come from a ConfigReader: the environment first, then the file; keys are secrets")
+    func settingsFromFile() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-settings-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("config.json")
+        try Data(#"{"openai":{"api":{"key":"from-file"},"model":"file-model"},"parley":{"database":"/tmp/x.sqlite","budget":{"monthly":5}}}"#.utf8)
+            .write(to: file)
+        let settings = try await RuntimeSettings.load(environment: ["PARLEY_CONFIG": file.path, "OPENAI_MODEL": "env-model"])
+        #expect(settings.value("OPENAI_API_KEY") == "from-file")
+        #expect(settings.value("OPENAI_MODEL") == "env-model")
+        #expect(settings.database.path == "/tmp/x.sqlite")
+        #expect(settings.budget?.monthly == 5)
+    }
+}
