@@ -140,7 +140,7 @@ public struct ProviderCatalog: Sendable {
         ProviderEntry(
             capability: .languageModel, name: "ollama", placement: .selfHosted,
             variables: ["OLLAMA_HOST", "OLLAMA_MODEL"], configuredBy: ["OLLAMA_HOST", "OLLAMA_MODEL"],
-            defaultModel: "llama3.2", remedy: "set OLLAMA_HOST (and OLLAMA_MODEL)",
+            defaultModel: "llama3.2", remedy: "set OLLAMA_HOST and OLLAMA_MODEL",
             factory: .languageModel { context in
                 OllamaLanguageModel(configuration: .init(
                     host: context.baseURL ?? context.value("OLLAMA_HOST") ?? OllamaLanguageModel.Configuration.defaultHost,
