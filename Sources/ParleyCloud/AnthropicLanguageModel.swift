@@ -56,7 +56,7 @@ public struct AnthropicLanguageModel: LanguageModelProvider {
         let call = self.call
         let configuration = self.configuration
         let body = MessagesBody(request, model: configuration.model)
-        return streamingTask { output in
+        return .producing { output in
             guard let key = configuration.apiKey else {
                 throw ProviderError.unavailable(provider: "anthropic", .missingKey(variable: "ANTHROPIC_API_KEY"))
             }

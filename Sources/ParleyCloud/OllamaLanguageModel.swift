@@ -71,7 +71,7 @@ public struct OllamaLanguageModel: LanguageModelProvider {
         let call = self.call
         let body = ChatBody(request, model: configuration.model)
         let url = join(configuration.host, "/api/chat")
-        return streamingTask { output in
+        return .producing { output in
             let response = try await call.send(try call.request(url, json: body))
             var splitter = LineSplitter()
             for try await buffer in call.chunks(response) {

@@ -78,7 +78,7 @@ public struct OpenAILanguageModel: LanguageModelProvider {
         let headers = authHeaders + [("accept", "text/event-stream")]
         let provider = configuration.name
         let needsKey = configuration.requiresKey && configuration.apiKey == nil
-        return streamingTask { output in
+        return .producing { output in
             if needsKey { throw ProviderError.unavailable(provider: provider, .missingKey(variable: "OPENAI_API_KEY")) }
             let response = try await call.send(try call.request(url, headers: headers, json: body))
             var parser = SSEParser()

@@ -49,34 +49,30 @@ public actor FaultyLanguageModel: LanguageModelProvider {
     private func noteCancellation() { cancellations += 1 }
 
     public nonisolated func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                let fault = await self.begin(request)
-                for (index, piece) in pieces.enumerated() {
-                    switch fault {
-                    case .fail(let after, let error) where index == after:
-                        continuation.finish(throwing: error)
-                        return
-                    case .stall(let after) where index == after:
-                        await waitUntilCancelled()
-                        return
-                    default:
-                        continuation.yield(.text(piece))
-                    }
-                }
+        .producing(onTermination: { termination in
+            if case .cancelled = termination { Task { await self.noteCancellation() } }
+        }) { continuation in
+            let fault = await self.begin(request)
+            let pieces = self.pieces
+            for (index, piece) in pieces.enumerated() {
                 switch fault {
-                case .fail(let after, let error) where after >= pieces.count:
-                    continuation.finish(throwing: error)
-                case .stall(let after) where after >= pieces.count:
+                case .fail(let after, let error) where index == after:
+                    continuation.finish(throwing: error)  // as given, even a CancellationError
+                    return
+                case .stall(let after) where index == after:
                     await waitUntilCancelled()
+                    return
                 default:
-                    continuation.yield(.finished(.stop, Usage(outputTokens: pieces.count)))
-                    continuation.finish()
+                    continuation.yield(.text(piece))
                 }
             }
-            continuation.onTermination = { termination in
-                if case .cancelled = termination { Task { await self.noteCancellation() } }
-                task.cancel()
+            switch fault {
+            case .fail(let after, let error) where after >= pieces.count:
+                continuation.finish(throwing: error)
+            case .stall(let after) where after >= pieces.count:
+                await waitUntilCancelled()
+            default:
+                continuation.yield(.finished(.stop, Usage(outputTokens: pieces.count)))
             }
         }
     }

@@ -1,3 +1,4 @@
+import Foundation
 import ParleyCore
 
 /// A language model that replies with scripted text, split into the given pieces, and
@@ -29,22 +30,17 @@ public actor ScriptedLanguageModel: LanguageModelProvider {
     }
 
     public nonisolated func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                let pieces = await self.take(request)
-                for piece in pieces {
-                    if pieceDelay > .zero { try? await Task.sleep(for: pieceDelay) }
-                    if Task.isCancelled {
-                        continuation.yield(.finished(.cancelled, Usage()))
-                        continuation.finish()
-                        return
-                    }
-                    continuation.yield(.text(piece))
+        .producing { continuation in
+            let pieces = await self.take(request)
+            for piece in pieces {
+                if self.pieceDelay > .zero { try? await Task.sleep(for: self.pieceDelay) }
+                if Task.isCancelled {
+                    continuation.yield(.finished(.cancelled, Usage()))
+                    return
                 }
-                continuation.yield(.finished(.stop, Usage(inputTokens: request.messages.count, outputTokens: pieces.count)))
-                continuation.finish()
+                continuation.yield(.text(piece))
             }
-            continuation.onTermination = { _ in task.cancel() }
+            continuation.yield(.finished(.stop, Usage(inputTokens: request.messages.count, outputTokens: pieces.count)))
         }
     }
 }
@@ -91,21 +87,11 @@ public actor ToneTextToSpeech: TextToSpeechProvider {
 
     public nonisolated func synthesize(_ text: String, options: SpeechOptions) -> AsyncThrowingStream<AudioBuffer, any Error> {
         let rate = sampleRate
-        return AsyncThrowingStream { continuation in
-            let task = Task {
-                await self.record(text)
-                let count = max(1, text.count) * rate / 100
-                let samples = (0..<count).map { Float(0.3 * sin(2 * Double.pi * 440 * Double($0) / Double(rate))) }
-                continuation.yield(AudioBuffer(samples: samples, sampleRate: rate))
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in task.cancel() }
+        return .producing { continuation in
+            await self.record(text)
+            let count = max(1, text.count) * rate / 100
+            let samples = (0..<count).map { Float(0.3 * sin(2 * Double.pi * 440 * Double($0) / Double(rate))) }
+            continuation.yield(AudioBuffer(samples: samples, sampleRate: rate))
         }
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

@@ -56,19 +56,7 @@ public struct LanguageModelChain<C: Clock>: LanguageModelProvider where C.Durati
     }
 
     public func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    try await drive(request, continuation)
-                    continuation.finish()
-                } catch is CancellationError {
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+        .producing { continuation in try await drive(request, continuation) }
     }
 
     private func drive(_ request: ChatRequest, _ output: AsyncThrowingStream<ChatEvent, any Error>.Continuation) async throws {

@@ -51,24 +51,16 @@ public struct RoutedLanguageModel<C: Clock>: LanguageModelProvider where C.Durat
     }
 
     public func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    let decision = try await decision(for: request)
-                    logger.debug("[LLM] routed \(request.task.rawValue) request: \(decision)")
-                    let chosen = decision.providers.compactMap { name in
-                        providers[name].map { provider -> any LanguageModelProvider in
-                            spending.map { MeteredLanguageModel(inner: provider, spending: $0) } ?? provider
-                        }
-                    }
-                    let chain = LanguageModelChain(providers: chosen, health: health, clock: clock, timeouts: timeouts, logger: logger)
-                    for try await event in chain.complete(request) { continuation.yield(event) }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
+        .producing { continuation in
+            let decision = try await self.decision(for: request)
+            logger.debug("[LLM] routed \(request.task.rawValue) request: \(decision)")
+            let chosen = decision.providers.compactMap { name in
+                providers[name].map { provider -> any LanguageModelProvider in
+                    spending.map { MeteredLanguageModel(inner: provider, spending: $0) } ?? provider
                 }
             }
-            continuation.onTermination = { _ in task.cancel() }
+            let chain = LanguageModelChain(providers: chosen, health: health, clock: clock, timeouts: timeouts, logger: logger)
+            for try await event in chain.complete(request) { continuation.yield(event) }
         }
     }
 }
@@ -86,19 +78,11 @@ struct MeteredLanguageModel: LanguageModelProvider {
         let name = inner.identity.description
         let spending = self.spending
         let upstream = inner.complete(request)
-        return AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    for try await event in upstream {
-                        if case .finished(_, let usage) = event { await spending.record(MeteredUsage(usage), on: name) }
-                        continuation.yield(event)
-                    }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
+        return .producing { continuation in
+            for try await event in upstream {
+                if case .finished(_, let usage) = event { await spending.record(MeteredUsage(usage), on: name) }
+                continuation.yield(event)
             }
-            continuation.onTermination = { _ in task.cancel() }
         }
     }
 }

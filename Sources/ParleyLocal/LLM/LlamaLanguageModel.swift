@@ -73,16 +73,8 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
     }
 
     public nonisolated func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    try await self.generate(request, into: continuation)
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
+        .producing { continuation in
+            try await self.generate(request, into: continuation)
         }
     }
 
