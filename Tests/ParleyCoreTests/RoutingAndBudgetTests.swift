@@ -1,5 +1,6 @@
 import Foundation
 import ParleyTesting
+import Synchronization
 import Testing
 @testable import ParleyCore
 
@@ -143,13 +144,12 @@ struct RoutingAndBudgetTests {
     }
 }
 
-final class DateBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Date
-    init(_ date: Date) { stored = date }
+final class DateBox: Sendable {
+    private let stored: Mutex<Date>
+    init(_ date: Date) { stored = Mutex(date) }
     var value: Date {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
+        get { stored.withLock { $0 } }
+        set { stored.withLock { $0 = newValue } }
     }
 }
 
