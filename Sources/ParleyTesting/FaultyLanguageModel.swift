@@ -14,7 +14,8 @@ public actor FaultyLanguageModel: LanguageModelProvider {
     }
 
     public nonisolated let identity: ProviderIdentity
-    public nonisolated let supportsImages: Bool
+    /// What the model declares it can do (nothing is checked: it answers every request).
+    public nonisolated let capabilities: LanguageModelCapabilities
     private let pieces: [String]
     private var fault: Fault
     private var reported: Availability
@@ -25,12 +26,19 @@ public actor FaultyLanguageModel: LanguageModelProvider {
 
     /// Creates a model named `name` that streams `pieces` and then does `fault`.
     public init(name: String, pieces: [String], fault: Fault = .none, availability: Availability = .ready,
-                isLocal: Bool = false, supportsImages: Bool = false) {
+                isLocal: Bool = false, capabilities: LanguageModelCapabilities = .textOnly) {
         self.identity = ProviderIdentity(name: name, isLocal: isLocal)
         self.pieces = pieces
         self.fault = fault
         self.reported = availability
-        self.supportsImages = supportsImages
+        self.capabilities = capabilities
+    }
+
+    /// Creates a model that reads images or not, and declares nothing else.
+    public init(name: String, pieces: [String], fault: Fault = .none, availability: Availability = .ready,
+                isLocal: Bool = false, supportsImages: Bool) {
+        self.init(name: name, pieces: pieces, fault: fault, availability: availability, isLocal: isLocal,
+                  capabilities: LanguageModelCapabilities(images: supportsImages))
     }
 
     public func availability() async -> Availability { reported }

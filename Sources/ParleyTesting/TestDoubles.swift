@@ -5,7 +5,8 @@ import ParleyCore
 /// records the requests it saw. For tests of orchestration only.
 public actor ScriptedLanguageModel: LanguageModelProvider {
     public nonisolated let identity: ProviderIdentity
-    public nonisolated let supportsImages: Bool
+    /// What the model declares it can do (nothing is checked: it answers every request).
+    public nonisolated let capabilities: LanguageModelCapabilities
     private var replies: [[String]]
     private var nextReply = 0
     /// The requests received, in order.
@@ -14,11 +15,17 @@ public actor ScriptedLanguageModel: LanguageModelProvider {
     public let pieceDelay: Duration
 
     /// Creates a model that answers the n-th request with `replies[n]`'s pieces (cycling).
-    public init(name: String = "scripted", replies: [[String]], supportsImages: Bool = false, pieceDelay: Duration = .zero) {
+    public init(name: String = "scripted", replies: [[String]], capabilities: LanguageModelCapabilities = .textOnly,
+                pieceDelay: Duration = .zero) {
         self.identity = ProviderIdentity(name: name, isLocal: true)
         self.replies = replies
-        self.supportsImages = supportsImages
+        self.capabilities = capabilities
         self.pieceDelay = pieceDelay
+    }
+
+    /// Creates a model that reads images or not, and declares nothing else.
+    public init(name: String = "scripted", replies: [[String]], supportsImages: Bool, pieceDelay: Duration = .zero) {
+        self.init(name: name, replies: replies, capabilities: LanguageModelCapabilities(images: supportsImages), pieceDelay: pieceDelay)
     }
 
     public nonisolated func availability() async -> Availability { .ready }

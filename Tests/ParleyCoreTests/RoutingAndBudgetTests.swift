@@ -7,9 +7,9 @@ import Testing
 @Suite("Routing, budgets, retries and rate limits")
 struct RoutingAndBudgetTests {
     let traits: [String: ProviderTraits] = [
-        "anthropic": ProviderTraits(isLocal: false, supportsImages: true),
-        "openai": ProviderTraits(isLocal: false, supportsImages: true),
-        "ollama": ProviderTraits(isLocal: true, supportsImages: false),
+        "anthropic": ProviderTraits(isLocal: false, capabilities: LanguageModelCapabilities(images: true)),
+        "openai": ProviderTraits(isLocal: false, capabilities: LanguageModelCapabilities(images: true, jsonSchema: true)),
+        "ollama": ProviderTraits(isLocal: true, capabilities: LanguageModelCapabilities(jsonSchema: true)),
         "llama.cpp": ProviderTraits(isLocal: true),
     ]
     var router: Router {

@@ -159,15 +159,22 @@ public enum ChatEvent: Sendable, Equatable {
 
 /// Generates text from a conversation.
 public protocol LanguageModelProvider: Provider {
-    /// Whether the provider accepts image parts.
-    var supportsImages: Bool { get }
+    /// What the provider can do with a request (images, JSON schema, tools, context size).
+    /// Declared truthfully: a request that needs more fails with ``UnsupportedCapabilityError``
+    /// instead of losing part of its content.
+    var capabilities: LanguageModelCapabilities { get }
 
     /// Streams the reply to `request`. Cancelling the consuming task stops generation
-    /// promptly; the stream then ends without an error.
+    /// promptly; the stream then ends without an error. A request that needs a capability the
+    /// provider lacks ends the stream with ``UnsupportedCapabilityError``.
     func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error>
 }
 
 extension LanguageModelProvider {
+    /// Whether the provider accepts image parts.
+    @available(*, deprecated, renamed: "capabilities.images")
+    public var supportsImages: Bool { capabilities.images }
+
     /// Runs `request` to the end and returns the whole reply and its usage.
     public func completeText(_ request: ChatRequest) async throws -> (text: String, usage: Usage, finish: FinishReason) {
         var text = ""

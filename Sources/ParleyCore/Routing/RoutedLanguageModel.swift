@@ -27,7 +27,7 @@ public struct RoutedLanguageModel<C: Clock>: LanguageModelProvider where C.Durat
             // On-device and self-hosted providers are free unless the price table says
             // otherwise (a metered self-hosted gateway, say).
             let priced = spending?.prices.prices[name] != nil
-            traits[name] = ProviderTraits(isLocal: provider.identity.isLocal, supportsImages: provider.supportsImages,
+            traits[name] = ProviderTraits(isLocal: provider.identity.isLocal, capabilities: provider.capabilities,
                                           isFree: (provider.identity.isLocal && !priced) || freeProviders.contains(name))
         }
         self.providers = byName
@@ -39,7 +39,9 @@ public struct RoutedLanguageModel<C: Clock>: LanguageModelProvider where C.Durat
         self.logger = logger
     }
 
-    public var supportsImages: Bool { providers.values.contains(where: \.supportsImages) }
+    /// What any configured provider can do; each request goes only to providers that can
+    /// serve it.
+    public var capabilities: LanguageModelCapabilities { .union(of: providers.values.map(\.capabilities)) }
 
     public func availability() async -> Availability {
         await firstReady(Array(providers.values))
@@ -50,9 +52,16 @@ public struct RoutedLanguageModel<C: Clock>: LanguageModelProvider where C.Durat
         try router.route(request, budgetExhausted: await spending?.isExhausted ?? false)
     }
 
+    /// Streams the reply from the providers ``decision(for:)`` picks. A request that no
+    /// configured provider can serve fails with ``UnsupportedCapabilityError``.
     public func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
         .producing { continuation in
-            let decision = try await self.decision(for: request)
+            let decision: RoutingDecision
+            do {
+                decision = try await self.decision(for: request)
+            } catch RoutingError.unsupported(let error) {
+                throw error
+            }
             logger.debug("[LLM] routed \(request.task.rawValue) request: \(decision)")
             let chosen = decision.providers.compactMap { name in
                 providers[name].map { provider -> any LanguageModelProvider in
@@ -71,7 +80,7 @@ struct MeteredLanguageModel: LanguageModelProvider {
     let spending: SpendingTracker
 
     var identity: ProviderIdentity { inner.identity }
-    var supportsImages: Bool { inner.supportsImages }
+    var capabilities: LanguageModelCapabilities { inner.capabilities }
     func availability() async -> Availability { await inner.availability() }
 
     func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
