@@ -3,8 +3,13 @@ import Foundation
 /// One message of a conversation sent to a language model.
 public struct ChatMessage: Sendable, Equatable, Codable {
     /// Who wrote the message.
-    public enum Role: String, Sendable, Codable {
-        case system, user, assistant
+    public enum Role: String, Sendable, Codable, CaseIterable {
+        /// Instructions that open the conversation.
+        case system
+        /// The person: a spoken or typed turn.
+        case user
+        /// The model's reply.
+        case assistant
     }
 
     /// A piece of a message's content.
@@ -120,6 +125,8 @@ public enum TaskKind: String, Sendable, Equatable, Hashable, Codable, CaseIterab
 }
 
 /// Token and time accounting for one request, in a shape shared by every provider.
+///
+/// Encoded with snake_case keys: `input_tokens`, `cached_input_tokens`, `output_tokens`.
 public struct Usage: Sendable, Equatable, Codable {
     /// Tokens read (the prompt), including any served from a cache.
     public var inputTokens: Int
@@ -133,6 +140,12 @@ public struct Usage: Sendable, Equatable, Codable {
         self.inputTokens = inputTokens
         self.cachedInputTokens = cachedInputTokens
         self.outputTokens = outputTokens
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case inputTokens = "input_tokens"
+        case cachedInputTokens = "cached_input_tokens"
+        case outputTokens = "output_tokens"
     }
 }
 
