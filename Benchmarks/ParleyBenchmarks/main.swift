@@ -142,7 +142,7 @@ struct AlwaysAvailable: LanguageModelProvider {
     let inner: any LanguageModelProvider
     init(_ inner: any LanguageModelProvider) { self.inner = inner }
     var identity: ProviderIdentity { inner.identity }
-    var supportsImages: Bool { inner.supportsImages }
+    var capabilities: LanguageModelCapabilities { inner.capabilities }
     func availability() async -> Availability { .ready }
     func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> { inner.complete(request) }
 }

@@ -38,7 +38,9 @@ public struct AnthropicLanguageModel: LanguageModelProvider {
 
     public let configuration: Configuration
     public let identity: ProviderIdentity
-    public let supportsImages = true
+    /// Images, and no JSON schema yet: structured output through a forced tool is not
+    /// implemented, so a request with a schema fails instead of being answered freely.
+    public let capabilities = LanguageModelCapabilities(images: true)
     private let call: HTTPCall
 
     /// Creates the provider.
@@ -56,7 +58,8 @@ public struct AnthropicLanguageModel: LanguageModelProvider {
         let call = self.call
         let configuration = self.configuration
         let body = MessagesBody(request, model: configuration.model)
-        return streamingTask { output in
+        return .producing { output in
+            try checkCapabilities(for: request)
             guard let key = configuration.apiKey else {
                 throw ProviderError.unavailable(provider: "anthropic", .missingKey(variable: "ANTHROPIC_API_KEY"))
             }

@@ -52,7 +52,7 @@ public struct OpenAITextToSpeech: TextToSpeechProvider {
         let call = self.call
         let configuration = self.configuration
         let body = Body(model: configuration.model, input: text, voice: options.voice ?? defaultVoice, speed: options.rate)
-        return streamingTask { output in
+        return .producing { output in
             try requireText(text)
             let request = try call.request(join(configuration.baseURL, "/audio/speech"),
                                            headers: configuration.apiKey.map { [("authorization", "Bearer \($0)")] } ?? [], json: body)
@@ -83,7 +83,7 @@ public struct DeepgramTextToSpeech: TextToSpeechProvider {
         let call = self.call
         let configuration = self.configuration
         let model = options.voice ?? configuration.model
-        return streamingTask { output in
+        return .producing { output in
             try requireText(text)
             guard let key = configuration.apiKey else { throw ProviderError.unavailable(provider: "deepgram", .missingKey(variable: "DEEPGRAM_API_KEY")) }
             let url = join(configuration.baseURL, "/v1/speak?model=\(model)&encoding=linear16&sample_rate=24000&container=none")
@@ -123,7 +123,7 @@ public struct ElevenLabsTextToSpeech: TextToSpeechProvider {
         let call = self.call
         let configuration = self.configuration
         let voice = options.voice ?? defaultVoice
-        return streamingTask { output in
+        return .producing { output in
             try requireText(text)
             guard let key = configuration.apiKey else { throw ProviderError.unavailable(provider: "elevenlabs", .missingKey(variable: "ELEVENLABS_API_KEY")) }
             let url = join(configuration.baseURL, "/v1/text-to-speech/\(voice)/stream?output_format=pcm_16000")
@@ -167,7 +167,7 @@ public struct PiperHTTPTextToSpeech: TextToSpeechProvider {
         }
         let call = self.call
         let url = join(baseURL, "/")
-        return streamingTask { output in
+        return .producing { output in
             try requireText(text)
             let body = Body(text: text, voice: options.voice, length_scale: 1 / max(0.25, options.rate))
             let data = try await call.data(try call.request(url, json: body))

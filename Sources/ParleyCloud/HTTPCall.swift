@@ -2,6 +2,8 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import ParleyCore
+import Synchronization
 
 /// One provider's way of sending requests: timeouts, error mapping, and body reading.
 struct HTTPCall: Sendable {
@@ -47,45 +49,41 @@ struct HTTPCall: Sendable {
         let body = response.body
         let call = self
         let idle = timeouts.idle
-        return AsyncThrowingStream { continuation in
+        return .producing { continuation in
             let lastChunk = InstantBox(ContinuousClock.now)
-            let reader = Task {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                // One watchdog per stream rather than a timer per chunk: it sleeps until the
+                // latest chunk's deadline and fires only if no chunk came meanwhile. Ending the
+                // stream cancels this task, and with it the read below.
+                group.addTask {
+                    var deadline = lastChunk.get() + idle
+                    while !Task.isCancelled {
+                        do { try await Task.sleep(until: deadline, clock: .continuous) } catch { return }
+                        let woke = ContinuousClock.now
+                        // Woken late, the process was starved of CPU: the reader may have been
+                        // too, with data waiting. Give it a moment before judging the gap.
+                        if woke - deadline > idle / 4 {
+                            deadline = woke + idle / 4
+                            continue
+                        }
+                        let last = lastChunk.get()
+                        if woke - last >= idle {
+                            continuation.finish(throwing: HTTPProviderError(
+                                provider: call.provider, kind: .timeout(.idle), message: "no data for \(idle)"))
+                            return
+                        }
+                        deadline = last + idle
+                    }
+                }
                 do {
                     for try await buffer in body {
                         lastChunk.set(ContinuousClock.now)
                         continuation.yield(buffer)
                     }
-                    continuation.finish()
                 } catch {
-                    continuation.finish(throwing: call.map(error))
+                    throw call.map(error)
                 }
-            }
-            // One watchdog per stream rather than a timer per chunk: it sleeps until the
-            // latest chunk's deadline and fires only if no chunk came meanwhile.
-            let watchdog = Task {
-                var deadline = lastChunk.get() + idle
-                while !Task.isCancelled {
-                    do { try await Task.sleep(until: deadline, clock: .continuous) } catch { return }
-                    let woke = ContinuousClock.now
-                    // Woken late, the process was starved of CPU: the reader may have been
-                    // too, with data waiting. Give it a moment before judging the gap.
-                    if woke - deadline > idle / 4 {
-                        deadline = woke + idle / 4
-                        continue
-                    }
-                    let last = lastChunk.get()
-                    if woke - last >= idle {
-                        continuation.finish(throwing: HTTPProviderError(
-                            provider: call.provider, kind: .timeout(.idle), message: "no data for \(idle)"))
-                        reader.cancel()
-                        return
-                    }
-                    deadline = last + idle
-                }
-            }
-            continuation.onTermination = { _ in
-                reader.cancel()
-                watchdog.cancel()
+                group.cancelAll()
             }
         }
     }
@@ -138,13 +136,11 @@ extension ByteBuffer {
 }
 
 /// A lock-guarded instant, shared by a body reader and its idle watchdog.
-private final class InstantBox: @unchecked Sendable {
-    // `lock` guards `value`.
-    private let lock = NSLock()
-    private var value: ContinuousClock.Instant
+private final class InstantBox: Sendable {
+    private let value: Mutex<ContinuousClock.Instant>
 
-    init(_ value: ContinuousClock.Instant) { self.value = value }
+    init(_ value: ContinuousClock.Instant) { self.value = Mutex(value) }
 
-    func get() -> ContinuousClock.Instant { lock.withLock { value } }
-    func set(_ new: ContinuousClock.Instant) { lock.withLock { value = new } }
+    func get() -> ContinuousClock.Instant { value.withLock { $0 } }
+    func set(_ new: ContinuousClock.Instant) { value.withLock { $0 = new } }
 }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import Synchronization
 
 /// How long an HTTP provider waits.
 public struct HTTPTimeouts: Sendable, Hashable {
@@ -32,13 +33,12 @@ extension Duration {
 /// Process-wide HTTP clients, one per connect/idle timeout pair (AsyncHTTPClient sets those
 /// per client). They live as long as the process, like `HTTPClient.shared`.
 enum HTTPClients {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var clients: [HTTPTimeouts: HTTPClient] = [:]
+    private static let clients = Mutex<[HTTPTimeouts: HTTPClient]>([:])
 
     static func client(for timeouts: HTTPTimeouts) -> HTTPClient {
         var key = timeouts
         key.firstByte = max(timeouts.idle, timeouts.firstByte)  // only the backstop depends on it
-        return lock.withLock {
+        return clients.withLock { clients in
             if let client = clients[key] { return client }
             var configuration = HTTPClient.Configuration()
             // The idle gap between body chunks is enforced per stream (HTTPCall.chunks), and the

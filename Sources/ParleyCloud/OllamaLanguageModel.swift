@@ -13,15 +13,19 @@ public struct OllamaLanguageModel: LanguageModelProvider {
         public var timeouts: HTTPTimeouts
         /// Whether the model reads images (e.g. llava, llama3.2-vision).
         public var supportsImages: Bool
+        /// The context window (`num_ctx`) in tokens, when known.
+        public var contextTokens: Int?
 
         public static let defaultHost = "http://127.0.0.1:11434"
 
         /// Creates a configuration.
-        public init(host: String = Self.defaultHost, model: String = "llama3.2", timeouts: HTTPTimeouts = HTTPTimeouts(), supportsImages: Bool = false) {
+        public init(host: String = Self.defaultHost, model: String = "llama3.2", timeouts: HTTPTimeouts = HTTPTimeouts(), supportsImages: Bool = false,
+                    contextTokens: Int? = nil) {
             self.host = host.hasPrefix("http") ? host : "http://\(host)"
             self.model = model
             self.timeouts = timeouts
             self.supportsImages = supportsImages
+            self.contextTokens = contextTokens
         }
 
         /// From `OLLAMA_HOST` and `OLLAMA_MODEL`.
@@ -33,7 +37,10 @@ public struct OllamaLanguageModel: LanguageModelProvider {
 
     public let configuration: Configuration
     public let identity: ProviderIdentity
-    public var supportsImages: Bool { configuration.supportsImages }
+    /// Images as configured; JSON schema always (Ollama's `format` takes a schema).
+    public var capabilities: LanguageModelCapabilities {
+        LanguageModelCapabilities(images: configuration.supportsImages, jsonSchema: true, contextTokens: configuration.contextTokens)
+    }
     private let call: HTTPCall
 
     /// Creates the provider.
@@ -71,7 +78,8 @@ public struct OllamaLanguageModel: LanguageModelProvider {
         let call = self.call
         let body = ChatBody(request, model: configuration.model)
         let url = join(configuration.host, "/api/chat")
-        return streamingTask { output in
+        return .producing { output in
+            try checkCapabilities(for: request)
             let response = try await call.send(try call.request(url, json: body))
             var splitter = LineSplitter()
             for try await buffer in call.chunks(response) {

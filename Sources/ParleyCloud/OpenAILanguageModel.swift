@@ -20,12 +20,18 @@ public struct OpenAILanguageModel: LanguageModelProvider {
         public var isLocal: Bool
         /// Whether the model reads images.
         public var supportsImages: Bool
+        /// Whether the server follows a JSON schema given as `response_format` (OpenAI, the
+        /// llama.cpp server, vLLM and LM Studio do).
+        public var supportsJSONSchema: Bool
+        /// The model's context window in tokens, when known.
+        public var contextTokens: Int?
 
         public static let defaultBaseURL = "https://api.openai.com/v1"
 
         /// Creates a configuration.
         public init(baseURL: String = Self.defaultBaseURL, apiKey: String? = nil, model: String = "gpt-4o-mini",
-                    timeouts: HTTPTimeouts = HTTPTimeouts(), name: String = "openai", isLocal: Bool? = nil, supportsImages: Bool = true) {
+                    timeouts: HTTPTimeouts = HTTPTimeouts(), name: String = "openai", isLocal: Bool? = nil, supportsImages: Bool = true,
+                    supportsJSONSchema: Bool = true, contextTokens: Int? = nil) {
             self.baseURL = baseURL
             self.apiKey = apiKey
             self.model = model
@@ -33,6 +39,8 @@ public struct OpenAILanguageModel: LanguageModelProvider {
             self.name = name
             self.isLocal = isLocal ?? Self.isLoopback(baseURL)
             self.supportsImages = supportsImages
+            self.supportsJSONSchema = supportsJSONSchema
+            self.contextTokens = contextTokens
         }
 
         /// From `OPENAI_API_KEY`, `OPENAI_BASE_URL` and `OPENAI_MODEL`.
@@ -53,7 +61,11 @@ public struct OpenAILanguageModel: LanguageModelProvider {
 
     public let configuration: Configuration
     public let identity: ProviderIdentity
-    public var supportsImages: Bool { configuration.supportsImages }
+    /// Images and JSON schema as configured (both on by default).
+    public var capabilities: LanguageModelCapabilities {
+        LanguageModelCapabilities(images: configuration.supportsImages, jsonSchema: configuration.supportsJSONSchema,
+                                  contextTokens: configuration.contextTokens)
+    }
     private let call: HTTPCall
 
     /// Creates the provider.
@@ -78,7 +90,8 @@ public struct OpenAILanguageModel: LanguageModelProvider {
         let headers = authHeaders + [("accept", "text/event-stream")]
         let provider = configuration.name
         let needsKey = configuration.requiresKey && configuration.apiKey == nil
-        return streamingTask { output in
+        return .producing { output in
+            try checkCapabilities(for: request)
             if needsKey { throw ProviderError.unavailable(provider: provider, .missingKey(variable: "OPENAI_API_KEY")) }
             let response = try await call.send(try call.request(url, headers: headers, json: body))
             var parser = SSEParser()

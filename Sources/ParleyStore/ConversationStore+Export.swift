@@ -17,10 +17,11 @@ extension ConversationStore {
             let threads = try ThreadRecord
                 .order(Column(ThreadRecord.CodingKeys.updatedAt).desc, Column(ThreadRecord.CodingKeys.id).desc)
                 .fetchAll(db)
+            let images = try MessageImageRecord.images(db, thread: nil)
             let messages = try MessageRecord
-                .order(Column(MessageRecord.CodingKeys.threadID), Column(MessageRecord.CodingKeys.id))
+                .order(MessageRecord.Columns.threadID, MessageRecord.Columns.id)
                 .fetchAll(db)
-                .map { try $0.stored() }
+                .map { try $0.stored(images: images[$0.id ?? -1] ?? []) }
             let byThread = Dictionary(grouping: messages, by: \.threadID)
             return ConversationExport(threads: try threads.map { record in
                 let stored = try record.stored()

@@ -1,21 +1,29 @@
 import Foundation
 import GRDB
+import ParleyCore
 
 extension ConversationStore {
-    /// Appends a message to a conversation and marks the conversation active, in one
-    /// transaction. Once this returns, the message is on disk.
+    /// Appends a message, with its images, to a conversation and marks the conversation
+    /// active, in one transaction. Once this returns, the message is on disk.
+    ///
+    /// The message's `audio` is not written here: keep a recording with
+    /// ``attachAudio(message:file:)``.
     ///
     /// - Returns: The message as saved, with its id and time.
     /// - Throws: ``StoreError/threadNotFound(_:)`` when no thread has the id.
     @discardableResult
-    public func append(_ message: NewMessage, to thread: Int64) throws(StoreError) -> StoredMessage {
+    public func append(_ message: ConversationMessage, to thread: Int64) throws(StoreError) -> StoredMessage {
         try write { db in
             guard try ThreadRecord.exists(db, key: thread) else { throw StoreError.threadNotFound(thread) }
             var record = MessageRecord(message, threadID: thread, createdAt: try db.transactionDate)
             try record.insert(db)
+            let id = record.id ?? -1
+            for image in MessageImageRecord.rows(message.images, messageID: id) {
+                try image.insert(db)
+            }
             try db.execute(
                 sql: "UPDATE thread SET updated_at = ? WHERE id = ?", arguments: [record.createdAt, thread])
-            return try Self.fetchMessage(db, id: record.id ?? -1).stored()
+            return try Self.fetchMessage(db, id: id).stored(images: try MessageImageRecord.images(db, message: id))
         }
     }
 
@@ -63,7 +71,7 @@ extension ConversationStore {
 
     /// The message with this id, or `nil` when there is none.
     public func message(_ id: Int64) throws(StoreError) -> StoredMessage? {
-        try read { db in try MessageRecord.fetchOne(db, key: id)?.stored() }
+        try read { db in try MessageRecord.fetchOne(db, key: id)?.stored(images: try MessageImageRecord.images(db, message: id)) }
     }
 
     static func fetchMessage(_ db: Database, id: Int64) throws -> MessageRecord {

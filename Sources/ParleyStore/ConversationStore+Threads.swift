@@ -60,8 +60,8 @@ extension ConversationStore {
         }
     }
 
-    /// Deletes a conversation with its messages, then removes their kept audio files. Stashed
-    /// items that came from it are kept.
+    /// Deletes a conversation with its messages and their images, then removes their kept
+    /// audio files. Stashed items that came from it are kept.
     ///
     /// - Throws: ``StoreError/threadNotFound(_:)`` when no thread has the id;
     ///   ``StoreError/cannotRemoveAudio(paths:reason:)`` when the conversation was deleted but
@@ -83,11 +83,12 @@ extension ConversationStore {
     }
 
     static func fetchMessages(_ db: Database, thread: Int64) throws -> [StoredMessage] {
-        try MessageRecord
-            .filter(Column(MessageRecord.CodingKeys.threadID) == thread)
-            .order(Column(MessageRecord.CodingKeys.id))
+        let images = try MessageImageRecord.images(db, thread: thread)
+        return try MessageRecord
+            .filter(MessageRecord.Columns.threadID == thread)
+            .order(MessageRecord.Columns.id)
             .fetchAll(db)
-            .map { try $0.stored() }
+            .map { try $0.stored(images: images[$0.id ?? -1] ?? []) }
     }
 
     /// Removes files that may already be gone; throws for those that could not be removed.

@@ -1,9 +1,4 @@
-/// Who wrote a message.
-public enum MessageRole: String, Sendable, Equatable, Codable, CaseIterable {
-    /// Instructions that open the conversation.
-    case system
-    /// The person: a spoken or typed turn.
-    case user
-    /// The model's reply.
-    case assistant
-}
+import ParleyCore
+
+/// Who wrote a message: the role of ParleyCore's messages (`system`, `user`, `assistant`).
+public typealias MessageRole = ChatMessage.Role

@@ -10,7 +10,23 @@ enum StoreSchema {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1-threads-messages-stash", migrate: createTables)
         migrator.registerMigration("v2-spending", migrate: createSpending)
+        migrator.registerMigration("v3-message-images-structured-result", migrate: addImagesAndStructuredResults)
         return migrator
+    }
+
+    /// Images attached to messages, kept as blobs that go with their message (and so with
+    /// their thread), and the JSON result of a structured-output reply.
+    private static func addImagesAndStructuredResults(_ db: Database) throws {
+        try db.alter(table: MessageRecord.databaseTableName) { t in
+            t.add(column: "structured_result", .jsonText)
+        }
+        try db.create(table: MessageImageRecord.databaseTableName) { t in
+            t.column("message_id", .integer).notNull().references(MessageRecord.databaseTableName, onDelete: .cascade)
+            t.column("position", .integer).notNull()
+            t.column("mime_type", .text).notNull()
+            t.column("data", .blob).notNull()
+            t.primaryKey(["message_id", "position"])
+        }
     }
 
     /// Charges of paid providers, so a monthly budget holds across processes.

@@ -1,8 +1,10 @@
 import Foundation
 import ParleyCore
 
-/// A message as saved: its id, thread and time, its content (every field of ``NewMessage``,
-/// readable directly, e.g. `message.rawTranscript`), and the kept recording, if any.
+/// A message as saved: its id, thread and time, its content (every field of
+/// ``ConversationMessage``, readable directly, e.g. `message.rawTranscript`), and the kept
+/// recording, if any. The content's `audio` is `nil`: the recording is the file at
+/// ``audioPath``.
 @dynamicMemberLookup
 public struct StoredMessage: Sendable, Equatable {
     /// The message's id, unique and never reused in its database; ids grow in append order.
@@ -12,12 +14,12 @@ public struct StoredMessage: Sendable, Equatable {
     /// When the message was appended.
     public var createdAt: Date
     /// The message's content, without where it was saved.
-    public var content: NewMessage
+    public var content: ConversationMessage
     /// The path of the kept recording of this turn, if one was attached.
     public var audioPath: String?
 
     /// Creates a stored message from the message's content and where it was saved.
-    public init(id: Int64, threadID: Int64, createdAt: Date, message: NewMessage, audioPath: String? = nil) {
+    public init(id: Int64, threadID: Int64, createdAt: Date, message: ConversationMessage, audioPath: String? = nil) {
         self.id = id
         self.threadID = threadID
         self.createdAt = createdAt
@@ -26,7 +28,7 @@ public struct StoredMessage: Sendable, Equatable {
     }
 
     /// A field of the content (`role`, `text`, `rawTranscript`, `editedText`, …).
-    public subscript<Value>(dynamicMember field: WritableKeyPath<NewMessage, Value>) -> Value {
+    public subscript<Value>(dynamicMember field: WritableKeyPath<ConversationMessage, Value>) -> Value {
         get { content[keyPath: field] }
         set { content[keyPath: field] = newValue }
     }

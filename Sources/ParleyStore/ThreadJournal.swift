@@ -27,7 +27,7 @@ public actor ThreadJournal: ConversationJournal {
     public var thread: Int64? { threadID }
 
     /// Appends `entry` to the thread (creating the thread first if this is its first entry),
-    /// in one committed transaction.
+    /// in one committed transaction, and keeps its audio as a WAV file when asked to.
     public func record(_ entry: JournalEntry) throws {
         let thread: Int64
         if let threadID {
@@ -37,15 +37,7 @@ public actor ThreadJournal: ConversationJournal {
             thread = try store.createThread(title: title.isEmpty ? nil : title, settings: settings).id
             threadID = thread
         }
-        let role: MessageRole = switch entry.role {
-        case .system: .system
-        case .user: .user
-        case .assistant: .assistant
-        }
-        let message = try store.append(NewMessage(
-            role: role, text: entry.text, rawTranscript: entry.rawTranscript, editedText: entry.editedText, provider: entry.provider,
-            timingsMs: entry.timingsMs, usage: entry.usage, interrupted: entry.interrupted, fullReply: entry.fullReply),
-            to: thread)
+        let message = try store.append(entry, to: thread)
         if let audioDirectory, let audio = entry.audio, !audio.isEmpty {
             try FileManager.default.createDirectory(at: audioDirectory, withIntermediateDirectories: true)
             let file = audioDirectory.appendingPathComponent("thread-\(thread)-message-\(message.id).wav")
@@ -55,13 +47,14 @@ public actor ThreadJournal: ConversationJournal {
     }
 
     /// The messages of `thread` as model history (the edited text where the user corrected a
-    /// transcript; system messages left out, since the current system prompt leads).
+    /// transcript, with the images the user attached; system messages left out, since the
+    /// current system prompt leads).
     public static func history(of thread: Int64, in store: ConversationStore) throws -> [ChatMessage] {
         try store.messages(in: thread).compactMap { message -> ChatMessage? in
             switch message.role {
             case .system: return nil
-            case .user: return .user(message.editedText ?? message.text)
-            case .assistant: return message.text.isEmpty ? nil : .assistant(message.text)
+            case .user: return message.content.chatMessage
+            case .assistant: return message.text.isEmpty ? nil : message.content.chatMessage
             }
         }
     }

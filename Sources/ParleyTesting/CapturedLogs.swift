@@ -1,24 +1,22 @@
-import Foundation
 import Logging
+import Synchronization
 
 /// Collects log records in memory so tests can check what was logged (e.g. that a fallback
 /// was announced once, with its reason, and that no secret appeared).
-public final class CapturedLogs: @unchecked Sendable {
+public final class CapturedLogs: Sendable {
     /// One log record.
     public struct Record: Sendable, Equatable {
         public var level: Logger.Level
         public var message: String
     }
 
-    // Guarded by `lock`.
-    private let lock = NSLock()
-    private var stored: [Record] = []
+    private let stored = Mutex<[Record]>([])
 
     /// Creates an empty collection.
     public init() {}
 
     /// Everything logged so far.
-    public var records: [Record] { lock.withLock { stored } }
+    public var records: [Record] { stored.withLock { $0 } }
 
     /// The messages logged at `level`.
     public func messages(at level: Logger.Level) -> [String] {
@@ -31,7 +29,7 @@ public final class CapturedLogs: @unchecked Sendable {
     }
 
     fileprivate func append(_ record: Record) {
-        lock.withLock { stored.append(record) }
+        stored.withLock { $0.append(record) }
     }
 
     private struct Handler: LogHandler {

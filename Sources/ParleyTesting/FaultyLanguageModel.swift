@@ -14,7 +14,8 @@ public actor FaultyLanguageModel: LanguageModelProvider {
     }
 
     public nonisolated let identity: ProviderIdentity
-    public nonisolated let supportsImages: Bool
+    /// What the model declares it can do (nothing is checked: it answers every request).
+    public nonisolated let capabilities: LanguageModelCapabilities
     private let pieces: [String]
     private var fault: Fault
     private var reported: Availability
@@ -25,12 +26,19 @@ public actor FaultyLanguageModel: LanguageModelProvider {
 
     /// Creates a model named `name` that streams `pieces` and then does `fault`.
     public init(name: String, pieces: [String], fault: Fault = .none, availability: Availability = .ready,
-                isLocal: Bool = false, supportsImages: Bool = false) {
+                isLocal: Bool = false, capabilities: LanguageModelCapabilities = .textOnly) {
         self.identity = ProviderIdentity(name: name, isLocal: isLocal)
         self.pieces = pieces
         self.fault = fault
         self.reported = availability
-        self.supportsImages = supportsImages
+        self.capabilities = capabilities
+    }
+
+    /// Creates a model that reads images or not, and declares nothing else.
+    public init(name: String, pieces: [String], fault: Fault = .none, availability: Availability = .ready,
+                isLocal: Bool = false, supportsImages: Bool) {
+        self.init(name: name, pieces: pieces, fault: fault, availability: availability, isLocal: isLocal,
+                  capabilities: LanguageModelCapabilities(images: supportsImages))
     }
 
     public func availability() async -> Availability { reported }
@@ -49,34 +57,30 @@ public actor FaultyLanguageModel: LanguageModelProvider {
     private func noteCancellation() { cancellations += 1 }
 
     public nonisolated func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                let fault = await self.begin(request)
-                for (index, piece) in pieces.enumerated() {
-                    switch fault {
-                    case .fail(let after, let error) where index == after:
-                        continuation.finish(throwing: error)
-                        return
-                    case .stall(let after) where index == after:
-                        await waitUntilCancelled()
-                        return
-                    default:
-                        continuation.yield(.text(piece))
-                    }
-                }
+        .producing(onTermination: { termination in
+            if case .cancelled = termination { Task { await self.noteCancellation() } }
+        }) { continuation in
+            let fault = await self.begin(request)
+            let pieces = self.pieces
+            for (index, piece) in pieces.enumerated() {
                 switch fault {
-                case .fail(let after, let error) where after >= pieces.count:
-                    continuation.finish(throwing: error)
-                case .stall(let after) where after >= pieces.count:
+                case .fail(let after, let error) where index == after:
+                    continuation.finish(throwing: error)  // as given, even a CancellationError
+                    return
+                case .stall(let after) where index == after:
                     await waitUntilCancelled()
+                    return
                 default:
-                    continuation.yield(.finished(.stop, Usage(outputTokens: pieces.count)))
-                    continuation.finish()
+                    continuation.yield(.text(piece))
                 }
             }
-            continuation.onTermination = { termination in
-                if case .cancelled = termination { Task { await self.noteCancellation() } }
-                task.cancel()
+            switch fault {
+            case .fail(let after, let error) where after >= pieces.count:
+                continuation.finish(throwing: error)
+            case .stall(let after) where after >= pieces.count:
+                await waitUntilCancelled()
+            default:
+                continuation.yield(.finished(.stop, Usage(outputTokens: pieces.count)))
             }
         }
     }

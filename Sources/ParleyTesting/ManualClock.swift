@@ -1,4 +1,4 @@
-import Foundation
+import Synchronization
 
 /// A clock whose time moves only when a test says so, so timeouts, cool-downs and retries are
 /// tested without real sleeping.
@@ -6,7 +6,7 @@ import Foundation
 /// `sleep(until:)` suspends until ``advance(by:)`` moves the clock past the deadline or the
 /// sleeping task is cancelled. ``sleepers`` lets a test wait until the code under test is
 /// actually waiting before it moves time.
-public final class ManualClock: Clock, @unchecked Sendable {
+public final class ManualClock: Clock, Sendable {
     /// A point on the manual clock's time line.
     public struct Instant: InstantProtocol, Hashable, Sendable {
         /// Time since the clock's origin.
@@ -23,36 +23,41 @@ public final class ManualClock: Clock, @unchecked Sendable {
         var continuation: CheckedContinuation<Void, any Error>
     }
 
-    // All state below is guarded by `lock`.
-    private let lock = NSLock()
-    private var current = Instant(offset: .zero)
-    private var waiting: [Sleeper] = []
-    private var nextID: UInt64 = 0
+    private struct State {
+        var current = Instant(offset: .zero)
+        var waiting: [Sleeper] = []
+        var nextID: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
 
     /// Creates a clock at time zero.
     public init() {}
 
-    public var now: Instant { lock.withLock { current } }
+    public var now: Instant { state.withLock { $0.current } }
     public var minimumResolution: Duration { .zero }
 
     /// How many tasks are sleeping on this clock.
-    public var sleepers: Int { lock.withLock { waiting.count } }
+    public var sleepers: Int { state.withLock { $0.waiting.count } }
 
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
-        let id: UInt64 = lock.withLock { nextID += 1; return nextID }
+        let id: UInt64 = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let resumeNow: Bool = lock.withLock {
-                    if deadline <= current { return true }
-                    waiting.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                let resumeNow: Bool = state.withLock { state in
+                    if deadline <= state.current { return true }
+                    state.waiting.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
                     return false
                 }
                 if resumeNow { continuation.resume() }
             }
         } onCancel: {
-            let cancelled: Sleeper? = lock.withLock {
-                guard let index = waiting.firstIndex(where: { $0.id == id }) else { return nil }
-                return waiting.remove(at: index)
+            let cancelled: Sleeper? = state.withLock { state in
+                guard let index = state.waiting.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiting.remove(at: index)
             }
             cancelled?.continuation.resume(throwing: CancellationError())
         }
@@ -60,10 +65,11 @@ public final class ManualClock: Clock, @unchecked Sendable {
 
     /// Moves time forward, waking every sleeper whose deadline has come.
     public func advance(by duration: Duration) {
-        let due: [Sleeper] = lock.withLock {
-            current = current.advanced(by: duration)
-            let ready = waiting.filter { $0.deadline <= current }
-            waiting.removeAll { $0.deadline <= current }
+        let due: [Sleeper] = state.withLock { state in
+            state.current = state.current.advanced(by: duration)
+            let now = state.current
+            let ready = state.waiting.filter { $0.deadline <= now }
+            state.waiting.removeAll { $0.deadline <= now }
             return ready
         }
         for sleeper in due { sleeper.continuation.resume() }

@@ -1,10 +1,12 @@
+import Foundation
 import ParleyCore
 
 /// A language model that replies with scripted text, split into the given pieces, and
 /// records the requests it saw. For tests of orchestration only.
 public actor ScriptedLanguageModel: LanguageModelProvider {
     public nonisolated let identity: ProviderIdentity
-    public nonisolated let supportsImages: Bool
+    /// What the model declares it can do (nothing is checked: it answers every request).
+    public nonisolated let capabilities: LanguageModelCapabilities
     private var replies: [[String]]
     private var nextReply = 0
     /// The requests received, in order.
@@ -13,11 +15,17 @@ public actor ScriptedLanguageModel: LanguageModelProvider {
     public let pieceDelay: Duration
 
     /// Creates a model that answers the n-th request with `replies[n]`'s pieces (cycling).
-    public init(name: String = "scripted", replies: [[String]], supportsImages: Bool = false, pieceDelay: Duration = .zero) {
+    public init(name: String = "scripted", replies: [[String]], capabilities: LanguageModelCapabilities = .textOnly,
+                pieceDelay: Duration = .zero) {
         self.identity = ProviderIdentity(name: name, isLocal: true)
         self.replies = replies
-        self.supportsImages = supportsImages
+        self.capabilities = capabilities
         self.pieceDelay = pieceDelay
+    }
+
+    /// Creates a model that reads images or not, and declares nothing else.
+    public init(name: String = "scripted", replies: [[String]], supportsImages: Bool, pieceDelay: Duration = .zero) {
+        self.init(name: name, replies: replies, capabilities: LanguageModelCapabilities(images: supportsImages), pieceDelay: pieceDelay)
     }
 
     public nonisolated func availability() async -> Availability { .ready }
@@ -29,22 +37,17 @@ public actor ScriptedLanguageModel: LanguageModelProvider {
     }
 
     public nonisolated func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                let pieces = await self.take(request)
-                for piece in pieces {
-                    if pieceDelay > .zero { try? await Task.sleep(for: pieceDelay) }
-                    if Task.isCancelled {
-                        continuation.yield(.finished(.cancelled, Usage()))
-                        continuation.finish()
-                        return
-                    }
-                    continuation.yield(.text(piece))
+        .producing { continuation in
+            let pieces = await self.take(request)
+            for piece in pieces {
+                if self.pieceDelay > .zero { try? await Task.sleep(for: self.pieceDelay) }
+                if Task.isCancelled {
+                    continuation.yield(.finished(.cancelled, Usage()))
+                    return
                 }
-                continuation.yield(.finished(.stop, Usage(inputTokens: request.messages.count, outputTokens: pieces.count)))
-                continuation.finish()
+                continuation.yield(.text(piece))
             }
-            continuation.onTermination = { _ in task.cancel() }
+            continuation.yield(.finished(.stop, Usage(inputTokens: request.messages.count, outputTokens: pieces.count)))
         }
     }
 }
@@ -91,21 +94,11 @@ public actor ToneTextToSpeech: TextToSpeechProvider {
 
     public nonisolated func synthesize(_ text: String, options: SpeechOptions) -> AsyncThrowingStream<AudioBuffer, any Error> {
         let rate = sampleRate
-        return AsyncThrowingStream { continuation in
-            let task = Task {
-                await self.record(text)
-                let count = max(1, text.count) * rate / 100
-                let samples = (0..<count).map { Float(0.3 * sin(2 * Double.pi * 440 * Double($0) / Double(rate))) }
-                continuation.yield(AudioBuffer(samples: samples, sampleRate: rate))
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in task.cancel() }
+        return .producing { continuation in
+            await self.record(text)
+            let count = max(1, text.count) * rate / 100
+            let samples = (0..<count).map { Float(0.3 * sin(2 * Double.pi * 440 * Double($0) / Double(rate))) }
+            continuation.yield(AudioBuffer(samples: samples, sampleRate: rate))
         }
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

@@ -131,6 +131,17 @@ struct History: AsyncParsableCommand {
             if !message.imageReferences.isEmpty {
                 lines.append("    images: \(message.imageReferences.joined(separator: ", "))")
             }
+            if !message.images.isEmpty {
+                let count = message.images.count == 1 ? "1 image" : "\(message.images.count) images"
+                lines.append("    attached: \(count) (\(message.images.map(\.mimeType).joined(separator: ", ")))")
+            }
+            if let result = message.structuredResult {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                if let json = try? encoder.encode(result) {
+                    lines.append("    result: \(String(decoding: json, as: UTF8.self))")
+                }
+            }
             if let audio = message.audioPath {
                 lines.append("    audio: \(audio)")
             }

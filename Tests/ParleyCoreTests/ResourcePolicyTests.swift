@@ -15,7 +15,7 @@ actor FixedResourceMonitor: ResourceMonitor {
 /// A scripted model that can be loaded and unloaded.
 actor UnloadableScriptedModel: UnloadableLanguageModel {
     nonisolated let identity = ProviderIdentity(name: "local-big", isLocal: true)
-    nonisolated let supportsImages = false
+    nonisolated let capabilities = LanguageModelCapabilities.textOnly
     private let inner = ScriptedLanguageModel(name: "local-big", replies: [["From the big local model."]])
     private(set) var isLoaded = true
     private(set) var unloads = 0

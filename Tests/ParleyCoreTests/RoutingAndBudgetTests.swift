@@ -1,14 +1,15 @@
 import Foundation
 import ParleyTesting
+import Synchronization
 import Testing
 @testable import ParleyCore
 
 @Suite("Routing, budgets, retries and rate limits")
 struct RoutingAndBudgetTests {
     let traits: [String: ProviderTraits] = [
-        "anthropic": ProviderTraits(isLocal: false, supportsImages: true),
-        "openai": ProviderTraits(isLocal: false, supportsImages: true),
-        "ollama": ProviderTraits(isLocal: true, supportsImages: false),
+        "anthropic": ProviderTraits(isLocal: false, capabilities: LanguageModelCapabilities(images: true)),
+        "openai": ProviderTraits(isLocal: false, capabilities: LanguageModelCapabilities(images: true, jsonSchema: true)),
+        "ollama": ProviderTraits(isLocal: true, capabilities: LanguageModelCapabilities(jsonSchema: true)),
         "llama.cpp": ProviderTraits(isLocal: true),
     ]
     var router: Router {
@@ -143,13 +144,12 @@ struct RoutingAndBudgetTests {
     }
 }
 
-final class DateBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Date
-    init(_ date: Date) { stored = date }
+final class DateBox: Sendable {
+    private let stored: Mutex<Date>
+    init(_ date: Date) { stored = Mutex(date) }
     var value: Date {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
+        get { stored.withLock { $0 } }
+        set { stored.withLock { $0 = newValue } }
     }
 }
 

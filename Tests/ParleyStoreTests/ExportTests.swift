@@ -80,7 +80,7 @@ struct ExportTests {
         let message = try #require((thread["messages"] as? [[String: Any]])?.first)
         #expect(message["raw_transcript"] is NSNull)
         #expect(message["usage"] is NSNull)
-        #expect(message.count == 15)
+        #expect(message.count == 17)
     }
 
     @Test("an empty database exports no threads; an unknown thread is an error")

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Opening the database")
 struct SchemaTests {
-    @Test("a new file gets the v1 schema, in WAL mode with FULL sync and foreign keys on")
+    @Test("a new file gets the whole schema, in WAL mode with FULL sync and foreign keys on")
     func newFile() throws {
         let fixture = try StoreFixture()
         #expect(fixture.exists(fixture.databaseURL))
@@ -13,8 +13,8 @@ struct SchemaTests {
         #expect(diagnostics.journalMode == "wal")
         #expect(diagnostics.synchronous == 2)
         #expect(diagnostics.foreignKeys)
-        #expect(diagnostics.appliedMigrations == ["v1-threads-messages-stash", "v2-spending"])
-        for table in ["thread", "message", "stash_item", "grdb_migrations"] {
+        #expect(diagnostics.appliedMigrations == ["v1-threads-messages-stash", "v2-spending", "v3-message-images-structured-result"])
+        for table in ["thread", "message", "message_image", "stash_item", "grdb_migrations"] {
             #expect(diagnostics.tables.contains(table), "missing table \(table)")
         }
     }
@@ -27,7 +27,7 @@ struct SchemaTests {
 
         let again = try fixture.reopen()
         let third = try fixture.reopen()
-        #expect(try again.diagnostics().appliedMigrations == ["v1-threads-messages-stash", "v2-spending"])
+        #expect(try again.diagnostics().appliedMigrations == ["v1-threads-messages-stash", "v2-spending", "v3-message-images-structured-result"])
         #expect(try third.thread(thread.id) == thread)
         #expect(try third.messages(in: thread.id) == [message])
         #expect(try third.threads().count == 1)

@@ -3,8 +3,13 @@ import Foundation
 /// One message of a conversation sent to a language model.
 public struct ChatMessage: Sendable, Equatable, Codable {
     /// Who wrote the message.
-    public enum Role: String, Sendable, Codable {
-        case system, user, assistant
+    public enum Role: String, Sendable, Codable, CaseIterable {
+        /// Instructions that open the conversation.
+        case system
+        /// The person: a spoken or typed turn.
+        case user
+        /// The model's reply.
+        case assistant
     }
 
     /// A piece of a message's content.
@@ -120,6 +125,8 @@ public enum TaskKind: String, Sendable, Equatable, Hashable, Codable, CaseIterab
 }
 
 /// Token and time accounting for one request, in a shape shared by every provider.
+///
+/// Encoded with snake_case keys: `input_tokens`, `cached_input_tokens`, `output_tokens`.
 public struct Usage: Sendable, Equatable, Codable {
     /// Tokens read (the prompt), including any served from a cache.
     public var inputTokens: Int
@@ -133,6 +140,12 @@ public struct Usage: Sendable, Equatable, Codable {
         self.inputTokens = inputTokens
         self.cachedInputTokens = cachedInputTokens
         self.outputTokens = outputTokens
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case inputTokens = "input_tokens"
+        case cachedInputTokens = "cached_input_tokens"
+        case outputTokens = "output_tokens"
     }
 }
 
@@ -159,15 +172,22 @@ public enum ChatEvent: Sendable, Equatable {
 
 /// Generates text from a conversation.
 public protocol LanguageModelProvider: Provider {
-    /// Whether the provider accepts image parts.
-    var supportsImages: Bool { get }
+    /// What the provider can do with a request (images, JSON schema, tools, context size).
+    /// Declared truthfully: a request that needs more fails with ``UnsupportedCapabilityError``
+    /// instead of losing part of its content.
+    var capabilities: LanguageModelCapabilities { get }
 
     /// Streams the reply to `request`. Cancelling the consuming task stops generation
-    /// promptly; the stream then ends without an error.
+    /// promptly; the stream then ends without an error. A request that needs a capability the
+    /// provider lacks ends the stream with ``UnsupportedCapabilityError``.
     func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error>
 }
 
 extension LanguageModelProvider {
+    /// Whether the provider accepts image parts.
+    @available(*, deprecated, renamed: "capabilities.images")
+    public var supportsImages: Bool { capabilities.images }
+
     /// Runs `request` to the end and returns the whole reply and its usage.
     public func completeText(_ request: ChatRequest) async throws -> (text: String, usage: Usage, finish: FinishReason) {
         var text = ""

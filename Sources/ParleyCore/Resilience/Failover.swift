@@ -52,8 +52,11 @@ struct Failover<C: Clock>: Sendable where C.Duration == Duration {
         let kind = failureKind(of: error)
         if kind == .invalidRequest { throw error }
         let name = provider.identity.description
-        await health.recordFailure(name, kind: kind, reason: "\(error)")
         attempts.append(.init(provider: name, reason: "\(error)"))
+        // A provider that cannot do what this request needs may serve the next one: no rest.
+        if !(error is UnsupportedCapabilityError) {
+            await health.recordFailure(name, kind: kind, reason: "\(error)")
+        }
         logger.warning("[\(capability)] \(name) failed: \(error)\(detail), \(fallingBack(to: next))")
     }
 

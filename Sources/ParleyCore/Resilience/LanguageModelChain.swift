@@ -2,6 +2,9 @@ import Logging
 
 /// A language model made of an ordered list of providers that fails over between them.
 ///
+/// - Only providers whose ``LanguageModelCapabilities`` cover what the request needs (images,
+///   a JSON schema) are tried; when none can, the request fails at once with
+///   ``UnsupportedCapabilityError``, naming what is missing and the providers considered.
 /// - Providers whose circuit is open, or whose availability says they cannot serve (no key,
 ///   no model, server down), are skipped; each skip is logged once as a warning with its reason.
 /// - During a request, a transport error, a server error, a rate limit, a timeout to the first
@@ -49,40 +52,38 @@ public struct LanguageModelChain<C: Clock>: LanguageModelProvider where C.Durati
                                          isLocal: providers.allSatisfy(\.identity.isLocal))
     }
 
-    public var supportsImages: Bool { providers.contains(where: \.supportsImages) }
+    /// What any of the providers can do: the chain serves a request if one of them can.
+    public var capabilities: LanguageModelCapabilities { .union(of: providers.map(\.capabilities)) }
 
     public func availability() async -> Availability {
         await firstReady(providers)
     }
 
     public func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    try await drive(request, continuation)
-                    continuation.finish()
-                } catch is CancellationError {
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+        .producing { continuation in try await drive(request, continuation) }
     }
 
     private func drive(_ request: ChatRequest, _ output: AsyncThrowingStream<ChatEvent, any Error>.Continuation) async throws {
         var delivered = ""
         var usage = Usage()
         var attempts: [ChainExhaustedError.Attempt] = []
-        let needsImages = request.messages.contains(where: \.hasImages)
-        for (index, provider) in providers.enumerated() {
-            try Task.checkCancellation()
-            let next = providers.dropFirst(index + 1).first
-            if needsImages, !provider.supportsImages {
-                attempts.append(.init(provider: provider.identity.description, reason: "cannot read images"))
-                continue
+        let needs = request.requirements
+        var capable: [any LanguageModelProvider] = []
+        for provider in providers {
+            let missing = provider.capabilities.missing(needs)
+            if missing.isEmpty {
+                capable.append(provider)
+            } else {
+                let lacking = missing.map(\.description).joined(separator: " or ")
+                attempts.append(.init(provider: provider.identity.description, reason: "cannot \(lacking)"))
             }
+        }
+        guard !capable.isEmpty || providers.isEmpty else {
+            throw UnsupportedCapabilityError(missing: needs.sorted(), providers: providers.map(\.identity.description))
+        }
+        for (index, provider) in capable.enumerated() {
+            try Task.checkCancellation()
+            let next = capable.dropFirst(index + 1).first
             guard await failover.admits(provider, next: next, attempts: &attempts) else { continue }
             let attemptRequest = delivered.isEmpty ? request : Self.continuation(of: request, after: delivered)
             var text = ""

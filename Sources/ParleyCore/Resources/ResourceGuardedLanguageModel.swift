@@ -26,7 +26,8 @@ public struct ResourceGuardedLanguageModel: LanguageModelProvider {
     }
 
     public var identity: ProviderIdentity { base.identity }
-    public var supportsImages: Bool { base.supportsImages }
+    /// The guarded model's capabilities.
+    public var capabilities: LanguageModelCapabilities { base.capabilities }
 
     public func availability() async -> Availability {
         let snapshot = await monitor.snapshot()

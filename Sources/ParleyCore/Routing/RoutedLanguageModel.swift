@@ -27,7 +27,7 @@ public struct RoutedLanguageModel<C: Clock>: LanguageModelProvider where C.Durat
             // On-device and self-hosted providers are free unless the price table says
             // otherwise (a metered self-hosted gateway, say).
             let priced = spending?.prices.prices[name] != nil
-            traits[name] = ProviderTraits(isLocal: provider.identity.isLocal, supportsImages: provider.supportsImages,
+            traits[name] = ProviderTraits(isLocal: provider.identity.isLocal, capabilities: provider.capabilities,
                                           isFree: (provider.identity.isLocal && !priced) || freeProviders.contains(name))
         }
         self.providers = byName
@@ -39,7 +39,9 @@ public struct RoutedLanguageModel<C: Clock>: LanguageModelProvider where C.Durat
         self.logger = logger
     }
 
-    public var supportsImages: Bool { providers.values.contains(where: \.supportsImages) }
+    /// What any configured provider can do; each request goes only to providers that can
+    /// serve it.
+    public var capabilities: LanguageModelCapabilities { .union(of: providers.values.map(\.capabilities)) }
 
     public func availability() async -> Availability {
         await firstReady(Array(providers.values))
@@ -50,25 +52,24 @@ public struct RoutedLanguageModel<C: Clock>: LanguageModelProvider where C.Durat
         try router.route(request, budgetExhausted: await spending?.isExhausted ?? false)
     }
 
+    /// Streams the reply from the providers ``decision(for:)`` picks. A request that no
+    /// configured provider can serve fails with ``UnsupportedCapabilityError``.
     public func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    let decision = try await decision(for: request)
-                    logger.debug("[LLM] routed \(request.task.rawValue) request: \(decision)")
-                    let chosen = decision.providers.compactMap { name in
-                        providers[name].map { provider -> any LanguageModelProvider in
-                            spending.map { MeteredLanguageModel(inner: provider, spending: $0) } ?? provider
-                        }
-                    }
-                    let chain = LanguageModelChain(providers: chosen, health: health, clock: clock, timeouts: timeouts, logger: logger)
-                    for try await event in chain.complete(request) { continuation.yield(event) }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
+        .producing { continuation in
+            let decision: RoutingDecision
+            do {
+                decision = try await self.decision(for: request)
+            } catch RoutingError.unsupported(let error) {
+                throw error
+            }
+            logger.debug("[LLM] routed \(request.task.rawValue) request: \(decision)")
+            let chosen = decision.providers.compactMap { name in
+                providers[name].map { provider -> any LanguageModelProvider in
+                    spending.map { MeteredLanguageModel(inner: provider, spending: $0) } ?? provider
                 }
             }
-            continuation.onTermination = { _ in task.cancel() }
+            let chain = LanguageModelChain(providers: chosen, health: health, clock: clock, timeouts: timeouts, logger: logger)
+            for try await event in chain.complete(request) { continuation.yield(event) }
         }
     }
 }
@@ -79,26 +80,18 @@ struct MeteredLanguageModel: LanguageModelProvider {
     let spending: SpendingTracker
 
     var identity: ProviderIdentity { inner.identity }
-    var supportsImages: Bool { inner.supportsImages }
+    var capabilities: LanguageModelCapabilities { inner.capabilities }
     func availability() async -> Availability { await inner.availability() }
 
     func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
         let name = inner.identity.description
         let spending = self.spending
         let upstream = inner.complete(request)
-        return AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    for try await event in upstream {
-                        if case .finished(_, let usage) = event { await spending.record(MeteredUsage(usage), on: name) }
-                        continuation.yield(event)
-                    }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
+        return .producing { continuation in
+            for try await event in upstream {
+                if case .finished(_, let usage) = event { await spending.record(MeteredUsage(usage), on: name) }
+                continuation.yield(event)
             }
-            continuation.onTermination = { _ in task.cancel() }
         }
     }
 }

@@ -2,15 +2,15 @@
 public struct ProviderTraits: Sendable, Equatable {
     /// Requests stay on this machine.
     public var isLocal: Bool
-    /// Accepts images.
-    public var supportsImages: Bool
+    /// What the provider can do (images, JSON schema, tools).
+    public var capabilities: LanguageModelCapabilities
     /// Costs nothing per request (local engines, self-hosted servers).
     public var isFree: Bool
 
     /// Creates traits.
-    public init(isLocal: Bool, supportsImages: Bool = false, isFree: Bool? = nil) {
+    public init(isLocal: Bool, capabilities: LanguageModelCapabilities = .textOnly, isFree: Bool? = nil) {
         self.isLocal = isLocal
-        self.supportsImages = supportsImages
+        self.capabilities = capabilities
         self.isFree = isFree ?? isLocal
     }
 }
@@ -47,6 +47,8 @@ public enum RoutingError: Error, Equatable, CustomStringConvertible {
     case unknownProvider(String)
     /// The rules left no provider.
     case noProvider(task: TaskKind, rules: [String])
+    /// The request needs something none of the task's providers can do.
+    case unsupported(UnsupportedCapabilityError)
 
     public var description: String {
         switch self {
@@ -54,15 +56,19 @@ public enum RoutingError: Error, Equatable, CustomStringConvertible {
             return "No provider named \(name) is configured."
         case .noProvider(let task, let rules):
             return "No configured provider can take this \(task.rawValue) request (\(rules.joined(separator: "; "))); configure a provider that fits."
+        case .unsupported(let error):
+            return error.description
         }
     }
 }
 
 /// Routes language-model requests by task and by content, and explains its choice
 /// (MirrorBuddy's coordinator, ProjectOne's router):
-/// a forced provider overrides everything but privacy; otherwise the task's chain applies,
-/// images keep only vision-capable providers, private requests keep only local ones, and an
-/// exhausted budget keeps only free ones.
+/// a forced provider overrides everything but privacy; otherwise the task's chain applies
+/// (the vision chain for images and the structured-output chain for a JSON schema, when the
+/// task has none of its own), a request's needs (``ChatRequest/requirements``) keep only
+/// providers that have them, private requests keep only local ones, and an exhausted budget
+/// keeps only free ones.
 public struct Router: Sendable {
     /// The configuration.
     public var policy: RoutingPolicy
@@ -84,7 +90,7 @@ public struct Router: Sendable {
             names = [forced]
             rules.append("forced: \(forced)")
         } else {
-            let task = request.hasImages && policy.chains[request.task] == nil && policy.chains[.vision] != nil ? .vision : request.task
+            let task = chainTask(for: request)
             if let chain = policy.chains[task] {
                 names = chain
                 rules.append("task \(task.rawValue): its own chain")
@@ -94,9 +100,15 @@ public struct Router: Sendable {
             }
         }
         names = names.filter { providers[$0] != nil }
-        if request.hasImages {
-            names = names.filter { providers[$0]?.supportsImages == true }
-            rules.append("images: vision-capable providers only")
+        let needs = request.requirements
+        if !needs.isEmpty {
+            let considered = names
+            names = names.filter { providers[$0]?.capabilities.missing(needs).isEmpty == true }
+            let described = needs.sorted().map(\.description).joined(separator: " and ")
+            rules.append("needs to \(described): capable providers only")
+            if names.isEmpty {
+                throw .unsupported(UnsupportedCapabilityError(missing: needs.sorted(), providers: considered))
+            }
         }
         if request.isPrivate {
             names = names.filter { providers[$0]?.isLocal == true }
@@ -108,5 +120,14 @@ public struct Router: Sendable {
         }
         guard !names.isEmpty else { throw .noProvider(task: request.task, rules: rules) }
         return RoutingDecision(providers: names, rules: rules)
+    }
+
+    /// The task whose chain serves `request`: its own, or the vision (images) or
+    /// structured-output (JSON schema) chain when the task has no chain of its own.
+    private func chainTask(for request: ChatRequest) -> TaskKind {
+        guard policy.chains[request.task] == nil else { return request.task }
+        if request.hasImages, policy.chains[.vision] != nil { return .vision }
+        if request.responseSchema != nil, policy.chains[.structuredOutput] != nil { return .structuredOutput }
+        return request.task
     }
 }

@@ -26,7 +26,8 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
     }
 
     public nonisolated let identity: ProviderIdentity
-    public nonisolated let supportsImages = false
+    /// Text only for now (no images, no JSON schema), with the configured context window.
+    public nonisolated let capabilities: LanguageModelCapabilities
     public nonisolated let configuration: Configuration
     private let executor = ThreadExecutor(name: "parley.llama")
     private var session: LlamaSession?
@@ -39,6 +40,7 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         self.configuration = configuration
         let name = URL(fileURLWithPath: configuration.modelPath).deletingPathExtension().lastPathComponent
         self.identity = ProviderIdentity(name: "llama.cpp", model: name, isLocal: true)
+        self.capabilities = LanguageModelCapabilities(contextTokens: configuration.contextLength)
     }
 
     public nonisolated func availability() async -> Availability {
@@ -76,17 +78,12 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         return loaded
     }
 
+    /// Streams the reply. A request with image parts or a response schema fails with
+    /// ``UnsupportedCapabilityError`` before the model is loaded.
     public nonisolated func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    try await self.generate(request, into: continuation)
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
+        .producing { continuation in
+            try self.checkCapabilities(for: request)
+            try await self.generate(request, into: continuation)
         }
     }
 
@@ -142,9 +139,6 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
     private func fittedPrompt(_ messages: [ChatMessage], session: LlamaSession, reserve: Int) throws -> [Int32] {
         guard messages.contains(where: { $0.role != .system }) else {
             throw ProviderError.invalidInput("The request has no user message.")
-        }
-        if messages.contains(where: \.hasImages) {
-            logger.warning("llama.cpp: image parts are ignored; this model reads text only")
         }
         var kept = messages
         let budget = session.contextLength - min(reserve, session.contextLength / 2)

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Runs a program as a separate process, feeding it standard input and collecting its
 /// output, without blocking Swift's cooperative threads. Cancelling the calling task
@@ -85,9 +86,8 @@ private final class ProcessBox: @unchecked Sendable {
 }
 
 /// A lock-protected `Data` written by one queue and read by another.
-private final class DataBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data = Data()
-    func set(_ value: Data) { lock.withLock { data = value } }
-    func get() -> Data { lock.withLock { data } }
+private final class DataBox: Sendable {
+    private let data = Mutex(Data())
+    func set(_ value: Data) { data.withLock { $0 = value } }
+    func get() -> Data { data.withLock { $0 } }
 }

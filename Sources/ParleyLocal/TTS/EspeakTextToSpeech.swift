@@ -27,25 +27,17 @@ public struct EspeakTextToSpeech: TextToSpeechProvider {
     }
 
     public func synthesize(_ text: String, options: SpeechOptions) -> AsyncThrowingStream<AudioBuffer, any Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    var chunker = SentenceChunker()
-                    var sentences = chunker.append(text)
-                    if let rest = chunker.finish() { sentences.append(rest) }
-                    guard !sentences.isEmpty else {
-                        throw ProviderError.invalidInput("There is no text to speak.")
-                    }
-                    for sentence in sentences {
-                        try Task.checkCancellation()
-                        continuation.yield(try await speak(sentence, options: options))
-                    }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
+        .producing { continuation in
+            var chunker = SentenceChunker()
+            var sentences = chunker.append(text)
+            if let rest = chunker.finish() { sentences.append(rest) }
+            guard !sentences.isEmpty else {
+                throw ProviderError.invalidInput("There is no text to speak.")
             }
-            continuation.onTermination = { _ in task.cancel() }
+            for sentence in sentences {
+                try Task.checkCancellation()
+                continuation.yield(try await speak(sentence, options: options))
+            }
         }
     }
 

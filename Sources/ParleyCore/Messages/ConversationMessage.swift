@@ -1,0 +1,81 @@
+/// One message of a conversation, as the journal writes it down, the store keeps it and a
+/// server sends it: who wrote it, what was said, heard, corrected or typed, what it carried
+/// (images, a structured result) and how the turn went.
+///
+/// For a spoken user turn, ``rawTranscript`` is what speech-to-text heard, ``editedText`` the
+/// person's correction (if any) and ``text`` what went to the model. A typed turn sets
+/// ``typedText``. For an assistant reply, ``text`` is what the listener heard; when the user
+/// cut the reply short, ``interrupted`` is `true` and ``fullReply`` holds everything the model
+/// wrote.
+public struct ConversationMessage: Sendable, Equatable {
+    /// Who wrote the message.
+    public var role: ChatMessage.Role
+    /// The text that went to the model (user) or came from it and was heard (assistant).
+    public var text: String
+    /// What speech-to-text heard, for a spoken user turn.
+    public var rawTranscript: String?
+    /// The person's correction of the transcript, when they made one (``text`` holds it too).
+    public var editedText: String?
+    /// What the person typed, for a turn without voice.
+    public var typedText: String?
+    /// Images that came with the message, kept with it.
+    public var images: [ImageAttachment]
+    /// Images the message points to by path or URL, which Parley does not keep.
+    public var imageReferences: [String]
+    /// The provider that transcribed (user) or answered (assistant), e.g. `"llama.cpp"`.
+    public var provider: String?
+    /// How long each stage took, in milliseconds, by stage name.
+    public var timingsMs: [String: Double]
+    /// The language model's accounting (assistant), when known.
+    public var usage: Usage?
+    /// Whether the user cut the reply short.
+    public var interrupted: Bool
+    /// For an interrupted reply, everything the model wrote (``text`` holds only what played).
+    public var fullReply: String?
+    /// The reply as JSON, when it was asked to follow a schema (structured output).
+    public var structuredResult: JSONValue?
+    /// The user's speech for this turn. A journal keeps it only if the user opted in; it is
+    /// not part of the encoded form (the store keeps it as a WAV file beside the database).
+    public var audio: AudioBuffer?
+
+    /// Creates a message; only the role and the text are required.
+    public init(
+        role: ChatMessage.Role,
+        text: String,
+        rawTranscript: String? = nil,
+        editedText: String? = nil,
+        typedText: String? = nil,
+        images: [ImageAttachment] = [],
+        imageReferences: [String] = [],
+        provider: String? = nil,
+        timingsMs: [String: Double] = [:],
+        usage: Usage? = nil,
+        interrupted: Bool = false,
+        fullReply: String? = nil,
+        structuredResult: JSONValue? = nil,
+        audio: AudioBuffer? = nil
+    ) {
+        self.role = role
+        self.text = text
+        self.rawTranscript = rawTranscript
+        self.editedText = editedText
+        self.typedText = typedText
+        self.images = images
+        self.imageReferences = imageReferences
+        self.provider = provider
+        self.timingsMs = timingsMs
+        self.usage = usage
+        self.interrupted = interrupted
+        self.fullReply = fullReply
+        self.structuredResult = structuredResult
+        self.audio = audio
+    }
+
+    /// The message as model input: the text as the person meant it (the edited transcript
+    /// where there is one), followed by the attached images.
+    public var chatMessage: ChatMessage {
+        let wording = role == .user ? editedText ?? text : text
+        let parts: [ChatMessage.Part] = (wording.isEmpty && !images.isEmpty ? [] : [.text(wording)]) + images.map(\.part)
+        return ChatMessage(role: role, parts: parts)
+    }
+}
