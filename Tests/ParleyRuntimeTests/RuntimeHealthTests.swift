@@ -7,7 +7,7 @@ import Testing
 /// A provider whose availability a test switches.
 final class SwitchableModel: LanguageModelProvider, @unchecked Sendable {
     let identity = ProviderIdentity(name: "flaky", model: "m1", isLocal: false)
-    let supportsImages = false
+    let capabilities = LanguageModelCapabilities.textOnly
     private let lock = NSLock()
     private var up = true
 
