@@ -107,7 +107,7 @@ struct LiveChainTests {
         let chain = SpeechToTextChain(
             providers: [DeepgramSpeechToText(configuration: .init(baseURL: server.baseURL, apiKey: "dg", model: "nova-3")), backup],
             health: ProviderHealth(clock: ContinuousClock()), logger: logs.logger(label: "chain"))
-        #expect(chain.transcribesLive)
+        #expect(await chain.transcribesLive)
         let frames = AsyncStream<AudioBuffer> { continuation in
             for _ in 0..<10 { continuation.yield(AudioBuffer(samples: speech(0.1), sampleRate: 16_000)) }
             continuation.finish()

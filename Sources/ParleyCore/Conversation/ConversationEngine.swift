@@ -248,8 +248,9 @@ public actor ConversationEngine {
                 try await finishReply(played: played, interrupted: interrupted)
             case .beginUtterance:
                 nextUtteranceID += 1
+                let live = await stt.transcribesLive
                 utterance = Utterance(id: nextUtteranceID, start: utteranceStart, lastPartial: utteranceStart,
-                                      live: stt.transcribesLive ? openLiveSession(utterance: nextUtteranceID, from: utteranceStart) : nil)
+                                      live: live ? openLiveSession(utterance: nextUtteranceID, from: utteranceStart) : nil)
             case .closeAudio:
                 utterance?.live?.sink.finish()
                 utterance = nil

@@ -64,10 +64,11 @@ public protocol SpeechToTextProvider: Provider {
         stream frames: Frames, options: TranscriptionOptions
     ) -> AsyncThrowingStream<TranscriptUpdate, any Error> where Frames.Element == AudioBuffer
 
-    /// Whether ``transcribe(stream:options:)`` is a live session on the provider's side, whose
-    /// final transcript is ready moments after the audio ends, rather than whole-buffer
-    /// transcriptions repeated as the audio grows.
-    var transcribesLive: Bool { get }
+    /// Whether ``transcribe(stream:options:)``, started now, would be a live session on the
+    /// provider's side, whose final transcript is ready moments after the audio ends, rather
+    /// than whole-buffer transcriptions repeated as the audio grows. A chain answers for the
+    /// provider it would use now.
+    var transcribesLive: Bool { get async }
 }
 
 extension SpeechToTextProvider {

@@ -30,13 +30,26 @@ public struct SpeechToTextChain<C: Clock>: SpeechToTextProvider where C.Duration
         }
     }
 
-    /// Live when any provider is.
-    public var transcribesLive: Bool { providers.contains(where: \.transcribesLive) }
+    /// Live when the provider the chain would use now is: the first one admitted (its
+    /// circuit not open, ready), as for a whole-buffer transcription.
+    public var transcribesLive: Bool {
+        get async { await firstAdmitted()?.transcribesLive ?? false }
+    }
 
-    /// A live session on the first provider that can serve, when it transcribes live; the
-    /// audio is also recorded, so if that session fails before its final transcript, the whole
-    /// utterance is transcribed by the rest of the chain instead. Otherwise, whole-buffer
-    /// transcriptions with failover.
+    /// The first provider that may serve now; skipped ones are warned about (once each).
+    private func firstAdmitted() async -> (any SpeechToTextProvider)? {
+        var attempts: [ChainExhaustedError.Attempt] = []
+        for (index, provider) in providers.enumerated() {
+            let next = providers.dropFirst(index + 1).first
+            if await failover.admits(provider, next: next, attempts: &attempts) { return provider }
+        }
+        return nil
+    }
+
+    /// A live session on the first provider admitted (its circuit not open, ready), when it
+    /// transcribes live; the audio is also recorded, so if that session fails before its final
+    /// transcript, the whole utterance is transcribed by the rest of the chain instead.
+    /// Otherwise, whole-buffer transcriptions with failover.
     public func transcribe<Frames: AsyncSequence & Sendable>(
         stream frames: Frames, options: TranscriptionOptions
     ) -> AsyncThrowingStream<TranscriptUpdate, any Error> where Frames.Element == AudioBuffer {
@@ -44,12 +57,8 @@ public struct SpeechToTextChain<C: Clock>: SpeechToTextProvider where C.Duration
         return AsyncThrowingStream { continuation in
             let task = Task {
                 do {
-                    var live: (any SpeechToTextProvider)?
-                    for provider in chain.providers where await provider.availability().isReady {
-                        live = provider.transcribesLive ? provider : nil
-                        break
-                    }
-                    guard let live else {
+                    let first = await chain.firstAdmitted()
+                    guard let live = first, await live.transcribesLive else {
                         for try await update in chain.transcribeByWindows(stream: frames, options: options, partialInterval: 1.0) {
                             continuation.yield(update)
                         }
