@@ -41,13 +41,27 @@ public struct ReplySpeaker: Sendable {
         self.speech = speech
     }
 
-    /// Generates the reply to `request`, sending its audio to `output` as it is synthesized.
+    /// Generates the reply to `request`, sending its audio to `output` as it is synthesized,
+    /// and times it on the continuous clock.
     /// - Parameter onFirstAudio: called once, just before the first chunk is played.
     /// - Throws: the model's or the synthesizer's error (not on cancellation).
     public func speak(
         _ request: ChatRequest, to output: any AudioOutput, onFirstAudio: @Sendable () async -> Void = {}
     ) async throws -> Outcome {
-        let clock = ContinuousClock()
+        try await speak(request, to: output, clock: ContinuousClock(), onFirstAudio: onFirstAudio)
+    }
+
+    /// Generates the reply to `request`, sending its audio to `output` as it is synthesized,
+    /// and times it on `clock`.
+    /// - Parameters:
+    ///   - onText: called with each piece of the model's text as it arrives.
+    ///   - onFirstAudio: called once, just before the first chunk is played (nothing is
+    ///     played if the task is cancelled meanwhile).
+    /// - Throws: the model's or the synthesizer's error (not on cancellation).
+    public func speak<C: Clock>(
+        _ request: ChatRequest, to output: any AudioOutput, clock: C,
+        onText: @escaping @Sendable (String) async -> Void = { _ in }, onFirstAudio: @Sendable () async -> Void = {}
+    ) async throws -> Outcome where C.Duration == Duration {
         let start = clock.now
         let (sentences, sentenceSink) = AsyncStream.makeStream(of: String.self)
         let llm = self.llm
@@ -65,8 +79,9 @@ public struct ReplySpeaker: Sendable {
                 for try await event in llm.complete(request) {
                     switch event {
                     case .text(let piece):
-                        if firstToken == nil { firstToken = clock.now - start }
+                        if firstToken == nil { firstToken = start.duration(to: clock.now) }
                         text += piece
+                        await onText(piece)
                         for sentence in chunker.append(piece) { sentenceSink.yield(sentence) }
                     case .finished(_, let reported):
                         usage = reported
@@ -78,7 +93,7 @@ public struct ReplySpeaker: Sendable {
                 // Stopped by the caller: what was written so far stands.
             }
             if !Task.isCancelled, let rest = chunker.finish() { sentenceSink.yield(rest) }
-            return (text, usage, firstToken, clock.now - start, provider)
+            return (text, usage, firstToken, start.duration(to: clock.now), provider)
         }()
 
         var spoken = SpokenReply()
@@ -92,8 +107,10 @@ public struct ReplySpeaker: Sendable {
             do {
                 for try await chunk in tts.synthesize(sentence, options: speech) {
                     if firstAudio == nil {
-                        firstAudio = clock.now - start
+                        firstAudio = start.duration(to: clock.now)
                         await onFirstAudio()
+                        // Cut short while the first audio was announced: nothing is played.
+                        guard !Task.isCancelled else { break }
                     }
                     await output.play(chunk)
                     duration += chunk.duration
@@ -102,7 +119,7 @@ public struct ReplySpeaker: Sendable {
                 if !Task.isCancelled { synthesisError = error }
                 break
             }
-            synthesis += clock.now - sentenceStart
+            synthesis += sentenceStart.duration(to: clock.now)
             if duration > 0 { spoken.append(sentence, duration: duration) }
         }
         let written = try await generation
