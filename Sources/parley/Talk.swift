@@ -41,7 +41,7 @@ struct Talk: AsyncParsableCommand {
     var partialInterval: Double?
 
     @Option(name: .customLong("system-prompt"), help: "The assistant's instructions.")
-    var systemPrompt: String = ConversationEngine.Configuration().systemPrompt
+    var systemPrompt: String = ConversationConfiguration().systemPrompt
 
     @Option(name: .customLong("max-tokens"), help: "The longest answer in tokens.")
     var maxTokens: Int = 128
@@ -98,7 +98,7 @@ struct Talk: AsyncParsableCommand {
             Task { try? await local.load() }
 
             let paced = realtime || live
-            var configuration = ConversationEngine.Configuration(systemPrompt: systemPrompt)
+            var configuration = ConversationConfiguration(systemPrompt: systemPrompt)
             configuration.sampling.maxTokens = maxTokens
             configuration.sampling.temperature = 0
             configuration.speech.voice = common.voice
@@ -116,13 +116,14 @@ struct Talk: AsyncParsableCommand {
                     keepAudioIn: keepAudio ? $0.url.deletingLastPathComponent().appendingPathComponent("audio", isDirectory: true) : nil)
             }
             let speaker = RecordingOutput(clock: ContinuousClock(), realtime: paced)
-            let conversation = ConversationEngine(
+            let conversation = ConversationSession(
                 vad: try engines.voiceActivityDetector().activeDetector(), stt: stt, llm: llm, tts: tts,
                 output: speaker, journal: journal, history: history, configuration: configuration)
 
             let printText = !json
+            let updates = await conversation.updates()
             let reporter = Task {
-                for await update in conversation.updates where printText {
+                for await update in updates where printText {
                     switch update {
                     case .turn(let turn): TalkReport.printTurn(turn)
                     case .partialTranscript(let text): print("  … \(text)")
@@ -136,6 +137,7 @@ struct Talk: AsyncParsableCommand {
             } else {
                 turns = try await conversation.run(AudioFrames.standardInput(sampleRate: rate))
             }
+            await conversation.close()
             await reporter.value
 
             let heard = await speaker.heardAudio ?? AudioBuffer(samples: [], sampleRate: 22_050)

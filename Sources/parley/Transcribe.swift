@@ -31,7 +31,7 @@ struct Transcribe: AsyncParsableCommand {
         common.bootstrapLogging()
         do {
             let audio = try readAudio(file)
-            guard audio.peak >= 1e-4 else { throw ConversationEngine.Failure.noSpeech(duration: audio.duration) }
+            guard audio.peak >= 1e-4 else { throw ConversationFailure.noSpeech(duration: audio.duration) }
             let engines = LocalEngines(overrides: common.overrides)
             let stt = speechToText(provider, baseURL: baseURL, local: engines.stt, cloud: try await Settings.load().cloud)
             try await ensureReady([stt])

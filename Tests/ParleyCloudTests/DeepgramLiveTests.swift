@@ -82,7 +82,7 @@ struct LiveChainTests {
         let server = try await DeepgramLiveServer.start(.transcribe(segments: ["What is the capital", "of France?"], bytesPerMessage: 16_000))
         defer { server.stop() }
         let stt = DeepgramSpeechToText(configuration: .init(baseURL: server.baseURL, apiKey: "dg", model: "nova-3"))
-        let conversation = ConversationEngine(
+        let conversation = ConversationSession(
             vad: EnergyVoiceActivityDetector(), stt: stt, llm: ScriptedLanguageModel(replies: [["Paris."]]), tts: ToneTextToSpeech(),
             output: RecordingOutput(clock: ContinuousClock(), realtime: false), configuration: .init(duplex: .half))
         let samples = [Float](repeating: 0, count: 8_000) + speech(2) + [Float](repeating: 0, count: 24_000)
