@@ -24,16 +24,16 @@ public struct ConversationOptions: Sendable {
     /// Seconds of speech between partial transcripts; `nil` for none.
     public var partialInterval: Double?
     /// Whether the user can speak over a reply (full) or input waits for each reply (half).
-    public var duplex: ConversationEngine.Duplex
+    public var duplex: ConversationConfiguration.Duplex
     /// Whether turns are saved to the store.
     public var saves: Bool
     /// Whether each question's recorded speech is kept with the saved conversation.
     public var keepsAudio: Bool
     /// Whether the conversation starts listening at once (see
-    /// ``ConversationEngine/Configuration/startsListening``).
+    /// ``ConversationConfiguration/startsListening``).
     public var startsListening: Bool
     /// Shows the user each final transcript before it is sent (see
-    /// ``ConversationEngine/Configuration/reviewTranscript``).
+    /// ``ConversationConfiguration/reviewTranscript``).
     public var reviewTranscript: (@Sendable (String) async -> String?)?
 
     /// The reply length of a new spoken conversation, in tokens.
@@ -44,7 +44,7 @@ public struct ConversationOptions: Sendable {
     public init(languageModel: ProviderSelection = .auto, speechToText: ProviderSelection = .auto,
                 textToSpeech: ProviderSelection = .auto, systemPrompt: String? = nil, maxTokens: Int? = nil,
                 temperature: Double = 0, voice: String? = nil, endSilence: Double = 1.2, maxTurn: Double = 30,
-                partialInterval: Double? = nil, duplex: ConversationEngine.Duplex = .full, saves: Bool = true,
+                partialInterval: Double? = nil, duplex: ConversationConfiguration.Duplex = .full, saves: Bool = true,
                 keepsAudio: Bool = false, startsListening: Bool = true,
                 reviewTranscript: (@Sendable (String) async -> String?)? = nil) {
         self.languageModel = languageModel

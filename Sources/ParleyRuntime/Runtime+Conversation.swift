@@ -3,10 +3,10 @@ import ParleyCore
 import ParleyLocal
 import ParleyStore
 
-/// A conversation a ``Runtime`` made: the engine to drive, and where it is written down.
-public struct RuntimeConversation: Sendable {
-    /// The conversation: feed it audio, read its updates.
-    public let engine: ConversationEngine
+/// A conversation a ``Runtime`` made: the session to drive, and where it is written down.
+public struct RuntimeConversation<C: Clock>: Sendable where C.Duration == Duration {
+    /// The conversation: feed it audio, typed text and images; read its updates.
+    public let session: ConversationSession<C>
     /// Where its turns are saved, when they are.
     public let journal: ThreadJournal?
     /// The settings it runs with (saved with a new thread).
@@ -30,7 +30,7 @@ extension Runtime {
     /// - Throws: `StoreError.threadNotFound` for an unknown thread; `ProviderError.unavailable`
     ///   when a provider the conversation needs cannot serve.
     public func makeConversation(options: ConversationOptions = ConversationOptions(), thread: Int64? = nil,
-                                 output: any AudioOutput) async throws -> RuntimeConversation {
+                                 output: any AudioOutput) async throws -> RuntimeConversation<C> {
         guard options.saves || thread == nil else {
             throw RuntimeError.invalidSelection("A conversation that is not saved cannot continue a saved thread.")
         }
@@ -54,7 +54,7 @@ extension Runtime {
 
         let systemPrompt = options.systemPrompt ?? saved?.systemPrompt ?? ThreadSettings.defaultSystemPrompt
         let maxTokens = options.maxTokens ?? saved?.maxTokens ?? ConversationOptions.defaultMaxTokens
-        var configuration = ConversationEngine.Configuration(systemPrompt: systemPrompt)
+        var configuration = ConversationConfiguration(systemPrompt: systemPrompt)
         configuration.sampling.maxTokens = maxTokens
         configuration.sampling.temperature = options.temperature
         configuration.speech.voice = options.voice
@@ -76,10 +76,10 @@ extension Runtime {
             ThreadJournal(store: $0, thread: thread, settings: settings,
                           keepAudioIn: options.keepsAudio ? $0.url.deletingLastPathComponent().appendingPathComponent("audio", isDirectory: true) : nil)
         }
-        let engine = ConversationEngine(
+        let session = ConversationSession(
             vad: try voiceActivityDetector().activeDetector(), stt: stt, llm: llm, tts: tts,
-            output: output, journal: journal, history: history, configuration: configuration)
-        return RuntimeConversation(engine: engine, journal: journal, settings: settings)
+            output: output, journal: journal, history: history, configuration: configuration, clock: clock)
+        return RuntimeConversation(session: session, journal: journal, settings: settings)
     }
 
     /// The provider that would serve first: a chain's first ready provider, else itself.

@@ -2,7 +2,7 @@ import Foundation
 import ParleyCore
 
 /// Writes a conversation's turns into one thread of a ``ConversationStore``: the
-/// ``ConversationJournal`` that a ``ConversationEngine`` calls at each turn boundary.
+/// ``ConversationJournal`` that a ``ConversationSession`` calls at each turn boundary.
 ///
 /// A new conversation's thread is created with its first message (titled after it), so a
 /// session in which nobody spoke leaves no empty thread behind.

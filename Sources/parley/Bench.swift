@@ -85,15 +85,15 @@ struct Bench: AsyncParsableCommand {
     }
 
     private func measure(_ question: (String, AudioBuffer), engines: LocalEngines) async throws -> Sample {
-        var configuration = ConversationEngine.Configuration(duplex: .half)
+        var configuration = ConversationConfiguration(duplex: .half)
         configuration.sampling.temperature = 0
         configuration.sampling.maxTokens = 64
-        let conversation = ConversationEngine(
+        let conversation = ConversationSession(
             vad: try engines.voiceActivityDetector().activeDetector(), stt: engines.stt, llm: engines.llm, tts: engines.tts,
             output: RecordingOutput(clock: ContinuousClock(), realtime: false), configuration: configuration)
         let audio = question.1
         guard let turn = try await conversation.run(AudioFrames.from(audio, realtime: false)).first else {
-            throw ConversationEngine.Failure.nothingTranscribed
+            throw ConversationFailure.nothingTranscribed
         }
 
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("parley-bench-\(UUID())", isDirectory: true)

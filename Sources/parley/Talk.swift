@@ -89,11 +89,12 @@ struct Talk: AsyncParsableCommand {
                 duplex: paced ? .full : .half, saves: !noSave, keepsAudio: keepAudio)
             let speaker = RecordingOutput(clock: ContinuousClock(), realtime: paced)
             let made = try await runtime.makeConversation(options: options, thread: thread, output: speaker)
-            let conversation = made.engine
+            let conversation = made.session
 
             let printText = !json
+            let updates = await conversation.updates()
             let reporter = Task {
-                for await update in conversation.updates where printText {
+                for await update in updates where printText {
                     switch update {
                     case .turn(let turn): TalkReport.printTurn(turn)
                     case .partialTranscript(let text): print("  … \(text)")
@@ -107,6 +108,7 @@ struct Talk: AsyncParsableCommand {
             } else {
                 turns = try await conversation.run(AudioFrames.standardInput(sampleRate: rate))
             }
+            await conversation.close()
             await reporter.value
 
             let heard = await speaker.heardAudio ?? AudioBuffer(samples: [], sampleRate: 22_050)

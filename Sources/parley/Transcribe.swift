@@ -29,7 +29,7 @@ struct Transcribe: AsyncParsableCommand {
         common.bootstrapLogging()
         do {
             let audio = try readAudio(file)
-            guard audio.peak >= 1e-4 else { throw ConversationEngine.Failure.noSpeech(duration: audio.duration) }
+            guard audio.peak >= 1e-4 else { throw ConversationFailure.noSpeech(duration: audio.duration) }
             let stt = try await common.runtime().speechToText(ProviderSelection(provider, baseURL: baseURL))
             try await ensureReady([stt])
             let clock = ContinuousClock()

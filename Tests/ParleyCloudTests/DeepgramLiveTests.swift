@@ -82,7 +82,7 @@ struct LiveChainTests {
         let server = try await DeepgramLiveServer.start(.transcribe(segments: ["What is the capital", "of France?"], bytesPerMessage: 16_000))
         defer { server.stop() }
         let stt = DeepgramSpeechToText(configuration: .init(baseURL: server.baseURL, apiKey: "dg", model: "nova-3"))
-        let conversation = ConversationEngine(
+        let conversation = ConversationSession(
             vad: EnergyVoiceActivityDetector(), stt: stt, llm: ScriptedLanguageModel(replies: [["Paris."]]), tts: ToneTextToSpeech(),
             output: RecordingOutput(clock: ContinuousClock(), realtime: false), configuration: .init(duplex: .half))
         let samples = [Float](repeating: 0, count: 8_000) + speech(2) + [Float](repeating: 0, count: 24_000)
@@ -107,7 +107,7 @@ struct LiveChainTests {
         let chain = SpeechToTextChain(
             providers: [DeepgramSpeechToText(configuration: .init(baseURL: server.baseURL, apiKey: "dg", model: "nova-3")), backup],
             health: ProviderHealth(clock: ContinuousClock()), logger: logs.logger(label: "chain"))
-        #expect(chain.transcribesLive)
+        #expect(await chain.transcribesLive)
         let frames = AsyncStream<AudioBuffer> { continuation in
             for _ in 0..<10 { continuation.yield(AudioBuffer(samples: speech(0.1), sampleRate: 16_000)) }
             continuation.finish()

@@ -50,16 +50,17 @@ struct ConversationStateMachineTests {
         #expect(machine.state == .idle)
         _ = accept(&machine, .setGate(.permissionGranted, open: true))
         _ = accept(&machine, .setGate(.audioReady, open: true))
-        #expect(accept(&machine, .arm) == .init(from: .idle, to: .armed, actions: [.openAudio]))
-        #expect(accept(&machine, .startListening(.user, at: clock.now)) == .init(from: .armed, to: .listening, actions: []))
-        #expect(accept(&machine, .speechStarted(at: clock.now)) == .init(from: .listening, to: .listening, actions: [.beginUtterance]))
+        #expect(accept(&machine, .arm) == .init(from: .idle, to: .armed, action: .openAudio))
+        #expect(accept(&machine, .startListening(.user, at: clock.now)) == .init(from: .armed, to: .listening, action: .none))
+        #expect(accept(&machine, .speechStarted(at: clock.now)) == .init(from: .listening, to: .listening, action: .beginUtterance))
         #expect(machine.userIsSpeaking)
-        #expect(accept(&machine, .speechEnded(at: clock.now)) == .init(from: .listening, to: .thinking, actions: [.transcribe]))
+        #expect(accept(&machine, .speechEnded(at: clock.now)) == .init(from: .listening, to: .thinking, action: .transcribe))
+        #expect(machine.awaitsTranscript)
         #expect(accept(&machine, .transcribed("What is the capital of France?", at: clock.now))
-                == .init(from: .thinking, to: .thinking, actions: [.saveUserTurn("What is the capital of France?"), .generateReply]))
-        #expect(accept(&machine, .replyAudioStarted) == .init(from: .thinking, to: .speaking, actions: [.startPlayback]))
+                == .init(from: .thinking, to: .thinking, action: .saveUserTurnAndReply("What is the capital of France?")))
+        #expect(accept(&machine, .replyAudioStarted) == .init(from: .thinking, to: .speaking, action: .startPlayback))
         #expect(accept(&machine, .replyFinished(at: clock.now))
-                == .init(from: .speaking, to: .listening, actions: [.saveAssistantTurn(interrupted: false)]))
+                == .init(from: .speaking, to: .listening, action: .finishReply(listenTimeout: nil)))
         #expect(!machine.userIsSpeaking)
     }
 
@@ -126,15 +127,13 @@ struct ConversationStateMachineTests {
         var machine = listening()
         _ = accept(&machine, .speechStarted(at: clock.now))
         _ = accept(&machine, .speechEnded(at: clock.now))
-        #expect(accept(&machine, .transcribed("  ", at: clock.now)) == .init(from: .thinking, to: .listening, actions: [.discardUtterance]))
+        #expect(accept(&machine, .transcribed("  ", at: clock.now)) == .init(from: .thinking, to: .listening, action: .discardUtterance(rescheduleTimeout: nil)))
     }
 
     @Test("barge-in while speaking cancels the reply, stops playback and saves it as interrupted")
     func bargeInWhileSpeaking() {
         var machine = speaking()
-        #expect(accept(&machine, .speechStarted(at: clock.now)) == .init(
-            from: .speaking, to: .listening,
-            actions: [.cancelReply, .stopPlayback, .saveAssistantTurn(interrupted: true), .beginUtterance]))
+        #expect(accept(&machine, .speechStarted(at: clock.now)) == .init(from: .speaking, to: .listening, action: .bargeIn(.duringPlayback)))
         #expect(machine.userIsSpeaking)
     }
 
@@ -143,13 +142,13 @@ struct ConversationStateMachineTests {
         var machine = listening()
         _ = accept(&machine, .speechStarted(at: clock.now))
         _ = accept(&machine, .speechEnded(at: clock.now))
-        #expect(accept(&machine, .speechStarted(at: clock.now)) == .init(from: .thinking, to: .listening, actions: [.cancelReply, .beginUtterance]))
+        #expect(accept(&machine, .speechStarted(at: clock.now)) == .init(from: .thinking, to: .listening, action: .bargeIn(.beforePlayback)))
     }
 
     @Test("with barge-in off, speech during a reply is heard and ignored")
     func bargeInOff() {
         var machine = speaking(.init(allowsBargeIn: false))
-        #expect(accept(&machine, .speechStarted(at: clock.now)) == .init(from: .speaking, to: .speaking, actions: []))
+        #expect(accept(&machine, .speechStarted(at: clock.now)) == .init(from: .speaking, to: .speaking, action: .none))
     }
 
     @Test("push-to-talk returns to armed after the reply")
@@ -165,17 +164,17 @@ struct ConversationStateMachineTests {
         _ = machine.handle(.setGate(.audioReady, open: true))
         _ = machine.handle(.arm)
         let deadline = clock.now.advanced(by: .seconds(5))
-        #expect(accept(&machine, .startListening(.user, at: clock.now))?.actions == [.scheduleListenTimeout(deadline)])
+        #expect(accept(&machine, .startListening(.user, at: clock.now))?.action == .scheduleListenTimeout(deadline))
         clock.advance(by: .seconds(4))
-        #expect(accept(&machine, .tick(at: clock.now)) == .init(from: .listening, to: .listening, actions: []))
+        #expect(accept(&machine, .listenTimeoutExpired(at: clock.now)) == .init(from: .listening, to: .listening, action: .none))
         clock.advance(by: .seconds(1))
-        #expect(accept(&machine, .tick(at: clock.now))?.to == .armed)
+        #expect(accept(&machine, .listenTimeoutExpired(at: clock.now)) == .init(from: .listening, to: .armed, action: .listenTimedOut))
 
         // Speech clears the deadline.
         _ = accept(&machine, .startListening(.user, at: clock.now))
         _ = accept(&machine, .speechStarted(at: clock.now))
         clock.advance(by: .seconds(60))
-        #expect(accept(&machine, .tick(at: clock.now))?.to == .listening)
+        #expect(accept(&machine, .listenTimeoutExpired(at: clock.now)) == .init(from: .listening, to: .listening, action: .none))
     }
 
     @Test("a reply that ends reschedules the listening timeout from its end")
@@ -183,24 +182,23 @@ struct ConversationStateMachineTests {
         var machine = speaking(.init(listenTimeout: .seconds(3)))
         clock.advance(by: .seconds(10))
         let transition = accept(&machine, .replyFinished(at: clock.now))
-        #expect(transition?.actions == [.saveAssistantTurn(interrupted: false), .scheduleListenTimeout(clock.now.advanced(by: .seconds(3)))])
+        #expect(transition?.action == .finishReply(listenTimeout: clock.now.advanced(by: .seconds(3))))
     }
 
     @Test("stop from each active state undoes what that state started")
     func stop() {
         var armed = Machine(configuration: .init(requiredGates: []))
         _ = armed.handle(.arm)
-        #expect(accept(&armed, .stop) == .init(from: .armed, to: .idle, actions: [.closeAudio]))
+        #expect(accept(&armed, .stop) == .init(from: .armed, to: .idle, action: .shutDown(cutting: nil)))
         var machine = speaking()
-        #expect(accept(&machine, .stop) == .init(
-            from: .speaking, to: .idle, actions: [.cancelReply, .stopPlayback, .saveAssistantTurn(interrupted: true), .closeAudio]))
+        #expect(accept(&machine, .stop) == .init(from: .speaking, to: .idle, action: .shutDown(cutting: .duringPlayback)))
         refuse(&machine, .stop, because: "Already idle")
     }
 
     @Test("closing a required gate mid-conversation shuts it down; an optional gate does not")
     func gateClosed() {
         var machine = listening()
-        #expect(accept(&machine, .setGate(.permissionGranted, open: false)) == .init(from: .listening, to: .idle, actions: [.closeAudio]))
+        #expect(accept(&machine, .setGate(.permissionGranted, open: false)) == .init(from: .listening, to: .idle, action: .shutDown(cutting: nil)))
         var relaxed = Machine(configuration: .init(requiredGates: [.audioReady]))
         _ = relaxed.handle(.setGate(.audioReady, open: true))
         _ = relaxed.handle(.arm)
@@ -212,10 +210,96 @@ struct ConversationStateMachineTests {
         var machine = listening()
         _ = accept(&machine, .speechStarted(at: clock.now))
         _ = accept(&machine, .speechEnded(at: clock.now))
-        #expect(accept(&machine, .failed("no model")) == .init(from: .thinking, to: .error("no model"), actions: [.cancelReply, .closeAudio]))
+        #expect(accept(&machine, .failed("no model")) == .init(from: .thinking, to: .error("no model"), action: .shutDown(cutting: .beforePlayback)))
         refuse(&machine, .failed("again"), because: "Already in the error state")
         refuse(&machine, .arm, because: "Only an idle conversation")
         #expect(accept(&machine, .reset)?.to == .idle)
         refuse(&machine, .reset, because: "Only an error can be reset")
+    }
+
+    @Test("typed text is answered from idle, armed or listening, and the conversation returns there")
+    func typedTurn() {
+        var idle = Machine()
+        #expect(accept(&idle, .typed("Hello")) == .init(from: .idle, to: .thinking, action: .saveUserTurnAndReply("Hello")))
+        refuse(&idle, .transcribed("stray", at: clock.now), because: "No utterance is waiting")
+        #expect(accept(&idle, .replyFinished(at: clock.now)) == .init(from: .thinking, to: .idle, action: .finishReply(listenTimeout: nil)))
+
+        var armed = Machine(configuration: .init(requiredGates: []))
+        _ = armed.handle(.arm)
+        _ = accept(&armed, .typed("Hello"))
+        _ = accept(&armed, .replyAudioStarted)
+        // Speech over a reply to typed text is not a barge-in: nobody was listening.
+        refuse(&armed, .speechStarted(at: clock.now), because: "Not listening")
+        #expect(accept(&armed, .replyFinished(at: clock.now))?.to == .armed)
+
+        var listening = listening(.init(listenTimeout: .seconds(5)))
+        #expect(accept(&listening, .typed("Hello"))?.to == .thinking)
+        #expect(listening.listenDeadline == nil)
+        #expect(accept(&listening, .replyFinished(at: clock.now))
+                == .init(from: .thinking, to: .listening, action: .finishReply(listenTimeout: clock.now.advanced(by: .seconds(5)))))
+    }
+
+    @Test("typed text is refused when empty, while the user speaks, while answering, and after an error")
+    func typedRejected() {
+        var machine = listening()
+        refuse(&machine, .typed("  "), because: "no text to send")
+        _ = accept(&machine, .speechStarted(at: clock.now))
+        refuse(&machine, .typed("Hello"), because: "The user is speaking")
+        _ = accept(&machine, .speechEnded(at: clock.now))
+        refuse(&machine, .typed("Hello"), because: "Still answering")
+        _ = accept(&machine, .failed("disk full"))
+        refuse(&machine, .typed("Hello"), because: "Reset the conversation")
+    }
+
+    @Test("stop listening returns to armed; mid-utterance it ends the utterance, which is answered, and then waits armed")
+    func stopListening() {
+        var machine = listening(.init(listenTimeout: .seconds(5)))
+        #expect(accept(&machine, .stopListening) == .init(from: .listening, to: .armed, action: .stopListening))
+        #expect(machine.listenDeadline == nil)
+        refuse(&machine, .stopListening, because: "Not listening")
+
+        _ = accept(&machine, .startListening(.user, at: clock.now))
+        _ = accept(&machine, .speechStarted(at: clock.now))
+        #expect(accept(&machine, .stopListening) == .init(from: .listening, to: .thinking, action: .transcribe))
+        _ = accept(&machine, .transcribed("Hello", at: clock.now))
+        #expect(accept(&machine, .replyFinished(at: clock.now)) == .init(from: .thinking, to: .armed, action: .finishReply(listenTimeout: nil)))
+
+        // Released with nothing recognisable: back to armed at once.
+        _ = accept(&machine, .startListening(.user, at: clock.now))
+        _ = accept(&machine, .speechStarted(at: clock.now))
+        _ = accept(&machine, .stopListening)
+        #expect(accept(&machine, .transcribed("", at: clock.now)) == .init(from: .thinking, to: .armed, action: .discardUtterance(rescheduleTimeout: nil)))
+    }
+
+    @Test("the host cancels a reply: before playback nothing is saved, during playback what was heard is")
+    func cancelReply() {
+        var playing = speaking(.init(listenTimeout: .seconds(2)))
+        #expect(accept(&playing, .cancelReply(at: clock.now))
+                == .init(from: .speaking, to: .listening, action: .cancelReply(.duringPlayback, listenTimeout: clock.now.advanced(by: .seconds(2)))))
+        refuse(&playing, .cancelReply(at: clock.now), because: "No reply is in progress")
+
+        var preparing = listening(.init(continuous: false))
+        _ = accept(&preparing, .speechStarted(at: clock.now))
+        _ = accept(&preparing, .speechEnded(at: clock.now))
+        _ = accept(&preparing, .transcribed("Hello", at: clock.now))
+        #expect(accept(&preparing, .cancelReply(at: clock.now))
+                == .init(from: .thinking, to: .armed, action: .cancelReply(.beforePlayback, listenTimeout: nil)))
+        // The cancelled reply's late events are refused.
+        refuse(&preparing, .replyAudioStarted, because: "No reply is being prepared")
+        refuse(&preparing, .replyFinished(at: clock.now), because: "No reply is in progress")
+    }
+
+    @Test("a listen timeout replaced by a later one does not fire early")
+    func staleTimeout() {
+        var machine = listening(.init(listenTimeout: .seconds(5)))
+        _ = accept(&machine, .speechStarted(at: clock.now))
+        _ = accept(&machine, .speechEnded(at: clock.now))
+        clock.advance(by: .seconds(3))
+        // Nothing recognised: listening resumes with a new deadline, 5 s from now.
+        #expect(accept(&machine, .transcribed("", at: clock.now))?.action == .discardUtterance(rescheduleTimeout: clock.now.advanced(by: .seconds(5))))
+        clock.advance(by: .seconds(2))
+        #expect(accept(&machine, .listenTimeoutExpired(at: clock.now))?.action == Machine.Action.none)
+        clock.advance(by: .seconds(3))
+        #expect(accept(&machine, .listenTimeoutExpired(at: clock.now))?.action == .listenTimedOut)
     }
 }

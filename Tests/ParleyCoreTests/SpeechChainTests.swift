@@ -29,6 +29,45 @@ actor FlakyTranscriber: SpeechToTextProvider {
     }
 }
 
+/// A transcriber that is live (or not) and counts its live sessions and whole-buffer calls.
+actor SessionCountingTranscriber: SpeechToTextProvider {
+    nonisolated let identity: ProviderIdentity
+    nonisolated let preferredSampleRate = 16_000
+    nonisolated let transcribesLive: Bool
+    let text: String
+    private(set) var liveSessions = 0
+    private(set) var wholeBufferCalls = 0
+
+    init(name: String, live: Bool, text: String = "") {
+        identity = ProviderIdentity(name: name, isLocal: false)
+        transcribesLive = live
+        self.text = text
+    }
+
+    nonisolated func availability() async -> Availability { .ready }
+
+    func transcribe(_ audio: AudioBuffer, options: TranscriptionOptions) async throws -> Transcript {
+        wholeBufferCalls += 1
+        return Transcript(text: text)
+    }
+
+    private func openedSession() { liveSessions += 1 }
+
+    nonisolated func transcribe<Frames: AsyncSequence & Sendable>(
+        stream frames: Frames, options: TranscriptionOptions
+    ) -> AsyncThrowingStream<TranscriptUpdate, any Error> where Frames.Element == AudioBuffer {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                await self.openedSession()
+                for try await _ in frames {}
+                continuation.yield(.final(Transcript(text: self.text)))
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}
+
 /// A synthesizer that yields one chunk of a sentence and then fails, or speaks it whole.
 struct BrokenMidSentence: TextToSpeechProvider {
     let identity = ProviderIdentity(name: "cloud-tts", isLocal: false)
@@ -66,6 +105,41 @@ struct SpeechChainTests {
         _ = try await chain.transcribe(audio, options: TranscriptionOptions())
         #expect(await cloud.calls.isEmpty)
         #expect(logs.messages(at: .warning).first?.contains("set ASSEMBLYAI_API_KEY") == true)
+    }
+
+    @Test("STT: the chain is live only when the provider it would use now is live")
+    func sttLiveMeansTheProviderInUse() async {
+        let assembly = SessionCountingTranscriber(name: "assemblyai", live: false)
+        let deepgram = SessionCountingTranscriber(name: "deepgram", live: true)
+        let health = ProviderHealth(clock: clock)
+        #expect(await SpeechToTextChain(providers: [assembly, deepgram], health: health, logger: logs.logger()).transcribesLive == false)
+        #expect(await SpeechToTextChain(providers: [deepgram, assembly], health: health, logger: logs.logger()).transcribesLive)
+        // With the first provider resting, the live one behind it serves.
+        await health.recordFailure("assemblyai", kind: .configuration, reason: "bad key")
+        #expect(await SpeechToTextChain(providers: [assembly, deepgram], health: health, logger: logs.logger()).transcribesLive)
+        let keyless = FlakyTranscriber(name: "speechmatics", availability: .missingKey(variable: "SPEECHMATICS_API_KEY"))
+        #expect(await SpeechToTextChain(providers: [keyless, deepgram], health: ProviderHealth(clock: clock), logger: logs.logger()).transcribesLive)
+    }
+
+    @Test("STT: a live session skips a provider whose circuit is open, as whole-buffer transcription does")
+    func sttLiveSkipsOpenCircuit() async throws {
+        let resting = SessionCountingTranscriber(name: "deepgram-eu", live: true, text: "from the resting one")
+        let serving = SessionCountingTranscriber(name: "deepgram-us", live: true, text: "hello")
+        let health = ProviderHealth(clock: clock)
+        await health.recordFailure("deepgram-eu", kind: .configuration, reason: "HTTP 401")
+        let chain = SpeechToTextChain(providers: [resting, serving], health: health, logger: logs.logger())
+        let frames = AsyncStream<AudioBuffer> { continuation in
+            for _ in 0..<3 { continuation.yield(AudioBuffer(samples: [Float](repeating: 0.1, count: 1_600), sampleRate: 16_000)) }
+            continuation.finish()
+        }
+        var final: Transcript?
+        for try await update in chain.transcribe(stream: frames, options: TranscriptionOptions()) {
+            if case .final(let transcript) = update { final = transcript }
+        }
+        #expect(final?.text == "hello")
+        #expect(await resting.liveSessions == 0)
+        #expect(await serving.liveSessions == 1)
+        #expect(logs.messages(at: .warning).contains { $0.contains("deepgram-eu is resting") })
     }
 
     @Test("TTS: a voice that fails mid-sentence is replaced for that whole sentence; nothing is heard twice")

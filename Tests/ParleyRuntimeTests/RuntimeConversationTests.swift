@@ -23,7 +23,7 @@ struct RuntimeConversationTests {
         for _ in 0..<2 {
             let output = RecordingOutput(clock: ContinuousClock(), realtime: false)
             let conversation = try await runtime.makeConversation(options: ConversationOptions(duplex: .half), output: output)
-            let turns = try await conversation.engine.run(AsyncStream { continuation in
+            let turns = try await conversation.session.run(AsyncStream { continuation in
                 continuation.yield(question)
                 continuation.finish()
             })
@@ -46,12 +46,12 @@ struct RuntimeConversationTests {
         let output = RecordingOutput(clock: ContinuousClock(), realtime: false)
 
         let continued = try await runtime.makeConversation(thread: thread.id, output: output)
-        #expect(continued.engine.configuration.systemPrompt == saved.systemPrompt)
-        #expect(continued.engine.configuration.sampling.maxTokens == 40)
+        #expect(continued.session.configuration.systemPrompt == saved.systemPrompt)
+        #expect(continued.session.configuration.sampling.maxTokens == 40)
 
         let overridden = try await runtime.makeConversation(options: ConversationOptions(maxTokens: 64), thread: thread.id, output: output)
-        #expect(overridden.engine.configuration.systemPrompt == saved.systemPrompt)
-        #expect(overridden.engine.configuration.sampling.maxTokens == 64)
+        #expect(overridden.session.configuration.systemPrompt == saved.systemPrompt)
+        #expect(overridden.session.configuration.sampling.maxTokens == 64)
 
         await #expect(throws: StoreError.threadNotFound(999)) {
             _ = try await runtime.makeConversation(thread: 999, output: output)

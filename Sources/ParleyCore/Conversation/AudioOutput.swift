@@ -1,7 +1,9 @@
 /// Where a conversation's replies are played: a speaker on a device, or a recording.
 ///
-/// The engine calls ``beginReply()``, then ``play(_:)`` for each chunk as soon as it is
-/// synthesized, then either ``finish()`` or, when the user barges in, ``stop()``.
+/// The conversation calls ``beginReply()`` just before a reply's first chunk, then
+/// ``play(_:)`` for each chunk as soon as it is synthesized, then either ``finish()`` or, when
+/// the reply is cut short (barge-in, cancel, stop), ``stop()``. A reply with no audio is not
+/// begun.
 public protocol AudioOutput: Sendable {
     /// Starts a new reply.
     func beginReply() async

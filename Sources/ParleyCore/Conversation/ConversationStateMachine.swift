@@ -1,10 +1,13 @@
-/// The rules of a voice conversation as a pure value: feed it events, carry out the actions
-/// it returns. It performs no I/O and reads no clock; time arrives inside the events, so
+/// The rules of a voice conversation as a pure value: feed it events, carry out the one action
+/// each returns. It performs no I/O and reads no clock; time arrives inside the events, so
 /// tests drive it with any `InstantProtocol` (a manual clock's instants included).
 ///
 /// Events that make no sense in the current state are rejected with a reason and change
 /// nothing.
 public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where Instant.Duration == Swift.Duration {
+    /// The rules in force (see ``ConversationRules``).
+    public typealias Configuration = ConversationRules
+
     /// Something that happened to the conversation.
     public enum Event: Sendable, Equatable {
         /// The host opened or closed a gate.
@@ -13,18 +16,25 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
         case arm
         /// Start listening (armed → listening).
         case startListening(ListenTrigger, at: Instant)
+        /// Stop listening: back to armed, or, if the user is speaking, end the utterance now
+        /// (push-to-talk released) and answer it.
+        case stopListening
         /// The VAD heard speech begin.
         case speechStarted(at: Instant)
         /// The VAD heard the user stop (the configured silence has passed).
         case speechEnded(at: Instant)
         /// The turn's final transcript is ready (empty when no words were recognised).
         case transcribed(String, at: Instant)
+        /// The user typed a message (with or without attachments).
+        case typed(String)
         /// The first audio of the reply is ready to play.
         case replyAudioStarted
         /// The reply was played to its end (or generated with nothing to play).
         case replyFinished(at: Instant)
-        /// Time passed while listening for speech that never came.
-        case tick(at: Instant)
+        /// The host cancels the reply in progress.
+        case cancelReply(at: Instant)
+        /// The listen timeout scheduled for an instant at or before this one fired.
+        case listenTimeoutExpired(at: Instant)
         /// A stage failed for good.
         case failed(String)
         /// Leave the error state.
@@ -33,32 +43,51 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
         case stop
     }
 
-    /// What the host must do.
+    /// How far a reply that is cut short had come, which says what cutting it takes.
+    public enum ReplyCut: Sendable, Equatable {
+        /// Nothing of it was played: cancel it; the question stays in the history, unanswered.
+        case beforePlayback
+        /// It was playing: cancel it, stop playback, and save what the listener heard as an
+        /// interrupted assistant turn.
+        case duringPlayback
+    }
+
+    /// What the host must do after an event: exactly one action, each carried out in full.
     public enum Action: Sendable, Equatable {
+        /// Nothing.
+        case none
         /// Open the audio input and start the VAD.
         case openAudio
-        /// Close the audio input.
-        case closeAudio
-        /// Start collecting the user's utterance.
-        case beginUtterance
-        /// Transcribe the finished utterance.
-        case transcribe
-        /// Nothing was recognised: drop the utterance.
-        case discardUtterance
-        /// Persist the user's turn with this text.
-        case saveUserTurn(String)
-        /// Generate and speak the reply.
-        case generateReply
-        /// Start playing the reply's audio.
-        case startPlayback
-        /// Stop generating and synthesizing the reply.
-        case cancelReply
-        /// Stop playback now and keep only what was heard.
-        case stopPlayback
-        /// Persist the assistant's turn; `interrupted` when the user cut it short.
-        case saveAssistantTurn(interrupted: Bool)
         /// Listening gives up at this instant if no speech has begun.
         case scheduleListenTimeout(Instant)
+        /// Cancel the listen timeout and start collecting the user's utterance.
+        case beginUtterance
+        /// The user spoke over the reply: cut it short as ``ReplyCut`` says, then begin the
+        /// utterance.
+        case bargeIn(ReplyCut)
+        /// The utterance has ended: transcribe it (and report the transcript back).
+        case transcribe
+        /// Nothing was recognised: drop the utterance; schedule the listen timeout anew, if
+        /// given.
+        case discardUtterance(rescheduleTimeout: Instant?)
+        /// Cancel the listen timeout, persist the user's turn with this text, then generate and
+        /// speak the reply.
+        case saveUserTurnAndReply(String)
+        /// Start playing the reply's audio.
+        case startPlayback
+        /// The reply was played: persist the assistant's turn; schedule the listen timeout, if
+        /// given.
+        case finishReply(listenTimeout: Instant?)
+        /// The host cancelled the reply: cut it short as ``ReplyCut`` says; schedule the listen
+        /// timeout, if given.
+        case cancelReply(ReplyCut, listenTimeout: Instant?)
+        /// Stop listening (cancel the listen timeout); the audio stays open.
+        case stopListening
+        /// Listening gave up after the timeout; the audio stays open.
+        case listenTimedOut
+        /// Cancel the listen timeout, cut short the reply in progress, if any, and close the
+        /// audio input.
+        case shutDown(cutting: ReplyCut?)
     }
 
     /// Why an event was refused.
@@ -77,33 +106,11 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
         public var from: ConversationState
         /// The state after it (the same as `from` when the event did not move the state).
         public var to: ConversationState
-        /// What the host must do, in order.
-        public var actions: [Action]
+        /// What the host must do.
+        public var action: Action
 
         /// Whether the state changed.
         public var changedState: Bool { from != to }
-    }
-
-    /// Tuning of the machine.
-    public struct Configuration: Sendable, Equatable {
-        /// The gates that must be open before arming.
-        public var requiredGates: Set<ConversationGate>
-        /// Listening with no speech for this long returns to armed; `nil` listens forever.
-        public var listenTimeout: Duration?
-        /// Whether user speech during thinking or speaking interrupts the reply.
-        public var allowsBargeIn: Bool
-        /// Whether the conversation listens again after each reply (a conversation loop) or
-        /// returns to armed (push-to-talk).
-        public var continuous: Bool
-
-        /// Creates a configuration; the defaults suit a hands-free conversation loop.
-        public init(requiredGates: Set<ConversationGate> = Set(ConversationGate.allCases), listenTimeout: Duration? = nil,
-                    allowsBargeIn: Bool = true, continuous: Bool = true) {
-            self.requiredGates = requiredGates
-            self.listenTimeout = listenTimeout
-            self.allowsBargeIn = allowsBargeIn
-            self.continuous = continuous
-        }
     }
 
     /// The settings in force.
@@ -116,37 +123,42 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
     public private(set) var userIsSpeaking = false
     /// When listening gives up if no speech begins.
     public private(set) var listenDeadline: Instant?
+    /// Whether a transcript is awaited (the answer to ``Action/transcribe``).
+    public private(set) var awaitsTranscript = false
+    /// Where the turn being answered came from (listening for a spoken turn; idle, armed or
+    /// listening for a typed one); the conversation returns there after the reply.
+    private var turnOrigin: ConversationState = .listening
 
     /// Creates a machine in the idle state with every gate closed.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }
 
-    /// Applies `event`, returning the transition and its actions, or why it was refused.
+    /// Applies `event`, returning the transition and its action, or why it was refused.
     public mutating func handle(_ event: Event) -> Result<Transition, Rejection> {
         let before = state
         switch decide(event) {
-        case .success(let actions):
-            return .success(Transition(from: before, to: state, actions: actions))
+        case .success(let action):
+            return .success(Transition(from: before, to: state, action: action))
         case .failure(let rejection):
             return .failure(rejection)
         }
     }
 
-    private func reject(_ reason: String) -> Result<[Action], Rejection> {
+    private func reject(_ reason: String) -> Result<Action, Rejection> {
         .failure(Rejection(state: state, reason: reason))
     }
 
-    private mutating func decide(_ event: Event) -> Result<[Action], Rejection> {
+    private mutating func decide(_ event: Event) -> Result<Action, Rejection> {
         switch event {
         case .setGate(let gate, let open):
             if open {
                 openGates.insert(gate)
-                return .success([])
+                return .success(.none)
             }
             openGates.remove(gate)
             // Losing a required gate (permission revoked, device gone) ends any activity.
-            guard configuration.requiredGates.contains(gate), state != .idle, !isError else { return .success([]) }
+            guard configuration.requiredGates.contains(gate), state != .idle, !isError else { return .success(.none) }
             return .success(shutDown())
 
         case .arm:
@@ -156,7 +168,7 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
                 return reject("Cannot arm: gate\(closed.count == 1 ? "" : "s") not open: \(closed.map(\.rawValue).sorted().joined(separator: ", "))")
             }
             state = .armed
-            return .success([.openAudio])
+            return .success(.openAudio)
 
         case .startListening(let trigger, let now):
             switch state {
@@ -167,7 +179,22 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
             case .error: return reject("Reset the conversation after its error first")
             }
             guard trigger == .user else { return reject("Listening starts only on a deliberate user action, not an incidental event") }
-            return .success(enterListening(at: now))
+            return .success(enterListening(at: now).map(Action.scheduleListenTimeout) ?? .none)
+
+        case .stopListening:
+            guard state == .listening else { return reject("Not listening") }
+            listenDeadline = nil
+            guard userIsSpeaking else {
+                state = .armed
+                return .success(.stopListening)
+            }
+            // Push-to-talk released mid-sentence: the utterance ends here and is answered;
+            // afterwards the conversation waits, armed.
+            userIsSpeaking = false
+            state = .thinking
+            turnOrigin = .armed
+            awaitsTranscript = true
+            return .success(.transcribe)
 
         case .speechStarted(let now):
             switch state {
@@ -175,16 +202,17 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
                 guard !userIsSpeaking else { return reject("Speech has already started") }
                 userIsSpeaking = true
                 listenDeadline = nil
-                return .success([.beginUtterance])
+                return .success(.beginUtterance)
             case .thinking, .speaking:
-                guard configuration.allowsBargeIn else { return .success([]) }  // heard, deliberately ignored
-                let wasSpeaking = state == .speaking
+                // Only a turn spoken while listening can be talked over.
+                guard turnOrigin == .listening else { return reject("Not listening, so speech is not expected") }
+                guard configuration.allowsBargeIn else { return .success(.none) }  // heard, deliberately ignored
+                let cut: ReplyCut = state == .speaking ? .duringPlayback : .beforePlayback
                 _ = enterListening(at: now)
                 userIsSpeaking = true
                 listenDeadline = nil
-                var actions: [Action] = [.cancelReply]
-                if wasSpeaking { actions += [.stopPlayback, .saveAssistantTurn(interrupted: true)] }
-                return .success(actions + [.beginUtterance])
+                awaitsTranscript = false
+                return .success(.bargeIn(cut))
             default:
                 return reject("Not listening, so speech is not expected")
             }
@@ -194,36 +222,60 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
             guard userIsSpeaking else { return reject("No speech has started") }
             userIsSpeaking = false
             state = .thinking
-            return .success([.transcribe])
+            turnOrigin = .listening
+            awaitsTranscript = true
+            return .success(.transcribe)
 
         case .transcribed(let text, let now):
-            guard state == .thinking else { return reject("No utterance is waiting for its transcript") }
+            guard state == .thinking, awaitsTranscript else { return reject("No utterance is waiting for its transcript") }
+            awaitsTranscript = false
             if text.trimmingWhitespace().isEmpty {
-                state = .listening
-                return .success([.discardUtterance] + listenTimeoutActions(from: now))
+                // No turn happened: listen on (or wait, armed, after push-to-talk).
+                guard turnOrigin == .listening else {
+                    state = .armed
+                    return .success(.discardUtterance(rescheduleTimeout: nil))
+                }
+                return .success(.discardUtterance(rescheduleTimeout: enterListening(at: now)))
             }
-            return .success([.saveUserTurn(text), .generateReply])
+            return .success(.saveUserTurnAndReply(text))
+
+        case .typed(let text):
+            switch state {
+            case .idle, .armed: break
+            case .listening:
+                guard !userIsSpeaking else { return reject("The user is speaking; send the message when the turn has ended") }
+            case .thinking, .speaking: return reject("Still answering the last turn")
+            case .error: return reject("Reset the conversation after its error first")
+            }
+            guard !text.trimmingWhitespace().isEmpty else { return reject("There is no text to send") }
+            turnOrigin = state
+            listenDeadline = nil
+            state = .thinking
+            return .success(.saveUserTurnAndReply(text))
 
         case .replyAudioStarted:
-            guard state == .thinking else { return reject("No reply is being prepared") }
+            guard state == .thinking, !awaitsTranscript else { return reject("No reply is being prepared") }
             state = .speaking
-            return .success([.startPlayback])
+            return .success(.startPlayback)
 
         case .replyFinished(let now):
-            guard state == .thinking || state == .speaking else { return reject("No reply is in progress") }
-            if configuration.continuous {
-                return .success([.saveAssistantTurn(interrupted: false)] + enterListening(at: now))
-            }
-            state = .armed
-            return .success([.saveAssistantTurn(interrupted: false)])
+            guard state == .speaking || (state == .thinking && !awaitsTranscript) else { return reject("No reply is in progress") }
+            return .success(.finishReply(listenTimeout: returnAfterTurn(at: now)))
 
-        case .tick(let now):
+        case .cancelReply(let now):
+            guard state == .thinking || state == .speaking else { return reject("No reply is in progress") }
+            let cut: ReplyCut = state == .speaking ? .duringPlayback : .beforePlayback
+            awaitsTranscript = false
+            return .success(.cancelReply(cut, listenTimeout: returnAfterTurn(at: now)))
+
+        case .listenTimeoutExpired(let now):
+            // A timeout that was cancelled or rescheduled meanwhile changes nothing.
             guard state == .listening, !userIsSpeaking, let deadline = listenDeadline, now >= deadline else {
-                return .success([])
+                return .success(.none)
             }
             listenDeadline = nil
             state = .armed
-            return .success([])
+            return .success(.listenTimedOut)
 
         case .failed(let reason):
             guard !isError else { return reject("Already in the error state") }
@@ -234,7 +286,7 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
         case .reset:
             guard isError else { return reject("Only an error can be reset") }
             state = .idle
-            return .success([])
+            return .success(.none)
 
         case .stop:
             guard state != .idle else { return reject("Already idle") }
@@ -247,34 +299,42 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
         return false
     }
 
-    private mutating func enterListening(at now: Instant) -> [Action] {
+    /// Enters listening, returning the listen deadline if there is one.
+    private mutating func enterListening(at now: Instant) -> Instant? {
         state = .listening
         userIsSpeaking = false
-        return listenTimeoutActions(from: now)
+        listenDeadline = configuration.listenTimeout.map { now.advanced(by: $0) }
+        return listenDeadline
     }
 
-    private mutating func listenTimeoutActions(from now: Instant?) -> [Action] {
-        guard let timeout = configuration.listenTimeout, let now else {
-            listenDeadline = nil
-            return []
+    /// Returns to where the turn came from once it is over, and the listen deadline if the
+    /// conversation listens again.
+    private mutating func returnAfterTurn(at now: Instant) -> Instant? {
+        switch turnOrigin {
+        case .listening where configuration.continuous:
+            return enterListening(at: now)
+        case .idle:
+            state = .idle
+        default:
+            state = .armed
         }
-        let deadline = now.advanced(by: timeout)
-        listenDeadline = deadline
-        return [.scheduleListenTimeout(deadline)]
+        userIsSpeaking = false
+        listenDeadline = nil
+        return nil
     }
 
     /// Goes idle, returning what must be undone for the state being left.
-    private mutating func shutDown() -> [Action] {
-        var actions: [Action] = []
+    private mutating func shutDown() -> Action {
+        let cut: ReplyCut?
         switch state {
-        case .thinking: actions = [.cancelReply, .closeAudio]
-        case .speaking: actions = [.cancelReply, .stopPlayback, .saveAssistantTurn(interrupted: true), .closeAudio]
-        case .armed, .listening: actions = [.closeAudio]
-        case .idle, .error: actions = []
+        case .thinking: cut = .beforePlayback
+        case .speaking: cut = .duringPlayback
+        case .idle, .armed, .listening, .error: cut = nil
         }
         state = .idle
         userIsSpeaking = false
         listenDeadline = nil
-        return actions
+        awaitsTranscript = false
+        return .shutDown(cutting: cut)
     }
 }

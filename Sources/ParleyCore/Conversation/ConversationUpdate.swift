@@ -8,6 +8,11 @@ public enum ConversationUpdate: Sendable, Equatable {
     case partialTranscript(String)
     /// The final transcript of the user's turn.
     case finalTranscript(String)
+    /// A piece of the reply's text, as the model writes it.
+    case replyText(String)
     /// A turn is complete (answered, or interrupted).
     case turn(TurnResult)
+    /// The level of the latest input audio (the RMS of one VAD frame, 0 for silence to 1
+    /// for full scale), for a meter; one per frame while the audio is open.
+    case audioLevel(Float)
 }

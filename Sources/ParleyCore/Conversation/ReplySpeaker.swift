@@ -15,6 +15,9 @@ public struct ReplySpeaker: Sendable {
         public var usage: Usage
         /// Who answered.
         public var provider: ProviderIdentity
+        /// Who spoke the reply (the provider that served, where the voice is a chain); `nil`
+        /// when nothing was spoken.
+        public var voice: ProviderIdentity?
         /// From the request to the first text.
         public var firstToken: Duration?
         /// From the request to the first audio handed to the output.
@@ -41,13 +44,27 @@ public struct ReplySpeaker: Sendable {
         self.speech = speech
     }
 
-    /// Generates the reply to `request`, sending its audio to `output` as it is synthesized.
+    /// Generates the reply to `request`, sending its audio to `output` as it is synthesized,
+    /// and times it on the continuous clock.
     /// - Parameter onFirstAudio: called once, just before the first chunk is played.
     /// - Throws: the model's or the synthesizer's error (not on cancellation).
     public func speak(
         _ request: ChatRequest, to output: any AudioOutput, onFirstAudio: @Sendable () async -> Void = {}
     ) async throws -> Outcome {
-        let clock = ContinuousClock()
+        try await speak(request, to: output, clock: ContinuousClock(), onFirstAudio: onFirstAudio)
+    }
+
+    /// Generates the reply to `request`, sending its audio to `output` as it is synthesized,
+    /// and times it on `clock`.
+    /// - Parameters:
+    ///   - onText: called with each piece of the model's text as it arrives.
+    ///   - onFirstAudio: called once, just before the first chunk is played (nothing is
+    ///     played if the task is cancelled meanwhile).
+    /// - Throws: the model's or the synthesizer's error (not on cancellation).
+    public func speak<C: Clock>(
+        _ request: ChatRequest, to output: any AudioOutput, clock: C,
+        onText: @escaping @Sendable (String) async -> Void = { _ in }, onFirstAudio: @Sendable () async -> Void = {}
+    ) async throws -> Outcome where C.Duration == Duration {
         let start = clock.now
         let (sentences, sentenceSink) = AsyncStream.makeStream(of: String.self)
         let llm = self.llm
@@ -65,8 +82,9 @@ public struct ReplySpeaker: Sendable {
                 for try await event in llm.complete(request) {
                     switch event {
                     case .text(let piece):
-                        if firstToken == nil { firstToken = clock.now - start }
+                        if firstToken == nil { firstToken = start.duration(to: clock.now) }
                         text += piece
+                        await onText(piece)
                         for sentence in chunker.append(piece) { sentenceSink.yield(sentence) }
                     case .finished(_, let reported):
                         usage = reported
@@ -78,22 +96,27 @@ public struct ReplySpeaker: Sendable {
                 // Stopped by the caller: what was written so far stands.
             }
             if !Task.isCancelled, let rest = chunker.finish() { sentenceSink.yield(rest) }
-            return (text, usage, firstToken, clock.now - start, provider)
+            return (text, usage, firstToken, start.duration(to: clock.now), provider)
         }()
 
         var spoken = SpokenReply()
         var firstAudio: Duration?
         var synthesis = Duration.zero
         var synthesisError: (any Error)?
+        var voice: ProviderIdentity?
         for await sentence in sentences {
             guard !Task.isCancelled else { break }
             let sentenceStart = clock.now
             var duration = 0.0
             do {
-                for try await chunk in tts.synthesize(sentence, options: speech) {
+                for try await spokenChunk in tts.synthesizeAttributed(sentence, options: speech) {
+                    let chunk = spokenChunk.audio
+                    if voice == nil { voice = spokenChunk.provider }
                     if firstAudio == nil {
-                        firstAudio = clock.now - start
+                        firstAudio = start.duration(to: clock.now)
                         await onFirstAudio()
+                        // Cut short while the first audio was announced: nothing is played.
+                        guard !Task.isCancelled else { break }
                     }
                     await output.play(chunk)
                     duration += chunk.duration
@@ -102,12 +125,12 @@ public struct ReplySpeaker: Sendable {
                 if !Task.isCancelled { synthesisError = error }
                 break
             }
-            synthesis += clock.now - sentenceStart
+            synthesis += sentenceStart.duration(to: clock.now)
             if duration > 0 { spoken.append(sentence, duration: duration) }
         }
         let written = try await generation
         if let synthesisError { throw synthesisError }
-        return Outcome(text: written.text.trimmingWhitespace(), spoken: spoken, usage: written.usage, provider: written.provider,
+        return Outcome(text: written.text.trimmingWhitespace(), spoken: spoken, usage: written.usage, provider: written.provider, voice: voice,
                        firstToken: written.firstToken, firstAudio: firstAudio, generation: written.total,
                        synthesis: synthesis, cancelled: Task.isCancelled)
     }

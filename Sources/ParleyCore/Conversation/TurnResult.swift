@@ -91,6 +91,9 @@ public struct TurnResult: Sendable, Equatable {
     public var reply: String
     /// Whether the user cut the reply short (barge-in).
     public var interrupted: Bool = false
+    /// Whether the user typed this turn rather than spoke it (``segment`` is then empty and
+    /// no VAD or STT provider is named).
+    public var isTyped: Bool = false
     /// For an interrupted reply, everything the model had written.
     public var fullReply: String?
     /// The partial transcripts shown while the user spoke.

@@ -184,10 +184,6 @@ public protocol LanguageModelProvider: Provider {
 }
 
 extension LanguageModelProvider {
-    /// Whether the provider accepts image parts.
-    @available(*, deprecated, renamed: "capabilities.images")
-    public var supportsImages: Bool { capabilities.images }
-
     /// Runs `request` to the end and returns the whole reply and its usage.
     public func completeText(_ request: ChatRequest) async throws -> (text: String, usage: Usage, finish: FinishReason) {
         var text = ""

@@ -18,6 +18,9 @@ public struct Transcript: Sendable, Equatable {
     public var text: String
     /// Timed pieces of the text, if the engine reports them.
     public var segments: [Segment]
+    /// The provider that transcribed, set by a chain (the provider that served, not the
+    /// chain); `nil` from a single provider, which is the one asked.
+    public var provider: ProviderIdentity?
 
     /// A timed piece of a transcript.
     public struct Segment: Sendable, Equatable {
@@ -37,9 +40,10 @@ public struct Transcript: Sendable, Equatable {
     }
 
     /// Creates a transcript.
-    public init(text: String, segments: [Segment] = []) {
+    public init(text: String, segments: [Segment] = [], provider: ProviderIdentity? = nil) {
         self.text = text
         self.segments = segments
+        self.provider = provider
     }
 }
 
@@ -64,10 +68,11 @@ public protocol SpeechToTextProvider: Provider {
         stream frames: Frames, options: TranscriptionOptions
     ) -> AsyncThrowingStream<TranscriptUpdate, any Error> where Frames.Element == AudioBuffer
 
-    /// Whether ``transcribe(stream:options:)`` is a live session on the provider's side, whose
-    /// final transcript is ready moments after the audio ends, rather than whole-buffer
-    /// transcriptions repeated as the audio grows.
-    var transcribesLive: Bool { get }
+    /// Whether ``transcribe(stream:options:)``, started now, would be a live session on the
+    /// provider's side, whose final transcript is ready moments after the audio ends, rather
+    /// than whole-buffer transcriptions repeated as the audio grows. A chain answers for the
+    /// provider it would use now.
+    var transcribesLive: Bool { get async }
 }
 
 extension SpeechToTextProvider {

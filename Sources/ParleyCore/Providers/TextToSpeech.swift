@@ -12,15 +12,41 @@ public struct SpeechOptions: Sendable, Equatable {
     }
 }
 
+/// A chunk of synthesized speech and the provider that spoke it.
+public struct SpokenChunk: Sendable, Equatable {
+    /// The audio.
+    public var audio: AudioBuffer
+    /// Who synthesized it (in a chain, the provider that served, not the chain).
+    public var provider: ProviderIdentity
+
+    /// Creates a chunk.
+    public init(audio: AudioBuffer, provider: ProviderIdentity) {
+        self.audio = audio
+        self.provider = provider
+    }
+}
+
 /// Turns text into speech.
 public protocol TextToSpeechProvider: Provider {
     /// Synthesizes `text`, yielding audio chunks as soon as each is ready (at least one per
     /// sentence for engines that work sentence by sentence). Cancelling the consuming task
     /// stops synthesis.
     func synthesize(_ text: String, options: SpeechOptions) -> AsyncThrowingStream<AudioBuffer, any Error>
+
+    /// ``synthesize(_:options:)`` with each chunk naming the provider that spoke it. A single
+    /// provider names itself (the default); a chain names the provider that served.
+    func synthesizeAttributed(_ text: String, options: SpeechOptions) -> AsyncThrowingStream<SpokenChunk, any Error>
 }
 
 extension TextToSpeechProvider {
+    public func synthesizeAttributed(_ text: String, options: SpeechOptions) -> AsyncThrowingStream<SpokenChunk, any Error> {
+        let identity = self.identity
+        let chunks = synthesize(text, options: options)
+        return .producing { continuation in
+            for try await audio in chunks { continuation.yield(SpokenChunk(audio: audio, provider: identity)) }
+        }
+    }
+
     /// Synthesizes `text` completely and returns it as one buffer.
     public func synthesizeAll(_ text: String, options: SpeechOptions = SpeechOptions()) async throws -> AudioBuffer {
         var result: AudioBuffer?

@@ -26,17 +26,37 @@ public struct SpeechToTextChain<C: Clock>: SpeechToTextProvider where C.Duration
 
     public func transcribe(_ audio: AudioBuffer, options: TranscriptionOptions) async throws -> Transcript {
         try await failover.run(providers) { provider in
-            try await provider.transcribe(audio.resampled(to: provider.preferredSampleRate), options: options)
+            try await Self.attributed(provider.transcribe(audio.resampled(to: provider.preferredSampleRate), options: options), to: provider)
         }
     }
 
-    /// Live when any provider is.
-    public var transcribesLive: Bool { providers.contains(where: \.transcribesLive) }
+    /// `transcript`, naming `provider` unless a nested chain already named who served.
+    private static func attributed(_ transcript: Transcript, to provider: any SpeechToTextProvider) -> Transcript {
+        var transcript = transcript
+        if transcript.provider == nil { transcript.provider = provider.identity }
+        return transcript
+    }
 
-    /// A live session on the first provider that can serve, when it transcribes live; the
-    /// audio is also recorded, so if that session fails before its final transcript, the whole
-    /// utterance is transcribed by the rest of the chain instead. Otherwise, whole-buffer
-    /// transcriptions with failover.
+    /// Live when the provider the chain would use now is: the first one admitted (its
+    /// circuit not open, ready), as for a whole-buffer transcription.
+    public var transcribesLive: Bool {
+        get async { await firstAdmitted()?.transcribesLive ?? false }
+    }
+
+    /// The first provider that may serve now; skipped ones are warned about (once each).
+    private func firstAdmitted() async -> (any SpeechToTextProvider)? {
+        var attempts: [ChainExhaustedError.Attempt] = []
+        for (index, provider) in providers.enumerated() {
+            let next = providers.dropFirst(index + 1).first
+            if await failover.admits(provider, next: next, attempts: &attempts) { return provider }
+        }
+        return nil
+    }
+
+    /// A live session on the first provider admitted (its circuit not open, ready), when it
+    /// transcribes live; the audio is also recorded, so if that session fails before its final
+    /// transcript, the whole utterance is transcribed by the rest of the chain instead.
+    /// Otherwise, whole-buffer transcriptions with failover.
     public func transcribe<Frames: AsyncSequence & Sendable>(
         stream frames: Frames, options: TranscriptionOptions
     ) -> AsyncThrowingStream<TranscriptUpdate, any Error> where Frames.Element == AudioBuffer {
@@ -44,12 +64,8 @@ public struct SpeechToTextChain<C: Clock>: SpeechToTextProvider where C.Duration
         return AsyncThrowingStream { continuation in
             let task = Task {
                 do {
-                    var live: (any SpeechToTextProvider)?
-                    for provider in chain.providers where await provider.availability().isReady {
-                        live = provider.transcribesLive ? provider : nil
-                        break
-                    }
-                    guard let live else {
+                    let first = await chain.firstAdmitted()
+                    guard let live = first, await live.transcribesLive else {
                         for try await update in chain.transcribeByWindows(stream: frames, options: options, partialInterval: 1.0) {
                             continuation.yield(update)
                         }
@@ -70,7 +86,13 @@ public struct SpeechToTextChain<C: Clock>: SpeechToTextProvider where C.Duration
                         }
                     }
                     do {
-                        for try await update in live.transcribe(stream: tee, options: options) { continuation.yield(update) }
+                        for try await update in live.transcribe(stream: tee, options: options) {
+                            if case .final(let transcript) = update {
+                                continuation.yield(.final(Self.attributed(transcript, to: live)))
+                            } else {
+                                continuation.yield(update)
+                            }
+                        }
                         await chain.failover.succeeded(live)
                     } catch where !Task.isCancelled {
                         var attempts: [ChainExhaustedError.Attempt] = []
@@ -80,7 +102,7 @@ public struct SpeechToTextChain<C: Clock>: SpeechToTextProvider where C.Duration
                         await pump.value
                         let audio = await recording.audio
                         let transcript = try await chain.failover.run(rest) { provider in
-                            try await provider.transcribe(audio.resampled(to: provider.preferredSampleRate), options: options)
+                            try await Self.attributed(provider.transcribe(audio.resampled(to: provider.preferredSampleRate), options: options), to: provider)
                         }
                         continuation.yield(.final(transcript))
                     }
@@ -128,25 +150,25 @@ public struct TextToSpeechChain<C: Clock>: TextToSpeechProvider where C.Duration
     }
 
     public func synthesize(_ text: String, options: SpeechOptions) -> AsyncThrowingStream<AudioBuffer, any Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    var chunker = SentenceChunker()
-                    var sentences = chunker.append(text)
-                    if let rest = chunker.finish() { sentences.append(rest) }
-                    guard !sentences.isEmpty else { throw ProviderError.invalidInput("There is no text to speak.") }
-                    for sentence in sentences {
-                        let audio = try await failover.run(providers) { provider in
-                            try await provider.synthesizeAll(sentence, options: options)
-                        }
-                        continuation.yield(audio)
-                    }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
+        let chunks = synthesizeAttributed(text, options: options)
+        return .producing { continuation in
+            for try await chunk in chunks { continuation.yield(chunk.audio) }
+        }
+    }
+
+    /// Each sentence's audio, named after the provider that spoke it.
+    public func synthesizeAttributed(_ text: String, options: SpeechOptions) -> AsyncThrowingStream<SpokenChunk, any Error> {
+        .producing { continuation in
+            var chunker = SentenceChunker()
+            var sentences = chunker.append(text)
+            if let rest = chunker.finish() { sentences.append(rest) }
+            guard !sentences.isEmpty else { throw ProviderError.invalidInput("There is no text to speak.") }
+            for sentence in sentences {
+                let chunk = try await failover.run(providers) { provider in
+                    SpokenChunk(audio: try await provider.synthesizeAll(sentence, options: options), provider: provider.identity)
                 }
+                continuation.yield(chunk)
             }
-            continuation.onTermination = { _ in task.cancel() }
         }
     }
 }

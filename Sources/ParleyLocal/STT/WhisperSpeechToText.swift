@@ -51,6 +51,23 @@ public actor WhisperSpeechToText: SpeechToTextProvider {
         let segments = try loadedContext().transcribe(samples, threads: threads, prompt: options.prompt)
         let parts = segments.map { Transcript.Segment(start: $0.start, end: $0.end, text: $0.text.trimmingCharacters(in: .whitespaces)) }
         let text = parts.map(\.text).joined(separator: " ").trimmingCharacters(in: .whitespacesAndNewlines)
+        // Whisper writes tags such as "[BLANK_AUDIO]" or "(music)" where it hears no words.
+        guard !Self.isNonSpeechMarker(text) else { return Transcript(text: "") }
         return Transcript(text: text, segments: parts)
+    }
+
+    /// Whether `text` holds no words: nothing but Whisper's bracketed tags for non-speech
+    /// ("[BLANK_AUDIO]", "(music)", "[ Silence ]"), spaces and full stops.
+    static func isNonSpeechMarker(_ text: String) -> Bool {
+        var depth = 0
+        for character in text {
+            switch character {
+            case "[", "(": depth += 1
+            case "]", ")": depth = max(0, depth - 1)
+            case " ", ".", "\n", "\t": continue
+            default: if depth == 0 { return false }
+            }
+        }
+        return true
     }
 }

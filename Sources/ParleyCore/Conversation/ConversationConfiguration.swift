@@ -1,0 +1,70 @@
+/// Settings of a conversation (see ``ConversationSession``).
+public struct ConversationConfiguration: Sendable {
+    /// Whether input and output overlap.
+    public enum Duplex: Sendable, Equatable {
+        /// Input waits while a reply is generated and played.
+        case half
+        /// Input keeps flowing; speech during a reply interrupts it.
+        case full
+    }
+
+    /// The system prompt that opens the conversation.
+    public var systemPrompt: String
+    /// How the model samples.
+    public var sampling: SamplingOptions
+    /// How speech is found: thresholds, the silence that ends a turn (1.2 s for a
+    /// conversation loop), the longest turn.
+    public var segmentation: SpeechSegmenter.Configuration
+    /// Transcription settings.
+    public var transcription: TranscriptionOptions
+    /// Voice settings.
+    public var speech: SpeechOptions
+    /// Seconds of speech between partial transcripts from a provider that does not transcribe
+    /// live (each one transcribes the utterance so far again); `nil` for none. A live
+    /// provider's partials come as it sends them.
+    public var partialInterval: Double?
+    /// The model's context length in tokens; the history is trimmed to fit.
+    public var contextTokens: Int
+    /// Whether input keeps flowing while a reply plays (`.full`: the user can barge in)
+    /// or waits for each reply to end (`.half`: for recordings read faster than real time).
+    public var duplex: Duplex
+    /// Rules of the state machine.
+    public var rules: ConversationRules
+    /// Shows the user each final transcript before it is sent, and returns the text to
+    /// send: the same, a correction (kept as the edited text, beside the raw transcript),
+    /// or `nil` to drop the turn. `nil` here sends transcripts as heard.
+    public var reviewTranscript: (@Sendable (String) async -> String?)?
+    /// Whether ``ConversationSession/run(_:)`` opens the gates and starts listening at
+    /// once (a command line, a hands-free loop). A host app that gates listening on
+    /// permissions and a talk button sets this to `false` and calls
+    /// ``ConversationSession/setGate(_:open:)``, ``ConversationSession/arm()`` and
+    /// ``ConversationSession/startListening(_:)``; audio before that is not listened to.
+    public var startsListening: Bool
+
+    /// Creates a configuration with defaults for a hands-free conversation.
+    public init(
+        systemPrompt: String = "You are a helpful voice assistant. Answer in one or two short sentences.",
+        sampling: SamplingOptions = SamplingOptions(),
+        segmentation: SpeechSegmenter.Configuration = SpeechSegmenter.Configuration(endSilence: 1.2),
+        transcription: TranscriptionOptions = TranscriptionOptions(),
+        speech: SpeechOptions = SpeechOptions(),
+        partialInterval: Double? = nil,
+        contextTokens: Int = 2048,
+        duplex: Duplex = .full,
+        rules: ConversationRules = ConversationRules(),
+        reviewTranscript: (@Sendable (String) async -> String?)? = nil,
+        startsListening: Bool = true
+    ) {
+        self.systemPrompt = systemPrompt
+        self.sampling = sampling
+        self.segmentation = segmentation
+        self.transcription = transcription
+        self.speech = speech
+        self.partialInterval = partialInterval
+        self.contextTokens = contextTokens
+        self.duplex = duplex
+        self.rules = rules
+        self.reviewTranscript = reviewTranscript
+        self.startsListening = startsListening
+    }
+}

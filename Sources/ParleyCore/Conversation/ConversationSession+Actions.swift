@@ -1,0 +1,227 @@
+extension ConversationSession {
+    /// What came with the event whose action is carried out.
+    enum Cue: Sendable {
+        case none
+        /// Speech began at this absolute sample (padding included).
+        case speechStart(Int)
+        /// The utterance ended with this segment, at this instant.
+        case speechEnd(SpeechSegment, at: C.Instant)
+        /// A transcript is final: the turn as spoken.
+        case spoken(TurnRecorder<C.Instant>.UserTurn)
+        /// A typed message's images.
+        case typed([ChatMessage.Part])
+        /// Reply `reply` finished after `played` seconds were heard.
+        case played(Double, reply: Int)
+    }
+
+    // MARK: - Events
+
+    /// Applies an event, reporting the transition or the rejection; returns the action.
+    @discardableResult
+    func handle(_ event: Machine.Event) -> Machine.Action? {
+        switch machine.handle(event) {
+        case .success(let transition):
+            report(transition)
+            return transition.action
+        case .failure(let rejection):
+            logger.debug("conversation: rejected \(event): \(rejection)")
+            broadcast(.rejected(rejection.description))
+            return nil
+        }
+    }
+
+    /// Applies an event a caller asked for: its action, or the rejection thrown.
+    func applyOrThrow(_ event: Machine.Event) throws(Rejection) -> Machine.Action {
+        switch machine.handle(event) {
+        case .success(let transition):
+            report(transition)
+            return transition.action
+        case .failure(let rejection):
+            throw rejection
+        }
+    }
+
+    private func report(_ transition: Machine.Transition) {
+        guard transition.changedState else { return }
+        logger.debug("conversation: \(transition.from) → \(transition.to)")
+        if case .error = transition.from { failure = nil }
+        broadcast(.transition(from: transition.from, to: transition.to))
+    }
+
+    /// Applies an event a caller asked for and carries out its action; a refusal is thrown, a
+    /// failure stops the conversation and is thrown.
+    func perform(_ event: Machine.Event) async throws {
+        let action = try applyOrThrow(event)
+        do {
+            try await carryOut(action)
+        } catch {
+            await fail(error)
+            throw error
+        }
+    }
+
+    /// Applies an event of the conversation's own and carries out its action; a refusal is
+    /// reported.
+    func apply(_ event: Machine.Event, _ cue: Cue = .none) async throws {
+        guard let action = handle(event) else { return }
+        try await carryOut(action, cue)
+    }
+
+    /// Puts the conversation in the error state for `error`, undoing what was under way.
+    func fail(_ error: any Error) async {
+        guard failure == nil, !closed else { return }
+        if case .error = machine.state { return }
+        logger.debug("conversation failed: \(error)")
+        guard let action = handle(.failed("\(error)")) else { return }
+        failure = error
+        do {
+            try await carryOut(action)
+        } catch {
+            logger.error("conversation: stopping after a failure failed too: \(error)")
+        }
+        // No awaited turn will end now.
+        for id in awaitedReplies where resolvedTurns[id] == nil { resolveTurn(id, nil) }
+    }
+
+    // MARK: - Actions
+
+    /// Carries out the machine's action.
+    func carryOut(_ action: Machine.Action, _ cue: Cue = .none) async throws {
+        switch action {
+        case .none:
+            break
+        case .openAudio:
+            detector = try UtteranceDetector(vad: vad, segmentation: configuration.segmentation)
+            detection = .zero
+        case .scheduleListenTimeout(let deadline):
+            scheduleListenTimeout(deadline)
+        case .beginUtterance:
+            cancelListenTimeout()
+            await beginUtterance(cue)
+        case .bargeIn(let cut):
+            cancelListenTimeout()
+            try await cutReply(cut)
+            await beginUtterance(cue)
+        case .transcribe:
+            try await transcribe(cue)
+        case .discardUtterance(let deadline):
+            if case .spoken(let turn) = cue, turn.heard?.isEmpty != false {
+                currentRun?.heardNothing = true
+                logger.info("Skipping speech at \(turn.segment.startTime) s with no recognisable words")
+            }
+            if let deadline { scheduleListenTimeout(deadline) }
+        case .saveUserTurnAndReply(let text):
+            cancelListenTimeout()
+            replies += 1
+            try await saveUserTurn(text, cue, reply: replies)
+            startReply(replies)
+            if configuration.duplex == .half, let task = reply?.task {
+                await task.value
+                if let failure { throw failure }
+            }
+        case .startPlayback:
+            reply?.playing = true
+            await output.beginReply()
+        case .finishReply(let deadline):
+            let (played, id) = if case .played(let seconds, let id) = cue { (seconds, id) } else { (0.0, replies) }
+            if reply?.id == id { reply = nil }
+            try await saveAssistantTurn(reply: id, played: played, interrupted: false)
+            if let deadline { scheduleListenTimeout(deadline) }
+        case .cancelReply(let cut, let deadline):
+            try await cutReply(cut)
+            if let deadline { scheduleListenTimeout(deadline) }
+        case .stopListening:
+            cancelListenTimeout()
+        case .listenTimedOut:
+            listenTimer = nil
+            logger.info("Stopped listening: no speech within \(configuration.rules.listenTimeout.map { "\($0)" } ?? "the timeout")")
+        case .shutDown(let cut):
+            cancelListenTimeout()
+            transcriber.discard()
+            detector = nil
+            if let cut { try await cutReply(cut) }
+        }
+    }
+
+    // MARK: - Listening
+
+    /// Analyses a frame of audio and acts on what it finds.
+    func listen(to frame: AudioBuffer) async throws {
+        guard detector != nil else {
+            // The audio is closed: dropped, but counted.
+            let converted = frame.sampleRate > 0 ? frame.samples.count * vad.sampleRate / frame.sampleRate : 0
+            currentRun?.received += converted
+            return
+        }
+        // (Appended first: an optional chain would skip the right-hand side outside a run.)
+        let appended = detector?.append(frame) ?? 0
+        currentRun?.received += appended
+        while true {
+            let started = clock.now
+            guard let scored = detector?.next() else { break }
+            detection += started.duration(to: clock.now)
+            broadcast(.audioLevel(scored.level))
+            switch scored.event {
+            case .speechStarted(let start)?:
+                try await apply(.speechStarted(at: clock.now), .speechStart(start))
+            case .speechEnded(let segment)?:
+                let endpoint = clock.now
+                try await apply(.speechEnded(at: endpoint), .speechEnd(segment, at: endpoint))
+            case nil:
+                guard let detector, let partial = transcriber.heard(scored, in: detector) else { break }
+                Task {
+                    let text = await partial.transcribe()
+                    self.partialArrived(text, utterance: partial.utterance, windowed: true)
+                }
+            }
+        }
+    }
+
+    /// The input ended: an utterance still open ends with it.
+    func endOfInput() async throws {
+        guard let segment = detector?.endSpeech() else { return }
+        let endpoint = clock.now
+        try await apply(.speechEnded(at: endpoint), .speechEnd(segment, at: endpoint))
+    }
+
+    private func beginUtterance(_ cue: Cue) async {
+        guard case .speechStart(let start) = cue else { return }
+        let live = await stt.transcribesLive
+        transcriber.begin(at: start, live: live) { id, text in
+            await self.partialArrived(text, utterance: id, windowed: false)
+        }
+    }
+
+    private func partialArrived(_ text: String, utterance id: Int, windowed: Bool) {
+        guard let text = transcriber.partialArrived(text, utterance: id, windowed: windowed) else { return }
+        broadcast(.partialTranscript(text))
+    }
+
+    // MARK: - The listen timeout
+
+    private func scheduleListenTimeout(_ deadline: C.Instant) {
+        listenTimer?.cancel()
+        let clock = self.clock
+        listenTimer = Task {
+            do {
+                try await clock.sleep(until: deadline, tolerance: nil)
+            } catch {
+                return  // cancelled: speech began, or listening ended
+            }
+            await self.listenTimeoutFired()
+        }
+    }
+
+    private func cancelListenTimeout() {
+        listenTimer?.cancel()
+        listenTimer = nil
+    }
+
+    private func listenTimeoutFired() async {
+        do {
+            try await apply(.listenTimeoutExpired(at: clock.now))
+        } catch {
+            await fail(error)
+        }
+    }
+}

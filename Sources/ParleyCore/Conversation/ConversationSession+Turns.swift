@@ -1,0 +1,169 @@
+extension ConversationSession {
+    // MARK: - The user's turn
+
+    /// Transcribes the utterance that ended (or, with no segment given, the one the user
+    /// stopped listening in) and reports the transcript to the machine.
+    func transcribe(_ cue: Cue) async throws {
+        let ended: (segment: SpeechSegment, endpoint: C.Instant)?
+        if case .speechEnd(let segment, let endpoint) = cue {
+            ended = (segment, endpoint)
+        } else {
+            ended = detector?.endSpeech().map { ($0, clock.now) }
+        }
+        guard let ended, let detector else {
+            // Too short to count as speech: nothing to transcribe.
+            transcriber.discard()
+            try await apply(.transcribed("", at: clock.now))
+            return
+        }
+        let ending = transcriber.end(ended.segment, in: detector)
+        let transcript = try await ending.transcript(logger: logger)
+        let partials = transcriber.finish()
+        let transcription = ended.endpoint.duration(to: clock.now)
+        let heard = transcript.text.trimmingWhitespace()
+        if !heard.isEmpty { broadcast(.finalTranscript(heard)) }
+        // The user may correct the transcript (or drop the turn) before it is sent.
+        var sent = heard
+        if !heard.isEmpty, let review = configuration.reviewTranscript {
+            sent = (await review(heard) ?? "").trimmingWhitespace()
+        }
+        // Stopped (or cut short) meanwhile: the transcript is no longer awaited.
+        guard machine.awaitsTranscript else {
+            logger.debug("conversation: dropping a transcript nobody waits for any more")
+            return
+        }
+        let turn = TurnRecorder<C.Instant>.UserTurn(
+            text: sent, heard: heard, segment: ended.segment, partials: partials, endpoint: ended.endpoint,
+            transcription: transcription, detection: detection, audio: ending.speech, transcribedBy: transcript.provider)
+        try await apply(.transcribed(sent, at: clock.now), .spoken(turn))
+    }
+
+    /// Adds the user's turn to the history and writes it down.
+    func saveUserTurn(_ text: String, _ cue: Cue, reply id: Int) async throws {
+        let turn: TurnRecorder<C.Instant>.UserTurn
+        switch cue {
+        case .spoken(var spoken):
+            spoken.text = text
+            turn = spoken
+            detection = .zero
+            history.append(.user(text))
+        case .typed(let images):
+            turn = .init(text: text, segment: SpeechSegment(start: 0, end: 0, sampleRate: vad.sampleRate), endpoint: clock.now)
+            history.append(ChatMessage(role: .user, parts: images + [.text(text)]))
+        case .none, .speechStart, .speechEnd, .played:
+            turn = .init(text: text, segment: SpeechSegment(start: 0, end: 0, sampleRate: vad.sampleRate), endpoint: clock.now)
+            history.append(.user(text))
+        }
+        let entry = recorder.begin(turn, reply: id)
+        try await journal?.record(entry)
+    }
+
+    // MARK: - The reply
+
+    /// Starts generating and speaking reply `id` to the history.
+    func startReply(_ id: Int) {
+        var sampling = configuration.sampling
+        sampling.maxTokens = max(1, min(sampling.maxTokens, configuration.contextTokens / 2))
+        let window = ContextWindow(tokens: configuration.contextTokens, reservedForReply: sampling.maxTokens)
+        let request = ChatRequest(messages: window.trim(history), sampling: sampling)
+        recorder.requested(reply: id, at: clock.now)
+        let speaker = self.speaker, output = self.output, clock = self.clock
+        let task = Task {
+            do {
+                let outcome = try await speaker.speak(
+                    request, to: output, clock: clock,
+                    onText: { await self.replyText($0, reply: id) },
+                    onFirstAudio: { await self.replyAudioStarted(id) })
+                self.replyGenerated(outcome, reply: id)
+                guard !Task.isCancelled else { return }
+                let played = self.isPlaying(id) ? await output.finish() : 0
+                guard !Task.isCancelled else { return }
+                try await self.replyFinished(id, played: played)
+            } catch {
+                await self.replyFailed(error, reply: id)
+            }
+        }
+        reply = Reply(id: id, task: task)
+    }
+
+    private func isCurrent(_ id: Int) -> Bool {
+        guard let reply, reply.id == id else { return false }
+        return !reply.cut
+    }
+
+    private func replyText(_ piece: String, reply id: Int) {
+        guard isCurrent(id) else { return }
+        broadcast(.replyText(piece))
+    }
+
+    private func replyAudioStarted(_ id: Int) async {
+        guard isCurrent(id) else { return }
+        do {
+            try await apply(.replyAudioStarted)
+        } catch {
+            await fail(error)
+        }
+    }
+
+    private func replyGenerated(_ outcome: ReplySpeaker.Outcome, reply id: Int) {
+        recorder.generated(outcome, reply: id)
+    }
+
+    private func isPlaying(_ id: Int) -> Bool {
+        isCurrent(id) && reply?.playing == true
+    }
+
+    private func replyFinished(_ id: Int, played: Double) async throws {
+        guard isCurrent(id) else { return }
+        try await apply(.replyFinished(at: clock.now), .played(played, reply: id))
+    }
+
+    private func replyFailed(_ error: any Error, reply id: Int) async {
+        if let current = reply, current.id == id {
+            // A reply being cut short has nothing more to say.
+            guard !current.cut else { return }
+            reply = nil
+        }
+        await fail(error)
+    }
+
+    /// Cuts the reply in progress short: cancels it, and either forgets its turn (nothing was
+    /// heard: the question stays in the history, unanswered) or stops playback and saves what
+    /// was heard as an interrupted turn.
+    func cutReply(_ cut: Machine.ReplyCut) async throws {
+        let id = reply?.id ?? replies
+        if let current = reply {
+            reply?.cut = true
+            current.task.cancel()
+            await current.task.value
+            if reply?.id == id { reply = nil }
+        }
+        switch cut {
+        case .beforePlayback:
+            recorder.abandon(reply: id)
+            resolveTurn(id, nil)
+        case .duringPlayback:
+            let played = await output.stop()
+            try await saveAssistantTurn(reply: id, played: played, interrupted: true)
+        }
+    }
+
+    /// Writes up turn `id` with its reply cut to what was heard, and adds the reply to the
+    /// history.
+    func saveAssistantTurn(reply id: Int, played: Double, interrupted: Bool) async throws {
+        guard let finished = recorder.finish(reply: id, played: played, interrupted: interrupted, at: clock.now) else {
+            resolveTurn(id, nil)
+            return
+        }
+        if !finished.heard.isEmpty { history.append(.assistant(finished.heard)) }
+        currentRun?.turns.append(finished.result)
+        broadcast(.turn(finished.result))
+        resolveTurn(id, finished.result)
+        guard let entry = finished.entry else {
+            // Nothing to keep: the model said nothing (the listener heard silence).
+            logger.warning("[LLM] \(finished.result.providers.llm) returned an empty reply")
+            return
+        }
+        try await journal?.record(entry)
+    }
+}

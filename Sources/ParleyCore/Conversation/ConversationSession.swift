@@ -1,0 +1,335 @@
+import Logging
+
+/// A conversation that lasts: audio frames, typed text and images come in, turn after turn and
+/// run after run; each spoken turn ends after the configured silence and is transcribed (with
+/// partial transcripts while the user speaks), the reply is generated and spoken sentence by
+/// sentence, and the user can cut it short by speaking (barge-in) or with ``cancel()``. Every
+/// turn is written to the journal as it ends. Any number of subscribers follow it through
+/// ``updates()`` until ``close()``.
+///
+/// The rules live in ``ConversationStateMachine``; the session feeds it events and carries out
+/// the action each returns, with value-type stages: an ``UtteranceDetector`` finds speech, a
+/// transcription stage turns it into text, a ``ReplySpeaker`` answers, and a turn recorder
+/// writes the turns up. Time (latencies, the listen timeout, timings of the reply) is read on
+/// the injected clock `C`, so tests drive it with a manual clock.
+///
+/// Feed audio from one task at a time; frames are analysed in the order they are appended.
+public actor ConversationSession<C: Clock> where C.Duration == Duration {
+    /// Settings of a conversation.
+    public typealias Configuration = ConversationConfiguration
+    /// Why a conversation could not do what was asked.
+    public typealias Failure = ConversationFailure
+    /// Why the conversation refused a request.
+    public typealias Rejection = ConversationStateMachine<C.Instant>.Rejection
+    typealias Machine = ConversationStateMachine<C.Instant>
+
+    /// A reply being generated and played.
+    struct Reply {
+        var id: Int
+        var task: Task<Void, Never>
+        /// Whether its audio has begun to play.
+        var playing = false
+        /// Whether it is being cut short (its late reports are ignored).
+        var cut = false
+    }
+
+    /// What one ``run(_:)`` has seen.
+    struct RunRecord {
+        var turns: [TurnResult] = []
+        /// Samples received, at the VAD's rate.
+        var received = 0
+        /// Whether speech was found in which no words were recognised.
+        var heardNothing = false
+    }
+
+    /// The voice activity detector.
+    public nonisolated let vad: any VoiceActivityDetector
+    /// The transcriber.
+    public nonisolated let stt: any SpeechToTextProvider
+    /// The language model.
+    public nonisolated let llm: any LanguageModelProvider
+    /// The voice.
+    public nonisolated let tts: any TextToSpeechProvider
+    /// The settings in force.
+    public nonisolated let configuration: Configuration
+
+    let clock: C
+    let output: any AudioOutput
+    let journal: (any ConversationJournal)?
+    let speaker: ReplySpeaker
+    let logger: Logger
+
+    var machine: Machine
+    var history: [ChatMessage]
+    /// Finds speech while the audio is open.
+    var detector: UtteranceDetector?
+    var transcriber: UtteranceTranscriber
+    var recorder: TurnRecorder<C.Instant>
+    var reply: Reply?
+    /// The number of the last reply started.
+    var replies = 0
+    var listenTimer: Task<Void, Never>?
+    /// Time spent in voice activity detection since the last spoken turn.
+    var detection = Duration.zero
+    /// The failure that put the conversation in the error state, until it leaves it.
+    var failure: (any Error)?
+    var currentRun: RunRecord?
+    /// The replies whose turns callers of ``send(text:images:)`` wait for.
+    var awaitedReplies: Set<Int> = []
+    /// Awaited turns that ended before their caller waited (`nil`: no turn to report).
+    var resolvedTurns: [Int: TurnResult?] = [:]
+    /// Callers waiting for their turn, by reply.
+    var turnWaiters: [Int: CheckedContinuation<TurnResult?, Never>] = [:]
+    var subscribers: [Int: AsyncStream<ConversationUpdate>.Continuation] = [:]
+    var lastSubscriber = 0
+    var closed = false
+
+    /// Creates a conversation.
+    /// - Parameters:
+    ///   - output: where replies are played.
+    ///   - journal: where turns are written down, if anywhere.
+    ///   - history: earlier messages of this conversation (without the system prompt), to
+    ///     continue it.
+    ///   - clock: the clock that times turns and the listen timeout.
+    public init(
+        vad: any VoiceActivityDetector, stt: any SpeechToTextProvider, llm: any LanguageModelProvider,
+        tts: any TextToSpeechProvider, output: any AudioOutput, journal: (any ConversationJournal)? = nil,
+        history: [ChatMessage] = [], configuration: Configuration = Configuration(), clock: C,
+        logger: Logger = Logger(label: "parley.conversation")
+    ) {
+        self.vad = vad
+        self.stt = stt
+        self.llm = llm
+        self.tts = tts
+        self.output = output
+        self.journal = journal
+        self.configuration = configuration
+        self.clock = clock
+        self.speaker = ReplySpeaker(llm: llm, tts: tts, speech: configuration.speech)
+        self.logger = logger
+        self.machine = Machine(configuration: configuration.rules)
+        self.history = [.system(configuration.systemPrompt)] + history.filter { $0.role != .system }
+        self.transcriber = UtteranceTranscriber(stt: stt, options: configuration.transcription, partialInterval: configuration.partialInterval,
+                                                speechThreshold: configuration.segmentation.onThreshold)
+        self.recorder = TurnRecorder(vad: vad.identity.description, stt: stt.identity.description, tts: tts.identity.description,
+                                     endpointSilence: configuration.segmentation.endSilence)
+    }
+
+    /// Where the conversation stands.
+    public var state: ConversationState { machine.state }
+
+    // MARK: - Following the conversation
+
+    /// A new stream of everything that happens from now on; every subscriber gets every
+    /// update. The stream ends when the session is closed (or at once if it is).
+    public func updates() -> AsyncStream<ConversationUpdate> {
+        let (stream, sink) = AsyncStream.makeStream(of: ConversationUpdate.self)
+        guard !closed else {
+            sink.finish()
+            return stream
+        }
+        lastSubscriber += 1
+        let id = lastSubscriber
+        subscribers[id] = sink
+        sink.onTermination = { _ in Task { await self.unsubscribe(id) } }
+        return stream
+    }
+
+    private func unsubscribe(_ id: Int) {
+        subscribers[id] = nil
+    }
+
+    func broadcast(_ update: ConversationUpdate) {
+        for sink in subscribers.values { sink.yield(update) }
+    }
+
+    // MARK: - Input
+
+    /// Adds a frame of mono audio (any length, any rate: frames at a rate other than the
+    /// VAD's are converted as one continuous stream). Audio is listened to while the
+    /// conversation is armed or active; otherwise it is dropped. In half duplex this waits for
+    /// the reply in progress first.
+    /// - Throws: the failure that stopped the conversation (a provider's or the journal's
+    ///   error) until it is reset; ``Failure/closed`` after ``close()``.
+    public func append(_ frame: AudioBuffer) async throws {
+        try checkOpen()
+        if configuration.duplex == .half, let task = reply?.task { await task.value }
+        if let failure { throw failure }
+        do {
+            try await listen(to: frame)
+        } catch {
+            await fail(error)
+            throw error
+        }
+    }
+
+    /// Runs the conversation over `frames` until they end and the last reply has been played,
+    /// and returns the turns of this run. The session stays open for more runs, typed turns
+    /// and subscribers; with ``Configuration/startsListening`` a run opens the gates and
+    /// starts listening, and every run ends with the conversation stopped.
+    ///
+    /// - Throws: ``Failure`` when no turn was found; a provider's or the journal's error,
+    ///   after the turns before it were written down.
+    public func run<Frames: AsyncSequence & Sendable>(_ frames: Frames) async throws -> [TurnResult] where Frames.Element == AudioBuffer {
+        try checkOpen()
+        guard currentRun == nil else { throw Failure.alreadyRunning }
+        currentRun = RunRecord()
+        do {
+            if case .error = machine.state { try await apply(.reset) }
+            if configuration.startsListening {
+                for gate in configuration.rules.requiredGates { try await apply(.setGate(gate, open: true)) }
+                try await apply(.arm)
+                try await apply(.startListening(.user, at: clock.now))
+            }
+            for try await frame in frames { try await append(frame) }
+            try await endOfInput()
+            if let task = reply?.task { await task.value }
+            if let failure { throw failure }
+            if machine.state != .idle { try await apply(.stop) }
+        } catch {
+            currentRun = nil
+            await fail(error)
+            throw error
+        }
+        let record = currentRun ?? RunRecord()
+        currentRun = nil
+        guard !record.turns.isEmpty else {
+            throw record.heardNothing ? Failure.nothingTranscribed : Failure.noSpeech(duration: Double(record.received) / Double(vad.sampleRate))
+        }
+        return record.turns
+    }
+
+    /// Sends a typed message, with images for a model that reads them (``ChatMessage/Part/image(data:mimeType:)``
+    /// parts, sent before the text), and returns the turn once its reply has been played or
+    /// cut short; `nil` when the reply was cancelled before anything was heard.
+    ///
+    /// Typed text is taken while the conversation is idle, armed or listening (not while the
+    /// user speaks or a reply is in progress); afterwards the conversation returns there.
+    /// - Throws: ``UnsupportedCapabilityError`` when no provider of the model can read images;
+    ///   a ``Rejection``; the model's, the voice's or the journal's error.
+    @discardableResult
+    public func send(text: String, images: [ChatMessage.Part] = []) async throws -> TurnResult? {
+        try checkOpen()
+        if !images.isEmpty, !llm.capabilities.images {
+            throw UnsupportedCapabilityError(missing: [.images], providers: [llm.identity.description])
+        }
+        let action = try applyOrThrow(.typed(text))
+        // Accepted, the message is the next reply's question: nothing else can start one now.
+        let id = replies + 1
+        awaitedReplies.insert(id)
+        defer {
+            awaitedReplies.remove(id)
+            resolvedTurns[id] = nil
+        }
+        do {
+            try await carryOut(action, .typed(images))
+        } catch {
+            await fail(error)
+            throw error
+        }
+        let turn = await withCheckedContinuation { (waiter: CheckedContinuation<TurnResult?, Never>) in
+            if let resolved = resolvedTurns.removeValue(forKey: id) {
+                waiter.resume(returning: resolved)
+            } else {
+                turnWaiters[id] = waiter
+            }
+        }
+        if let failure { throw failure }
+        return turn
+    }
+
+    /// Turn `id` has ended with `turn` (`nil`: its reply was cancelled before it was heard, or
+    /// failed); a caller waiting for it gets it.
+    func resolveTurn(_ id: Int, _ turn: TurnResult?) {
+        guard awaitedReplies.contains(id) else { return }
+        if let waiter = turnWaiters.removeValue(forKey: id) {
+            waiter.resume(returning: turn)
+        } else {
+            resolvedTurns[id] = .some(turn)
+        }
+    }
+
+    // MARK: - Control
+
+    /// Opens or closes one of the gates the host controls (closing a required gate while the
+    /// conversation is active stops it).
+    public func setGate(_ gate: ConversationGate, open: Bool) async throws {
+        try checkOpen()
+        try await perform(.setGate(gate, open: open))
+    }
+
+    /// Makes the conversation ready to listen, opening its audio; every required gate must be
+    /// open.
+    public func arm() async throws {
+        try checkOpen()
+        try await perform(.arm)
+    }
+
+    /// Starts listening, on a deliberate `trigger` only (a tap, a hot key; not a scroll).
+    public func startListening(_ trigger: ListenTrigger) async throws {
+        try checkOpen()
+        try await perform(.startListening(trigger, at: clock.now))
+    }
+
+    /// Stops listening; if the user is speaking, the utterance ends now and is answered
+    /// (push-to-talk released). The audio stays open.
+    public func stopListening() async throws {
+        try checkOpen()
+        try await perform(.stopListening)
+    }
+
+    /// Cancels the reply in progress; what was heard of it is saved.
+    public func cancel() async throws {
+        try checkOpen()
+        try await perform(.cancelReply(at: clock.now))
+    }
+
+    /// Stops listening and any reply in progress (what was heard of it is saved), and closes
+    /// the audio.
+    public func stop() async throws {
+        try checkOpen()
+        try await perform(.stop)
+    }
+
+    /// Leaves the error state after a failure.
+    public func reset() async throws {
+        try checkOpen()
+        try await perform(.reset)
+    }
+
+    /// Stops the conversation and ends every subscriber's stream; the session takes no more
+    /// input. A journal error while saving the reply being cut short is logged.
+    public func close() async {
+        guard !closed else { return }
+        if machine.state != .idle, let action = handle(.stop) {
+            do {
+                try await carryOut(action)
+            } catch {
+                logger.error("conversation: closing failed: \(error)")
+            }
+        }
+        closed = true
+        listenTimer?.cancel()
+        listenTimer = nil
+        transcriber.discard()
+        for sink in subscribers.values { sink.finish() }
+        subscribers.removeAll()
+    }
+
+    private func checkOpen() throws {
+        if closed { throw Failure.closed }
+    }
+}
+
+extension ConversationSession where C == ContinuousClock {
+    /// Creates a conversation timed on the continuous clock.
+    public init(
+        vad: any VoiceActivityDetector, stt: any SpeechToTextProvider, llm: any LanguageModelProvider,
+        tts: any TextToSpeechProvider, output: any AudioOutput, journal: (any ConversationJournal)? = nil,
+        history: [ChatMessage] = [], configuration: Configuration = Configuration(),
+        logger: Logger = Logger(label: "parley.conversation")
+    ) {
+        self.init(vad: vad, stt: stt, llm: llm, tts: tts, output: output, journal: journal, history: history,
+                  configuration: configuration, clock: ContinuousClock(), logger: logger)
+    }
+}
