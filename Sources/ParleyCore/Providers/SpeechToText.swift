@@ -92,29 +92,20 @@ extension SpeechToTextProvider {
     public func transcribeByWindows<Frames: AsyncSequence & Sendable>(
         stream frames: Frames, options: TranscriptionOptions, partialInterval: Double
     ) -> AsyncThrowingStream<TranscriptUpdate, any Error> where Frames.Element == AudioBuffer {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    var audio = AudioBuffer(samples: [], sampleRate: preferredSampleRate)
-                    var sinceLastPartial = 0.0
-                    for try await frame in frames {
-                        let converted = frame.resampled(to: preferredSampleRate)
-                        audio.append(converted)
-                        sinceLastPartial += converted.duration
-                        if sinceLastPartial >= partialInterval {
-                            sinceLastPartial = 0
-                            let partial = try await transcribe(audio, options: options)
-                            continuation.yield(.partial(partial.text))
-                        }
-                    }
-                    let final = try await transcribe(audio, options: options)
-                    continuation.yield(.final(final))
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
+        .producing { continuation in
+            var audio = AudioBuffer(samples: [], sampleRate: preferredSampleRate)
+            var sinceLastPartial = 0.0
+            for try await frame in frames {
+                let converted = frame.resampled(to: preferredSampleRate)
+                audio.append(converted)
+                sinceLastPartial += converted.duration
+                if sinceLastPartial >= partialInterval {
+                    sinceLastPartial = 0
+                    let partial = try await transcribe(audio, options: options)
+                    continuation.yield(.partial(partial.text))
                 }
             }
-            continuation.onTermination = { _ in task.cancel() }
+            continuation.yield(.final(try await transcribe(audio, options: options)))
         }
     }
 }

@@ -61,58 +61,49 @@ public struct SpeechToTextChain<C: Clock>: SpeechToTextProvider where C.Duration
         stream frames: Frames, options: TranscriptionOptions
     ) -> AsyncThrowingStream<TranscriptUpdate, any Error> where Frames.Element == AudioBuffer {
         let chain = self
-        return AsyncThrowingStream { continuation in
-            let task = Task {
+        return .producing { continuation in
+            let first = await chain.firstAdmitted()
+            guard let live = first, await live.transcribesLive else {
+                for try await update in chain.transcribeByWindows(stream: frames, options: options, partialInterval: 1.0) {
+                    continuation.yield(update)
+                }
+                return
+            }
+            let recording = RecordedAudio(sampleRate: chain.preferredSampleRate)
+            let (tee, teeSink) = AsyncThrowingStream.makeStream(of: AudioBuffer.self)
+            let pump = Task {
                 do {
-                    let first = await chain.firstAdmitted()
-                    guard let live = first, await live.transcribesLive else {
-                        for try await update in chain.transcribeByWindows(stream: frames, options: options, partialInterval: 1.0) {
-                            continuation.yield(update)
-                        }
-                        continuation.finish()
-                        return
+                    for try await frame in frames {
+                        await recording.append(frame)
+                        teeSink.yield(frame)
                     }
-                    let recording = RecordedAudio(sampleRate: chain.preferredSampleRate)
-                    let (tee, teeSink) = AsyncThrowingStream.makeStream(of: AudioBuffer.self)
-                    let pump = Task {
-                        do {
-                            for try await frame in frames {
-                                await recording.append(frame)
-                                teeSink.yield(frame)
-                            }
-                            teeSink.finish()
-                        } catch {
-                            teeSink.finish(throwing: error)
-                        }
-                    }
-                    do {
-                        for try await update in live.transcribe(stream: tee, options: options) {
-                            if case .final(let transcript) = update {
-                                continuation.yield(.final(Self.attributed(transcript, to: live)))
-                            } else {
-                                continuation.yield(update)
-                            }
-                        }
-                        await chain.failover.succeeded(live)
-                    } catch where !Task.isCancelled {
-                        var attempts: [ChainExhaustedError.Attempt] = []
-                        let rest = chain.providers.filter { $0.identity != live.identity }
-                        try await chain.failover.failed(live, next: rest.first, error: error, detail: "; transcribing the whole utterance instead",
-                                                        attempts: &attempts)
-                        await pump.value
-                        let audio = await recording.audio
-                        let transcript = try await chain.failover.run(rest) { provider in
-                            try await Self.attributed(provider.transcribe(audio.resampled(to: provider.preferredSampleRate), options: options), to: provider)
-                        }
-                        continuation.yield(.final(transcript))
-                    }
-                    pump.cancel()
-                    continuation.finish()
+                    teeSink.finish()
                 } catch {
-                    continuation.finish(throwing: error)
+                    teeSink.finish(throwing: error)
                 }
             }
-            continuation.onTermination = { _ in task.cancel() }
+            defer { pump.cancel() }
+            do {
+                for try await update in live.transcribe(stream: tee, options: options) {
+                    if case .final(let transcript) = update {
+                        continuation.yield(.final(Self.attributed(transcript, to: live)))
+                    } else {
+                        continuation.yield(update)
+                    }
+                }
+                await chain.failover.succeeded(live)
+            } catch where !Task.isCancelled {
+                var attempts: [ChainExhaustedError.Attempt] = []
+                let rest = chain.providers.filter { $0.identity != live.identity }
+                try await chain.failover.failed(live, next: rest.first, error: error, detail: "; transcribing the whole utterance instead",
+                                                attempts: &attempts)
+                await pump.value
+                let audio = await recording.audio
+                let transcript = try await chain.failover.run(rest) { provider in
+                    try await Self.attributed(provider.transcribe(audio.resampled(to: provider.preferredSampleRate), options: options), to: provider)
+                }
+                continuation.yield(.final(transcript))
+            }
         }
     }
 }
