@@ -33,9 +33,14 @@ struct ConversationSessionInputTests {
     @Test("text with an image reaches a vision-capable model with the image in the user's message")
     func imageTurn() async throws {
         let llm = ScriptedLanguageModel(replies: [["A tiny picture."]], supportsImages: true)
-        let session = makeSession(llm: llm)
+        let journal = RecordingJournal()
+        let session = makeSession(llm: llm, journal: journal)
         let turn = try await session.send(text: "What is this?", images: [image])
         #expect(turn?.reply == "A tiny picture.")
+        // The typed question is saved with its image.
+        let saved = try #require(await journal.entries.first)
+        #expect(saved.typedText == "What is this?" && saved.rawTranscript == nil)
+        #expect(saved.images.map(\.part) == [image])
         let question = try #require(await llm.requests.first?.messages.last)
         #expect(question.role == .user)
         #expect(question.parts == [image, .text("What is this?")])

@@ -48,7 +48,8 @@ extension ConversationSession {
             detection = .zero
             history.append(.user(text))
         case .typed(let images):
-            turn = .init(text: text, segment: SpeechSegment(start: 0, end: 0, sampleRate: vad.sampleRate), endpoint: clock.now)
+            turn = .init(text: text, segment: SpeechSegment(start: 0, end: 0, sampleRate: vad.sampleRate), endpoint: clock.now,
+                         images: images.compactMap { if case .image(let data, let mimeType) = $0 { ImageAttachment(data: data, mimeType: mimeType) } else { nil } })
             history.append(ChatMessage(role: .user, parts: images + [.text(text)]))
         case .none, .speechStart, .speechEnd, .played:
             turn = .init(text: text, segment: SpeechSegment(start: 0, end: 0, sampleRate: vad.sampleRate), endpoint: clock.now)

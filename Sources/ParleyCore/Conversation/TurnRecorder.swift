@@ -26,6 +26,8 @@ struct TurnRecorder<Instant: InstantProtocol>: Sendable where Instant.Duration =
         var audio: AudioBuffer?
         /// The provider that transcribed, when a chain named it.
         var transcribedBy: ProviderIdentity?
+        /// Images sent with a typed turn.
+        var images: [ImageAttachment] = []
 
         /// Whether the user typed the turn.
         var typed: Bool { heard == nil }
@@ -67,7 +69,7 @@ struct TurnRecorder<Instant: InstantProtocol>: Sendable where Instant.Duration =
     /// Opens turn `reply` and returns the user's journal entry.
     mutating func begin(_ turn: UserTurn, reply: Int) -> JournalEntry {
         pending[reply] = Pending(turn: turn)
-        guard let heard = turn.heard else { return JournalEntry(role: .user, text: turn.text) }
+        guard let heard = turn.heard else { return JournalEntry(role: .user, text: turn.text, typedText: turn.text, images: turn.images) }
         return JournalEntry(role: .user, text: turn.text, rawTranscript: heard, editedText: turn.text == heard ? nil : turn.text,
                             provider: turn.transcribedBy?.description ?? stt, timingsMs: ["stt": turn.transcription.milliseconds], audio: turn.audio)
     }
