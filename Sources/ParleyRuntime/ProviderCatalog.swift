@@ -20,6 +20,13 @@ public struct ProviderContext: Sendable {
     func value(_ names: String...) -> String? {
         names.lazy.compactMap { settings.value($0) }.first
     }
+
+    /// A speech service's settings from the conventional `<PREFIX>_BASE_URL` and
+    /// `<PREFIX>_API_KEY`, with this context's overrides.
+    func service(_ prefix: String, defaultBaseURL: String, model defaultModel: String) -> SpeechServiceConfiguration {
+        SpeechServiceConfiguration(baseURL: baseURL ?? value("\(prefix)_BASE_URL") ?? defaultBaseURL,
+                                   apiKey: value("\(prefix)_API_KEY"), model: model ?? defaultModel)
+    }
 }
 
 /// Builds one provider of a capability.
@@ -158,27 +165,21 @@ public struct ProviderCatalog: Sendable {
             variables: ["DEEPGRAM_API_KEY", "DEEPGRAM_BASE_URL"], configuredBy: ["DEEPGRAM_API_KEY"],
             defaultModel: "nova-3", remedy: "set DEEPGRAM_API_KEY",
             factory: .speechToText { context in
-                DeepgramSpeechToText(configuration: .init(
-                    baseURL: context.baseURL ?? context.value("DEEPGRAM_BASE_URL") ?? DeepgramSpeechToText.defaultBaseURL,
-                    apiKey: context.value("DEEPGRAM_API_KEY"), model: context.model ?? "nova-3"))
+                DeepgramSpeechToText(configuration: context.service("DEEPGRAM", defaultBaseURL: DeepgramSpeechToText.defaultBaseURL, model: "nova-3"))
             }),
         ProviderEntry(
             capability: .speechToText, name: "assemblyai", placement: .cloud,
             variables: ["ASSEMBLYAI_API_KEY", "ASSEMBLYAI_BASE_URL"], configuredBy: ["ASSEMBLYAI_API_KEY"],
             defaultModel: "universal", remedy: "set ASSEMBLYAI_API_KEY",
             factory: .speechToText { context in
-                AssemblyAISpeechToText(configuration: .init(
-                    baseURL: context.baseURL ?? context.value("ASSEMBLYAI_BASE_URL") ?? AssemblyAISpeechToText.defaultBaseURL,
-                    apiKey: context.value("ASSEMBLYAI_API_KEY"), model: context.model ?? "universal"))
+                AssemblyAISpeechToText(configuration: context.service("ASSEMBLYAI", defaultBaseURL: AssemblyAISpeechToText.defaultBaseURL, model: "universal"))
             }),
         ProviderEntry(
             capability: .speechToText, name: "openai", placement: .cloud,
             variables: ["OPENAI_API_KEY", "OPENAI_BASE_URL"], configuredBy: ["OPENAI_API_KEY"],
             defaultModel: "whisper-1", remedy: "set OPENAI_API_KEY",
             factory: .speechToText { context in
-                OpenAISpeechToText(configuration: .init(
-                    baseURL: context.baseURL ?? context.value("OPENAI_BASE_URL") ?? OpenAILanguageModel.Configuration.defaultBaseURL,
-                    apiKey: context.value("OPENAI_API_KEY"), model: context.model ?? "whisper-1"))
+                OpenAISpeechToText(configuration: context.service("OPENAI", defaultBaseURL: OpenAILanguageModel.Configuration.defaultBaseURL, model: "whisper-1"))
             }),
         ProviderEntry(
             capability: .speechToText, name: "local", placement: .onDevice,
@@ -192,27 +193,21 @@ public struct ProviderCatalog: Sendable {
             variables: ["ELEVENLABS_API_KEY", "ELEVENLABS_BASE_URL"], configuredBy: ["ELEVENLABS_API_KEY"],
             defaultModel: "eleven_flash_v2_5", remedy: "set ELEVENLABS_API_KEY",
             factory: .textToSpeech { context in
-                ElevenLabsTextToSpeech(configuration: .init(
-                    baseURL: context.baseURL ?? context.value("ELEVENLABS_BASE_URL") ?? ElevenLabsTextToSpeech.defaultBaseURL,
-                    apiKey: context.value("ELEVENLABS_API_KEY"), model: context.model ?? "eleven_flash_v2_5"))
+                ElevenLabsTextToSpeech(configuration: context.service("ELEVENLABS", defaultBaseURL: ElevenLabsTextToSpeech.defaultBaseURL, model: "eleven_flash_v2_5"))
             }),
         ProviderEntry(
             capability: .textToSpeech, name: "deepgram", placement: .cloud,
             variables: ["DEEPGRAM_API_KEY", "DEEPGRAM_BASE_URL"], configuredBy: ["DEEPGRAM_API_KEY"],
             defaultModel: "aura-2-thalia-en", remedy: "set DEEPGRAM_API_KEY",
             factory: .textToSpeech { context in
-                DeepgramTextToSpeech(configuration: .init(
-                    baseURL: context.baseURL ?? context.value("DEEPGRAM_BASE_URL") ?? DeepgramSpeechToText.defaultBaseURL,
-                    apiKey: context.value("DEEPGRAM_API_KEY"), model: context.model ?? "aura-2-thalia-en"))
+                DeepgramTextToSpeech(configuration: context.service("DEEPGRAM", defaultBaseURL: DeepgramSpeechToText.defaultBaseURL, model: "aura-2-thalia-en"))
             }),
         ProviderEntry(
             capability: .textToSpeech, name: "openai", placement: .cloud,
             variables: ["OPENAI_API_KEY", "OPENAI_BASE_URL"], configuredBy: ["OPENAI_API_KEY"],
             defaultModel: "gpt-4o-mini-tts", remedy: "set OPENAI_API_KEY",
             factory: .textToSpeech { context in
-                OpenAITextToSpeech(configuration: .init(
-                    baseURL: context.baseURL ?? context.value("OPENAI_BASE_URL") ?? OpenAILanguageModel.Configuration.defaultBaseURL,
-                    apiKey: context.value("OPENAI_API_KEY"), model: context.model ?? "gpt-4o-mini-tts"))
+                OpenAITextToSpeech(configuration: context.service("OPENAI", defaultBaseURL: OpenAILanguageModel.Configuration.defaultBaseURL, model: "gpt-4o-mini-tts"))
             }),
         ProviderEntry(
             capability: .textToSpeech, name: "piper", placement: .selfHosted,
