@@ -86,11 +86,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Benchmarks of the provider layer (Benchmarks/run --suite http|chain).
+        // Benchmarks of the provider layer and the Swift Silero network (Benchmarks/run --suite http|chain|silero).
         .executableTarget(
             name: "parley-benchmarks",
             dependencies: [
-                "ParleyCore", "ParleyCloud", "ParleyTestServers", "ParleyTesting",
+                "ParleyCore", "ParleyCloud", "ParleyLocal", "ParleyTestServers", "ParleyTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             path: "Benchmarks/ParleyBenchmarks"
