@@ -35,16 +35,13 @@ let package = Package(
         .systemLibrary(name: "CLlama", pkgConfig: "llama"),
         .systemLibrary(name: "CWhisper", pkgConfig: "whisper"),
         // The on-device engines: llama.cpp, whisper.cpp, espeak-ng (as a separate process),
-        // Silero VAD in plain Swift.
+        // Silero VAD in plain Swift (written to be fast in debug builds too: no target here may
+        // carry unsafeFlags, which SwiftPM refuses in a versioned dependency; Examples/check).
         .target(
             name: "ParleyLocal",
             dependencies: [
                 "ParleyCore", "CLlama", "CWhisper",
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: [
-                // The Silero network runs in plain Swift; keep it fast in debug builds too.
-                .unsafeFlags(["-O"], .when(configuration: .debug))
             ]
         ),
         // Cloud and self-hosted providers over HTTP (OpenAI and compatible servers, Anthropic,
