@@ -15,6 +15,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.26.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
@@ -54,6 +55,8 @@ let package = Package(
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         // Conversations on disk: threads, messages with raw and edited transcripts, the stash,
@@ -69,6 +72,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         // Test doubles for the provider protocols.
@@ -89,10 +94,14 @@ let package = Package(
             dependencies: [
                 "ParleyCore", "ParleyCloud", "ParleyLocal", "ParleyTestServers", "ParleyTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Benchmarks/ParleyBenchmarks"
         ),
-        .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyTesting"]),
+        .testTarget(
+            name: "ParleyCoreTests",
+            dependencies: ["ParleyCore", "ParleyTesting", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "ParleyLocalTests", dependencies: ["ParleyLocal", "ParleyCore"]),
         .testTarget(name: "ParleyCLITests", dependencies: ["parley", "ParleyCore", "ParleyStore", "ParleyTestServers"]),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyCore"]),
