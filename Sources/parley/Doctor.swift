@@ -105,7 +105,7 @@ struct Doctor: AsyncParsableCommand {
             var availability = Availability.unsupported(reason: "not configured")
             var remedy = hints[provider.identity.name]
             if isConfigured || hints[provider.identity.name] == nil {
-                availability = await provider.availability()
+                availability = commandLineRemedy(await provider.availability(), of: provider)
                 remedy = availability.remedy
             }
             entries.append(Entry(provider: id, local: provider.identity.isLocal, configured: isConfigured,

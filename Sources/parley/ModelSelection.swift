@@ -105,7 +105,19 @@ func ensureReady(_ providers: [any Provider]) async throws {
     for provider in providers {
         let availability = await provider.availability()
         guard availability.isReady else {
-            throw ProviderError.unavailable(provider: provider.identity.description, availability)
+            throw ProviderError.unavailable(provider: provider.identity.description, commandLineRemedy(availability, of: provider))
         }
+    }
+}
+
+/// The libraries say what is missing and what kind of thing fixes it; on the command line the
+/// fix is the setup script or a flag naming another file.
+func commandLineRemedy(_ availability: Availability, of provider: any Provider) -> Availability {
+    guard case .missingModel(let path, _) = availability else { return availability }
+    switch provider {
+    case is LlamaLanguageModel: return .missingModel(path: path, hint: "run scripts/setup or pass --model FILE.gguf")
+    case is WhisperSpeechToText: return .missingModel(path: path, hint: "run scripts/setup or pass --whisper-model FILE.bin")
+    case is SileroVoiceActivityDetector: return .missingModel(path: path, hint: "run scripts/setup to export the Silero weights")
+    default: return availability
     }
 }

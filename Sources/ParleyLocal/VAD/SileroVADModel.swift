@@ -36,6 +36,9 @@ public struct SileroVADModel: Sendable {
         public init() {}
     }
 
+    /// What to do when the weights file is missing.
+    static let missingWeightsHint = "export the Silero VAD v6 weights there or pass their path in the configuration"
+
     /// Why weights could not be loaded.
     public enum LoadError: Error, Equatable, CustomStringConvertible {
         case fileNotFound(String)
@@ -45,11 +48,11 @@ public struct SileroVADModel: Sendable {
 
         public var description: String {
             switch self {
-            case .fileNotFound(let path): return "No Silero weights at \(path); run scripts/setup."
-            case .invalidFormat(let detail): return "The Silero weights file is invalid (\(detail)); run scripts/setup to export it again."
-            case .missingTensor(let name): return "The Silero weights file lacks \(name); run scripts/setup to export it again."
+            case .fileNotFound(let path): return "No Silero weights at \(path); \(SileroVADModel.missingWeightsHint)."
+            case .invalidFormat(let detail): return "The Silero weights file is invalid (\(detail)); export the Silero VAD v6 weights again."
+            case .missingTensor(let name): return "The Silero weights file lacks \(name); export the Silero VAD v6 weights again."
             case .wrongShape(let name, let expected, let found):
-                return "Silero tensor \(name) has shape \(found), expected \(expected); run scripts/setup to export it again."
+                return "Silero tensor \(name) has shape \(found), expected \(expected); export the Silero VAD v6 weights again."
             }
         }
     }
