@@ -5,7 +5,8 @@ import Foundation
 import PackageDescription
 
 // Where Parley comes from: PARLEY_PACKAGE_URL when set (Examples/check points it at a tagged
-// copy of this checkout), else the checkout this example sits in, which then needs a version tag.
+// copy of this checkout), else the clone this example sits in, which then needs a version tag
+// (SwiftPM clones only from a folder holding a .git directory, so not from a git worktree).
 let parleyURL = Context.environment["PARLEY_PACKAGE_URL"]
     ?? "file://" + URL(fileURLWithPath: Context.packageDirectory + "/../..").standardizedFileURL.path
 // SwiftPM names a dependency after the last component of its URL.
