@@ -16,6 +16,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.26.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
@@ -36,16 +37,13 @@ let package = Package(
         .systemLibrary(name: "CLlama", pkgConfig: "llama"),
         .systemLibrary(name: "CWhisper", pkgConfig: "whisper"),
         // The on-device engines: llama.cpp, whisper.cpp, espeak-ng (as a separate process),
-        // Silero VAD in plain Swift.
+        // Silero VAD in plain Swift (written to be fast in debug builds too: no target here may
+        // carry unsafeFlags, which SwiftPM refuses in a versioned dependency; Examples/check).
         .target(
             name: "ParleyLocal",
             dependencies: [
                 "ParleyCore", "CLlama", "CWhisper",
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: [
-                // The Silero network runs in plain Swift; keep it fast in debug builds too.
-                .unsafeFlags(["-O"], .when(configuration: .debug))
             ]
         ),
         // Cloud and self-hosted providers over HTTP (OpenAI and compatible servers, Anthropic,
@@ -58,6 +56,8 @@ let package = Package(
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         // Conversations on disk: threads, messages with raw and edited transcripts, the stash,
@@ -73,6 +73,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         // The assembly every face composes: settings, the provider catalog, chains with shared
@@ -96,16 +98,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Benchmarks of the provider layer (Benchmarks/run --suite http|chain).
+        // Benchmarks of the provider layer and the Swift Silero network (Benchmarks/run --suite http|chain|silero).
         .executableTarget(
             name: "parley-benchmarks",
             dependencies: [
-                "ParleyCore", "ParleyCloud", "ParleyTestServers", "ParleyTesting",
+                "ParleyCore", "ParleyCloud", "ParleyLocal", "ParleyTestServers", "ParleyTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Benchmarks/ParleyBenchmarks"
         ),
-        .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyTesting"]),
+        .testTarget(
+            name: "ParleyCoreTests",
+            dependencies: ["ParleyCore", "ParleyTesting", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "ParleyLocalTests", dependencies: ["ParleyLocal", "ParleyCore"]),
         .testTarget(name: "ParleyCLITests", dependencies: ["parley", "ParleyCore", "ParleyStore", "ParleyTestServers"]),
         .testTarget(name: "ParleyRuntimeTests", dependencies: ["ParleyRuntime", "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyTesting", "ParleyTestServers"]),

@@ -2,12 +2,15 @@
 //   http   — the OpenAI streaming client's parse rate vs reading the same bytes raw
 //   chain  — what a fallback chain adds to a request that needs no fallback, and how long a
 //            failover takes for each fault (against real local HTTP servers)
-// Run with Benchmarks/run --suite http|chain (release build). Figures are medians.
+//   silero — the Swift Silero VAD network: milliseconds per 32 ms chunk against the real-time
+//            budget (also meaningful in a debug build: `swift run parley-benchmarks silero`)
+// Run with Benchmarks/run --suite http|chain|silero (release build). Figures are medians.
 import AsyncHTTPClient
 import Foundation
 import NIOCore
 import ParleyCloud
 import ParleyCore
+import ParleyLocal
 import ParleyTestServers
 import ParleyTesting
 
@@ -147,14 +150,54 @@ struct AlwaysAvailable: LanguageModelProvider {
     func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> { inner.complete(request) }
 }
 
+// MARK: silero
+
+func sileroSuite() throws {
+    let paths = ParleyPaths.current()
+    let model = try SileroVADModel(contentsOf: paths.sileroWeights)
+    let audio = try WAV.read(from: paths.testData.appendingPathComponent("vad_pauses.wav"))
+    let size = SileroVADModel.chunkSize
+    let chunks = stride(from: 0, to: audio.samples.count - size + 1, by: size).map { Array(audio.samples[$0..<($0 + size)]) }
+    let budget = Double(size) / 16.0  // ms of audio in one chunk at 16 kHz
+    var state = SileroVADModel.State()
+    for chunk in chunks.prefix(8) { _ = model.probability(of: chunk, state: &state) }  // warm-up
+    var perChunk: [Double] = []
+    var checksum: Float = 0
+    for _ in 0..<5 {
+        state = SileroVADModel.State()
+        let elapsed = measureSync {
+            for chunk in chunks { checksum += model.probability(of: chunk, state: &state) }
+        }
+        perChunk.append(elapsed / Double(chunks.count))
+    }
+    let ms = median(perChunk)
+    #if DEBUG
+    let build = "debug build"
+    #else
+    let build = "release build"
+    #endif
+    print("silero: \(chunks.count) chunks of \(size) samples (vad_pauses.wav), median of 5 passes, \(build)")
+    print(String(format: "  %.3f ms per %.0f ms chunk: %.1f%% of real time, %.0f× faster than real time  (sum of probabilities %.4f)",
+                 ms, budget, ms / budget * 100, budget / ms, checksum / 5))
+}
+
+func measureSync(_ body: () throws -> Void) rethrows -> Double {
+    let clock = ContinuousClock()
+    let start = clock.now
+    try body()
+    return (clock.now - start).milliseconds
+}
+
 let suite = CommandLine.arguments.dropFirst().first ?? "all"
 switch suite {
 case "http": try await httpSuite()
 case "chain": try await chainSuite()
+case "silero": try sileroSuite()
 case "all":
     try await httpSuite()
     try await chainSuite()
+    try sileroSuite()
 default:
-    FileHandle.standardError.write(Data("usage: parley-benchmarks [http|chain|all]\n".utf8))
+    FileHandle.standardError.write(Data("usage: parley-benchmarks [http|chain|silero|all]\n".utf8))
     exit(2)
 }

@@ -20,7 +20,21 @@ struct Doctor: AsyncParsableCommand {
         let runtime: Runtime<ContinuousClock>
         do { runtime = try await common.runtime() } catch { throw fail(error) }
         let settings = runtime.settings
-        let report = await runtime.report()
+        let report = await runtime.report().map { capability in
+            var capability = capability
+            capability.chain = capability.chain.map { entry in
+                // A missing on-device model: the command line's own remedy.
+                var entry = entry
+                if let remedy = entry.remedy,
+                   case .missingModel(_, let hint) = commandLineRemedy(.missingModel(path: "", hint: remedy), provider: entry.provider),
+                   hint != remedy {
+                    entry.reason = entry.reason.replacingOccurrences(of: remedy, with: hint)
+                    entry.remedy = hint
+                }
+                return entry
+            }
+            return capability
+        }
         let resources = await SystemResourceMonitor().snapshot()
         let settingsFile = settings.file.path
         if json {

@@ -57,8 +57,22 @@ struct CommonOptions: ParsableArguments {
     }
 }
 
+/// The libraries say what is missing and what kind of thing fixes it; on the command line the
+/// fix for a missing on-device model is the setup script or a flag naming another file.
+func commandLineRemedy(_ availability: Availability, provider: String) -> Availability {
+    guard case .missingModel(let path, _) = availability else { return availability }
+    if provider.hasPrefix("llama.cpp") { return .missingModel(path: path, hint: "run scripts/setup or pass --model FILE.gguf") }
+    if provider.hasPrefix("whisper.cpp") { return .missingModel(path: path, hint: "run scripts/setup or pass --whisper-model FILE.bin") }
+    if provider.hasPrefix("silero") { return .missingModel(path: path, hint: "run scripts/setup to export the Silero weights") }
+    return availability
+}
+
 /// Prints a user-facing failure as one sentence on stderr and exits non-zero.
 func fail(_ error: any Error) -> ExitCode {
+    var error = error
+    if case .unavailable(let provider, let availability) = error as? ProviderError {
+        error = ProviderError.unavailable(provider: provider, commandLineRemedy(availability, provider: provider))
+    }
     let message: String
     switch error {
     case let error as CustomStringConvertible: message = error.description

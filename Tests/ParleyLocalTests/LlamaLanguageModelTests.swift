@@ -85,7 +85,7 @@ struct LlamaLanguageModelTests {
     @Test("a missing model is reported by availability and by a typed error")
     func missingModel() async throws {
         let missing = LlamaLanguageModel(configuration: .init(modelPath: "/nonexistent/model.gguf"))
-        #expect(await missing.availability() == .missingModel(path: "/nonexistent/model.gguf", hint: "run scripts/setup or pass --model FILE.gguf"))
+        #expect(await missing.availability() == .missingModel(path: "/nonexistent/model.gguf", hint: "download a GGUF chat model there or pass its path in the configuration"))
         await #expect(throws: LlamaError.modelNotFound(path: "/nonexistent/model.gguf")) {
             _ = try await missing.completeText(ChatRequest(messages: [.user("hi")]))
         }

@@ -18,7 +18,7 @@ public enum LlamaError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .modelNotFound(let path):
-            return "No language model at \(path); run scripts/setup or pass a GGUF file with --model."
+            return "No language model at \(path); download a GGUF chat model there or pass its path in the configuration."
         case .modelLoadFailed(let path):
             return "llama.cpp could not load \(path); is it a GGUF model file?"
         case .contextCreationFailed(let length):

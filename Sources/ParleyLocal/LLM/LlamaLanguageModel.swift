@@ -46,7 +46,7 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
     public nonisolated func availability() async -> Availability {
         FileManager.default.fileExists(atPath: configuration.modelPath)
             ? .ready
-            : .missingModel(path: configuration.modelPath, hint: "run scripts/setup or pass --model FILE.gguf")
+            : .missingModel(path: configuration.modelPath, hint: "download a GGUF chat model there or pass its path in the configuration")
     }
 
     /// Loads the model now (otherwise it loads on the first request).

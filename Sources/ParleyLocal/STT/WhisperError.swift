@@ -10,7 +10,7 @@ public enum WhisperError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .modelNotFound(let path):
-            return "No Whisper model at \(path); run scripts/setup or pass a whisper.cpp model with --whisper-model."
+            return "No Whisper model at \(path); download a whisper.cpp (ggml) model there or pass its path in the configuration."
         case .modelLoadFailed(let path):
             return "whisper.cpp could not load \(path); is it a whisper.cpp (ggml) model file?"
         case .transcriptionFailed(let code):

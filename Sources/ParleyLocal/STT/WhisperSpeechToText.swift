@@ -30,7 +30,7 @@ public actor WhisperSpeechToText: SpeechToTextProvider {
     public nonisolated func availability() async -> Availability {
         FileManager.default.fileExists(atPath: modelPath)
             ? .ready
-            : .missingModel(path: modelPath, hint: "run scripts/setup or pass --whisper-model FILE.bin")
+            : .missingModel(path: modelPath, hint: "download a whisper.cpp (ggml) model there or pass its path in the configuration")
     }
 
     /// Loads the model now (otherwise it loads on the first request).

@@ -23,7 +23,7 @@ public struct EspeakTextToSpeech: TextToSpeechProvider {
     public func availability() async -> Availability {
         ChildProcess.locate(executable) != nil
             ? .ready
-            : .unsupported(reason: "\(executable) is not installed (apt-get install espeak-ng, or run scripts/setup)")
+            : .unsupported(reason: "\(executable) is not installed (install the espeak-ng package)")
     }
 
     public func synthesize(_ text: String, options: SpeechOptions) -> AsyncThrowingStream<AudioBuffer, any Error> {

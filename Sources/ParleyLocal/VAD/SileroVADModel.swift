@@ -8,6 +8,12 @@ import Foundation
 /// convolutions with kernel 3 and padding 1, each followed by ReLU (129→128 stride 1, 128→64
 /// stride 2, 64→64 stride 2, 64→128 stride 1) → an LSTM cell of 128 (state carried between
 /// chunks) → ReLU → 1×1 convolution → sigmoid.
+///
+/// Every layer is a series of dot products of contiguous rows of one flat weight array with
+/// contiguous inputs (the convolutions gather each output step's window first), in `while`
+/// loops over moving pointers: no calls, generics, bounds checks, copies or index arithmetic
+/// per element, so the network runs far faster than real time even in an unoptimized (debug)
+/// build, where no compiler optimization helps. `parley-benchmarks silero` measures it.
 public struct SileroVADModel: Sendable {
     /// Samples per chunk.
     public static let chunkSize = 512
@@ -18,16 +24,20 @@ public struct SileroVADModel: Sendable {
     static let window = 256
     static let hop = 128
     static let frames = 4
+    /// Context, chunk and right padding.
+    static let signalLength = contextSize + chunkSize + contextSize
 
     /// The recurrent state of one audio stream. Start each stream with a fresh value.
     public struct State: Sendable, Equatable {
-        var h = [Float](repeating: 0, count: SileroVADModel.hidden)
-        var c = [Float](repeating: 0, count: SileroVADModel.hidden)
-        var context = [Float](repeating: 0, count: SileroVADModel.contextSize)
+        /// h (128), then c (128), then the last 64 samples of the previous chunk.
+        var values = [Float](repeating: 0, count: 2 * SileroVADModel.hidden + SileroVADModel.contextSize)
 
         /// A state for the start of a stream.
         public init() {}
     }
+
+    /// What to do when the weights file is missing.
+    static let missingWeightsHint = "export the Silero VAD v6 weights there or pass their path in the configuration"
 
     /// Why weights could not be loaded.
     public enum LoadError: Error, Equatable, CustomStringConvertible {
@@ -38,30 +48,56 @@ public struct SileroVADModel: Sendable {
 
         public var description: String {
             switch self {
-            case .fileNotFound(let path): return "No Silero weights at \(path); run scripts/setup."
-            case .invalidFormat(let detail): return "The Silero weights file is invalid (\(detail)); run scripts/setup to export it again."
-            case .missingTensor(let name): return "The Silero weights file lacks \(name); run scripts/setup to export it again."
+            case .fileNotFound(let path): return "No Silero weights at \(path); \(SileroVADModel.missingWeightsHint)."
+            case .invalidFormat(let detail): return "The Silero weights file is invalid (\(detail)); export the Silero VAD v6 weights again."
+            case .missingTensor(let name): return "The Silero weights file lacks \(name); export the Silero VAD v6 weights again."
             case .wrongShape(let name, let expected, let found):
-                return "Silero tensor \(name) has shape \(found), expected \(expected); run scripts/setup to export it again."
+                return "Silero tensor \(name) has shape \(found), expected \(expected); export the Silero VAD v6 weights again."
             }
         }
     }
 
-    struct Conv: Sendable {
-        let weight: [Float]  // [out][in][3]
-        let bias: [Float]
+    /// One encoder convolution and where its tensors sit in ``parameters``.
+    struct Convolution: Sendable {
         let inputs: Int
         let outputs: Int
         let stride: Int
+        /// Steps of the input (and, padded by one zero on each side, of each input row).
+        let steps: Int
+        /// Offset of the weights, [outputs][inputs × 3]: one contiguous row per output.
+        let weight: Int
+        /// Offset of the biases, [outputs].
+        let bias: Int
+        var outputSteps: Int { (steps - 1) / stride + 1 }
     }
 
-    let basis: [Float]  // [258][256]
-    let convolutions: [Conv]
-    let weightIH: [Float]  // [512][128], gates i, f, g, o
-    let weightHH: [Float]
-    let bias: [Float]  // bias_ih + bias_hh
-    let headWeight: [Float]
-    let headBias: Float
+    /// Where each tensor sits in ``parameters``: the STFT basis [258][256] first, then the
+    /// convolutions, the LSTM, the head.
+    static let basisOffset = 0
+    static let convolutions: [Convolution] = {
+        var layers: [Convolution] = []
+        var offset = basisOffset + 2 * bins * window
+        var steps = frames
+        for (inputs, outputs, stride) in [(bins, 128, 1), (128, 64, 2), (64, 64, 2), (64, hidden, 1)] {
+            let layer = Convolution(inputs: inputs, outputs: outputs, stride: stride, steps: steps,
+                                    weight: offset, bias: offset + outputs * inputs * 3)
+            layers.append(layer)
+            offset = layer.bias + outputs
+            steps = layer.outputSteps
+        }
+        return layers
+    }()
+    /// [512][256]: row r is weight_ih's row r then weight_hh's row r (gates i, f, g, o), so
+    /// each gate is one dot product with [x | h].
+    static let lstmWeightOffset = convolutions[convolutions.count - 1].bias + hidden
+    /// [512]: bias_ih + bias_hh.
+    static let lstmBiasOffset = lstmWeightOffset + 4 * hidden * 2 * hidden
+    static let headWeightOffset = lstmBiasOffset + 4 * hidden
+    static let headBiasOffset = headWeightOffset + hidden
+    static let parameterCount = headBiasOffset + 1
+
+    /// Every weight, laid out as above.
+    let parameters: [Float]
 
     /// Loads weights written by `scripts/export_silero.py`.
     public init(contentsOf url: URL) throws(LoadError) {
@@ -72,23 +108,26 @@ public struct SileroVADModel: Sendable {
             guard found == shape else { throw .wrongShape(name: name, expected: shape, found: found) }
             return values
         }
-        basis = try tensor("stft.basis", [2 * Self.bins, 1, Self.window])
-        let layout = [(Self.bins, 128, 1), (128, 64, 2), (64, 64, 2), (64, Self.hidden, 1)]
-        var convolutions: [Conv] = []
-        for (index, (inputs, outputs, stride)) in layout.enumerated() {
-            convolutions.append(Conv(
-                weight: try tensor("encoder.\(index).weight", [outputs, inputs, 3]),
-                bias: try tensor("encoder.\(index).bias", [outputs]),
-                inputs: inputs, outputs: outputs, stride: stride))
+        var parameters: [Float] = []
+        parameters.reserveCapacity(Self.parameterCount)
+        parameters += try tensor("stft.basis", [2 * Self.bins, 1, Self.window])
+        for (index, layer) in Self.convolutions.enumerated() {
+            parameters += try tensor("encoder.\(index).weight", [layer.outputs, layer.inputs, 3])
+            parameters += try tensor("encoder.\(index).bias", [layer.outputs])
         }
-        self.convolutions = convolutions
-        weightIH = try tensor("lstm.weight_ih", [4 * Self.hidden, Self.hidden])
-        weightHH = try tensor("lstm.weight_hh", [4 * Self.hidden, Self.hidden])
+        let weightIH = try tensor("lstm.weight_ih", [4 * Self.hidden, Self.hidden])
+        let weightHH = try tensor("lstm.weight_hh", [4 * Self.hidden, Self.hidden])
+        for row in 0..<(4 * Self.hidden) {
+            parameters += weightIH[(row * Self.hidden)..<((row + 1) * Self.hidden)]
+            parameters += weightHH[(row * Self.hidden)..<((row + 1) * Self.hidden)]
+        }
         let biasIH = try tensor("lstm.bias_ih", [4 * Self.hidden])
         let biasHH = try tensor("lstm.bias_hh", [4 * Self.hidden])
-        bias = zip(biasIH, biasHH).map { $0 + $1 }
-        headWeight = try tensor("head.weight", [1, Self.hidden, 1])
-        headBias = try tensor("head.bias", [1])[0]
+        parameters += zip(biasIH, biasHH).map { $0 + $1 }
+        parameters += try tensor("head.weight", [1, Self.hidden, 1])
+        parameters += try tensor("head.bias", [1])
+        precondition(parameters.count == Self.parameterCount, "the Silero layout does not add up")
+        self.parameters = parameters
     }
 
     /// Parses the exporter's format: "PSVW", u32 version 1, u32 count, then named tensors.
@@ -115,8 +154,16 @@ public struct SileroVADModel: Sendable {
             for _ in 0..<rank { shape.append(try u32()) }
             let count = shape.reduce(1, *)
             let raw = try take(4 * count)
-            let values = raw.withUnsafeBytes { pointer in
-                (0..<count).map { Float(bitPattern: UInt32(littleEndian: pointer.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self))) }
+            let values = [Float](unsafeUninitializedCapacity: count) { values, initialized in
+                raw.withUnsafeBytes { bytes in
+                    var index = 0
+                    while index < count {
+                        let bits = bytes.loadUnaligned(fromByteOffset: 4 * index, as: UInt32.self)
+                        values[index] = Float(bitPattern: UInt32(littleEndian: bits))
+                        index += 1
+                    }
+                }
+                initialized = count
             }
             tensors[name] = (shape, values)
         }
@@ -127,96 +174,173 @@ public struct SileroVADModel: Sendable {
     /// `state` for the next chunk of the same stream.
     public func probability(of chunk: [Float], state: inout State) -> Float {
         precondition(chunk.count == Self.chunkSize, "Silero VAD takes chunks of 512 samples")
-        // Context + chunk, reflect-padded on the right by 64 (the edge sample is not repeated).
-        var input = state.context + chunk
-        let length = input.count
-        for index in 0..<Self.contextSize { input.append(input[length - 2 - index]) }
-        state.context = Array(input[(length - Self.contextSize)..<length])
-
-        var features = spectrum(input)
-        var steps = Self.frames
-        for convolution in convolutions {
-            (features, steps) = convolve(features, steps: steps, convolution)
-        }
-        lstmStep(features, state: &state)  // `steps` is 1 here: one vector of 128
-        var logit = headBias
-        for index in 0..<Self.hidden { logit += headWeight[index] * max(0, state.h[index]) }
-        return 1 / (1 + expf(-logit))
-    }
-
-    /// STFT magnitudes as [bin][frame].
-    private func spectrum(_ input: [Float]) -> [Float] {
-        var magnitudes = [Float](repeating: 0, count: Self.bins * Self.frames)
-        basis.withUnsafeBufferPointer { basis in
-            input.withUnsafeBufferPointer { input in
-                for frame in 0..<Self.frames {
-                    let start = frame * Self.hop
-                    for bin in 0..<Self.bins {
-                        var real: Float = 0, imaginary: Float = 0
-                        let realRow = bin * Self.window, imaginaryRow = (bin + Self.bins) * Self.window
-                        for tap in 0..<Self.window {
-                            let sample = input[start + tap]
-                            real += basis[realRow + tap] * sample
-                            imaginary += basis[imaginaryRow + tap] * sample
-                        }
-                        magnitudes[bin * Self.frames + frame] = (real * real + imaginary * imaginary).squareRoot()
-                    }
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: Scratch.size)
+        defer { scratch.deallocate() }
+        return parameters.withUnsafeBufferPointer { parameters in
+            chunk.withUnsafeBufferPointer { chunk in
+                state.values.withUnsafeMutableBufferPointer { state in
+                    Self.forward(parameters.baseAddress!, chunk.baseAddress!, state.baseAddress!, scratch)
                 }
             }
         }
-        return magnitudes
     }
 
-    /// A kernel-3, padding-1 convolution with ReLU over [channel][step] features.
-    private func convolve(_ input: [Float], steps: Int, _ conv: Conv) -> ([Float], Int) {
-        let outSteps = (steps - 1) / conv.stride + 1
-        var output = [Float](repeating: 0, count: conv.outputs * outSteps)
-        conv.weight.withUnsafeBufferPointer { weight in
-            input.withUnsafeBufferPointer { input in
-                for out in 0..<conv.outputs {
-                    for step in 0..<outSteps {
-                        var sum = conv.bias[out]
-                        let centre = step * conv.stride
-                        for channel in 0..<conv.inputs {
-                            let w = (out * conv.inputs + channel) * 3
-                            let row = channel * steps
-                            for k in 0..<3 {
-                                let position = centre + k - 1
-                                if position >= 0, position < steps { sum += weight[w + k] * input[row + position] }
-                            }
-                        }
-                        output[out * outSteps + step] = max(0, sum)
-                    }
-                }
-            }
-        }
-        return (output, outSteps)
+    /// Offsets of the working buffers in one allocation per chunk.
+    enum Scratch {
+        static let signal = 0
+        /// Two buffers the layers write in turn, each [channel][steps + 2] with a zero at both
+        /// ends of every row (the convolutions' padding); the first holds the spectrum.
+        static let pingPong = signal + signalLength
+        static let pingPongSize = bins * (frames + 2)
+        /// One gathered input window per output step: [step][channel × 3].
+        static let columns = pingPong + 2 * pingPongSize
+        static let columnsSize = bins * 3 * frames
+        /// [x | h], the LSTM's input.
+        static let xh = columns + columnsSize
+        static let gates = xh + 2 * hidden
+        static let size = gates + 4 * hidden
     }
 
-    /// One LSTM cell step (PyTorch gate order i, f, g, o).
-    private func lstmStep(_ x: [Float], state: inout State) {
-        let hidden = Self.hidden
-        var gates = bias
-        weightIH.withUnsafeBufferPointer { wi in
-            weightHH.withUnsafeBufferPointer { wh in
-                for row in 0..<(4 * hidden) {
-                    var sum: Float = 0
-                    let base = row * hidden
-                    for column in 0..<hidden {
-                        sum += wi[base + column] * x[column] + wh[base + column] * state.h[column]
-                    }
-                    gates[row] += sum
-                }
-            }
+    /// The network on one chunk; `state` is [h | c | context].
+    private static func forward(_ p: UnsafePointer<Float>, _ chunk: UnsafePointer<Float>,
+                                _ state: UnsafeMutablePointer<Float>, _ scratch: UnsafeMutablePointer<Float>) -> Float {
+        let hidden = Self.hidden, bins = Self.bins, window = Self.window, frames = Self.frames
+        let h = state, c = state + hidden, context = state + 2 * hidden
+
+        // Context + chunk, reflect-padded on the right by 64 (the edge sample is not repeated);
+        // the chunk's last 64 samples are the next chunk's context.
+        let signal = scratch + Scratch.signal
+        let contextSize = Self.contextSize, chunkSize = Self.chunkSize
+        signal.update(from: context, count: contextSize)
+        (signal + contextSize).update(from: chunk, count: chunkSize)
+        let length = contextSize + chunkSize
+        var index = 0
+        while index < contextSize {
+            signal[length + index] = signal[length - 2 - index]
+            index += 1
         }
-        func sigmoid(_ v: Float) -> Float { 1 / (1 + expf(-v)) }
-        for unit in 0..<hidden {
+        context.update(from: signal + (length - contextSize), count: contextSize)
+
+        // STFT magnitudes into the first buffer, as [bin][frame] rows padded by one zero each side.
+        var source = scratch + Scratch.pingPong
+        var target = source + Scratch.pingPongSize
+        source.update(repeating: 0, count: 2 * Scratch.pingPongSize)
+        let basis = p + Self.basisOffset
+        var frame = 0
+        while frame < frames {
+            let samples = signal + frame * Self.hop
+            var bin = 0
+            while bin < bins {
+                let real = dot(basis + bin * window, samples, window)
+                let imaginary = dot(basis + (bin + bins) * window, samples, window)
+                source[bin * (frames + 2) + 1 + frame] = (real * real + imaginary * imaginary).squareRoot()
+                bin += 1
+            }
+            frame += 1
+        }
+
+        // The convolutions, each ReLU'd into the other buffer; the last one writes x.
+        let xh = scratch + Scratch.xh
+        let columns = scratch + Scratch.columns
+        let layers = Self.convolutions
+        var layerIndex = 0
+        while layerIndex < layers.count {
+            let layer = layers[layerIndex]
+            let isLast = layerIndex == layers.count - 1
+            let outputSteps = layer.outputSteps
+            let span = layer.inputs * 3, rowLength = layer.steps + 2
+            // Gather each output step's window (3 taps of every input row) into one column.
+            var step = 0
+            while step < outputSteps {
+                let column = columns + step * span
+                var row = source + step * layer.stride
+                var tap = 0
+                while tap < span {
+                    column[tap] = row[0]
+                    column[tap + 1] = row[1]
+                    column[tap + 2] = row[2]
+                    row += rowLength
+                    tap += 3
+                }
+                step += 1
+            }
+            let output = isLast ? xh : target
+            let outputRow = isLast ? 1 : outputSteps + 2, first = isLast ? 0 : 1
+            if !isLast { output.update(repeating: 0, count: layer.outputs * outputRow) }
+            var out = 0
+            while out < layer.outputs {
+                let weights = p + layer.weight + out * span
+                let bias = p[layer.bias + out]
+                step = 0
+                while step < outputSteps {
+                    let sum = bias + dot(weights, columns + step * span, span)
+                    output[out * outputRow + first + step] = sum > 0 ? sum : 0
+                    step += 1
+                }
+                out += 1
+            }
+            swap(&source, &target)
+            layerIndex += 1
+        }
+
+        // One LSTM step (PyTorch gate order i, f, g, o), each gate a dot product with [x | h].
+        (xh + hidden).update(from: h, count: hidden)
+        let gates = scratch + Scratch.gates
+        let lstmWeight = p + Self.lstmWeightOffset, lstmBias = p + Self.lstmBiasOffset
+        var gate = 0
+        while gate < 4 * hidden {
+            gates[gate] = lstmBias[gate] + dot(lstmWeight + gate * 2 * hidden, xh, 2 * hidden)
+            gate += 1
+        }
+        var unit = 0
+        while unit < hidden {
             let input = sigmoid(gates[unit])
             let forget = sigmoid(gates[hidden + unit])
             let candidate = tanhf(gates[2 * hidden + unit])
             let output = sigmoid(gates[3 * hidden + unit])
-            state.c[unit] = forget * state.c[unit] + input * candidate
-            state.h[unit] = output * tanhf(state.c[unit])
+            c[unit] = forget * c[unit] + input * candidate
+            h[unit] = output * tanhf(c[unit])
+            unit += 1
         }
+
+        // ReLU, the 1×1 head, sigmoid.
+        let headWeight = p + Self.headWeightOffset
+        var logit = p[Self.headBiasOffset]
+        unit = 0
+        while unit < hidden {
+            let value = h[unit]
+            if value > 0 { logit += headWeight[unit] * value }
+            unit += 1
+        }
+        return sigmoid(logit)
+    }
+
+    private static func sigmoid(_ value: Float) -> Float { 1 / (1 + expf(-value)) }
+
+    /// The dot product of `count` floats. Written for unoptimized builds too: the pointers move
+    /// (no index arithmetic, which would be overflow-checked), 32 products a loop turn into four
+    /// running sums (fewer sums spill less; more turns cost more).
+    private static func dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ count: Int) -> Float {
+        var s0: Float = 0, s1: Float = 0, s2: Float = 0, s3: Float = 0
+        var a = a, b = b
+        let unrolledEnd = a + (count & ~31), end = a + count
+        while a < unrolledEnd {
+            s0 += a[0] * b[0]; s1 += a[1] * b[1]; s2 += a[2] * b[2]; s3 += a[3] * b[3]
+            s0 += a[4] * b[4]; s1 += a[5] * b[5]; s2 += a[6] * b[6]; s3 += a[7] * b[7]
+            s0 += a[8] * b[8]; s1 += a[9] * b[9]; s2 += a[10] * b[10]; s3 += a[11] * b[11]
+            s0 += a[12] * b[12]; s1 += a[13] * b[13]; s2 += a[14] * b[14]; s3 += a[15] * b[15]
+            s0 += a[16] * b[16]; s1 += a[17] * b[17]; s2 += a[18] * b[18]; s3 += a[19] * b[19]
+            s0 += a[20] * b[20]; s1 += a[21] * b[21]; s2 += a[22] * b[22]; s3 += a[23] * b[23]
+            s0 += a[24] * b[24]; s1 += a[25] * b[25]; s2 += a[26] * b[26]; s3 += a[27] * b[27]
+            s0 += a[28] * b[28]; s1 += a[29] * b[29]; s2 += a[30] * b[30]; s3 += a[31] * b[31]
+            a += 32
+            b += 32
+        }
+        while a < end {
+            s0 += a.pointee * b.pointee
+            a += 1
+            b += 1
+        }
+        return (s0 + s1) + (s2 + s3)
     }
 }

@@ -18,12 +18,12 @@ public struct SileroVoiceActivityDetector: VoiceActivityDetector {
     public func availability() async -> Availability {
         FileManager.default.fileExists(atPath: weightsPath)
             ? .ready
-            : .missingModel(path: weightsPath, hint: "run scripts/setup to export the Silero weights")
+            : .missingModel(path: weightsPath, hint: SileroVADModel.missingWeightsHint)
     }
 
     public func makeSession() throws -> any VoiceActivitySession {
         guard FileManager.default.fileExists(atPath: weightsPath) else {
-            throw ProviderError.unavailable(provider: identity.description, .missingModel(path: weightsPath, hint: "run scripts/setup to export the Silero weights"))
+            throw ProviderError.unavailable(provider: identity.description, .missingModel(path: weightsPath, hint: SileroVADModel.missingWeightsHint))
         }
         return Session(model: try SileroVADModel(contentsOf: URL(fileURLWithPath: weightsPath)))
     }
