@@ -189,10 +189,12 @@ public struct SileroVADModel: Sendable {
     enum Scratch {
         static let signal = 0
         /// Two buffers the layers write in turn, each [channel][steps + 2] with a zero at both
-        /// ends of every row (the convolutions' padding); the first holds the spectrum.
+        /// ends of every row (the convolutions' padding); the first holds the spectrum, the
+        /// largest of them (129 × 6; the first convolution writes 128 × 6).
         static let pingPong = signal + signalLength
         static let pingPongSize = bins * (frames + 2)
-        /// One gathered input window per output step: [step][channel × 3].
+        /// One gathered input window per output step: [step][channel × 3] (the first
+        /// convolution's 4 × 387 is the largest).
         static let columns = pingPong + 2 * pingPongSize
         static let columnsSize = bins * 3 * frames
         /// [x | h], the LSTM's input.
