@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "ParleyCloud", targets: ["ParleyCloud"]),
         .library(name: "ParleyStore", targets: ["ParleyStore"]),
         .library(name: "ParleyRuntime", targets: ["ParleyRuntime"]),
+        .library(name: "ParleyServer", targets: ["ParleyServer"]),
         .library(name: "ParleyTesting", targets: ["ParleyTesting"]),
         .executable(name: "parley", targets: ["parley"]),
     ],
@@ -25,6 +26,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.1.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
     ],
     targets: [
         // Audio types, WAV I/O, resampling, provider protocols, the voice-turn pipeline.
@@ -88,13 +93,29 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The assistant over HTTP: OpenAI-compatible endpoints, health and metrics, on Hummingbird.
+        .target(
+            name: "ParleyServer",
+            dependencies: [
+                "ParleyCore", "ParleyCloud", "ParleyRuntime",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Test doubles for the provider protocols.
         .target(name: "ParleyTesting", dependencies: ["ParleyCore", .product(name: "Logging", package: "swift-log")]),
         .executableTarget(
             name: "parley",
             dependencies: [
-                "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyRuntime",
+                "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyRuntime", "ParleyServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -116,6 +137,16 @@ let package = Package(
         .testTarget(name: "ParleyCLITests", dependencies: ["parley", "ParleyCore", "ParleyStore", "ParleyTestServers"]),
         .testTarget(name: "ParleyRuntimeTests", dependencies: ["ParleyRuntime", "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyTesting", "ParleyTestServers"]),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyCore"]),
+        .testTarget(
+            name: "ParleyServerTests",
+            dependencies: [
+                "parley", "ParleyServer", "ParleyRuntime", "ParleyCore", "ParleyCloud", "ParleyTesting", "ParleyTestServers",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "ParleyCloudTests", dependencies: ["ParleyCloud", "ParleyCore", "ParleyTestServers", "ParleyTesting"]),
     ],
     swiftLanguageModes: [.v6]

@@ -21,6 +21,8 @@ public struct RuntimeSettings: Sendable {
             "PARLEY_DATABASE", "PARLEY_BUDGET_MONTHLY", "PARLEY_BUDGET_ALERT",
             "PARLEY_PRICE_OPENAI_INPUT", "PARLEY_PRICE_OPENAI_OUTPUT",
             "PARLEY_PRICE_ANTHROPIC_INPUT", "PARLEY_PRICE_ANTHROPIC_OUTPUT",
+            // The bearer keys `parley serve` accepts (comma-separated; a secret).
+            "PARLEY_API_KEYS",
         ]
     }()
 

@@ -1,0 +1,48 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Requires `Authorization: Bearer KEY` with one of the server's keys on every path but the
+/// open ones (`/health`). Keys are compared in constant time and never logged.
+struct BearerAuthMiddleware: RouterMiddleware {
+    typealias Context = ServerRequestContext
+
+    let keys: [[UInt8]]
+    let openPaths: Set<String>
+
+    init(keys: [String], openPaths: Set<String>) {
+        self.keys = keys.map { Array($0.utf8) }
+        self.openPaths = openPaths
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard !keys.isEmpty, !openPaths.contains(request.uri.path) else { return try await next(request, context) }
+        guard let presented = Self.bearerToken(request.headers[.authorization]) else {
+            throw OpenAIError.unauthorized(keyGiven: false)
+        }
+        var matched: Int?
+        for (index, key) in keys.enumerated() where Self.constantTimeEquals(key, presented) { matched = index }
+        guard let matched else { throw OpenAIError.unauthorized(keyGiven: true) }
+        var context = context
+        context.keyIndex = matched
+        return try await next(request, context)
+    }
+
+    /// The token of a `Bearer` authorization value (the scheme is case-insensitive).
+    static func bearerToken(_ value: String?) -> [UInt8]? {
+        guard let value else { return nil }
+        let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        return token.isEmpty ? nil : Array(token.utf8)
+    }
+
+    /// Compares without stopping at the first difference, so timing does not reveal a key.
+    static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var difference = UInt8(a.count == b.count ? 0 : 1)
+        for index in 0..<max(a.count, b.count) {
+            difference |= (index < a.count ? a[index] : 0) ^ (index < b.count ? b[index] : 0)
+        }
+        return difference == 0
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import ParleyCore
+import ParleyRuntime
+
+/// `POST /v1/chat/completions`: OpenAI's Chat Completions over the runtime's language model
+/// (the fallback chain for `auto` and unknown model names), streamed as server-sent events or
+/// answered whole. The `x-parley-provider` header names the provider that answered; for a
+/// stream the headers wait for the first event, so that the header is true and a request no
+/// provider can serve still gets its proper status.
+struct ChatCompletionsEndpoint: Sendable {
+    let environment: ServerEnvironment
+
+    func register(on router: Hummingbird.Router<ServerRequestContext>) {
+        router.post("/v1/chat/completions") { request, _ in try await respond(to: request) }
+    }
+
+    func respond(to request: Request) async throws -> Response {
+        let body = try await request.decodeJSON(ChatCompletionRequest.self, limit: environment.configuration.maxChatBytes)
+        let chat = try body.chatRequest()
+        let runtime = environment.runtime
+        let selection = ModelResolution.selection(for: body.model, capability: .languageModel, catalog: runtime.catalog)
+        let llm = try await runtime.languageModel(selection)
+        if selection != .auto { try await ensureReady([llm]) }
+        if chat.hasImages, !llm.supportsImages {
+            throw OpenAIError.invalidRequest("No configured language model reads images; configure one that does (OPENAI_API_KEY, ANTHROPIC_API_KEY) or send text only.",
+                                             param: "messages")
+        }
+        // A chain says who answers with a `.provider` event; a single provider is who answers.
+        let chain = (llm as? LanguageModelChain<ContinuousClock>)?.providers.map(\.identity) ?? [llm.identity]
+        let known = chain.count == 1 ? chain[0] : nil
+        let reply = Reply(id: "chatcmpl-\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())",
+                          created: ServerEnvironment.now, requested: body.model ?? "auto")
+        let head = try await StreamHead.start(deadline: environment.deadline, timeout: environment.timeout) { llm.complete(chat) }
+        var answering = known
+        if case .provider(let identity) = head.first { answering = identity }
+        if let answering { environment.metrics.recordAnswer(.languageModel, provider: answering, chain: chain) }
+        if body.streams {
+            return stream(head, reply: reply, answering: answering, includeUsage: body.includesUsage)
+        }
+        return try await complete(head, reply: reply, answering: answering)
+    }
+
+    /// What every document of one reply shares.
+    struct Reply: Sendable {
+        var id: String
+        var created: Int
+        /// The model the client asked for, echoed when no provider is known.
+        var requested: String
+
+        func model(_ provider: ProviderIdentity?) -> String {
+            provider.map { $0.model ?? $0.name } ?? requested
+        }
+    }
+
+    private func complete(_ head: StreamHead<ChatEvent>, reply: Reply, answering: ProviderIdentity?) async throws -> Response {
+        var text = ""
+        var usage = Usage()
+        var finish = FinishReason.stop
+        func take(_ event: ChatEvent) {
+            switch event {
+            case .text(let piece): text += piece
+            case .finished(let reason, let reported):
+                finish = reason
+                usage = reported
+            case .provider: break
+            }
+        }
+        if let first = head.first { take(first) }
+        for try await event in head.rest { take(event) }
+        if let answering { environment.metrics.recordTokens(usage, provider: answering) }
+        let document = ChatCompletionResponse.Completion(
+            id: reply.id, created: reply.created, model: reply.model(answering),
+            choices: [.init(message: .init(content: text), finish_reason: ChatCompletionResponse.finishReason(finish))],
+            usage: .init(usage))
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        headers.name(answering)
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(document))))
+    }
+
+    private func stream(_ head: StreamHead<ChatEvent>, reply: Reply, answering: ProviderIdentity?, includeUsage: Bool) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream"
+        headers[.cacheControl] = "no-cache"
+        headers.name(answering)
+        let metrics = environment.metrics
+        let model = reply.model(answering)
+        let body = ResponseBody { writer in
+            func send(_ text: String) async throws { try await writer.write(ByteBuffer(string: text)) }
+            func chunk(_ delta: ChatCompletionResponse.Chunk.Choice.Delta, finish: String? = nil) -> String {
+                ChatCompletionResponse.event(ChatCompletionResponse.Chunk(
+                    id: reply.id, created: reply.created, model: model, choices: [.init(delta: delta, finish_reason: finish)]))
+            }
+            try await send(chunk(.init(role: "assistant", content: "")))
+            var finished = false
+            do {
+                var pending = head.first.map { [$0] } ?? []
+                var rest = head.rest.makeAsyncIterator()
+                while true {
+                    let event: ChatEvent
+                    if !pending.isEmpty { event = pending.removeFirst() } else if let next = try await rest.next() { event = next } else { break }
+                    switch event {
+                    case .text(let piece):
+                        try await send(chunk(.init(content: piece)))
+                    case .finished(let reason, let usage):
+                        finished = true
+                        if let answering { metrics.recordTokens(usage, provider: answering) }
+                        try await send(chunk(.init(), finish: ChatCompletionResponse.finishReason(reason)))
+                        if includeUsage {
+                            try await send(ChatCompletionResponse.event(ChatCompletionResponse.Chunk(
+                                id: reply.id, created: reply.created, model: model, choices: [], usage: .init(usage))))
+                        }
+                    case .provider:
+                        break
+                    }
+                }
+                if !finished { try await send(chunk(.init(), finish: "stop")) }
+                try await send(ChatCompletionResponse.done)
+            } catch {
+                // The status is sent: the failure goes in the stream, as OpenAI does.
+                try await send(OpenAIError.from(error).streamEvent)
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: headers, body: body)
+    }
+}

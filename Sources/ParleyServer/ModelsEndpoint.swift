@@ -1,0 +1,63 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import ParleyRuntime
+
+/// `GET /v1/models` and `GET /v1/models/{id}`: the names a request's `model` can take, in
+/// OpenAI's list shape: `auto` (each capability's fallback chain) and every provider of the
+/// catalog, with the capabilities it serves and whether the settings configure it.
+struct ModelsEndpoint: Sendable {
+    let environment: ServerEnvironment
+
+    struct Model: Encodable, Sendable {
+        var id: String
+        var object = "model"
+        var created: Int
+        var owned_by: String
+        /// What it serves: `LLM`, `STT`, `TTS`.
+        var capabilities: [String]
+        /// Whether the settings put it in its chains.
+        var configured: Bool
+    }
+
+    struct List: Encodable {
+        var object = "list"
+        var data: [Model]
+    }
+
+    func register(on router: Hummingbird.Router<ServerRequestContext>) {
+        router.get("/v1/models") { _, _ in Self.json(List(data: models())) }
+        router.get("/v1/models/{id}") { _, context in
+            let id = try context.parameters.require("id")
+            guard let model = models().first(where: { $0.id == id }) else { throw OpenAIError.modelNotFound(id) }
+            return Self.json(model)
+        }
+    }
+
+    /// Every selectable name, `auto` first, then the catalog's order.
+    func models() -> [Model] {
+        let catalog = environment.runtime.catalog
+        let settings = environment.runtime.settings
+        let served: [ProviderCapability] = [.languageModel, .speechToText, .textToSpeech]
+        var models = [Model(id: "auto", created: environment.started, owned_by: "parley",
+                            capabilities: served.map(\.rawValue), configured: true)]
+        for entry in catalog.entries where served.contains(entry.capability) {
+            if let index = models.firstIndex(where: { $0.id == entry.name }) {
+                models[index].capabilities.append(entry.capability.rawValue)
+                models[index].configured = models[index].configured || entry.isConfigured(in: settings)
+            } else {
+                models.append(Model(id: entry.name, created: environment.started, owned_by: entry.placement.rawValue,
+                                    capabilities: [entry.capability.rawValue], configured: entry.isConfigured(in: settings)))
+            }
+        }
+        return models
+    }
+
+    static func json(_ value: some Encodable) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        let data = (try? JSONEncoder().encode(value)) ?? Data("{}".utf8)
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

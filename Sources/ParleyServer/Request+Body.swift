@@ -1,0 +1,77 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+extension Request {
+    /// The whole body, refusing one larger than `limit` bytes with 413 (at once when the
+    /// `Content-Length` says so, else as soon as the bytes pass the limit).
+    func collectBody(limit: Int) async throws -> ByteBuffer {
+        if let declared = headers[.contentLength].flatMap(Int.init), declared > limit {
+            throw OpenAIError.tooLarge(limit: limit)
+        }
+        var collected = ByteBuffer()
+        for try await var part in body {
+            guard collected.readableBytes + part.readableBytes <= limit else { throw OpenAIError.tooLarge(limit: limit) }
+            collected.writeBuffer(&part)
+        }
+        return collected
+    }
+
+    /// The body decoded as JSON, with OpenAI's messages for a body that is not JSON, lacks a
+    /// required field or has one of the wrong type.
+    func decodeJSON<T: Decodable>(_ type: T.Type, limit: Int) async throws -> T {
+        let buffer = try await collectBody(limit: limit)
+        guard buffer.readableBytes > 0 else {
+            throw OpenAIError.invalidRequest("The request has no body: send a JSON object.")
+        }
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+        } catch let error as OpenAIError {
+            throw error
+        } catch let error as DecodingError {
+            throw Self.describe(error)
+        } catch {
+            throw OpenAIError.invalidRequest("We could not parse the JSON body of your request: \(error).")
+        }
+    }
+
+    /// OpenAI's wording for a JSON body that does not decode.
+    static func describe(_ error: DecodingError) -> OpenAIError {
+        func path(_ codingPath: [any CodingKey]) -> String {
+            codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingPrefix(".").description
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            let name = path(context.codingPath + [key])
+            return .invalidRequest("Missing required parameter: '\(name)'.", param: name, code: "missing_required_parameter")
+        case .typeMismatch(let expected, let context):
+            let name = path(context.codingPath)
+            return .invalidRequest("Invalid type for '\(name)': expected \(Self.typeName(expected)).", param: name, code: "invalid_type")
+        case .valueNotFound(let expected, let context):
+            let name = path(context.codingPath)
+            return .invalidRequest("Invalid value for '\(name)': expected \(Self.typeName(expected)), got null.", param: name, code: "invalid_type")
+        case .dataCorrupted(let context):
+            if context.codingPath.isEmpty {
+                return .invalidRequest("We could not parse the JSON body of your request: it is not valid JSON.")
+            }
+            let name = path(context.codingPath)
+            return .invalidRequest("Invalid value for '\(name)': \(context.debugDescription)", param: name, code: "invalid_value")
+        @unknown default:
+            return .invalidRequest("We could not parse the JSON body of your request.")
+        }
+    }
+
+    private static func typeName(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: return "a string"
+        case is Int.Type, is Double.Type, is UInt32.Type: return "a number"
+        case is Bool.Type: return "a boolean"
+        default:
+            let name = "\(type)"
+            if name.hasPrefix("Array") { return "an array" }
+            if name.hasPrefix("Dictionary") { return "an object" }
+            return "an object"
+        }
+    }
+}

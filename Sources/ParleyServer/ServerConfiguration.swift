@@ -1,0 +1,73 @@
+import Foundation
+import ParleyRuntime
+
+/// How `parley serve` listens, who may call it, and how much it accepts.
+public struct ServerConfiguration: Sendable {
+    /// The address to listen on (`127.0.0.1` by default).
+    public var host: String
+    /// The port; 0 lets the system pick one (reported through `onServerRunning`).
+    public var port: Int
+    /// Bearer keys, any one of which a request must present; empty turns authentication off,
+    /// which ``validate()`` allows only on a loopback address.
+    public var apiKeys: [String]
+    /// The largest JSON body of a request other than a chat completion, in bytes.
+    public var maxJSONBytes: Int
+    /// The largest chat-completion body, in bytes: images travel inside it as data URLs.
+    public var maxChatBytes: Int
+    /// The largest audio upload, in bytes.
+    public var maxAudioBytes: Int
+    /// The longest a request may take, from its head to the end of its response (a stream
+    /// included); past it a waiting request gets 504 and a stream ends with an error event.
+    public var requestTimeout: Duration
+    /// A connection that sends and receives nothing for this long is closed (slow clients
+    /// cannot hold connections open); `nil` for never.
+    public var idleTimeout: Duration?
+    /// How often configured cloud and self-hosted providers are probed while serving; `nil`
+    /// for never.
+    public var probeInterval: Duration?
+
+    /// Creates a configuration; the defaults suit a sidecar on this machine.
+    public init(host: String = "127.0.0.1", port: Int = 8080, apiKeys: [String] = [], maxJSONBytes: Int = 1 << 20,
+                maxChatBytes: Int = 20 << 20, maxAudioBytes: Int = 25 << 20, requestTimeout: Duration = .seconds(300),
+                idleTimeout: Duration? = .seconds(60), probeInterval: Duration? = .seconds(30)) {
+        self.host = host
+        self.port = port
+        self.apiKeys = apiKeys
+        self.maxJSONBytes = maxJSONBytes
+        self.maxChatBytes = maxChatBytes
+        self.maxAudioBytes = maxAudioBytes
+        self.requestTimeout = requestTimeout
+        self.idleTimeout = idleTimeout
+        self.probeInterval = probeInterval
+    }
+
+    /// The keys listed in `PARLEY_API_KEYS` (comma-separated, blanks ignored).
+    public static func apiKeys(from settings: RuntimeSettings) -> [String] {
+        guard let value = settings.value("PARLEY_API_KEYS") else { return [] }
+        return value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// Whether `host` is reachable only from this machine.
+    public static func isLoopback(_ host: String) -> Bool {
+        let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
+    /// Why a configuration cannot be served.
+    public struct Invalid: Error, Sendable, Equatable, CustomStringConvertible {
+        /// What is wrong and what to do, in one sentence.
+        public var description: String
+    }
+
+    /// Refuses to serve a non-loopback address without keys, and limits that make no sense.
+    public func validate() throws(Invalid) {
+        guard (0...65_535).contains(port) else { throw Invalid(description: "The port must be between 0 and 65535.") }
+        if apiKeys.isEmpty, !Self.isLoopback(host) {
+            throw Invalid(description: "Refusing to listen on \(host) without API keys: set PARLEY_API_KEYS=key1,key2 (or parley.api.keys in the settings file), or listen on 127.0.0.1.")
+        }
+        guard maxJSONBytes > 0, maxChatBytes > 0, maxAudioBytes > 0 else {
+            throw Invalid(description: "The body limits must be positive.")
+        }
+        guard requestTimeout > .zero else { throw Invalid(description: "The request timeout must be positive.") }
+    }
+}

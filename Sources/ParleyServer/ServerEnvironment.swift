@@ -1,0 +1,41 @@
+import Foundation
+import HTTPTypes
+import Logging
+import ParleyCore
+import ParleyRuntime
+
+/// What every endpoint works with: the runtime (providers, chains, health), the server's
+/// limits, its metrics and its logger.
+struct ServerEnvironment: Sendable {
+    let runtime: Runtime<ContinuousClock>
+    let configuration: ServerConfiguration
+    let metrics: ServerMetrics
+    let logger: Logger
+    /// When the server started, as a Unix time.
+    let started: Int
+
+    /// The moment a request that starts now must be done by.
+    var deadline: ContinuousClock.Instant { .now + configuration.requestTimeout }
+
+    /// The error a request that runs out of time gets.
+    var timeout: OpenAIError { .timedOut(after: configuration.requestTimeout) }
+
+    /// Seconds since 1970, for `created` fields.
+    static var now: Int { Int(Date().timeIntervalSince1970) }
+}
+
+extension HTTPField.Name {
+    /// The provider that answered: `llama.cpp`, `openai`, `whisper.cpp`, `espeak-ng`, ….
+    static let parleyProvider = HTTPField.Name("x-parley-provider")!
+    /// The model or voice it answered with.
+    static let parleyModel = HTTPField.Name("x-parley-model")!
+}
+
+extension HTTPFields {
+    /// Names `provider` in the response headers.
+    mutating func name(_ provider: ProviderIdentity?) {
+        guard let provider else { return }
+        self[.parleyProvider] = provider.name
+        if let model = provider.model { self[.parleyModel] = model }
+    }
+}

@@ -1,0 +1,118 @@
+import CoreMetrics
+import Foundation
+import ParleyCore
+import ParleyRuntime
+import Prometheus
+import Synchronization
+
+/// What the server counts, recorded through swift-metrics into a Prometheus registry of its
+/// own (not the process-wide `MetricsSystem`, so that servers sharing a process keep theirs
+/// apart), and rendered as Prometheus text at `GET /metrics`:
+///
+/// - `parley_http_requests_total{route,method,status}` and
+///   `parley_http_request_duration_seconds{route,method,status}` (to the end of the body, streams
+///   included);
+/// - `parley_provider_requests_total{capability,provider}`: who answered;
+/// - `parley_fallbacks_total{capability,provider,reason}`: a request went past `provider`
+///   (failed or skipped) to a later one in its chain, with the reason the provider's health
+///   last gave;
+/// - `parley_provider_health_changes_total{capability,provider,to,reason}` and the state set
+///   `parley_provider_health{capability,provider,status}` (1 for the current status);
+/// - `parley_tokens_total{provider,kind}` (`input`, `output`).
+public final class ServerMetrics: Sendable {
+    /// The registry `/metrics` renders.
+    public let registry: PrometheusCollectorRegistry
+    private let factory: PrometheusMetricsFactory
+    /// The last reason each provider's health gave, keyed by capability and provider.
+    private let reasons = Mutex<[String: String]>([:])
+
+    /// Creates an empty set of metrics.
+    public init() {
+        registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = [
+            .milliseconds(1), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+            .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2_500), .seconds(5), .seconds(10), .seconds(30),
+            .seconds(60), .seconds(120),
+        ]
+        self.factory = factory
+    }
+
+    /// The Prometheus text exposition of every metric.
+    public func render() -> String {
+        registry.emitToString()
+    }
+
+    /// One answered request.
+    func recordRequest(route: String, method: String, status: Int, duration: Duration) {
+        let dimensions = [("route", route), ("method", method), ("status", String(status))]
+        CoreMetrics.Counter(label: "parley_http_requests_total", dimensions: dimensions, factory: factory).increment()
+        CoreMetrics.Timer(label: "parley_http_request_duration_seconds", dimensions: dimensions, factory: factory)
+            .recordNanoseconds(Self.nanoseconds(duration))
+    }
+
+    /// A request answered by `provider`, after the ones of `chain` before it failed or were skipped.
+    func recordAnswer(_ capability: ProviderCapability, provider: ProviderIdentity, chain: [ProviderIdentity]) {
+        CoreMetrics.Counter(label: "parley_provider_requests_total",
+                dimensions: [("capability", capability.rawValue), ("provider", provider.description)], factory: factory).increment()
+        guard let position = chain.firstIndex(of: provider) else { return }
+        for passed in chain[..<position] {
+            let name = passed.description
+            let reason = reasons.withLock { $0["\(capability.rawValue)/\(name)"] }.map(Self.reasonClass) ?? "skipped"
+            CoreMetrics.Counter(label: "parley_fallbacks_total",
+                    dimensions: [("capability", capability.rawValue), ("provider", name), ("reason", reason)], factory: factory).increment()
+        }
+    }
+
+    /// Tokens a language model read and wrote.
+    func recordTokens(_ usage: Usage, provider: ProviderIdentity) {
+        let name = provider.description
+        if usage.inputTokens > 0 {
+            CoreMetrics.Counter(label: "parley_tokens_total", dimensions: [("provider", name), ("kind", "input")], factory: factory)
+                .increment(by: usage.inputTokens)
+        }
+        if usage.outputTokens > 0 {
+            CoreMetrics.Counter(label: "parley_tokens_total", dimensions: [("provider", name), ("kind", "output")], factory: factory)
+                .increment(by: usage.outputTokens)
+        }
+    }
+
+    /// A provider's current health, as a state set.
+    func recordHealth(_ capability: ProviderCapability, provider: String, status: String) {
+        for candidate in ["healthy", "degraded", "down", "recovering"] {
+            CoreMetrics.Gauge(label: "parley_provider_health",
+                  dimensions: [("capability", capability.rawValue), ("provider", provider), ("status", candidate)], factory: factory)
+                .record(candidate == status ? 1 : 0)
+        }
+    }
+
+    /// A change of a provider's health reported by the runtime.
+    func recordHealthChange(_ change: Runtime<ContinuousClock>.HealthChange) {
+        let provider = change.change.provider
+        reasons.withLock { $0["\(change.capability.rawValue)/\(provider)"] = change.change.reason }
+        CoreMetrics.Counter(label: "parley_provider_health_changes_total",
+                dimensions: [("capability", change.capability.rawValue), ("provider", provider), ("to", change.change.to.rawValue),
+                             ("reason", Self.reasonClass(change.change.reason))], factory: factory).increment()
+        recordHealth(change.capability, provider: provider, status: change.change.to.rawValue)
+    }
+
+    /// A short, bounded label for a failure's reason (the full text is in the log and `/health`).
+    static func reasonClass(_ reason: String) -> String {
+        let text = reason.lowercased()
+        if text.contains("recovered") || text.contains("cool-down over") { return "recovered" }
+        if text.contains("unreachable") || text.contains("could not be reached") || text.contains("refused") { return "unreachable" }
+        if text.contains("api key") || text.contains("credentials") { return "authentication" }
+        if text.contains("rate limit") || text.contains("429") { return "rate_limited" }
+        if text.contains("timed out") || text.contains("within") { return "timeout" }
+        if text.contains("resting") { return "resting" }
+        if text.contains("not configured") { return "not_configured" }
+        if text.contains("model missing") { return "missing_model" }
+        if text.contains("resources") { return "resources" }
+        return "error"
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

@@ -1,0 +1,94 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ParleyRuntime
+import ParleyServer
+import ServiceLifecycle
+import UnixSignals
+
+/// `parley serve`: the assistant as an OpenAI-compatible HTTP server.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve the assistant over HTTP: OpenAI-compatible chat, transcription and speech, with /health and /metrics.",
+        discussion: """
+            Point any OpenAI SDK at http://HOST:PORT/v1. The model name picks the provider: auto (or any \
+            unknown name) is the fallback chain, local the on-device engine, openai/anthropic/ollama/… that \
+            provider. With PARLEY_API_KEYS=key1,key2 set, every endpoint but /health needs \
+            `Authorization: Bearer KEY`; without keys the server listens on loopback addresses only. \
+            SIGINT or SIGTERM stops it gracefully: requests in flight finish first.
+            """)
+
+    @Option(help: "The address to listen on; any non-loopback address needs PARLEY_API_KEYS.")
+    var host: String = "127.0.0.1"
+
+    @Option(help: "The port to listen on (0: any free port, printed at start).")
+    var port: Int = 8080
+
+    @Option(name: .customLong("max-audio-mb"), help: "The largest audio upload, in megabytes.")
+    var maxAudioMB: Double = 25
+
+    @Option(name: .customLong("max-json-mb"), help: "The largest JSON request body (chat requests: 20 times this, for images), in megabytes.")
+    var maxJSONMB: Double = 1
+
+    @Option(name: .customLong("request-timeout"), help: "The longest a request (or a stream) may take, in seconds.")
+    var requestTimeout: Double = 300
+
+    @Option(name: .customLong("probe-interval"), help: "Seconds between background checks of cloud and self-hosted providers (0: none).")
+    var probeInterval: Double = 30
+
+    @Option(name: .customLong("small-model"), help: "A smaller GGUF model to use on-device while memory is short or the device too hot for the main one.")
+    var smallModel: String?
+
+    @Option(help: "The conversation database (default: parley.sqlite in the data directory).")
+    var database: String?
+
+    @OptionGroup var common: CommonOptions
+
+    func validate() throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
+        guard maxAudioMB > 0, maxJSONMB > 0 else { throw ValidationError("The body limits must be positive.") }
+        guard requestTimeout > 0 else { throw ValidationError("--request-timeout must be positive.") }
+        guard probeInterval >= 0 else { throw ValidationError("--probe-interval cannot be negative.") }
+    }
+
+    func run() async throws {
+        bootstrapLogging()
+        let logger = Logger(label: "parley.server")
+        let server: ParleyServer
+        do {
+            let runtime = try await common.runtime(smallModel: smallModel, database: database)
+            let configuration = ServerConfiguration(
+                host: host, port: port, apiKeys: ServerConfiguration.apiKeys(from: runtime.settings),
+                maxJSONBytes: Int(maxJSONMB * 1_048_576), maxChatBytes: Int(maxJSONMB * 20 * 1_048_576),
+                maxAudioBytes: Int(maxAudioMB * 1_048_576), requestTimeout: .milliseconds(Int64(requestTimeout * 1_000)),
+                probeInterval: probeInterval > 0 ? .milliseconds(Int64(probeInterval * 1_000)) : nil)
+            let keys = configuration.apiKeys.count
+            let host = self.host
+            server = try ParleyServer(runtime: runtime, configuration: configuration, logger: logger) { port in
+                let access = keys == 0 ? "no API keys (loopback only)" : "\(keys) API key\(keys == 1 ? "" : "s") required"
+                emit("Parley is listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port)/v1 (\(access)).\n")
+            }
+        } catch {
+            throw fail(error)
+        }
+        var group = ServiceGroupConfiguration(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        // A stream that will not end must not hold the shutdown forever.
+        group.maximumGracefulShutdownDuration = .seconds(30)
+        do {
+            try await ServiceGroup(configuration: group).run()
+        } catch {
+            throw fail(error)
+        }
+    }
+
+    /// Logs to stderr: server notices and warnings by default (never a request's headers),
+    /// everything with --verbose.
+    private func bootstrapLogging() {
+        let level: Logger.Level = common.verbose ? .debug : .notice
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = label.hasPrefix("parley") ? level : max(level, .warning)
+            return handler
+        }
+    }
+}

@@ -1,0 +1,185 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import ParleyCore
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `parley serve` as a child process, as a user (or an app) runs it.
+final class ServeProcess: Sendable {
+    let process: Process
+    let port: Int
+    let database: URL
+
+    /// The `parley` binary next to the test bundle in the build directory.
+    static var executable: URL {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while directory.pathExtension == "xctest" || directory.lastPathComponent == "MacOS" || directory.lastPathComponent == "Contents" {
+            directory.deleteLastPathComponent()
+        }
+        return directory.appendingPathComponent("parley")
+    }
+
+    /// The repository's root (for its scripts).
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    private init(process: Process, port: Int, database: URL) {
+        self.process = process
+        self.port = port
+        self.database = database
+    }
+
+    /// Starts `parley serve --port 0 …` and returns once it says where it listens.
+    static func start(_ arguments: [String] = [], environment: [String: String] = [:]) async throws -> ServeProcess {
+        let database = FileManager.default.temporaryDirectory.appendingPathComponent("parley-serve-\(UUID())/parley.sqlite")
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["serve", "--port", "0", "--database", database.path] + arguments
+        var merged = ProcessInfo.processInfo.environment.filter { !$0.key.hasSuffix("_API_KEY") && !$0.key.hasSuffix("_BASE_URL") }
+        merged.merge(environment) { $1 }
+        process.environment = merged
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let handle = output.fileHandleForReading
+        let line = await Task.detached { () -> String in
+            var collected = Data()
+            while !collected.contains(UInt8(ascii: "\n")) {
+                let more = handle.availableData
+                if more.isEmpty { break }
+                collected.append(more)
+            }
+            return String(decoding: collected, as: UTF8.self)
+        }.value
+        guard let range = line.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression),
+              let port = Int(line[range].split(separator: ":").last ?? "") else {
+            process.terminate()
+            Issue.record("parley serve did not say where it listens: \(line)")
+            throw CancellationError()
+        }
+        return ServeProcess(process: process, port: port, database: database)
+    }
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Resident memory, from /proc (Linux).
+    var residentMegabytes: Double? {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "") else { return nil }
+        return kilobytes / 1_024
+    }
+
+    /// Sends SIGTERM.
+    func terminate() {
+        kill(process.processIdentifier, SIGTERM)
+    }
+
+    /// Waits for the process to end and returns its exit status.
+    func exitStatus() async -> Int32 {
+        let process = self.process
+        return await Task.detached {
+            process.waitUntilExit()
+            return process.terminationStatus
+        }.value
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+        try? FileManager.default.removeItem(at: database.deletingLastPathComponent())
+    }
+}
+
+@Suite("parley serve", .serialized)
+struct ServeCommandTests {
+    static let venvPython = ParleyPaths.current().home.appendingPathComponent("venv/bin/python")
+
+    /// Whether the project's venv has the OpenAI SDK (scripts/setup installs it).
+    static var hasOpenAISDK: Bool {
+        guard FileManager.default.isExecutableFile(atPath: venvPython.path) else { return false }
+        let probe = Process()
+        probe.executableURL = venvPython
+        probe.arguments = ["-c", "import openai"]
+        probe.standardOutput = FileHandle.nullDevice
+        probe.standardError = FileHandle.nullDevice
+        guard (try? probe.run()) != nil else { return false }
+        probe.waitUntilExit()
+        return probe.terminationStatus == 0
+    }
+
+    @Test("the official OpenAI Python SDK, unchanged, against a live server",
+          .enabled(if: hasOpenAISDK, "the OpenAI Python SDK is not installed in ~/.local/share/parley/venv: run scripts/setup"))
+    func officialPythonSDK() async throws {
+        _ = try Samples.question()  // installed by scripts/setup
+        let server = try await ServeProcess.start(environment: ["PARLEY_API_KEYS": "sdk-test-key"])
+        let script = Process()
+        script.executableURL = Self.venvPython
+        script.arguments = [ServeProcess.root.appendingPathComponent("scripts/check_openai_sdk.py").path, server.baseURL + "/v1",
+                            "sdk-test-key", Samples.paths.sampleQuestion.path]
+        let output = Pipe()
+        script.standardOutput = output
+        script.standardError = output
+        try script.run()
+        let printed = await Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
+        script.waitUntilExit()
+        let report = String(decoding: printed, as: UTF8.self)
+        #expect(script.terminationStatus == 0, "\(report)")
+        #expect(report.contains("ok: streamed chat answers"), "\(report)")
+        server.terminate()
+        #expect(await server.exitStatus() == 0)
+    }
+
+    @Test("SIGTERM lets a stream in flight finish, then the server exits cleanly; idle, it is small")
+    func gracefulShutdown() async throws {
+        let server = try await ServeProcess.start()
+        let idle = try #require(server.residentMegabytes)
+        print("parley serve idle RSS: \(String(format: "%.1f", idle)) MB")
+        #expect(idle < 150, "idle RSS \(idle) MB")
+
+        var request = HTTPClientRequest(url: server.baseURL + "/v1/chat/completions")
+        request.method = .POST
+        request.headers.add(name: "content-type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: [
+            "model": "local", "stream": true, "temperature": 0, "max_tokens": 120,
+            "messages": [["role": "user", "content": "Write a long story about a dragon who learns to read."]],
+        ])))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
+        #expect(response.status == .ok)
+        var body = ""
+        var signalled = false
+        for try await buffer in response.body {
+            body += String(buffer: buffer)
+            if !signalled, body.contains("\"content\":\"") && body.components(separatedBy: "data: ").count > 3 {
+                signalled = true
+                server.terminate()
+            }
+        }
+        #expect(signalled)
+        #expect(body.hasSuffix("data: [DONE]\n\n"), "the stream was cut: \(body.suffix(200))")
+        #expect(await server.exitStatus() == 0)
+        await #expect(throws: (any Error).self) {
+            _ = try await HTTPClient.shared.execute(HTTPClientRequest(url: server.baseURL + "/health"), timeout: .seconds(5))
+        }
+    }
+
+    @Test("refuses to listen beyond loopback without keys, in one sentence")
+    func refusesOpenAddress() throws {
+        let process = Process()
+        process.executableURL = ServeProcess.executable
+        process.arguments = ["serve", "--host", "0.0.0.0", "--port", "0"]
+        process.environment = ProcessInfo.processInfo.environment.filter { $0.key != "PARLEY_API_KEYS" }
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        #expect(stderr.split(separator: "\n").filter { $0.hasPrefix("error:") }.count == 1, "\(stderr)")
+        #expect(stderr.contains("Refusing to listen on 0.0.0.0 without API keys"), "\(stderr)")
+    }
+}
