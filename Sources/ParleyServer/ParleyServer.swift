@@ -28,7 +28,7 @@ import ServiceLifecycle
 /// }
 /// try await server.run()
 /// ```
-public struct ParleyServer: Service {
+public struct ParleyServer: Service, CustomStringConvertible {
     /// What the server counts (also rendered at `GET /metrics`).
     public let metrics: ServerMetrics
     /// The configuration it was made with.
@@ -57,6 +57,9 @@ public struct ParleyServer: Service {
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
     }
+
+    /// How logs (ServiceLifecycle's among them) name the server: never with its keys.
+    public var description: String { "ParleyServer(\(configuration.host):\(configuration.port))" }
 
     /// Serves until the task is cancelled or a graceful shutdown is triggered.
     public func run() async throws {

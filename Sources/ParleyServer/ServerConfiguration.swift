@@ -1,8 +1,9 @@
 import Foundation
 import ParleyRuntime
 
-/// How `parley serve` listens, who may call it, and how much it accepts.
-public struct ServerConfiguration: Sendable {
+/// How `parley serve` listens, who may call it, and how much it accepts. Its description
+/// counts the keys and never shows them.
+public struct ServerConfiguration: Sendable, CustomStringConvertible {
     /// The address to listen on (`127.0.0.1` by default).
     public var host: String
     /// The port; 0 lets the system pick one (reported through `onServerRunning`).
@@ -39,6 +40,11 @@ public struct ServerConfiguration: Sendable {
         self.requestTimeout = requestTimeout
         self.idleTimeout = idleTimeout
         self.probeInterval = probeInterval
+    }
+
+    public var description: String {
+        "ServerConfiguration(\(host):\(port), \(apiKeys.count) API keys, JSON \(maxJSONBytes) B, chat \(maxChatBytes) B, "
+            + "audio \(maxAudioBytes) B, timeout \(requestTimeout))"
     }
 
     /// The keys listed in `PARLEY_API_KEYS` (comma-separated, blanks ignored).

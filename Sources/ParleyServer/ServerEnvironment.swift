@@ -6,13 +6,15 @@ import ParleyRuntime
 
 /// What every endpoint works with: the runtime (providers, chains, health), the server's
 /// limits, its metrics and its logger.
-struct ServerEnvironment: Sendable {
+struct ServerEnvironment: Sendable, CustomStringConvertible {
     let runtime: Runtime<ContinuousClock>
     let configuration: ServerConfiguration
     let metrics: ServerMetrics
     let logger: Logger
     /// When the server started, as a Unix time.
     let started: Int
+
+    var description: String { "ServerEnvironment(\(configuration))" }
 
     /// The moment a request that starts now must be done by.
     var deadline: ContinuousClock.Instant { .now + configuration.requestTimeout }

@@ -5,8 +5,10 @@ import ServiceLifecycle
 /// Runs beside the HTTP server: probes the configured cloud and self-hosted providers in the
 /// background (so a recovered one comes back without a request paying for the check), and
 /// feeds every health change to the metrics. Stops probing on graceful shutdown.
-struct ServerMonitor: Service {
+struct ServerMonitor: Service, CustomStringConvertible {
     let environment: ServerEnvironment
+
+    var description: String { "ServerMonitor" }
 
     func run() async throws {
         let runtime = environment.runtime

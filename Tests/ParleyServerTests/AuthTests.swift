@@ -1,6 +1,8 @@
 import Foundation
+import Logging
 import ParleyRuntime
 import ParleyServer
+import Synchronization
 import Testing
 
 /// Bearer keys: off by default on loopback, required everywhere but /health once set, and
@@ -26,6 +28,19 @@ struct AuthTests {
         let health = try await server.send(.GET, "/health")
         #expect(health.status == 200)
         #expect(health.json?["status"] != nil)
+    }
+
+    @Test("keys never appear in the logs, even at trace level")
+    func keysNotLogged() async throws {
+        let logs = LogCapture()
+        let server = try await TestServer.start(settings: ["PARLEY_API_KEYS": "secret-key-123"], logger: logs.logger())
+        defer { server.stop() }
+        _ = try await server.send(.GET, "/v1/models", headers: [("authorization", "Bearer secret-key-123")])
+        _ = try await server.send(.GET, "/v1/models", headers: [("authorization", "Bearer secret-key-1234")])
+        _ = try await server.post("/v1/chat/completions", json: ["messages": "broken"], headers: [("authorization", "Bearer secret-key-123")])
+        #expect(!logs.text.isEmpty)
+        #expect(!logs.text.contains("secret-key"), "\(logs.text)")
+        #expect(!"\(server.server)".contains("secret-key") && !"\(server.server.configuration)".contains("secret-key"))
     }
 
     @Test("without keys, loopback serves everyone")
@@ -62,5 +77,34 @@ struct AuthTests {
         defer { try? FileManager.default.removeItem(at: file) }
         let settings = try await RuntimeSettings.load(environment: ["PARLEY_CONFIG": file.path, "HOME": NSTemporaryDirectory()])
         #expect(ServerConfiguration.apiKeys(from: settings) == ["from-file"])
+    }
+}
+
+/// Every log line, message and metadata, as text.
+final class LogCapture: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    var text: String { lines.withLock { $0.joined(separator: "\n") } }
+
+    func logger() -> Logger {
+        Logger(label: "parley.test") { _ in Handler(capture: self) }
+    }
+
+    fileprivate func append(_ line: String) { lines.withLock { $0.append(line) } }
+
+    private struct Handler: LogHandler {
+        let capture: LogCapture
+        var logLevel: Logger.Level = .trace
+        var metadata: Logger.Metadata = [:]
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            let all = metadata.merging(event.metadata ?? [:]) { $1 }
+            capture.append("\(event.level) \(event.message) \(all)")
+        }
     }
 }

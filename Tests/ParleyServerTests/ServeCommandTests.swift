@@ -93,93 +93,94 @@ final class ServeProcess: Sendable {
         try? FileManager.default.removeItem(at: database.deletingLastPathComponent())
     }
 }
+extension OnDeviceServerTests {
+    @Suite("parley serve")
+    struct ServeCommand {
+        static let venvPython = ParleyPaths.current().home.appendingPathComponent("venv/bin/python")
 
-@Suite("parley serve", .serialized)
-struct ServeCommandTests {
-    static let venvPython = ParleyPaths.current().home.appendingPathComponent("venv/bin/python")
+        /// Whether the project's venv has the OpenAI SDK (scripts/setup installs it).
+        static var hasOpenAISDK: Bool {
+            guard FileManager.default.isExecutableFile(atPath: venvPython.path) else { return false }
+            let probe = Process()
+            probe.executableURL = venvPython
+            probe.arguments = ["-c", "import openai"]
+            probe.standardOutput = FileHandle.nullDevice
+            probe.standardError = FileHandle.nullDevice
+            guard (try? probe.run()) != nil else { return false }
+            probe.waitUntilExit()
+            return probe.terminationStatus == 0
+        }
 
-    /// Whether the project's venv has the OpenAI SDK (scripts/setup installs it).
-    static var hasOpenAISDK: Bool {
-        guard FileManager.default.isExecutableFile(atPath: venvPython.path) else { return false }
-        let probe = Process()
-        probe.executableURL = venvPython
-        probe.arguments = ["-c", "import openai"]
-        probe.standardOutput = FileHandle.nullDevice
-        probe.standardError = FileHandle.nullDevice
-        guard (try? probe.run()) != nil else { return false }
-        probe.waitUntilExit()
-        return probe.terminationStatus == 0
-    }
+        @Test("the official OpenAI Python SDK, unchanged, against a live server",
+              .enabled(if: hasOpenAISDK, "the OpenAI Python SDK is not installed in ~/.local/share/parley/venv: run scripts/setup"))
+        func officialPythonSDK() async throws {
+            _ = try Samples.question()  // installed by scripts/setup
+            let server = try await ServeProcess.start(environment: ["PARLEY_API_KEYS": "sdk-test-key"])
+            let script = Process()
+            script.executableURL = Self.venvPython
+            script.arguments = [ServeProcess.root.appendingPathComponent("scripts/check_openai_sdk.py").path, server.baseURL + "/v1",
+                                "sdk-test-key", Samples.paths.sampleQuestion.path]
+            let output = Pipe()
+            script.standardOutput = output
+            script.standardError = output
+            try script.run()
+            let printed = await Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
+            script.waitUntilExit()
+            let report = String(decoding: printed, as: UTF8.self)
+            #expect(script.terminationStatus == 0, "\(report)")
+            #expect(report.contains("ok: streamed chat answers"), "\(report)")
+            server.terminate()
+            #expect(await server.exitStatus() == 0)
+        }
 
-    @Test("the official OpenAI Python SDK, unchanged, against a live server",
-          .enabled(if: hasOpenAISDK, "the OpenAI Python SDK is not installed in ~/.local/share/parley/venv: run scripts/setup"))
-    func officialPythonSDK() async throws {
-        _ = try Samples.question()  // installed by scripts/setup
-        let server = try await ServeProcess.start(environment: ["PARLEY_API_KEYS": "sdk-test-key"])
-        let script = Process()
-        script.executableURL = Self.venvPython
-        script.arguments = [ServeProcess.root.appendingPathComponent("scripts/check_openai_sdk.py").path, server.baseURL + "/v1",
-                            "sdk-test-key", Samples.paths.sampleQuestion.path]
-        let output = Pipe()
-        script.standardOutput = output
-        script.standardError = output
-        try script.run()
-        let printed = await Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
-        script.waitUntilExit()
-        let report = String(decoding: printed, as: UTF8.self)
-        #expect(script.terminationStatus == 0, "\(report)")
-        #expect(report.contains("ok: streamed chat answers"), "\(report)")
-        server.terminate()
-        #expect(await server.exitStatus() == 0)
-    }
+        @Test("SIGTERM lets a stream in flight finish, then the server exits cleanly; idle, it is small")
+        func gracefulShutdown() async throws {
+            let server = try await ServeProcess.start()
+            let idle = try #require(server.residentMegabytes)
+            print("parley serve idle RSS: \(String(format: "%.1f", idle)) MB")
+            #expect(idle < 150, "idle RSS \(idle) MB")
 
-    @Test("SIGTERM lets a stream in flight finish, then the server exits cleanly; idle, it is small")
-    func gracefulShutdown() async throws {
-        let server = try await ServeProcess.start()
-        let idle = try #require(server.residentMegabytes)
-        print("parley serve idle RSS: \(String(format: "%.1f", idle)) MB")
-        #expect(idle < 150, "idle RSS \(idle) MB")
-
-        var request = HTTPClientRequest(url: server.baseURL + "/v1/chat/completions")
-        request.method = .POST
-        request.headers.add(name: "content-type", value: "application/json")
-        request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: [
-            "model": "local", "stream": true, "temperature": 0, "max_tokens": 120,
-            "messages": [["role": "user", "content": "Write a long story about a dragon who learns to read."]],
-        ])))
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
-        #expect(response.status == .ok)
-        var body = ""
-        var signalled = false
-        for try await buffer in response.body {
-            body += String(buffer: buffer)
-            if !signalled, body.contains("\"content\":\"") && body.components(separatedBy: "data: ").count > 3 {
-                signalled = true
-                server.terminate()
+            var request = HTTPClientRequest(url: server.baseURL + "/v1/chat/completions")
+            request.method = .POST
+            request.headers.add(name: "content-type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: [
+                "model": "local", "stream": true, "temperature": 0, "max_tokens": 30,
+                "messages": [["role": "user", "content": "Write a long story about a dragon who learns to read."]],
+            ])))
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
+            #expect(response.status == .ok)
+            var body = ""
+            var signalled = false
+            for try await buffer in response.body {
+                body += String(buffer: buffer)
+                if !signalled, body.contains("\"content\":\"") && body.components(separatedBy: "data: ").count > 3 {
+                    signalled = true
+                    server.terminate()
+                }
+            }
+            #expect(signalled)
+            #expect(body.hasSuffix("data: [DONE]\n\n"), "the stream was cut: \(body.suffix(200))")
+            #expect(await server.exitStatus() == 0)
+            await #expect(throws: (any Error).self) {
+                _ = try await HTTPClient.shared.execute(HTTPClientRequest(url: server.baseURL + "/health"), timeout: .seconds(5))
             }
         }
-        #expect(signalled)
-        #expect(body.hasSuffix("data: [DONE]\n\n"), "the stream was cut: \(body.suffix(200))")
-        #expect(await server.exitStatus() == 0)
-        await #expect(throws: (any Error).self) {
-            _ = try await HTTPClient.shared.execute(HTTPClientRequest(url: server.baseURL + "/health"), timeout: .seconds(5))
-        }
-    }
 
-    @Test("refuses to listen beyond loopback without keys, in one sentence")
-    func refusesOpenAddress() throws {
-        let process = Process()
-        process.executableURL = ServeProcess.executable
-        process.arguments = ["serve", "--host", "0.0.0.0", "--port", "0"]
-        process.environment = ProcessInfo.processInfo.environment.filter { $0.key != "PARLEY_API_KEYS" }
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1)
-        #expect(stderr.split(separator: "\n").filter { $0.hasPrefix("error:") }.count == 1, "\(stderr)")
-        #expect(stderr.contains("Refusing to listen on 0.0.0.0 without API keys"), "\(stderr)")
+        @Test("refuses to listen beyond loopback without keys, in one sentence")
+        func refusesOpenAddress() throws {
+            let process = Process()
+            process.executableURL = ServeProcess.executable
+            process.arguments = ["serve", "--host", "0.0.0.0", "--port", "0"]
+            process.environment = ProcessInfo.processInfo.environment.filter { $0.key != "PARLEY_API_KEYS" }
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 1)
+            #expect(stderr.split(separator: "\n").filter { $0.hasPrefix("error:") }.count == 1, "\(stderr)")
+            #expect(stderr.contains("Refusing to listen on 0.0.0.0 without API keys"), "\(stderr)")
+        }
     }
 }

@@ -22,7 +22,7 @@ struct TestServer: Sendable {
 
     /// Starts a server on a runtime whose settings are `settings` on top of the environment
     /// (less any provider setting of the machine's, so the developer's keys never leak in).
-    static func start(settings: [String: String] = [:], catalog: ProviderCatalog = .standard,
+    static func start(settings: [String: String] = [:], catalog: ProviderCatalog = .standard, logger: Logger? = nil,
                       configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
         let database = FileManager.default.temporaryDirectory.appendingPathComponent("parley-server-\(UUID())/parley.sqlite")
         let environment = ProcessInfo.processInfo.environment.filter { !RuntimeSettings.names.contains($0.key) }
@@ -31,8 +31,9 @@ struct TestServer: Sendable {
         var configuration = ServerConfiguration(port: 0, apiKeys: ServerConfiguration.apiKeys(from: runtime.settings), probeInterval: nil)
         configure(&configuration)
         let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
-        var logger = Logger(label: "parley.test-server")
-        logger.logLevel = .critical
+        var quiet = Logger(label: "parley.test-server")
+        quiet.logLevel = .critical
+        let logger = logger ?? quiet
         let server = try ParleyServer(runtime: runtime, configuration: configuration, logger: logger) { port in
             portSink.yield(port)
             portSink.finish()
@@ -170,3 +171,9 @@ func expectOpenAIError(_ reply: TestServer.Reply, status: Int, type: String = "i
 func events(in text: String) -> [String] {
     text.components(separatedBy: "\n").filter { $0.hasPrefix("data: ") }.map { String($0.dropFirst(6)) }
 }
+
+/// The tests that run the on-device engines (through an in-process server or a `parley serve`
+/// child), one at a time: on two cores, engines running side by side only slow each other
+/// past the chains' timeouts.
+@Suite("the server on the on-device engines", .serialized)
+struct OnDeviceServerTests {}
