@@ -23,7 +23,9 @@ struct ChatCompletionsEndpoint: Sendable {
         let runtime = environment.runtime
         let selection = ModelResolution.selection(for: body.model, capability: .languageModel, catalog: runtime.catalog)
         let llm = try await runtime.languageModel(selection)
-        if selection != .auto { try await ensureReady([llm]) }
+        // The on-device engine says cheaply why it cannot serve (a missing model); a remote
+        // provider's check would cost a round trip, so its own error speaks instead.
+        if selection == .local { try await ensureReady([llm]) }
         if chat.hasImages, !llm.supportsImages {
             throw OpenAIError.invalidRequest("No configured language model reads images; configure one that does (OPENAI_API_KEY, ANTHROPIC_API_KEY) or send text only.",
                                              param: "messages")

@@ -87,7 +87,10 @@ public struct OpenAIError: Error, HTTPResponseError, Sendable, Equatable, Custom
             switch error.kind {
             case .rateLimited: return OpenAIError(status: .tooManyRequests, message: error.description, type: "rate_limit_error", code: "rate_limit_exceeded")
             case .badRequest: return .invalidRequest(error.description)
-            default: return OpenAIError(status: .badGateway, message: error.description, type: "server_error", code: "upstream_error")
+            case .transport: return OpenAIError(status: .serviceUnavailable, message: error.description, type: "server_error", code: "provider_unavailable")
+            case .timeout: return OpenAIError(status: .gatewayTimeout, message: error.description, type: "server_error", code: "timeout")
+            case .authentication, .server, .malformedResponse:
+                return OpenAIError(status: .badGateway, message: error.description, type: "server_error", code: "upstream_error")
             }
         case let error as ProviderTimeoutError:
             return OpenAIError(status: .gatewayTimeout, message: "The provider sent \(error.description).", type: "server_error", code: "timeout")

@@ -64,7 +64,9 @@ struct SpeechEndpoint: Sendable {
         let runtime = environment.runtime
         let selection = ModelResolution.selection(for: body.model, capability: .textToSpeech, catalog: runtime.catalog)
         let tts = try runtime.witnessedTextToSpeech(selection)
-        if selection != .auto { try await ensureReady([tts.provider]) }
+        // The on-device engine says cheaply why it cannot serve (a missing model); a remote
+        // provider's check would cost a round trip, so its own error speaks instead.
+        if selection == .local { try await ensureReady([tts.provider]) }
         let provider = tts.provider
         let input = body.input
         let metrics = environment.metrics

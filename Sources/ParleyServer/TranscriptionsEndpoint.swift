@@ -47,7 +47,9 @@ struct TranscriptionsEndpoint: Sendable {
         let runtime = environment.runtime
         let selection = ModelResolution.selection(for: form["model"]?.text, capability: .speechToText, catalog: runtime.catalog)
         let stt = try runtime.witnessedSpeechToText(selection)
-        if selection != .auto { try await ensureReady([stt.provider]) }
+        // The on-device engine says cheaply why it cannot serve (a missing model); a remote
+        // provider's check would cost a round trip, so its own error speaks instead.
+        if selection == .local { try await ensureReady([stt.provider]) }
         let provider = stt.provider
         let settled = options
         let transcript = try await withDeadline(environment.deadline, timeout: environment.timeout) {
