@@ -98,27 +98,25 @@ struct ChatCompletionsEndpoint: Sendable {
             }
             try await send(chunk(.init(role: "assistant", content: "")))
             var finished = false
-            do {
-                var pending = head.first.map { [$0] } ?? []
-                var rest = head.rest.makeAsyncIterator()
-                while true {
-                    let event: ChatEvent
-                    if !pending.isEmpty { event = pending.removeFirst() } else if let next = try await rest.next() { event = next } else { break }
-                    switch event {
-                    case .text(let piece):
-                        try await send(chunk(.init(content: piece)))
-                    case .finished(let reason, let usage):
-                        finished = true
-                        if let answering { metrics.recordTokens(usage, provider: answering) }
-                        try await send(chunk(.init(), finish: ChatCompletionResponse.finishReason(reason)))
-                        if includeUsage {
-                            try await send(ChatCompletionResponse.event(ChatCompletionResponse.Chunk(
-                                id: reply.id, created: reply.created, model: model, choices: [], usage: .init(usage))))
-                        }
-                    case .provider:
-                        break
+            func relay(_ event: ChatEvent) async throws {
+                switch event {
+                case .text(let piece):
+                    try await send(chunk(.init(content: piece)))
+                case .finished(let reason, let usage):
+                    finished = true
+                    if let answering { metrics.recordTokens(usage, provider: answering) }
+                    try await send(chunk(.init(), finish: ChatCompletionResponse.finishReason(reason)))
+                    if includeUsage {
+                        try await send(ChatCompletionResponse.event(ChatCompletionResponse.Chunk(
+                            id: reply.id, created: reply.created, model: model, choices: [], usage: .init(usage))))
                     }
+                case .provider:
+                    break
                 }
+            }
+            do {
+                if let first = head.first { try await relay(first) }
+                for try await event in head.rest { try await relay(event) }
                 if !finished { try await send(chunk(.init(), finish: "stop")) }
                 try await send(ChatCompletionResponse.done)
             } catch {
