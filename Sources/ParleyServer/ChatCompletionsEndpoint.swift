@@ -26,7 +26,7 @@ struct ChatCompletionsEndpoint: Sendable {
         // The on-device engine says cheaply why it cannot serve (a missing model); a remote
         // provider's check would cost a round trip, so its own error speaks instead.
         if selection == .local { try await ensureReady([llm]) }
-        if chat.hasImages, !llm.supportsImages {
+        if chat.hasImages, !llm.capabilities.images {
             throw OpenAIError.invalidRequest("No configured language model reads images; configure one that does (OPENAI_API_KEY, ANTHROPIC_API_KEY) or send text only.",
                                              param: "messages")
         }
