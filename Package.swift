@@ -98,6 +98,7 @@ let package = Package(
             dependencies: [
                 "ParleyCore", "ParleyCloud", "ParleyRuntime",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -141,6 +142,8 @@ let package = Package(
             dependencies: [
                 "parley", "ParleyServer", "ParleyRuntime", "ParleyCore", "ParleyCloud", "ParleyTesting", "ParleyTestServers",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
 import NIOCore
 import ParleyRuntime
@@ -15,6 +16,7 @@ import ServiceLifecycle
 /// | `POST /v1/audio/transcriptions` | speech to text (multipart WAV upload) |
 /// | `POST /v1/audio/speech` | text to speech (WAV or 24 kHz PCM) |
 /// | `GET /v1/models` | the names `model` can take |
+/// | `GET /v1/realtime` | a voice conversation over a WebSocket (OpenAI Realtime protocol) |
 /// | `GET /health` | liveness and each chain's providers (open without a key) |
 /// | `GET /metrics` | Prometheus text |
 ///
@@ -50,8 +52,11 @@ public struct ParleyServer: Service, CustomStringConvertible {
                                             started: ServerEnvironment.now)
         let router = Self.router(environment)
         let idleTimeout = configuration.idleTimeout.map { TimeAmount.nanoseconds(Self.nanoseconds($0)) }
+        let webSocket = WebSocketServerConfiguration(maxFrameSize: configuration.maxRealtimeMessageBytes)
         application = Application(
-            router: router, server: .http1(configuration: .init(idleTimeout: idleTimeout)),
+            router: router,
+            server: .http1WebSocketUpgrade(webSocketRouter: Self.webSocketRouter(environment),
+                                           configuration: .init(http1: .init(idleTimeout: idleTimeout), ws: webSocket)),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "parley"),
             services: [ServerMonitor(environment: environment)],
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
@@ -79,6 +84,17 @@ public struct ParleyServer: Service, CustomStringConvertible {
         ChatCompletionsEndpoint(environment: environment).register(on: router)
         TranscriptionsEndpoint(environment: environment).register(on: router)
         SpeechEndpoint(environment: environment).register(on: router)
+        return router
+    }
+
+    /// The WebSocket routes (`/v1/realtime`), behind the same metrics, error and authentication
+    /// middleware: the upgrade request carries the key.
+    static func webSocketRouter(_ environment: ServerEnvironment) -> Hummingbird.Router<ServerRequestContext> {
+        let router = Hummingbird.Router(context: ServerRequestContext.self)
+        router.add(middleware: RequestMetricsMiddleware(metrics: environment.metrics))
+        router.add(middleware: OpenAIErrorMiddleware())
+        router.add(middleware: BearerAuthMiddleware(keys: environment.configuration.apiKeys, openPaths: []))
+        RealtimeEndpoint(environment: environment).register(on: router)
         return router
     }
 

@@ -17,6 +17,9 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
     public var maxChatBytes: Int
     /// The largest audio upload, in bytes.
     public var maxAudioBytes: Int
+    /// The largest realtime client event (one WebSocket message), in bytes: audio travels in
+    /// them base64-encoded.
+    public var maxRealtimeMessageBytes: Int
     /// The longest a request may take, from its head to the end of its response (a stream
     /// included); past it a waiting request gets 504 and a stream ends with an error event.
     public var requestTimeout: Duration
@@ -29,7 +32,7 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
 
     /// Creates a configuration; the defaults suit a sidecar on this machine.
     public init(host: String = "127.0.0.1", port: Int = 8080, apiKeys: [String] = [], maxJSONBytes: Int = 1 << 20,
-                maxChatBytes: Int = 20 << 20, maxAudioBytes: Int = 25 << 20, requestTimeout: Duration = .seconds(300),
+                maxChatBytes: Int = 20 << 20, maxAudioBytes: Int = 25 << 20, maxRealtimeMessageBytes: Int = 8 << 20, requestTimeout: Duration = .seconds(300),
                 idleTimeout: Duration? = .seconds(60), probeInterval: Duration? = .seconds(30)) {
         self.host = host
         self.port = port
@@ -37,6 +40,7 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
         self.maxJSONBytes = maxJSONBytes
         self.maxChatBytes = maxChatBytes
         self.maxAudioBytes = maxAudioBytes
+        self.maxRealtimeMessageBytes = maxRealtimeMessageBytes
         self.requestTimeout = requestTimeout
         self.idleTimeout = idleTimeout
         self.probeInterval = probeInterval
@@ -71,7 +75,7 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
         if apiKeys.isEmpty, !Self.isLoopback(host) {
             throw Invalid(description: "Refusing to listen on \(host) without API keys: set PARLEY_API_KEYS=key1,key2 (or parley.api.keys in the settings file), or listen on 127.0.0.1.")
         }
-        guard maxJSONBytes > 0, maxChatBytes > 0, maxAudioBytes > 0 else {
+        guard maxJSONBytes > 0, maxChatBytes > 0, maxAudioBytes > 0, maxRealtimeMessageBytes > 0 else {
             throw Invalid(description: "The body limits must be positive.")
         }
         guard requestTimeout > .zero else { throw Invalid(description: "The request timeout must be positive.") }

@@ -86,6 +86,17 @@ public final class ServerMetrics: Sendable {
         }
     }
 
+    /// A realtime session began.
+    func realtimeSessionOpened() {
+        CoreMetrics.Counter(label: "parley_realtime_sessions_total", factory: factory).increment()
+        CoreMetrics.Meter(label: "parley_realtime_sessions_active", factory: factory).increment()
+    }
+
+    /// A realtime session ended.
+    func realtimeSessionClosed() {
+        CoreMetrics.Meter(label: "parley_realtime_sessions_active", factory: factory).decrement()
+    }
+
     /// A change of a provider's health reported by the runtime.
     func recordHealthChange(_ change: Runtime<ContinuousClock>.HealthChange) {
         let provider = change.change.provider

@@ -103,14 +103,6 @@ struct SpeechEndpoint: Sendable {
 
     /// Raw 16-bit little-endian samples of `audio` at `rate`.
     static func pcm16(_ audio: AudioBuffer, rate: Int) -> [UInt8] {
-        let samples = audio.resampled(to: rate).samples
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(samples.count * 2)
-        for sample in samples {
-            let value = Int16(max(-1, min(1, sample)) * Float(Int16.max))
-            bytes.append(UInt8(truncatingIfNeeded: value))
-            bytes.append(UInt8(truncatingIfNeeded: value >> 8))
-        }
-        return bytes
+        PCM16.encode(audio, rate: rate)
     }
 }

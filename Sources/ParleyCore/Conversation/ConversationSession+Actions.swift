@@ -186,6 +186,7 @@ extension ConversationSession {
 
     private func beginUtterance(_ cue: Cue) async {
         guard case .speechStart(let start) = cue else { return }
+        broadcast(.speechStarted(at: Double(start) / Double(vad.sampleRate)))
         let live = await stt.transcribesLive
         transcriber.begin(at: start, live: live) { id, text in
             await self.partialArrived(text, utterance: id, windowed: false)

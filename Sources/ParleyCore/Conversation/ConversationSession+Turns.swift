@@ -16,6 +16,7 @@ extension ConversationSession {
             try await apply(.transcribed("", at: clock.now))
             return
         }
+        broadcast(.speechStopped(at: ended.segment.endTime))
         let ending = transcriber.end(ended.segment, in: detector)
         let transcript = try await ending.transcript(logger: logger)
         let partials = transcriber.finish()

@@ -4,6 +4,12 @@ public enum ConversationUpdate: Sendable, Equatable {
     case transition(from: ConversationState, to: ConversationState)
     /// An event was refused (the reason says why); nothing changed.
     case rejected(String)
+    /// The user began to speak, this many seconds into the audio received (the speech's
+    /// padding included); a reply in progress is being cut short if barge-in is on.
+    case speechStarted(at: Double)
+    /// The user's utterance ended this many seconds into the audio received (the silence
+    /// that ended it is not counted), and is being transcribed.
+    case speechStopped(at: Double)
     /// A provisional transcript of the speech so far.
     case partialTranscript(String)
     /// The final transcript of the user's turn.

@@ -1,0 +1,439 @@
+import Foundation
+import Logging
+import ParleyCore
+import ParleyRuntime
+
+/// One realtime voice session over a WebSocket: OpenAI Realtime client events in, a
+/// ``ConversationSession`` on the runtime's providers underneath, OpenAI Realtime server
+/// events out.
+///
+/// The conversation is made when the first audio, message or response request arrives, with
+/// the settings `session.update` gave until then; a later change that the conversation
+/// cannot take on (instructions, voice, turn detection, reply length) makes a new one that
+/// continues the same saved thread. Every turn is saved as it ends, so a connection that
+/// drops loses nothing that was said.
+///
+/// Client events are handled one at a time, in order (the caller awaits ``receive(_:)``);
+/// outgoing events go to `send`, one JSON text frame each, in the order they happen.
+actor RealtimeConnection {
+    /// A reply being sent.
+    struct OpenResponse {
+        var id: String
+        var itemID: String
+        var text = ""
+    }
+
+    private let environment: ServerEnvironment
+    private let logger: Logger
+    private let sessionID = RealtimeConnection.id("sess")
+    /// Whether the client speaks the beta protocol (`OpenAI-Beta: realtime=v1`): server events
+    /// then carry their beta names.
+    private let beta: Bool
+    private let emit: @Sendable (String) -> Void
+    private var settings: RealtimeSessionSettings
+    private var options: ConversationOptions
+    private var conversation: RuntimeConversation<ContinuousClock>?
+    private var following: Task<Void, Never>?
+    /// The saved thread to continue (asked for, or written by an earlier conversation).
+    private var thread: Int64?
+
+    private var lastEvent = 0
+    /// The user message being spoken or transcribed.
+    private var userItem: String?
+    private var awaitingTranscript = false
+    private var partial = ""
+    /// The last item of the conversation (`previous_item_id`).
+    private var lastItem: String?
+    private var response: OpenResponse?
+    /// Typed messages waiting for `response.create`.
+    private var pending: [(text: String, images: [ChatMessage.Part])] = []
+    /// Whether `input_audio_buffer.commit` asked to end a turn that has not ended yet.
+    private var committing = false
+    /// Whether a committed turn's reply answers the next `response.create` too.
+    private var answeredByCommit = false
+
+    /// Creates a connection on `environment`'s runtime; `model` is the `model` query item,
+    /// `thread` a saved thread to continue (a Parley extension), `options` what the
+    /// conversation is made with (its owner among them).
+    init(environment: ServerEnvironment, model: String, thread: Int64?, options: ConversationOptions, beta: Bool,
+         logger: Logger, emit: @escaping @Sendable (String) -> Void) {
+        self.environment = environment
+        self.logger = logger
+        self.beta = beta
+        self.emit = emit
+        self.thread = thread
+        self.options = options
+        self.settings = RealtimeSessionSettings(model: model, silence: options.endSilence)
+    }
+
+    // MARK: - Lifetime
+
+    /// Greets the client with the session's settings.
+    func start() {
+        send("session.created", ["session": sessionJSON])
+    }
+
+    /// Ends the session: the reply in progress stops and what was heard of it is saved.
+    func close() async {
+        await endConversation()
+    }
+
+    /// Handles one text frame from the client; a frame that cannot be acted on gets an
+    /// `error` event.
+    func receive(_ text: String) async {
+        let (parsed, eventID) = RealtimeClientEvent.parse(text)
+        switch parsed {
+        case .failure(let error):
+            sendError(error, eventID: eventID)
+        case .success(let event):
+            do {
+                try await handle(event)
+            } catch let error as RealtimeProtocolError {
+                sendError(error, eventID: eventID)
+            } catch {
+                sendError(Self.serverError(error), eventID: eventID)
+            }
+        }
+    }
+
+    /// Answers a binary frame: the protocol has none.
+    func receiveBinary() {
+        sendError(RealtimeProtocolError(code: "invalid_frame", message: "Binary frames are not part of the protocol: send JSON events as text frames, audio base64-encoded in input_audio_buffer.append."), eventID: nil)
+    }
+
+    // MARK: - Client events
+
+    private func handle(_ event: RealtimeClientEvent) async throws {
+        switch event {
+        case .updateSession(let session):
+            var updated = settings
+            try updated.apply(session)
+            if conversation != nil, settings.needsNewConversation(for: updated) { await endConversation() }
+            settings = updated
+            send("session.updated", ["session": sessionJSON])
+        case .appendAudio(let bytes):
+            guard let audio = PCM16.decode(bytes, rate: settings.inputRate) else { return }
+            let session = try await conversationSession()
+            if await session.state == .armed { try await session.startListening(.user) }
+            try await session.append(audio)
+        case .commitAudio:
+            guard let session = conversation?.session, await session.state == .listening else {
+                throw RealtimeProtocolError(code: "input_audio_buffer_commit_empty", message: "There is no audio to commit: append speech with input_audio_buffer.append first.")
+            }
+            committing = true
+            answeredByCommit = true
+            try await session.stopListening()
+        case .clearAudio:
+            if let session = conversation?.session, await session.state == .listening {
+                try await session.stop()
+                try await listen(session)
+            }
+            userItem = nil
+            send("input_audio_buffer.cleared", [:])
+        case .createUserMessage(let id, let text, let images):
+            _ = try await conversationSession()
+            let itemID = id ?? Self.id("item")
+            pending.append((text, images))
+            var content: [JSONValue] = images.map { _ in .object(["type": .string("input_image")]) }
+            if !text.isEmpty { content.insert(.object(["type": .string("input_text"), "text": .string(text)]), at: 0) }
+            let item = Self.item(itemID, role: "user", status: "completed", content: content)
+            send("conversation.item.added", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item": item])
+            send("conversation.item.done", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item": item])
+            lastItem = itemID
+        case .truncateItem(let id, let end):
+            send("conversation.item.truncated", ["item_id": .string(id), "content_index": .number(0), "audio_end_ms": .number(Double(end))])
+            if response?.itemID == id, let session = conversation?.session, await session.state == .speaking {
+                try await session.cancel()
+            }
+        case .createResponse:
+            try await respond()
+        case .cancelResponse:
+            let state = await conversation?.session.state
+            guard let session = conversation?.session, response != nil || state == .thinking || state == .speaking else {
+                throw RealtimeProtocolError(code: "response_cancel_not_active", message: "There is no response in progress to cancel.")
+            }
+            try? await session.cancel()
+            if response != nil { finishResponse(status: "cancelled") }
+        }
+    }
+
+    /// `response.create`: answers the typed messages, or lets a committed turn's reply stand.
+    private func respond() async throws {
+        guard !pending.isEmpty else {
+            if answeredByCommit || response != nil {
+                answeredByCommit = false
+                return
+            }
+            throw RealtimeProtocolError(code: "no_input", message: "There is nothing new to answer: add a message with conversation.item.create, or speak (input_audio_buffer.append) and commit.")
+        }
+        let session = try await conversationSession()
+        let state = await session.state
+        guard state == .idle || state == .armed || state == .listening else {
+            throw RealtimeProtocolError(code: "conversation_already_has_active_response", message: "A response is in progress: wait for response.done, or send response.cancel first.")
+        }
+        let messages = pending
+        pending = []
+        let text = messages.map(\.text).filter { !$0.isEmpty }.joined(separator: "\n")
+        let images = messages.flatMap(\.images)
+        answeredByCommit = false
+        ensureResponse()
+        // The reply is followed through the session's updates; this task only reports failure.
+        Task {
+            do {
+                try await session.send(text: text.isEmpty ? "Describe the image." : text, images: images)
+            } catch {
+                self.typedTurnFailed(error)
+            }
+        }
+    }
+
+    private func typedTurnFailed(_ error: any Error) {
+        if response != nil { finishResponse(status: "failed") }
+        sendError(Self.serverError(error), eventID: nil)
+    }
+
+    // MARK: - The conversation
+
+    /// The session, made on first use.
+    private func conversationSession() async throws -> ConversationSession<ContinuousClock> {
+        if let conversation { return conversation.session }
+        var options = self.options
+        options.languageModel = ModelResolution.selection(for: settings.model, capability: .languageModel, catalog: environment.runtime.catalog)
+        options.systemPrompt = settings.instructions
+        options.maxTokens = settings.maxOutputTokens
+        options.voice = settings.engineVoice
+        options.startsListening = false
+        switch settings.turnDetection {
+        case .serverVAD(let silence):
+            options.endSilence = silence
+        case .manual:
+            // Turns end on commit; a long pause does not end one.
+            options.endSilence = options.maxTurn
+        }
+        let output = RealtimeOutput { [weak self] chunk in await self?.replyAudio(chunk) }
+        let made: RuntimeConversation<ContinuousClock>
+        do {
+            made = try await environment.runtime.makeConversation(options: options, thread: thread, output: output)
+        } catch {
+            throw Self.serverError(error)
+        }
+        conversation = made
+        let updates = await made.session.updates()
+        following = Task { [weak self] in
+            for await update in updates { await self?.follow(update) }
+        }
+        try await listen(made.session)
+        return made.session
+    }
+
+    /// Opens the gates and listens.
+    private func listen(_ session: ConversationSession<ContinuousClock>) async throws {
+        for gate in ConversationGate.allCases { try await session.setGate(gate, open: true) }
+        if await session.state == .idle { try await session.arm() }
+        if await session.state == .armed { try await session.startListening(.user) }
+    }
+
+    /// Closes the conversation (saving what was heard of a reply in progress) and remembers
+    /// its thread for the next one.
+    private func endConversation() async {
+        guard let conversation else { return }
+        self.conversation = nil
+        await conversation.session.close()
+        await following?.value
+        following = nil
+        if let saved = await conversation.thread { thread = saved }
+        if response != nil { finishResponse(status: "cancelled") }
+    }
+
+    /// Turns what the conversation reports into server events.
+    private func follow(_ update: ConversationUpdate) async {
+        switch update {
+        case .speechStarted(let at):
+            // A reply cut before it was heard has no turn of its own: it ends here.
+            if response != nil { finishResponse(status: "cancelled") }
+            let item = Self.id("item")
+            userItem = item
+            partial = ""
+            send("input_audio_buffer.speech_started", ["audio_start_ms": Self.milliseconds(at), "item_id": .string(item)])
+        case .speechStopped(let at):
+            let item = userItem ?? Self.id("item")
+            userItem = item
+            committing = false
+            awaitingTranscript = true
+            send("input_audio_buffer.speech_stopped", ["audio_end_ms": Self.milliseconds(at), "item_id": .string(item)])
+            send("input_audio_buffer.committed", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item_id": .string(item)])
+            let spoken = Self.item(item, role: "user", status: "completed", content: [.object(["type": .string("input_audio"), "transcript": .null])])
+            send("conversation.item.added", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item": spoken])
+            lastItem = item
+        case .partialTranscript(let text):
+            guard let item = userItem else { return }
+            let delta = text.hasPrefix(partial) ? String(text.dropFirst(partial.count)) : text
+            partial = text
+            send("conversation.item.input_audio_transcription.delta", ["item_id": .string(item), "content_index": .number(0), "delta": .string(delta)])
+        case .finalTranscript(let text):
+            transcribed(text)
+        case .transition(let from, let to):
+            if from == .thinking, awaitingTranscript, to == .listening || to == .armed {
+                transcribed("")  // speech in which no words were recognised: no turn
+            }
+            if from == .listening, to == .armed, committing {
+                committing = false
+                answeredByCommit = false
+                sendError(RealtimeProtocolError(code: "input_audio_buffer_commit_empty", message: "No speech was found in the committed audio: nothing to answer."), eventID: nil)
+            }
+            if case .error(let reason) = to { await failed(reason) }
+        case .replyText(let piece):
+            ensureResponse()
+            response?.text += piece
+            if let response {
+                send(settings.textOnly ? "response.output_text.delta" : "response.output_audio_transcript.delta",
+                     ["response_id": .string(response.id), "item_id": .string(response.itemID), "output_index": .number(0),
+                      "content_index": .number(0), "delta": .string(piece)])
+            }
+        case .turn(let turn):
+            guard !turn.isTyped || response != nil || !turn.reply.isEmpty else { return }
+            ensureResponse()
+            finishResponse(status: turn.interrupted ? "cancelled" : "completed", transcript: turn.reply, usage: turn.usage)
+        case .rejected, .audioLevel:
+            break
+        }
+    }
+
+    private func transcribed(_ text: String) {
+        guard awaitingTranscript, let item = userItem else { return }
+        awaitingTranscript = false
+        send("conversation.item.input_audio_transcription.completed", ["item_id": .string(item), "content_index": .number(0), "transcript": .string(text)])
+        let spoken = Self.item(item, role: "user", status: "completed", content: [.object(["type": .string("input_audio"), "transcript": .string(text)])])
+        send("conversation.item.done", ["item": spoken])
+        userItem = nil
+    }
+
+    /// The conversation failed (a provider, or the store): the response in progress fails, the
+    /// client hears why, and the conversation listens again.
+    private func failed(_ reason: String) async {
+        if response != nil { finishResponse(status: "failed") }
+        awaitingTranscript = false
+        committing = false
+        sendError(RealtimeProtocolError(type: "server_error", code: "conversation_failed", message: reason), eventID: nil)
+        guard let session = conversation?.session else { return }
+        do {
+            try await session.reset()
+            try await listen(session)
+        } catch {
+            logger.warning("realtime: could not listen again after a failure: \(error)")
+        }
+    }
+
+    // MARK: - Responses
+
+    private func replyAudio(_ chunk: AudioBuffer) {
+        ensureResponse()
+        guard !settings.textOnly, let response else { return }
+        let bytes = PCM16.encode(chunk, rate: settings.outputRate)
+        send("response.output_audio.delta", ["response_id": .string(response.id), "item_id": .string(response.itemID), "output_index": .number(0),
+                                             "content_index": .number(0), "delta": .string(Data(bytes).base64EncodedString())])
+    }
+
+    private func ensureResponse() {
+        guard response == nil else { return }
+        let opened = OpenResponse(id: Self.id("resp"), itemID: Self.id("item"))
+        response = opened
+        send("response.created", ["response": responseJSON(opened, status: "in_progress", output: [])])
+        let item = Self.item(opened.itemID, role: "assistant", status: "in_progress", content: [])
+        send("response.output_item.added", ["response_id": .string(opened.id), "output_index": .number(0), "item": item])
+        send("conversation.item.added", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item": item])
+        send("response.content_part.added", ["response_id": .string(opened.id), "item_id": .string(opened.itemID), "output_index": .number(0),
+                                             "content_index": .number(0), "part": part(transcript: "")])
+        lastItem = opened.itemID
+    }
+
+    private func finishResponse(status: String, transcript: String? = nil, usage: Usage? = nil) {
+        guard let open = response else { return }
+        response = nil
+        let text = transcript ?? open.text
+        let ids: [String: JSONValue] = ["response_id": .string(open.id), "item_id": .string(open.itemID), "output_index": .number(0), "content_index": .number(0)]
+        if settings.textOnly {
+            send("response.output_text.done", ids.merging(["text": .string(text)]) { $1 })
+        } else {
+            send("response.output_audio.done", ids)
+            send("response.output_audio_transcript.done", ids.merging(["transcript": .string(text)]) { $1 })
+        }
+        send("response.content_part.done", ids.merging(["part": part(transcript: text)]) { $1 })
+        let item = Self.item(open.itemID, role: "assistant", status: status == "completed" ? "completed" : "incomplete",
+                             content: [part(transcript: text, output: true)])
+        send("response.output_item.done", ["response_id": .string(open.id), "output_index": .number(0), "item": item])
+        send("conversation.item.done", ["item": item])
+        var done = responseJSON(open, status: status, output: [item])
+        if case .object(var fields) = done, let usage {
+            fields["usage"] = .object(["input_tokens": .number(Double(usage.inputTokens)), "output_tokens": .number(Double(usage.outputTokens)),
+                                       "total_tokens": .number(Double(usage.inputTokens + usage.outputTokens))])
+            done = .object(fields)
+        }
+        send("response.done", ["response": done])
+    }
+
+    private func part(transcript: String, output: Bool = false) -> JSONValue {
+        if settings.textOnly { return .object(["type": .string(output ? "output_text" : "text"), "text": .string(transcript)]) }
+        return .object(["type": .string(output ? "output_audio" : "audio"), "transcript": .string(transcript)])
+    }
+
+    private func responseJSON(_ response: OpenResponse, status: String, output: [JSONValue]) -> JSONValue {
+        .object(["id": .string(response.id), "object": .string("realtime.response"), "status": .string(status),
+                 "output": .array(output), "output_modalities": .array([.string(settings.textOnly ? "text" : "audio")]),
+                 "conversation_id": .string(sessionID)])
+    }
+
+    private var sessionJSON: JSONValue {
+        settings.json(id: sessionID, transcriptionModel: "auto")
+    }
+
+    private static func item(_ id: String, role: String, status: String, content: [JSONValue]) -> JSONValue {
+        .object(["id": .string(id), "object": .string("realtime.item"), "type": .string("message"), "role": .string(role),
+                 "status": .string(status), "content": .array(content)])
+    }
+
+    // MARK: - Sending
+
+    /// The beta names of the GA server events that were renamed.
+    private static let betaNames = [
+        "response.output_audio.delta": "response.audio.delta", "response.output_audio.done": "response.audio.done",
+        "response.output_audio_transcript.delta": "response.audio_transcript.delta",
+        "response.output_audio_transcript.done": "response.audio_transcript.done",
+        "response.output_text.delta": "response.text.delta", "response.output_text.done": "response.text.done",
+        "conversation.item.added": "conversation.item.created",
+    ]
+
+    private func send(_ type: String, _ fields: [String: JSONValue]) {
+        if beta, type == "conversation.item.done" { return }
+        lastEvent += 1
+        var event = fields
+        event["type"] = .string(beta ? Self.betaNames[type] ?? type : type)
+        event["event_id"] = .string("event_\(sessionID.dropFirst(5))_\(lastEvent)")
+        guard let data = try? JSONEncoder().encode(JSONValue.object(event)) else { return }
+        emit(String(decoding: data, as: UTF8.self))
+    }
+
+    private func sendError(_ error: RealtimeProtocolError, eventID: String?) {
+        logger.debug("realtime: \(error.code): \(error.message)")
+        var body: [String: JSONValue] = ["type": .string(error.type), "code": .string(error.code), "message": .string(error.message),
+                                         "param": error.param.map(JSONValue.string) ?? .null]
+        body["event_id"] = eventID.map(JSONValue.string) ?? .null
+        send("error", ["error": .object(body)])
+    }
+
+    /// A failure of the server's or a provider's, in the protocol's terms.
+    private static func serverError(_ error: any Error) -> RealtimeProtocolError {
+        if let error = error as? RealtimeProtocolError { return error }
+        if let error = error as? OpenAIError {
+            return RealtimeProtocolError(type: error.type, code: error.code ?? "server_error", message: error.message, param: error.param)
+        }
+        return RealtimeProtocolError(type: "server_error", code: "server_error", message: "\(error)")
+    }
+
+    private static func milliseconds(_ seconds: Double) -> JSONValue { .number((seconds * 1_000).rounded()) }
+
+    /// A fresh id with OpenAI's prefix style (`item_…`, `resp_…`, `sess_…`).
+    static func id(_ prefix: String) -> String {
+        prefix + "_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(20).lowercased()
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import ParleyRuntime
+
+/// `GET /v1/realtime` upgraded to a WebSocket: a voice conversation in the OpenAI Realtime
+/// protocol (see ``RealtimeConnection``). Query items: `model` (the language model, resolved
+/// like every `model`) and `thread` (a saved thread to continue; a Parley extension).
+/// Authentication is the HTTP endpoints' own: the upgrade request carries the bearer key.
+struct RealtimeEndpoint {
+    let environment: ServerEnvironment
+
+    /// The OpenAI-Beta header of beta clients.
+    static let betaHeader = HTTPField.Name("OpenAI-Beta")!
+
+    func register(on router: Hummingbird.Router<ServerRequestContext>) {
+        let environment = self.environment
+        router.ws("/v1/realtime") { request, _ in
+            if let thread = request.uri.queryParameters["thread"], Int64(thread) == nil {
+                throw OpenAIError.invalidRequest("'thread' must be the number of a saved thread.", param: "thread")
+            }
+            return .upgrade([:])
+        } onUpgrade: { inbound, outbound, context in
+            let request = context.request
+            let query = request.uri.queryParameters
+            let model = query["model"].map(String.init) ?? "auto"
+            let thread = query["thread"].flatMap { Int64(String($0)) }
+            let beta = request.headers[Self.betaHeader]?.contains("realtime=v1") ?? false
+            let (frames, sink) = AsyncStream.makeStream(of: String.self)
+            let connection = RealtimeConnection(
+                environment: environment, model: model, thread: thread, options: ConversationOptions(), beta: beta,
+                logger: environment.logger, emit: { sink.yield($0) })
+            let writer = Task {
+                for await frame in frames {
+                    do {
+                        try await outbound.write(.text(frame))
+                    } catch {
+                        return  // the client has gone; the reader ends too
+                    }
+                }
+            }
+            environment.metrics.realtimeSessionOpened()
+            defer { environment.metrics.realtimeSessionClosed() }
+            await connection.start()
+            do {
+                for try await message in inbound.messages(maxSize: environment.configuration.maxRealtimeMessageBytes) {
+                    switch message {
+                    case .text(let text): await connection.receive(text)
+                    case .binary: await connection.receiveBinary()
+                    }
+                }
+            } catch {
+                environment.logger.debug("realtime: the connection ended: \(error)")
+            }
+            await connection.close()
+            sink.finish()
+            await writer.value
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import ParleyCore
+
+/// What a realtime session is set to: what `session.update` changes (in the GA shape or the
+/// beta one) and what `session.created` and `session.updated` report.
+struct RealtimeSessionSettings: Sendable, Equatable {
+    /// How a user's turn ends.
+    enum TurnDetection: Sendable, Equatable {
+        /// The server's VAD ends the turn after this many seconds of silence, and answers it.
+        case serverVAD(silence: Double)
+        /// The client ends the turn with `input_audio_buffer.commit`.
+        case manual
+    }
+
+    /// The rates accepted for input and output PCM (OpenAI's is 24 kHz; others are a Parley
+    /// extension for clients that capture at their device's rate).
+    static let rates = 8_000...48_000
+
+    /// The model the client asked for (the language model's catalog name or `auto`).
+    var model: String
+    /// The instructions (the system prompt); `nil` for the runtime's default.
+    var instructions: String?
+    /// The voice the client named; OpenAI's voice names mean the engine's default voice.
+    var voice: String?
+    /// The sample rate of the PCM the client sends.
+    var inputRate = 24_000
+    /// The sample rate of the PCM the server sends.
+    var outputRate = 24_000
+    /// How turns end.
+    var turnDetection: TurnDetection
+    /// Whether replies are text only (`output_modalities: ["text"]`): no audio is sent.
+    var textOnly = false
+    /// The longest reply in tokens; `nil` for the default.
+    var maxOutputTokens: Int?
+
+    /// The server's defaults: server VAD after `silence` seconds, 24 kHz PCM both ways.
+    init(model: String, silence: Double) {
+        self.model = model
+        self.turnDetection = .serverVAD(silence: silence)
+    }
+
+    /// The engine's voice for the voice the client named.
+    var engineVoice: String? {
+        guard let voice, !voice.isEmpty, !SpeechEndpoint.openAIVoices.contains(voice.lowercased()) else { return nil }
+        return voice
+    }
+
+    /// Whether a conversation made with `self` must be made anew to follow `other`.
+    func needsNewConversation(for other: RealtimeSessionSettings) -> Bool {
+        instructions != other.instructions || engineVoice != other.engineVoice || turnDetection != other.turnDetection
+            || maxOutputTokens != other.maxOutputTokens
+    }
+
+    // MARK: - session.update
+
+    /// Applies the `session` object of a `session.update`; fields it leaves out keep their
+    /// values, and nothing changes when one of them is invalid.
+    mutating func apply(_ session: JSONValue) throws(RealtimeProtocolError) {
+        guard let fields = session.object else { throw .invalidValue("session", "'session' must be an object.") }
+        var updated = self
+        if let value = fields["instructions"] {
+            guard let text = value.string ?? (value.isNull ? "" : nil) else {
+                throw .invalidValue("session.instructions", "'instructions' must be a string.")
+            }
+            updated.instructions = text.isEmpty ? nil : text
+        }
+        if let value = fields["output_modalities"] ?? fields["modalities"] {
+            updated.textOnly = try Self.textOnly(value, param: fields["output_modalities"] != nil ? "session.output_modalities" : "session.modalities")
+        }
+        if let value = fields["max_output_tokens"] ?? fields["max_response_output_tokens"] {
+            updated.maxOutputTokens = try Self.maxTokens(value)
+        }
+        // The beta shape: flat fields.
+        if let value = fields["voice"] { updated.voice = try Self.string(value, "session.voice") }
+        if let value = fields["input_audio_format"] { updated.inputRate = try Self.betaFormat(value, "session.input_audio_format") }
+        if let value = fields["output_audio_format"] { updated.outputRate = try Self.betaFormat(value, "session.output_audio_format") }
+        if let value = fields["turn_detection"] { updated.turnDetection = try Self.turnDetection(value, "session.turn_detection") }
+        // The GA shape: audio.input and audio.output.
+        if let audio = fields["audio"] {
+            guard let audio = audio.object else { throw .invalidValue("session.audio", "'audio' must be an object.") }
+            if let input = audio["input"]?.object {
+                if let format = input["format"] { updated.inputRate = try Self.format(format, "session.audio.input.format") }
+                if let value = input["turn_detection"] {
+                    updated.turnDetection = try Self.turnDetection(value, "session.audio.input.turn_detection")
+                }
+            }
+            if let output = audio["output"]?.object {
+                if let format = output["format"] { updated.outputRate = try Self.format(format, "session.audio.output.format") }
+                if let value = output["voice"] { updated.voice = try Self.string(value, "session.audio.output.voice") }
+            }
+        }
+        self = updated
+    }
+
+    private static func string(_ value: JSONValue, _ param: String) throws(RealtimeProtocolError) -> String {
+        guard let text = value.string else { throw .invalidValue(param, "'\(param)' must be a string.") }
+        return text
+    }
+
+    private static func textOnly(_ value: JSONValue, param: String) throws(RealtimeProtocolError) -> Bool {
+        guard let items = value.array?.compactMap(\.string), items.count == value.array?.count, !items.isEmpty,
+              items.allSatisfy({ $0 == "text" || $0 == "audio" }) else {
+            throw .invalidValue(param, "'\(param)' must be [\"audio\"] or [\"text\"].")
+        }
+        return !items.contains("audio")
+    }
+
+    private static func maxTokens(_ value: JSONValue) throws(RealtimeProtocolError) -> Int? {
+        if value.string == "inf" || value.isNull { return nil }
+        guard let number = value.number, number >= 1, number <= 4_096, number.rounded() == number else {
+            throw .invalidValue("session.max_output_tokens", "'max_output_tokens' must be an integer from 1 to 4096, or \"inf\".")
+        }
+        return Int(number)
+    }
+
+    /// A GA format object: `{"type": "audio/pcm", "rate": 24000}`.
+    private static func format(_ value: JSONValue, _ param: String) throws(RealtimeProtocolError) -> Int {
+        guard let format = value.object else { throw .invalidValue(param, "'\(param)' must be an object such as {\"type\": \"audio/pcm\", \"rate\": 24000}.") }
+        let type = format["type"]?.string ?? "audio/pcm"
+        guard type == "audio/pcm" else {
+            throw .invalidValue("\(param).type", "Unsupported audio format '\(type)': this server speaks audio/pcm (16-bit little-endian mono).")
+        }
+        guard let rate = format["rate"] else { return 24_000 }
+        guard let number = rate.number, number.rounded() == number, rates.contains(Int(number)) else {
+            throw .invalidValue("\(param).rate", "'rate' must be a whole number of samples per second from \(rates.lowerBound) to \(rates.upperBound) (24000 by default).")
+        }
+        return Int(number)
+    }
+
+    /// A beta format name: only `pcm16` (at 24 kHz).
+    private static func betaFormat(_ value: JSONValue, _ param: String) throws(RealtimeProtocolError) -> Int {
+        guard value.string == "pcm16" else {
+            throw .invalidValue(param, "Unsupported audio format \(value.string.map { "'\($0)'" } ?? "value"): this server speaks pcm16.")
+        }
+        return 24_000
+    }
+
+    private static func turnDetection(_ value: JSONValue, _ param: String) throws(RealtimeProtocolError) -> TurnDetection {
+        if value.isNull { return .manual }
+        guard let detection = value.object else { throw .invalidValue(param, "'\(param)' must be an object or null.") }
+        let type = detection["type"]?.string ?? "server_vad"
+        guard type == "server_vad" || type == "semantic_vad" else {
+            throw .invalidValue("\(param).type", "Unsupported turn detection '\(type)': use server_vad, or null to commit turns yourself.")
+        }
+        guard let milliseconds = detection["silence_duration_ms"] else { return .serverVAD(silence: 1.2) }
+        guard let number = milliseconds.number, (100...10_000).contains(number) else {
+            throw .invalidValue("\(param).silence_duration_ms", "'silence_duration_ms' must be from 100 to 10000.")
+        }
+        return .serverVAD(silence: number / 1_000)
+    }
+
+    // MARK: - Reporting
+
+    /// The session object of `session.created` and `session.updated` (GA shape).
+    func json(id: String, transcriptionModel: String) -> JSONValue {
+        let pcm = { (rate: Int) -> JSONValue in .object(["type": .string("audio/pcm"), "rate": .number(Double(rate))]) }
+        let detection: JSONValue = switch turnDetection {
+        case .manual: .null
+        case .serverVAD(let silence):
+            .object(["type": .string("server_vad"), "silence_duration_ms": .number((silence * 1_000).rounded()),
+                     "create_response": .bool(true), "interrupt_response": .bool(true)])
+        }
+        return .object([
+            "type": .string("realtime"), "object": .string("realtime.session"), "id": .string(id), "model": .string(model),
+            "instructions": instructions.map(JSONValue.string) ?? .null,
+            "output_modalities": .array([.string(textOnly ? "text" : "audio")]),
+            "max_output_tokens": maxOutputTokens.map { .number(Double($0)) } ?? .string("inf"),
+            "audio": .object([
+                "input": .object(["format": pcm(inputRate), "turn_detection": detection,
+                                  "transcription": .object(["model": .string(transcriptionModel)])]),
+                "output": .object(["format": pcm(outputRate), "voice": voice.map(JSONValue.string) ?? .string("default")]),
+            ]),
+        ])
+    }
+}
