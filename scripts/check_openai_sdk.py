@@ -3,13 +3,17 @@
 
 Usage: check_openai_sdk.py BASE_URL API_KEY QUESTION_WAV
 
-Chat (whole and streamed), transcription (json and text), speech (WAV), the model list and
-the SDK's error classes (a wrong key, a bad request). Prints one line per check and exits 1 if
+Chat (whole and streamed), transcription (json and text), speech (WAV), the model list, the
+SDK's error classes (a wrong key, a bad request), and the realtime client (a spoken question
+through /v1/realtime with server VAD, then a typed one). Prints one line per check and exits 1 if
 any failed. Run by the Swift test suite (ParleyServerTests) against a `parley serve` child.
 """
+import base64
 import io
 import sys
 import wave
+
+import numpy
 
 import openai
 
@@ -70,6 +74,53 @@ try:
     check("a bad request raises BadRequestError", False)
 except openai.BadRequestError as error:
     check("a bad request raises BadRequestError", error.status_code == 400 and error.param == "messages", str(error))
+
+
+def pcm24k(path):
+    """The WAV at `path` as 16-bit PCM at 24 kHz, the realtime API's input."""
+    with wave.open(path) as wav:
+        rate, frames = wav.getframerate(), wav.readframes(wav.getnframes())
+    samples = numpy.frombuffer(frames, dtype="<i2").astype(numpy.float64)
+    times = numpy.arange(0, len(samples) / rate, 1 / 24000)
+    resampled = numpy.interp(times, numpy.arange(len(samples)) / rate, samples)
+    return resampled.astype("<i2").tobytes() + bytes(2 * 24000 * 3 // 2)  # then 1.5 s of silence
+
+
+def realtime_turn(connection):
+    """Reads events until the response is done: (user transcript, reply text, audio seconds, errors, status)."""
+    heard, said, audio, errors, status = "", "", 0, [], None
+    for event in connection:
+        if event.type == "conversation.item.input_audio_transcription.completed":
+            heard = event.transcript
+        elif event.type == "response.output_audio_transcript.delta":
+            said += event.delta
+        elif event.type == "response.output_audio.delta":
+            audio += len(base64.b64decode(event.delta)) / 2 / 24000
+        elif event.type == "error":
+            errors.append(event.error.message)
+        elif event.type == "response.done":
+            status = event.response.status
+            break
+    return heard, said, audio, errors, status
+
+
+with client.realtime.connect(model="auto") as connection:
+    created = connection.recv()
+    check("realtime session.created", created.type == "session.created", created.type)
+    connection.session.update(session={"type": "realtime", "instructions": "Answer in one short sentence.",
+                                       "audio": {"input": {"turn_detection": {"type": "server_vad", "silence_duration_ms": 800}}}})
+    pcm = pcm24k(question)
+    for start in range(0, len(pcm), 4800):
+        connection.input_audio_buffer.append(audio=base64.b64encode(pcm[start:start + 4800]).decode())
+    heard, said, audio, errors, status = realtime_turn(connection)
+    check("realtime transcribes the spoken question", "france" in heard.lower(), heard)
+    check("realtime answers it aloud", "Paris" in said and audio > 0.5 and status == "completed",
+          f"{said!r}, {audio:.1f} s, {status}, errors {errors}")
+    connection.conversation.item.create(item={"type": "message", "role": "user",
+                                              "content": [{"type": "input_text", "text": "And the capital of Italy?"}]})
+    connection.response.create()
+    _, said, audio, errors, status = realtime_turn(connection)
+    check("realtime answers a typed message", "Rome" in said and status == "completed", f"{said!r}, {status}, errors {errors}")
 
 print(f"OpenAI SDK checks: {len(checks) - len(failures)} of {len(checks)} as expected", flush=True)
 sys.exit(1 if failures else 0)
