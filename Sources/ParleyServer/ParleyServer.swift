@@ -36,6 +36,7 @@ public struct ParleyServer: Service, CustomStringConvertible {
     /// The configuration it was made with.
     public let configuration: ServerConfiguration
     private let application: Application<RouterResponder<ServerRequestContext>>
+    private let environment: ServerEnvironment
 
     /// Makes a server over `runtime`; it listens once ``run()`` is called, and reports the port
     /// it listens on (useful with port 0) to `onListening`.
@@ -50,6 +51,7 @@ public struct ParleyServer: Service, CustomStringConvertible {
         self.configuration = configuration
         let environment = ServerEnvironment(runtime: runtime, configuration: configuration, metrics: metrics, logger: logger,
                                             started: ServerEnvironment.now)
+        self.environment = environment
         let router = Self.router(environment)
         let idleTimeout = configuration.idleTimeout.map { TimeAmount.nanoseconds(Self.nanoseconds($0)) }
         let webSocket = WebSocketServerConfiguration(maxFrameSize: configuration.maxRealtimeMessageBytes)
@@ -67,8 +69,28 @@ public struct ParleyServer: Service, CustomStringConvertible {
     public var description: String { "ParleyServer(\(configuration.host):\(configuration.port))" }
 
     /// Serves until the task is cancelled or a graceful shutdown is triggered.
+    ///
+    /// The shutdown is ordered: first every realtime connection finishes the reply in progress,
+    /// saves it and is closed with "going away"; then the HTTP server stops accepting and lets
+    /// requests in flight finish. (The application runs in its own service group, away from the
+    /// caller's shutdown signal, so that its WebSocket layer does not close connections
+    /// mid-reply before they are drained.)
     public func run() async throws {
-        try await application.run()
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [application], logger: environment.logger))
+        let serving = Task.detached { try await group.run() }
+        let realtime = environment.realtime
+        try await withGracefulShutdownHandler {
+            try await withTaskCancellationHandler {
+                try await serving.value
+            } onCancel: {
+                serving.cancel()
+            }
+        } onGracefulShutdown: {
+            Task {
+                await realtime.drainAll(limit: .seconds(20))
+                await group.triggerGracefulShutdown()
+            }
+        }
     }
 
     /// The routes, behind the metrics, error and authentication middleware (in that order,

@@ -11,6 +11,8 @@ struct ServerEnvironment: Sendable, CustomStringConvertible {
     let configuration: ServerConfiguration
     let metrics: ServerMetrics
     let logger: Logger
+    /// The realtime connections open now.
+    let realtime = RealtimeSessions()
     /// When the server started, as a Unix time.
     let started: Int
 

@@ -31,11 +31,17 @@ final class RealtimeTestClient: Sendable {
     /// the connection closes when `body` returns.
     static func with(_ server: TestServer, query: String = "", headers: HTTPFields = [:],
                      _ body: @escaping @Sendable (RealtimeTestClient) async throws -> Void) async throws {
+        try await with(port: server.port, query: query, headers: headers, body)
+    }
+
+    /// Connects to a server on `port` of 127.0.0.1.
+    static func with(port: Int, query: String = "", headers: HTTPFields = [:],
+                     _ body: @escaping @Sendable (RealtimeTestClient) async throws -> Void) async throws {
         var logger = Logger(label: "parley.test-realtime")
         logger.logLevel = .critical
         let received = Received()
         _ = try await WebSocketClient.connect(
-            url: "ws://127.0.0.1:\(server.port)/v1/realtime\(query.isEmpty ? "" : "?" + query)",
+            url: "ws://127.0.0.1:\(port)/v1/realtime\(query.isEmpty ? "" : "?" + query)",
             configuration: .init(maxFrameSize: 16 << 20, additionalHeaders: headers), logger: logger
         ) { inbound, outbound, _ in
             let client = RealtimeTestClient(outbound: outbound, received: received)
@@ -53,7 +59,7 @@ final class RealtimeTestClient: Sendable {
                 reader.cancel()
                 throw error
             }
-            try await outbound.close(.normalClosure, reason: nil)
+            if await !received.closed { try? await outbound.close(.normalClosure, reason: nil) }
             _ = await reader.value
         }
     }
@@ -105,6 +111,16 @@ final class RealtimeTestClient: Sendable {
         let seen = await all().compactMap { $0["type"] as? String }
         Issue.record("no \(type) event within \(seconds) s; received: \(seen)", sourceLocation: sourceLocation)
         throw CancellationError()
+    }
+
+    /// Waits until the server closes the connection.
+    func waitForClose(within seconds: Double, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if await received.closed { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Issue.record("the server did not close the connection within \(seconds) s", sourceLocation: sourceLocation)
     }
 
     /// The types of every event received so far.

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import ParleyCore
+import ParleyStore
 import Testing
 
 #if canImport(Glibc)
@@ -182,5 +183,26 @@ extension OnDeviceServerTests {
             #expect(stderr.split(separator: "\n").filter { $0.hasPrefix("error:") }.count == 1, "\(stderr)")
             #expect(stderr.contains("Refusing to listen on 0.0.0.0 without API keys"), "\(stderr)")
         }
+    }
+}
+
+extension OnDeviceServerTests.ServeCommand {
+    @Test("SIGTERM during a realtime reply: the reply finishes, both messages are saved, the client is told, the server exits")
+    func realtimeShutdown() async throws {
+        let server = try await ServeProcess.start()
+        try await RealtimeTestClient.with(port: server.port) { realtime in
+            try await realtime.send(["type": "conversation.item.create", "item": ["type": "message", "role": "user",
+                                                                                   "content": [["type": "input_text", "text": "What is the capital of France?"]]]])
+            try await realtime.send(["type": "response.create"])
+            try await realtime.next("response.created", within: 120)
+            server.terminate()
+            let done = try await realtime.next("response.done", within: 60)
+            #expect((done["response"] as? [String: Any])?["status"] as? String == "completed")
+            try await realtime.waitForClose(within: 30)
+        }
+        #expect(await server.exitStatus() == 0)
+        let store = try ConversationStore(path: server.database)
+        let thread = try #require(try store.threads().first).thread.id
+        #expect(try store.messages(in: thread).map(\.role) == [.user, .assistant])
     }
 }

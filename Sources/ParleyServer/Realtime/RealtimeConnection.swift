@@ -51,6 +51,8 @@ actor RealtimeConnection {
     private var committing = false
     /// Whether a committed turn's reply answers the next `response.create` too.
     private var answeredByCommit = false
+    /// Whether the server is shutting down: no more input is taken.
+    private var draining = false
 
     /// Creates a connection on `environment`'s runtime; `model` is the `model` query item,
     /// `thread` a saved thread to continue (a Parley extension), `options` what the
@@ -78,9 +80,26 @@ actor RealtimeConnection {
         await endConversation()
     }
 
+    /// For a graceful shutdown: takes no more input, lets the reply in progress finish (for at
+    /// most `limit`) and be saved, then closes the conversation.
+    func drain(limit: Duration) async {
+        draining = true
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            let state = await conversation?.session.state
+            if response == nil, state != .thinking, state != .speaking { break }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        await endConversation()
+    }
+
     /// Handles one text frame from the client; a frame that cannot be acted on gets an
     /// `error` event.
     func receive(_ text: String) async {
+        guard !draining else {
+            sendError(RealtimeProtocolError(type: "server_error", code: "server_shutting_down", message: "The server is shutting down: reconnect to continue (the thread is saved)."), eventID: nil)
+            return
+        }
         let (parsed, eventID) = RealtimeClientEvent.parse(text)
         switch parsed {
         case .failure(let error):

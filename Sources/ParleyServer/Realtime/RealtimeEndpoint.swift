@@ -44,6 +44,11 @@ struct RealtimeEndpoint {
             environment.metrics.realtimeSessionOpened()
             defer { environment.metrics.realtimeSessionClosed() }
             await connection.start()
+            // On a graceful shutdown the server drains every connection first: the reply in
+            // progress finishes and is saved, then the client is told the server is going away.
+            let registration = await environment.realtime.add(connection) {
+                try? await outbound.close(.goingAway, reason: "The server is shutting down.")
+            }
             do {
                 for try await message in inbound.messages(maxSize: environment.configuration.maxRealtimeMessageBytes) {
                     switch message {
@@ -54,6 +59,7 @@ struct RealtimeEndpoint {
             } catch {
                 environment.logger.debug("realtime: the connection ended: \(error)")
             }
+            await environment.realtime.remove(registration)
             await connection.close()
             sink.finish()
             await writer.value
