@@ -15,6 +15,7 @@ import ServiceLifecycle
 /// | `POST /v1/audio/transcriptions` | speech to text (multipart WAV upload) |
 /// | `POST /v1/audio/speech` | text to speech (WAV or 24 kHz PCM) |
 /// | `GET /v1/models` | the names `model` can take |
+/// | `/v1/threads…`, `/v1/stash…` | the caller's saved conversations and stash, as JSON (see ``ThreadsEndpoint``) |
 /// | `GET /health` | liveness and each chain's providers (open without a key) |
 /// | `GET /metrics` | Prometheus text |
 ///
@@ -79,6 +80,9 @@ public struct ParleyServer: Service, CustomStringConvertible {
         ChatCompletionsEndpoint(environment: environment).register(on: router)
         TranscriptionsEndpoint(environment: environment).register(on: router)
         SpeechEndpoint(environment: environment).register(on: router)
+        ThreadsEndpoint(environment: environment).register(on: router)
+        ThreadMessagesEndpoint(environment: environment).register(on: router)
+        StashEndpoint(environment: environment).register(on: router)
         return router
     }
 
