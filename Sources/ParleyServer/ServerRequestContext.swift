@@ -10,8 +10,9 @@ public struct ServerRequestContext: RequestContext {
     /// when authentication is off or for open endpoints. The key itself is never kept.
     public var keyIndex: Int?
     /// Whose saved conversations the request works on: with keys on, the presented key's
-    /// owner (``ParleyStore/Owner/apiKey(_:)``); without keys, ``ParleyStore/Owner/local``.
-    /// Endpoints pass it to every store call, and the store shows no other owner's rows.
+    /// owner (`Owner.apiKey(_:)`); without keys, `Owner.local`. Endpoints pass it to every
+    /// store call, and the store shows no other owner's rows. Open endpoints (`/health`) are
+    /// reached without a key and must not touch the store.
     public var owner: Owner
 
     public init(source: ApplicationRequestContextSource) {
