@@ -1,4 +1,5 @@
 import ParleyCore
+import ParleyStore
 
 /// What a conversation made by a ``Runtime`` uses and how it behaves. Unset fields (`nil`)
 /// come from the thread being continued, else from the defaults.
@@ -29,6 +30,10 @@ public struct ConversationOptions: Sendable {
     public var saves: Bool
     /// Whether each question's recorded speech is kept with the saved conversation.
     public var keepsAudio: Bool
+    /// Whose conversation it is: ``Owner/local`` (the default) for the command line and a
+    /// server without keys, or the API key a server request presented. A new thread is saved
+    /// under this owner, and only this owner's threads can be continued.
+    public var owner: Owner
     /// Whether the conversation starts listening at once (see
     /// ``ConversationConfiguration/startsListening``).
     public var startsListening: Bool
@@ -45,7 +50,7 @@ public struct ConversationOptions: Sendable {
                 textToSpeech: ProviderSelection = .auto, systemPrompt: String? = nil, maxTokens: Int? = nil,
                 temperature: Double = 0, voice: String? = nil, endSilence: Double = 1.2, maxTurn: Double = 30,
                 partialInterval: Double? = nil, duplex: ConversationConfiguration.Duplex = .full, saves: Bool = true,
-                keepsAudio: Bool = false, startsListening: Bool = true,
+                keepsAudio: Bool = false, owner: Owner = .local, startsListening: Bool = true,
                 reviewTranscript: (@Sendable (String) async -> String?)? = nil) {
         self.languageModel = languageModel
         self.speechToText = speechToText
@@ -60,6 +65,7 @@ public struct ConversationOptions: Sendable {
         self.duplex = duplex
         self.saves = saves
         self.keepsAudio = keepsAudio
+        self.owner = owner
         self.startsListening = startsListening
         self.reviewTranscript = reviewTranscript
     }

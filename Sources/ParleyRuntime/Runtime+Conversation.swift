@@ -23,12 +23,12 @@ extension Runtime {
     ///
     /// - Parameters:
     ///   - options: providers and behaviour; unset fields come from `thread`'s saved settings.
-    ///   - thread: a saved conversation to continue (its history goes to the model, trimmed to
-    ///     the context window, and its saved system prompt and reply length apply unless
-    ///     `options` sets them); `nil` starts a new one.
+    ///   - thread: a saved conversation of `options.owner` to continue (its history goes to the
+    ///     model, trimmed to the context window, and its saved system prompt and reply length
+    ///     apply unless `options` sets them); `nil` starts a new one, saved under that owner.
     ///   - output: where replies are played.
-    /// - Throws: `StoreError.threadNotFound` for an unknown thread; `ProviderError.unavailable`
-    ///   when a provider the conversation needs cannot serve.
+    /// - Throws: `StoreError.threadNotFound` for an unknown thread or another owner's;
+    ///   `ProviderError.unavailable` when a provider the conversation needs cannot serve.
     public func makeConversation(options: ConversationOptions = ConversationOptions(), thread: Int64? = nil,
                                  output: any AudioOutput) async throws -> RuntimeConversation<C> {
         guard options.saves || thread == nil else {
@@ -38,9 +38,9 @@ extension Runtime {
         var history: [ChatMessage] = []
         var saved: ThreadSettings?
         if let store, let thread {
-            guard let stored = try store.thread(thread) else { throw StoreError.threadNotFound(thread) }
+            guard let stored = try store.thread(thread, owner: options.owner) else { throw StoreError.threadNotFound(thread) }
             saved = stored.settings
-            history = try ThreadJournal.history(of: thread, in: store)
+            history = try ThreadJournal.history(of: thread, in: store, owner: options.owner)
         }
         let llm = try await languageModel(options.languageModel)
         let stt = try speechToText(options.speechToText)
@@ -70,10 +70,10 @@ extension Runtime {
             backend: saved?.backend ?? (llm.identity.isLocal ? "local" : llm.identity.name),
             modelPreset: saved?.modelPreset ?? llm.identity.model, systemPrompt: systemPrompt, maxTokens: maxTokens)
         if let store, let thread, settings != saved {
-            try store.updateSettings(settings, thread: thread)
+            try store.updateSettings(settings, thread: thread, owner: options.owner)
         }
         let journal = store.map {
-            ThreadJournal(store: $0, thread: thread, settings: settings,
+            ThreadJournal(store: $0, thread: thread, settings: settings, owner: options.owner,
                           keepAudioIn: options.keepsAudio ? $0.url.deletingLastPathComponent().appendingPathComponent("audio", isDirectory: true) : nil)
         }
         let session = ConversationSession(

@@ -1,17 +1,22 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import ParleyStore
 
 /// Requires `Authorization: Bearer KEY` with one of the server's keys on every path but the
-/// open ones (`/health`). Keys are compared in constant time and never logged.
+/// open ones (`/health`), and makes the key's owner the request's ``ServerRequestContext/owner``.
+/// Keys are compared in constant time and never logged.
 struct BearerAuthMiddleware: RouterMiddleware {
     typealias Context = ServerRequestContext
 
     let keys: [[UInt8]]
+    /// The owner of each key, in the same order.
+    let owners: [Owner]
     let openPaths: Set<String>
 
     init(keys: [String], openPaths: Set<String>) {
         self.keys = keys.map { Array($0.utf8) }
+        self.owners = keys.map(Owner.apiKey)
         self.openPaths = openPaths
     }
 
@@ -25,6 +30,7 @@ struct BearerAuthMiddleware: RouterMiddleware {
         guard let matched else { throw OpenAIError.unauthorized(keyGiven: true) }
         var context = context
         context.keyIndex = matched
+        context.owner = owners[matched]
         return try await next(request, context)
     }
 

@@ -4,6 +4,7 @@ import Hummingbird
 import ParleyCloud
 import ParleyCore
 import ParleyRuntime
+import ParleyStore
 
 /// A failed request in OpenAI's shape, `{"error":{"message","type","param","code"}}`, with
 /// the status code OpenAI uses for the same failure, so the official SDKs raise their usual
@@ -94,6 +95,8 @@ public struct OpenAIError: Error, HTTPResponseError, Sendable, Equatable, Custom
             }
         case let error as ProviderTimeoutError:
             return OpenAIError(status: .gatewayTimeout, message: "The provider sent \(error.description).", type: "server_error", code: "timeout")
+        case let error as StoreError:
+            return .from(error)
         case let error as RuntimeError:
             return .invalidRequest(error.description, param: "model")
         case let error as WAVError:

@@ -17,6 +17,7 @@ import ServiceLifecycle
 /// | `POST /v1/audio/speech` | text to speech (WAV or 24 kHz PCM) |
 /// | `GET /v1/models` | the names `model` can take |
 /// | `GET /v1/realtime` | a voice conversation over a WebSocket (OpenAI Realtime protocol) |
+/// | `/v1/threads…`, `/v1/stash…` | the caller's saved conversations and stash, as JSON (see ``ThreadsEndpoint``) |
 /// | `GET /health` | liveness and each chain's providers (open without a key) |
 /// | `GET /metrics` | Prometheus text |
 ///
@@ -106,6 +107,9 @@ public struct ParleyServer: Service, CustomStringConvertible {
         ChatCompletionsEndpoint(environment: environment).register(on: router)
         TranscriptionsEndpoint(environment: environment).register(on: router)
         SpeechEndpoint(environment: environment).register(on: router)
+        ThreadsEndpoint(environment: environment).register(on: router)
+        ThreadMessagesEndpoint(environment: environment).register(on: router)
+        StashEndpoint(environment: environment).register(on: router)
         return router
     }
 

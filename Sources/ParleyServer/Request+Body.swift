@@ -65,7 +65,7 @@ extension Request {
     private static func typeName(_ type: Any.Type) -> String {
         switch type {
         case is String.Type: return "a string"
-        case is Int.Type, is Double.Type, is UInt32.Type: return "a number"
+        case is Int.Type, is Int64.Type, is Double.Type, is UInt32.Type: return "a number"
         case is Bool.Type: return "a boolean"
         default:
             let name = "\(type)"

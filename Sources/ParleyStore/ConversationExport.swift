@@ -1,6 +1,6 @@
 import Foundation
 
-/// The JSON form of saved conversations, written by ``ConversationStore/export(thread:)`` and
+/// The JSON form of saved conversations, written by ``ConversationStore/export(thread:owner:)`` and
 /// by `parley history --json`:
 /// `{"threads":[{"id":…,"title":…,"created_at":…,"updated_at":…,"message_count":…,"preview":…,"settings":{…},"messages":[…]}]}`.
 ///

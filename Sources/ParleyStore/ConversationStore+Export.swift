@@ -2,25 +2,27 @@ import Foundation
 import GRDB
 
 extension ConversationStore {
-    /// One conversation, or all of them, with every message, as a value.
+    /// One of `owner`'s conversations, or all of them, with every message, as a value.
     ///
-    /// - Parameter thread: The thread to export, or `nil` for all threads (most recently
-    ///   active first).
-    /// - Throws: ``StoreError/threadNotFound(_:)`` when `thread` does not exist.
-    public func exported(thread: Int64?) throws(StoreError) -> ConversationExport {
+    /// - Parameter thread: The thread to export, or `nil` for all of `owner`'s threads (most
+    ///   recently active first).
+    /// - Throws: ``StoreError/threadNotFound(_:)`` when `owner` has no thread `thread`.
+    public func exported(thread: Int64?, owner: Owner = .local) throws(StoreError) -> ConversationExport {
         try read { db in
             if let thread {
-                let record = try Self.fetchThread(db, id: thread)
+                let record = try Self.fetchThread(db, id: thread, owner: owner)
                 let messages = try Self.fetchMessages(db, thread: thread)
                 return ConversationExport(threads: [ExportedThread(thread: try record.stored(), messages: messages)])
             }
             let threads = try ThreadRecord
+                .filter(Column(ThreadRecord.CodingKeys.owner) == owner.id)
                 .order(Column(ThreadRecord.CodingKeys.updatedAt).desc, Column(ThreadRecord.CodingKeys.id).desc)
                 .fetchAll(db)
-            let images = try MessageImageRecord.images(db, thread: nil)
-            let messages = try MessageRecord
-                .order(MessageRecord.Columns.threadID, MessageRecord.Columns.id)
-                .fetchAll(db)
+            let images = try MessageImageRecord.images(db, owner: owner)
+            let messages = try MessageRecord.fetchAll(db, sql: """
+                SELECT message.* FROM message JOIN thread ON thread.id = message.thread_id
+                WHERE thread.owner IS ? ORDER BY message.thread_id, message.id
+                """, arguments: [owner.id])
                 .map { try $0.stored(images: images[$0.id ?? -1] ?? []) }
             let byThread = Dictionary(grouping: messages, by: \.threadID)
             return ConversationExport(threads: try threads.map { record in
@@ -30,13 +32,13 @@ extension ConversationStore {
         }
     }
 
-    /// One conversation, or all of them, as JSON (sorted keys, pretty printed, snake_case keys,
-    /// ISO-8601 dates): `{"threads":[{…thread…, "settings":{…}, "messages":[…]}]}`.
+    /// One of `owner`'s conversations, or all of them, as JSON (sorted keys, pretty printed,
+    /// snake_case keys, ISO-8601 dates): `{"threads":[{…thread…, "settings":{…}, "messages":[…]}]}`.
     ///
-    /// - Parameter thread: The thread to export, or `nil` for all threads.
-    /// - Throws: ``StoreError/threadNotFound(_:)`` when `thread` does not exist.
-    public func export(thread: Int64?) throws(StoreError) -> Data {
-        let export = try exported(thread: thread)
+    /// - Parameter thread: The thread to export, or `nil` for all of `owner`'s threads.
+    /// - Throws: ``StoreError/threadNotFound(_:)`` when `owner` has no thread `thread`.
+    public func export(thread: Int64?, owner: Owner = .local) throws(StoreError) -> Data {
+        let export = try exported(thread: thread, owner: owner)
         do {
             return try export.jsonData()
         } catch {

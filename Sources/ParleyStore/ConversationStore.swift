@@ -9,6 +9,11 @@ import ParleyCore
 /// committed message survives the process being killed or the power failing, and readers (such
 /// as `parley history` in another process) never block the writer. Each method is one
 /// transaction. The store is `Sendable`: call it from any task or thread; writes are serialized.
+///
+/// Threads and stash items belong to an ``Owner``: the local user, or one API key of
+/// `parley serve`. Every method that reads or changes them (and their messages and audio)
+/// takes the owner and sees that owner's rows only; another owner's id is not found. The
+/// owner defaults to ``Owner/local``, the command line's.
 public final class ConversationStore: Sendable {
     /// The database file.
     public let url: URL

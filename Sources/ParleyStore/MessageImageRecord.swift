@@ -23,19 +23,21 @@ struct MessageImageRecord: Codable, FetchableRecord, PersistableRecord {
         images.enumerated().map { MessageImageRecord(messageID: messageID, position: $0.offset, mimeType: $0.element.mimeType, data: $0.element.data) }
     }
 
-    /// The images of thread `thread`'s messages, or of every message when it is `nil`, by
-    /// message id, each message's in order.
-    static func images(_ db: Database, thread: Int64?) throws -> [Int64: [ImageAttachment]] {
-        let rows: [MessageImageRecord]
-        if let thread {
-            rows = try MessageImageRecord.fetchAll(db, sql: """
-                SELECT message_image.* FROM message_image JOIN message ON message.id = message_image.message_id
-                WHERE message.thread_id = ? ORDER BY message_image.message_id, message_image.position
-                """, arguments: [thread])
-        } else {
-            rows = try MessageImageRecord.order(Column(CodingKeys.messageID), Column(CodingKeys.position)).fetchAll(db)
-        }
-        return grouped(rows)
+    /// The images of thread `thread`'s messages, by message id, each message's in order.
+    static func images(_ db: Database, thread: Int64) throws -> [Int64: [ImageAttachment]] {
+        grouped(try MessageImageRecord.fetchAll(db, sql: """
+            SELECT message_image.* FROM message_image JOIN message ON message.id = message_image.message_id
+            WHERE message.thread_id = ? ORDER BY message_image.message_id, message_image.position
+            """, arguments: [thread]))
+    }
+
+    /// The images of every message in `owner`'s threads, by message id, each message's in order.
+    static func images(_ db: Database, owner: Owner) throws -> [Int64: [ImageAttachment]] {
+        grouped(try MessageImageRecord.fetchAll(db, sql: """
+            SELECT message_image.* FROM message_image
+            JOIN message ON message.id = message_image.message_id JOIN thread ON thread.id = message.thread_id
+            WHERE thread.owner IS ? ORDER BY message_image.message_id, message_image.position
+            """, arguments: [owner.id]))
     }
 
     /// The images of message `message`, in order.

@@ -4,6 +4,6 @@ import ParleyCore
 /// typed, what went to or came from the model, and how the turn went).
 ///
 /// The store keeps every field but ``ConversationMessage/audio``: a recording is kept as a
-/// file with ``ConversationStore/attachAudio(message:file:)`` (``ThreadJournal`` does it when
+/// file with ``ConversationStore/attachAudio(message:file:owner:)`` (``ThreadJournal`` does it when
 /// asked to keep audio).
 public typealias NewMessage = ConversationMessage

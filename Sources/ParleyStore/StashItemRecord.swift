@@ -11,16 +11,19 @@ struct StashItemRecord: Codable, FetchableRecord, MutablePersistableRecord {
     var text: String
     var threadID: Int64?
     var messageID: Int64?
+    /// ``Owner/id``: `nil` for the local user.
+    var owner: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, kind, text
+        case id, kind, text, owner
         case createdAt = "created_at"
         case threadID = "thread_id"
         case messageID = "message_id"
     }
 
-    init(_ item: NewStashItem, createdAt: Date) {
+    init(_ item: NewStashItem, createdAt: Date, owner: Owner) {
         self.createdAt = createdAt
+        self.owner = owner.id
         kind = item.kind
         text = item.text
         threadID = item.threadID

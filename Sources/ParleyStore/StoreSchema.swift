@@ -11,7 +11,22 @@ enum StoreSchema {
         migrator.registerMigration("v1-threads-messages-stash", migrate: createTables)
         migrator.registerMigration("v2-spending", migrate: createSpending)
         migrator.registerMigration("v3-message-images-structured-result", migrate: addImagesAndStructuredResults)
+        migrator.registerMigration("v4-owners", migrate: addOwners)
         return migrator
+    }
+
+    /// Who owns each thread and stash item (``Owner``): `NULL` is the local user, so every row
+    /// saved before is the local user's. A message belongs to its thread's owner. The indexes
+    /// serve each owner's list, most recent first.
+    private static func addOwners(_ db: Database) throws {
+        try db.alter(table: ThreadRecord.databaseTableName) { t in
+            t.add(column: "owner", .text)
+        }
+        try db.alter(table: StashItemRecord.databaseTableName) { t in
+            t.add(column: "owner", .text)
+        }
+        try db.create(index: "thread_on_owner_updated_at", on: ThreadRecord.databaseTableName, columns: ["owner", "updated_at"])
+        try db.create(index: "stash_item_on_owner", on: StashItemRecord.databaseTableName, columns: ["owner"])
     }
 
     /// Images attached to messages, kept as blobs that go with their message (and so with

@@ -5,21 +5,28 @@ import ParleyCore
 /// ``ConversationJournal`` that a ``ConversationSession`` calls at each turn boundary.
 ///
 /// A new conversation's thread is created with its first message (titled after it), so a
-/// session in which nobody spoke leaves no empty thread behind.
+/// session in which nobody spoke leaves no empty thread behind. The thread belongs to the
+/// journal's ``owner``; continuing a thread of another owner fails as if it did not exist.
 public actor ThreadJournal: ConversationJournal {
+    /// Whose thread this journal writes: the local user, or an API key of the server.
+    public nonisolated let owner: Owner
     private let store: ConversationStore
     private let settings: ThreadSettings
     private let audioDirectory: URL?
     private var threadID: Int64?
 
     /// Continues thread `thread`, or starts a new one with `settings` when it is `nil`.
-    /// - Parameter keepAudioIn: where to keep the user's recorded speech, one WAV file per
-    ///   turn, attached to its message (deletable with ``ConversationStore/deleteAudio(message:)``);
-    ///   `nil` (the default) keeps no audio.
-    public init(store: ConversationStore, thread: Int64?, settings: ThreadSettings, keepAudioIn: URL? = nil) {
+    /// - Parameters:
+    ///   - owner: whose thread it is (``Owner/local`` by default); a new thread is created for
+    ///     this owner, and a continued one must be theirs.
+    ///   - keepAudioIn: where to keep the user's recorded speech, one WAV file per turn,
+    ///     attached to its message (deletable with ``ConversationStore/deleteAudio(message:owner:)``);
+    ///     `nil` (the default) keeps no audio.
+    public init(store: ConversationStore, thread: Int64?, settings: ThreadSettings, owner: Owner = .local, keepAudioIn: URL? = nil) {
         self.store = store
         self.threadID = thread
         self.settings = settings
+        self.owner = owner
         self.audioDirectory = keepAudioIn
     }
 
@@ -28,29 +35,34 @@ public actor ThreadJournal: ConversationJournal {
 
     /// Appends `entry` to the thread (creating the thread first if this is its first entry),
     /// in one committed transaction, and keeps its audio as a WAV file when asked to.
+    ///
+    /// - Throws: `StoreError.threadNotFound` when the thread being continued is not the
+    ///   owner's (or no longer exists).
     public func record(_ entry: JournalEntry) throws {
         let thread: Int64
         if let threadID {
             thread = threadID
         } else {
             let title = entry.text.count > 60 ? String(entry.text.prefix(59)) + "…" : entry.text
-            thread = try store.createThread(title: title.isEmpty ? nil : title, settings: settings).id
+            thread = try store.createThread(title: title.isEmpty ? nil : title, settings: settings, owner: owner).id
             threadID = thread
         }
-        let message = try store.append(entry, to: thread)
+        let message = try store.append(entry, to: thread, owner: owner)
         if let audioDirectory, let audio = entry.audio, !audio.isEmpty {
             try FileManager.default.createDirectory(at: audioDirectory, withIntermediateDirectories: true)
             let file = audioDirectory.appendingPathComponent("thread-\(thread)-message-\(message.id).wav")
             try WAV.write(audio, to: file)
-            try store.attachAudio(message: message.id, file: file)
+            try store.attachAudio(message: message.id, file: file, owner: owner)
         }
     }
 
     /// The messages of `thread` as model history (the edited text where the user corrected a
     /// transcript, with the images the user attached; system messages left out, since the
     /// current system prompt leads).
-    public static func history(of thread: Int64, in store: ConversationStore) throws -> [ChatMessage] {
-        try store.messages(in: thread).compactMap { message -> ChatMessage? in
+    ///
+    /// - Throws: `StoreError.threadNotFound` when `owner` has no thread with the id.
+    public static func history(of thread: Int64, in store: ConversationStore, owner: Owner = .local) throws -> [ChatMessage] {
+        try store.messages(in: thread, owner: owner).compactMap { message -> ChatMessage? in
             switch message.role {
             case .system: return nil
             case .user: return message.content.chatMessage

@@ -13,9 +13,11 @@ struct ThreadRecord: Codable, FetchableRecord, MutablePersistableRecord {
     var modelPreset: String?
     var systemPrompt: String
     var maxTokens: Int
+    /// ``Owner/id``: `nil` for the local user.
+    var owner: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, title, backend
+        case id, title, backend, owner
         case createdAt = "created_at"
         case updatedAt = "updated_at"
         case modelPreset = "model_preset"
@@ -23,7 +25,7 @@ struct ThreadRecord: Codable, FetchableRecord, MutablePersistableRecord {
         case maxTokens = "max_tokens"
     }
 
-    init(title: String?, settings: ThreadSettings, date: Date) {
+    init(title: String?, settings: ThreadSettings, date: Date, owner: Owner) {
         self.title = title
         createdAt = date
         updatedAt = date
@@ -31,6 +33,7 @@ struct ThreadRecord: Codable, FetchableRecord, MutablePersistableRecord {
         modelPreset = settings.modelPreset
         systemPrompt = settings.systemPrompt
         maxTokens = settings.maxTokens
+        self.owner = owner.id
     }
 
     mutating func didInsert(_ inserted: InsertionSuccess) {
@@ -38,7 +41,23 @@ struct ThreadRecord: Codable, FetchableRecord, MutablePersistableRecord {
     }
 
     var settings: ThreadSettings {
-        ThreadSettings(backend: backend, modelPreset: modelPreset, systemPrompt: systemPrompt, maxTokens: maxTokens)
+        get { ThreadSettings(backend: backend, modelPreset: modelPreset, systemPrompt: systemPrompt, maxTokens: maxTokens) }
+        set {
+            backend = newValue.backend
+            modelPreset = newValue.modelPreset
+            systemPrompt = newValue.systemPrompt
+            maxTokens = newValue.maxTokens
+        }
+    }
+
+    /// The row of thread `id` if `owner` owns it: another owner's thread is not found.
+    static func fetchOne(_ db: Database, id: Int64, owner: Owner) throws -> ThreadRecord? {
+        try ThreadRecord.filter(key: id).filter(Column(CodingKeys.owner) == owner.id).fetchOne(db)
+    }
+
+    /// Whether thread `id` exists and `owner` owns it.
+    static func exists(_ db: Database, id: Int64, owner: Owner) throws -> Bool {
+        try ThreadRecord.filter(key: id).filter(Column(CodingKeys.owner) == owner.id).isEmpty(db) == false
     }
 
     /// The public value; a row always has an id once saved.

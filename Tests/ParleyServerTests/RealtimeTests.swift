@@ -201,6 +201,42 @@ struct RealtimeTests {
         #expect(health.status == 200)
     }
 
+    @Test("each key's realtime conversation is its own: another key can neither list nor continue it")
+    func isolation() async throws {
+        let server = try await TestServer.scripted { $0.apiKeys = ["key-a", "key-b"] }
+        defer { server.stop() }
+        var a = HTTPFields(), b = HTTPFields()
+        a[.authorization] = "Bearer key-a"
+        b[.authorization] = "Bearer key-b"
+        try await RealtimeTestClient.with(server, headers: a) { client in
+            try await client.send(["type": "conversation.item.create", "item": ["type": "message", "role": "user",
+                                                                                 "content": [["type": "input_text", "text": "Remember 42."]]]])
+            try await client.send(["type": "response.create"])
+            try await client.next("response.done")
+        }
+        var listA = try await server.send(.GET, "/v1/threads", headers: [("authorization", "Bearer key-a")])
+        for _ in 0..<50 where ((listA.json?["data"] as? [[String: Any]]) ?? []).isEmpty {
+            try await Task.sleep(for: .milliseconds(100))
+            listA = try await server.send(.GET, "/v1/threads", headers: [("authorization", "Bearer key-a")])
+        }
+        let thread = try #require((((listA.json?["data"] as? [[String: Any]])?.first)?["thread"] as? [String: Any])?["id"] as? Int, "\(listA.text)")
+        let listB = try await server.send(.GET, "/v1/threads", headers: [("authorization", "Bearer key-b")])
+        #expect((listB.json?["data"] as? [[String: Any]])?.isEmpty == true, "\(listB.text)")
+        try await RealtimeTestClient.with(server, query: "thread=\(thread)", headers: b) { client in
+            try await client.send(["type": "conversation.item.create", "item": ["type": "message", "role": "user",
+                                                                                 "content": [["type": "input_text", "text": "What did I ask you to remember?"]]]])
+            let error = try await client.next("error")
+            #expect(((error["error"] as? [String: Any])?["message"] as? String)?.contains("\(thread)") == true, "\(error)")
+        }
+        // Its owner continues it.
+        try await RealtimeTestClient.with(server, query: "thread=\(thread)", headers: a) { client in
+            try await client.send(["type": "conversation.item.create", "item": ["type": "message", "role": "user",
+                                                                                 "content": [["type": "input_text", "text": "And now?"]]]])
+            try await client.send(["type": "response.create"])
+            try await client.next("response.done")
+        }
+    }
+
     @Test("with keys on, the upgrade needs one")
     func authentication() async throws {
         let server = try await TestServer.start(settings: ["PARLEY_API_KEYS": "key-one"])

@@ -85,7 +85,7 @@ struct AttachmentTests {
         try old.close()
 
         let store = try ConversationStore(path: path)
-        #expect(try store.diagnostics().appliedMigrations.last == "v3-message-images-structured-result")
+        #expect(try store.diagnostics().appliedMigrations.last == "v4-owners")
         let messages = try store.messages(in: 1)
         #expect(messages.map(\.content) == [
             NewMessage(role: .user, text: "hello", rawTranscript: "hello", imageReferences: ["/tmp/a.png"], timingsMs: ["stt": 12]),

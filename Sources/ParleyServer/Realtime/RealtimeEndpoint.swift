@@ -29,8 +29,9 @@ struct RealtimeEndpoint {
             let thread = query["thread"].flatMap { Int64(String($0)) }
             let beta = request.headers[Self.betaHeader]?.contains("realtime=v1") ?? false
             let (frames, sink) = AsyncStream.makeStream(of: String.self)
+            // The conversation is saved as the caller's: another key cannot read it or continue it.
             let connection = RealtimeConnection(
-                environment: environment, model: model, thread: thread, options: ConversationOptions(), beta: beta,
+                environment: environment, model: model, thread: thread, options: ConversationOptions(owner: context.requestContext.owner), beta: beta,
                 logger: environment.logger, emit: { sink.yield($0) })
             let writer = Task {
                 for await frame in frames {

@@ -1,0 +1,68 @@
+import Foundation
+import ParleyCore
+
+/// The body of `POST /v1/threads/{id}/messages`: a message in the fields messages are read
+/// back with. `role` and `text` are required; the rest describe how the turn went:
+/// `raw_transcript`, `edited_text`, `typed_text`, `images` (data URLs or `{"data", "mime_type"}`),
+/// `image_references`, `provider`, `timings_ms`, `usage`, `interrupted`, `full_reply` and
+/// `structured_result` (any JSON, e.g. structured candidates).
+struct NewMessageRequest: Decodable, Sendable {
+    var role: ChatMessage.Role
+    var text: String
+    var rawTranscript: String?
+    var editedText: String?
+    var typedText: String?
+    var images: [ImageInput]
+    var imageReferences: [String]
+    var provider: String?
+    var timingsMs: [String: Double]
+    var usage: Usage?
+    var interrupted: Bool
+    var fullReply: String?
+    var structuredResult: JSONValue?
+
+    enum CodingKeys: String, CodingKey {
+        case role, text, images, provider, usage, interrupted
+        case rawTranscript = "raw_transcript"
+        case editedText = "edited_text"
+        case typedText = "typed_text"
+        case imageReferences = "image_references"
+        case timingsMs = "timings_ms"
+        case fullReply = "full_reply"
+        case structuredResult = "structured_result"
+    }
+
+    init(from decoder: any Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let roleName = try container.decode(String.self, forKey: .role)
+        guard let role = ChatMessage.Role(rawValue: roleName) else {
+            throw OpenAIError.invalidRequest("Invalid role '\(roleName)': use system, user or assistant.", param: "role")
+        }
+        self.role = role
+        text = try container.decode(String.self, forKey: .text)
+        rawTranscript = try container.decodeIfPresent(String.self, forKey: .rawTranscript)
+        editedText = try container.decodeIfPresent(String.self, forKey: .editedText)
+        typedText = try container.decodeIfPresent(String.self, forKey: .typedText)
+        images = try container.decodeIfPresent([ImageInput].self, forKey: .images) ?? []
+        imageReferences = try container.decodeIfPresent([String].self, forKey: .imageReferences) ?? []
+        provider = try container.decodeIfPresent(String.self, forKey: .provider)
+        timingsMs = try container.decodeIfPresent([String: Double].self, forKey: .timingsMs) ?? [:]
+        usage = try container.decodeIfPresent(Usage.self, forKey: .usage)
+        interrupted = try container.decodeIfPresent(Bool.self, forKey: .interrupted) ?? false
+        fullReply = try container.decodeIfPresent(String.self, forKey: .fullReply)
+        structuredResult = try container.decodeIfPresent(JSONValue.self, forKey: .structuredResult)
+    }
+
+    /// The message to append.
+    func message() throws(OpenAIError) -> ConversationMessage {
+        var attachments: [ImageAttachment] = []
+        for (index, image) in images.enumerated() {
+            attachments.append(try image.attachment(param: "images[\(index)]"))
+        }
+        return ConversationMessage(
+            role: role, text: text, rawTranscript: rawTranscript, editedText: editedText, typedText: typedText,
+            images: attachments, imageReferences: imageReferences, provider: provider, timingsMs: timingsMs, usage: usage,
+            interrupted: interrupted, fullReply: fullReply, structuredResult: structuredResult)
+    }
+}
