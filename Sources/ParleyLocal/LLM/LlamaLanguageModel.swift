@@ -95,7 +95,7 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         let session = try loadedSession()
         let sampling = request.sampling
         let prompt = try fittedPrompt(request.messages, session: session, reserve: sampling.maxTokens)
-        let reused = try session.load(prompt: prompt)
+        let reused = try ComputeLane.shared.run { try session.load(prompt: prompt) }
         let sampler = session.makeSampler(sampling)
         var decoder = UTF8StreamDecoder()
         var stops = StopSequenceFilter(stops: sampling.stop)
@@ -119,7 +119,7 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
                 finish = .stop
                 break
             }
-            try session.evaluate([token])
+            try ComputeLane.shared.run { try session.evaluate([token]) }
         }
         if finish != .cancelled {
             let tail = stops.flush(decoder.flush())

@@ -48,7 +48,8 @@ public actor WhisperSpeechToText: SpeechToTextProvider {
     public func transcribe(_ audio: AudioBuffer, options: TranscriptionOptions) throws -> Transcript {
         guard !audio.isEmpty else { throw ProviderError.invalidInput("The audio is empty.") }
         let samples = audio.resampled(to: preferredSampleRate).samples
-        let segments = try loadedContext().transcribe(samples, threads: threads, prompt: options.prompt)
+        let context = try loadedContext()
+        let segments = try ComputeLane.shared.run { try context.transcribe(samples, threads: threads, prompt: options.prompt) }
         let parts = segments.map { Transcript.Segment(start: $0.start, end: $0.end, text: $0.text.trimmingCharacters(in: .whitespaces)) }
         let text = parts.map(\.text).joined(separator: " ").trimmingCharacters(in: .whitespacesAndNewlines)
         // Whisper writes tags such as "[BLANK_AUDIO]" or "(music)" where it hears no words.
