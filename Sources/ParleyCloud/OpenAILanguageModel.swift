@@ -94,6 +94,25 @@ public struct OpenAILanguageModel: LanguageModelProvider {
             try checkCapabilities(for: request)
             if needsKey { throw ProviderError.unavailable(provider: provider, .missingKey(variable: "OPENAI_API_KEY")) }
             let response = try await call.send(try call.request(url, headers: headers, json: body))
+            // Some OpenAI-compatible servers ignore `stream` and answer with the whole completion.
+            if response.headers.first(name: "content-type")?.lowercased().hasPrefix("application/json") == true {
+                let data = try await call.collect(response, limit: 64 * 1024 * 1024)
+                let whole: WholeCompletion
+                do {
+                    whole = try JSONDecoder().decode(WholeCompletion.self, from: data)
+                } catch {
+                    throw HTTPProviderError(provider: provider, kind: .malformedResponse,
+                                            message: "unreadable completion: \(String(decoding: data.prefix(200), as: UTF8.self))")
+                }
+                let choice = whole.choices?.first
+                if let text = choice?.message?.content, !text.isEmpty { output.yield(.text(text)) }
+                let usage = whole.usage.map {
+                    Usage(inputTokens: $0.prompt_tokens ?? 0, cachedInputTokens: $0.prompt_tokens_details?.cached_tokens ?? 0,
+                          outputTokens: $0.completion_tokens ?? 0)
+                } ?? Usage()
+                output.yield(.finished(choice?.finish_reason == "length" ? .length : .stop, usage))
+                return
+            }
             var parser = SSEParser()
             var usage = Usage()
             var finish: FinishReason?
@@ -222,6 +241,18 @@ public struct OpenAILanguageModel: LanguageModelProvider {
         var choices: [Choice]?
         var usage: ReportedUsage?
         var error: StreamError?
+    }
+
+    /// A completion answered whole (by a server that ignores `stream`).
+    struct WholeCompletion: Decodable {
+        struct Choice: Decodable {
+            struct Message: Decodable { var content: String? }
+            var message: Message?
+            var finish_reason: String?
+        }
+
+        var choices: [Choice]?
+        var usage: StreamChunk.ReportedUsage?
     }
 }
 

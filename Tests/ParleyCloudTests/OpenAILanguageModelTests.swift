@@ -103,6 +103,21 @@ struct OpenAILanguageModelTests {
         #expect(httpKind(result.error) == .malformedResponse)
     }
 
+    @Test("a server that ignores stream and answers whole JSON is read as one completion")
+    func wholeAnswer() async throws {
+        let body = #"{"id":"c","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Paris."},"finish_reason":"length"}],"usage":{"prompt_tokens":7,"completion_tokens":2}}"#
+        let server = try await WireServer.start { _ in .stream(contentType: "application/json", chunks: [Data(body.utf8)]) }
+        defer { server.stop() }
+        let result = await run(model(server), plainRequest)
+        #expect(result.text == "Paris.")
+        #expect(result.error == nil)
+        #expect(result.usage?.outputTokens == 2)
+
+        let broken = try await WireServer.start { _ in .stream(contentType: "application/json", chunks: [Data("{not json".utf8)]) }
+        defer { broken.stop() }
+        #expect(httpKind(await run(model(broken), plainRequest).error) == .malformedResponse)
+    }
+
     @Test("a stream that goes silent times out between chunks")
     func idleTimeout() async throws {
         let server = try await WireServer.start { _ in

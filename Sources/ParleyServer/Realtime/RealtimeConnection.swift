@@ -53,6 +53,9 @@ actor RealtimeConnection {
     private var answeredByCommit = false
     /// Whether the server is shutting down: no more input is taken.
     private var draining = false
+    /// Why the conversation could not be made, until when audio is dropped without saying so
+    /// again (one error event, not one per audio frame).
+    private var unavailable: (error: RealtimeProtocolError, until: ContinuousClock.Instant)?
 
     /// Creates a connection on `environment`'s runtime; `model` is the `model` query item,
     /// `thread` a saved thread to continue (a Parley extension), `options` what the
@@ -132,6 +135,7 @@ actor RealtimeConnection {
             send("session.updated", ["session": sessionJSON])
         case .appendAudio(let bytes):
             guard let audio = PCM16.decode(bytes, rate: settings.inputRate) else { return }
+            if let unavailable, ContinuousClock.now < unavailable.until, conversation == nil { return }
             let session = try await conversationSession()
             if await session.state == .armed { try await session.startListening(.user) }
             try await session.append(audio)
@@ -234,8 +238,11 @@ actor RealtimeConnection {
         do {
             made = try await environment.runtime.makeConversation(options: options, thread: thread, output: output)
         } catch {
-            throw Self.serverError(error)
+            let failure = Self.serverError(error)
+            unavailable = (failure, ContinuousClock.now + .seconds(5))
+            throw failure
         }
+        unavailable = nil
         conversation = made
         let updates = await made.session.updates()
         following = Task { [weak self] in
