@@ -176,7 +176,9 @@ struct History: AsyncParsableCommand {
                 }
                 let url = URL(fileURLWithPath: output)
                 do {
-                    try (data + Data("\n".utf8)).write(to: url, options: .atomic)
+                    // Replaced atomically when it is a file; a device or pipe is written in place.
+                    let type = (try? FileManager.default.attributesOfItem(atPath: url.path)[.type]) as? FileAttributeType
+                    try (data + Data("\n".utf8)).write(to: url, options: type == nil || type == .typeRegular ? .atomic : [])
                 } catch {
                     throw WriteFailure(path: url.path, reason: error.localizedDescription)
                 }

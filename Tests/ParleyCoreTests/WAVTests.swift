@@ -117,4 +117,24 @@ struct WAVTests {
             try WAV.read(from: URL(fileURLWithPath: "/nonexistent/q.wav"))
         }
     }
+
+    @Test("writing to a pipe (or a device such as /dev/null) writes into it, and leaves it what it was")
+    func writesIntoSpecialFiles() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-wav-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fifo = directory.appendingPathComponent("out.wav")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        // A reader that does not block, so the writer can open the pipe.
+        let reader = open(fifo.path, O_RDONLY | O_NONBLOCK)
+        #expect(reader >= 0)
+        defer { close(reader) }
+        let audio = AudioBuffer(samples: [Float](repeating: 0.1, count: 800), sampleRate: 16_000)
+        try WAV.write(audio, to: fifo)
+        let type = try FileManager.default.attributesOfItem(atPath: fifo.path)[.type] as? FileAttributeType
+        #expect(type != nil && type != .typeRegular, "the pipe was replaced by a \(String(describing: type))")
+        var bytes = [UInt8](repeating: 0, count: 4)
+        #expect(read(reader, &bytes, 4) == 4)
+        #expect(bytes == Array("RIFF".utf8))
+    }
 }

@@ -85,7 +85,11 @@ public enum WAV {
 
     /// Writes mono audio to `url` as a 16-bit PCM WAV file.
     public static func write(_ buffer: AudioBuffer, to url: URL) throws {
-        try encode(buffer).write(to: url, options: .atomic)
+        // A regular file (or a new one) is replaced atomically: a reader never sees half a WAV.
+        // Anything else — /dev/null, a pipe, a terminal — is written in place: replacing it
+        // would swap the device for a plain file (as root, /dev/null itself).
+        let type = (try? FileManager.default.attributesOfItem(atPath: url.path)[.type]) as? FileAttributeType
+        try encode(buffer).write(to: url, options: type == nil || type == .typeRegular ? .atomic : [])
     }
 }
 
