@@ -85,7 +85,7 @@ struct AttachmentTests {
         try old.close()
 
         let store = try ConversationStore(path: path)
-        #expect(try store.diagnostics().appliedMigrations.last == "v4-owners")
+        #expect(try store.diagnostics().appliedMigrations.last == "v5-response-cache")
         let messages = try store.messages(in: 1)
         #expect(messages.map(\.content) == [
             NewMessage(role: .user, text: "hello", rawTranscript: "hello", imageReferences: ["/tmp/a.png"], timingsMs: ["stt": 12]),
@@ -103,7 +103,7 @@ struct AttachmentTests {
         try await journal.record(Self.structured)
         let thread = try #require(await journal.thread)
         #expect(try fixture.store.messages(in: thread).map(\.content) == [Self.picture, Self.structured])
-        let history = try ThreadJournal.history(of: thread, in: fixture.store)
+        let history = try await ThreadJournal.history(of: thread, in: fixture.store)
         #expect(history.first == ChatMessage(role: .user, parts: [.text("Which of these is a cat?"), Self.png.part, Self.jpeg.part]))
         #expect(history.last == .assistant(#"{"animal":"cat","count":2}"#))
     }

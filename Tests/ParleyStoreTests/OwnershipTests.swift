@@ -154,8 +154,8 @@ struct OwnershipTests {
         let thread = try #require(await journal.thread)
         #expect(try fixture.store.threads(owner: Self.alice).map(\.thread.id) == [thread])
         #expect(try fixture.store.threads().isEmpty)
-        #expect(try ThreadJournal.history(of: thread, in: fixture.store, owner: Self.alice) == [.user("for alice")])
-        #expect(throws: StoreError.threadNotFound(thread)) { try ThreadJournal.history(of: thread, in: fixture.store) }
+        #expect(try await ThreadJournal.history(of: thread, in: fixture.store, owner: Self.alice) == [.user("for alice")])
+        await #expect(throws: StoreError.threadNotFound(thread)) { try await ThreadJournal.history(of: thread, in: fixture.store) }
 
         let stranger = ThreadJournal(store: fixture.store, thread: thread, settings: ThreadSettings(), owner: Self.bob)
         await #expect(throws: StoreError.threadNotFound(thread)) { try await stranger.record(NewMessage(role: .user, text: "hi")) }
@@ -180,7 +180,7 @@ struct OwnershipTests {
         try old.close()
 
         let store = try ConversationStore(path: path)
-        #expect(try store.diagnostics().appliedMigrations.last == "v4-owners")
+        #expect(try store.diagnostics().appliedMigrations.last == "v5-response-cache")
         #expect(try store.threads().map(\.thread.title) == ["old"])
         #expect(try store.messages(in: 1).map(\.text) == ["hello"])
         #expect(try store.stashItems().map(\.text) == ["kept"])
