@@ -1,5 +1,6 @@
 import Foundation
 import ParleyRuntime
+import ParleyStore
 
 /// How `parley serve` listens, who may call it, and how much it accepts. Its description
 /// counts the keys and never shows them.
@@ -79,5 +80,14 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
             throw Invalid(description: "The body limits must be positive.")
         }
         guard requestTimeout > .zero else { throw Invalid(description: "The request timeout must be positive.") }
+    }
+
+    /// The shared database `PARLEY_DATABASE_URL` names in `settings`, or `nil` for the SQLite file.
+    func sharedDatabase(_ settings: RuntimeSettings) throws(Invalid) -> DatabaseURL? {
+        do {
+            return try settings.databaseURL()
+        } catch {
+            throw Invalid(description: error.description)
+        }
     }
 }

@@ -298,7 +298,8 @@ struct ThreadsAPITests {
 }
 
 /// A client of the threads API: JSON in and out, with a bearer key when given one.
-private struct Client {
+/// A client of the threads API, with a key or without.
+struct Client {
     let server: TestServer
     var key: String?
 
