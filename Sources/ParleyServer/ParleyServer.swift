@@ -28,7 +28,7 @@ import ServiceLifecycle
 /// included), then stops its probes.
 ///
 /// With `PARLEY_DATABASE_URL=postgres://…` in the runtime's settings, the server keeps
-/// conversations in that PostgreSQL database instead of the SQLite
+/// conversations (and its response cache) in that PostgreSQL database instead of the SQLite
 /// file, so that several instances behind a load balancer share them: ``run()`` connects and
 /// migrates it before listening, and hands it to the runtime.
 ///
@@ -53,7 +53,8 @@ public struct ParleyServer: Service, CustomStringConvertible {
     ///
     /// - Throws: ``ServerConfiguration/Invalid`` for a configuration that must not be served,
     ///   such as a non-loopback address without keys, or settings that cannot be used (a
-    ///   `PARLEY_DATABASE_URL` that is not a PostgreSQL URL).
+    ///   `PARLEY_DATABASE_URL` that is not a PostgreSQL URL, a `PARLEY_CACHE_TTL` that is not
+    ///   a number of seconds).
     public init(runtime: Runtime<ContinuousClock>, configuration: ServerConfiguration, metrics: ServerMetrics = ServerMetrics(),
                 logger: Logger = Logger(label: "parley.server"),
                 onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }) throws(ServerConfiguration.Invalid) {
@@ -61,8 +62,9 @@ public struct ParleyServer: Service, CustomStringConvertible {
         sharedDatabase = try configuration.sharedDatabase(runtime.settings)
         self.metrics = metrics
         self.configuration = configuration
+        let cache = ResponseCache(ttl: try configuration.effectiveCacheTTL(runtime.settings), runtime: runtime, metrics: metrics, logger: logger)
         let environment = ServerEnvironment(runtime: runtime, configuration: configuration, metrics: metrics, logger: logger,
-                                            started: ServerEnvironment.now)
+                                            responseCache: cache, started: ServerEnvironment.now)
         self.environment = environment
         let router = Self.router(environment)
         let idleTimeout = configuration.idleTimeout.map { TimeAmount.nanoseconds(Self.nanoseconds($0)) }

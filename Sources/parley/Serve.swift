@@ -16,8 +16,9 @@ struct Serve: AsyncParsableCommand {
             provider. With PARLEY_API_KEYS=key1,key2 set, every endpoint but /health needs \
             `Authorization: Bearer KEY`; without keys the server listens on loopback addresses only. \
             SIGINT or SIGTERM stops it gracefully: requests in flight finish first. With \
-            PARLEY_DATABASE_URL=postgres://USER:PASSWORD@HOST:PORT/DATABASE, conversations live in that \
-            PostgreSQL database, which several instances can share.
+            PARLEY_DATABASE_URL=postgres://USER:PASSWORD@HOST:PORT/DATABASE, conversations and the response \
+            cache live in that PostgreSQL database, which several instances can share; PARLEY_CACHE_TTL sets \
+            how long identical temperature-0 requests are answered from the cache (seconds, 0 for never).
             """)
 
     @Option(help: "The address to listen on; any non-loopback address needs PARLEY_API_KEYS.")

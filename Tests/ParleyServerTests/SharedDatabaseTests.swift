@@ -8,7 +8,7 @@ import ParleyTesting
 import Testing
 
 /// Several `ParleyServer` instances on one PostgreSQL database (`PARLEY_DATABASE_URL`), as
-/// behind a load balancer: they share threads, each key's own.
+/// behind a load balancer: they share threads, each key's own, and the response cache.
 @Suite("servers sharing one PostgreSQL database", .enabled(if: TestPostgres.shouldRun(), Comment(rawValue: TestPostgres.unavailable)))
 struct SharedDatabaseTests {
     /// Two scripted servers on a fresh database of the test server, with two keys; the database
@@ -107,6 +107,25 @@ struct SharedDatabaseTests {
             }
             #expect(messages.map { $0["role"] as? String } == ["user", "assistant", "user", "assistant"])
             #expect(messages.map { $0["provider"] as? String }.last == "second")
+        }
+    }
+
+    @Test("the response cache is shared: an answer one instance got is the other's hit")
+    func sharedCache() async throws {
+        try await Self.withTwoServers { first, second, _ in
+            let request: [String: Any] = ["model": "auto", "temperature": 0, "messages": [["role": "user", "content": "Capital of France?"]]]
+            let headers = [("authorization", "Bearer key-a-secret")]
+            let miss = try await first.post("/v1/chat/completions", json: request, headers: headers)
+            #expect(miss.headers["x-parley-cache"] == "miss")
+            let hit = try await second.post("/v1/chat/completions", json: request, headers: headers)
+            #expect(hit.headers["x-parley-cache"] == "hit")
+            #expect(hit.headers["x-parley-provider"] == "first")
+            let choices = try #require(hit.json?["choices"] as? [[String: Any]])
+            #expect((choices.first?["message"] as? [String: Any])?["content"] as? String == "Paris.")
+            // Another key does not share the first key's answers.
+            let other = try await second.post("/v1/chat/completions", json: request, headers: [("authorization", "Bearer key-b-secret")])
+            #expect(other.headers["x-parley-cache"] == "miss")
+            #expect((try #require(other.json?["choices"] as? [[String: Any]]).first?["message"] as? [String: Any])?["content"] as? String == "Rome.")
         }
     }
 
