@@ -106,14 +106,14 @@ struct PostgresStoreTests {
         }
     }
 
-    @Test("a server that is not there fails at once with an error that names it without the password")
+    @Test("a server that is not there is refused at once, with an error that names it without the password")
     func unreachable() async throws {
         // A port nothing listens on.
         let url = DatabaseURL(host: "127.0.0.1", port: 9, user: "parley", password: "s3cret-pw", database: "parley", tls: .disable)
-        let started = ContinuousClock.now
-        let error = await #expect(throws: StoreError.self) { try await PostgresConversationStore.open(url, timeout: .seconds(5)) }
-        #expect(ContinuousClock.now - started < .seconds(5))
+        let error = await #expect(throws: StoreError.self) { try await PostgresConversationStore.open(url, timeout: .seconds(60)) }
         let text = try #require(error?.description)
+        // Refused at once, not given up on after the timeout.
+        #expect(!text.contains("no answer within"), "\(text)")
         #expect(text.contains("postgresql://parley@127.0.0.1:9/parley"))
         #expect(text.contains("PARLEY_DATABASE_URL"))
         #expect(!text.contains("s3cret-pw"))
