@@ -49,7 +49,8 @@ struct ChatCompletionsEndpoint: Sendable {
         if case .provider(let identity) = head.first { answering = identity }
         if let answering { environment.metrics.recordAnswer(.languageModel, provider: answering, chain: chain) }
         // Only the chain's first choice is kept: a fallback's answer must not outlive the outage.
-        let saving = cacheKey.flatMap { key in answering.flatMap { $0 == chain.first ? CacheSaving(key: key, owner: owner) : nil } }
+        var saving: CacheSaving?
+        if let cacheKey, let answering, answering == chain.first { saving = CacheSaving(key: cacheKey, owner: owner) }
         if body.streams {
             return stream(head, reply: reply, answering: answering, includeUsage: body.includesUsage, cacheable: cacheKey != nil, saving: saving)
         }

@@ -192,6 +192,28 @@ struct ResponseCacheTests {
         #expect(Self.content(again) == "for alice")
     }
 
+    @Test("an answer given by a fallback provider is not kept: it must not outlive the outage")
+    func fallbackNotKept() async throws {
+        struct Outage: Error {}
+        let local = ScriptedLanguageModel(name: "local-model", replies: [["fallback one"], ["fallback two"]])
+        let server = try await TestServer.start(catalog: ProviderCatalog(entries: [
+            ProviderEntry(capability: .languageModel, name: "cloud", placement: .selfHosted, remedy: "none",
+                          factory: .languageModel { _ in FaultyLanguageModel(name: "cloud", pieces: [], fault: .fail(afterPieces: 0, error: Outage())) }),
+            ProviderEntry(capability: .languageModel, name: "local", placement: .onDevice, remedy: "none", factory: .languageModel { _ in local }),
+            ProviderEntry(capability: .speechToText, name: "local", placement: .onDevice, remedy: "none",
+                          factory: .speechToText { _ in ScriptedSpeechToText(transcripts: ["hello"]) }),
+            ProviderEntry(capability: .textToSpeech, name: "local", placement: .onDevice, remedy: "none",
+                          factory: .textToSpeech { _ in ToneTextToSpeech() }),
+        ]))
+        defer { server.stop() }
+        let first = try await server.post("/v1/chat/completions", json: Self.question)
+        #expect(first.headers["x-parley-provider"] == "local-model", "\(first.text)")
+        #expect(first.headers["x-parley-cache"] == "miss")
+        let second = try await server.post("/v1/chat/completions", json: Self.question)
+        #expect(second.headers["x-parley-cache"] == "miss")
+        #expect(Self.content(second) == "fallback two")
+    }
+
     @Test("PARLEY_CACHE_TTL=0 turns the cache off")
     func off() async throws {
         let model = ScriptedLanguageModel(replies: [["first"], ["second"]])
