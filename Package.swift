@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "ParleyLocal", targets: ["ParleyLocal"]),
         .library(name: "ParleyCloud", targets: ["ParleyCloud"]),
         .library(name: "ParleyStore", targets: ["ParleyStore"]),
+        .library(name: "ParleyPostgres", targets: ["ParleyPostgres"]),
         .library(name: "ParleyRuntime", targets: ["ParleyRuntime"]),
         .library(name: "ParleyServer", targets: ["ParleyServer"]),
         .library(name: "ParleyTesting", targets: ["ParleyTesting"]),
@@ -30,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.1.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.21.0"),
     ],
     targets: [
         // Audio types, WAV I/O, resampling, provider protocols, the voice-turn pipeline.
@@ -71,10 +73,24 @@ let package = Package(
             name: "ParleyStore",
             dependencies: ["ParleyCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        // Local HTTP servers speaking the providers' wire formats, for tests.
+        // Conversations in a PostgreSQL database that several server instances share: the same
+        // store protocol as ParleyStore's SQLite, over postgres-nio (kept out of apps that do not
+        // link it).
+        .target(
+            name: "ParleyPostgres",
+            dependencies: [
+                "ParleyCore", "ParleyStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Local HTTP servers speaking the providers' wire formats, and a throwaway database on
+        // the test PostgreSQL server, for tests.
         .target(
             name: "ParleyTestServers",
             dependencies: [
+                "ParleyStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -97,7 +113,7 @@ let package = Package(
         .target(
             name: "ParleyServer",
             dependencies: [
-                "ParleyCore", "ParleyCloud", "ParleyRuntime", "ParleyStore",
+                "ParleyCore", "ParleyCloud", "ParleyRuntime", "ParleyStore", "ParleyPostgres",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -141,11 +157,12 @@ let package = Package(
         .testTarget(name: "ParleyLocalTests", dependencies: ["ParleyLocal", "ParleyCore"]),
         .testTarget(name: "ParleyCLITests", dependencies: ["parley", "ParleyCore", "ParleyStore", "ParleyTestServers"]),
         .testTarget(name: "ParleyRuntimeTests", dependencies: ["ParleyRuntime", "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyTesting", "ParleyTestServers"]),
-        .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyCore"]),
+        .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyPostgres", "ParleyCore", "ParleyTestServers"]),
         .testTarget(
             name: "ParleyServerTests",
             dependencies: [
-                "parley", "ParleyServer", "ParleyRuntime", "ParleyStore", "ParleyCore", "ParleyCloud", "ParleyTesting", "ParleyTestServers",
+                "parley", "ParleyServer", "ParleyRuntime", "ParleyStore", "ParleyPostgres", "ParleyCore", "ParleyCloud", "ParleyTesting",
+                "ParleyTestServers",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -38,9 +38,9 @@ extension Runtime {
         var history: [ChatMessage] = []
         var saved: ThreadSettings?
         if let store, let thread {
-            guard let stored = try store.thread(thread, owner: options.owner) else { throw StoreError.threadNotFound(thread) }
+            guard let stored = try await store.thread(thread, owner: options.owner) else { throw StoreError.threadNotFound(thread) }
             saved = stored.settings
-            history = try ThreadJournal.history(of: thread, in: store, owner: options.owner)
+            history = try await ThreadJournal.history(of: thread, in: store, owner: options.owner)
         }
         let llm = try await languageModel(options.languageModel)
         let stt = try speechToText(options.speechToText)
@@ -70,11 +70,13 @@ extension Runtime {
             backend: saved?.backend ?? (llm.identity.isLocal ? "local" : llm.identity.name),
             modelPreset: saved?.modelPreset ?? llm.identity.model, systemPrompt: systemPrompt, maxTokens: maxTokens)
         if let store, let thread, settings != saved {
-            try store.updateSettings(settings, thread: thread, owner: options.owner)
+            try await store.updateSettings(settings, thread: thread, owner: options.owner)
         }
+        // Recordings are written beside the SQLite file (a shared store also keeps their bytes).
+        let audioDirectory = databaseURL.deletingLastPathComponent().appendingPathComponent("audio", isDirectory: true)
         let journal = store.map {
             ThreadJournal(store: $0, thread: thread, settings: settings, owner: options.owner,
-                          keepAudioIn: options.keepsAudio ? $0.url.deletingLastPathComponent().appendingPathComponent("audio", isDirectory: true) : nil)
+                          keepAudioIn: options.keepsAudio ? audioDirectory : nil)
         }
         let session = ConversationSession(
             vad: try voiceActivityDetector().activeDetector(), stt: stt, llm: llm, tts: tts,

@@ -36,7 +36,7 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
 
     private let smallModel: LlamaLanguageModel?
     private let logger: Logger
-    private var openedStore: ConversationStore?
+    private var openedStore: (any ConversationStoring)?
     private var spending: SpendingTracker?
     private var probes: [Task<Void, Never>] = []
     private var forwarding: [Task<Void, Never>] = []
@@ -159,15 +159,26 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
 
     // MARK: - Store and spending
 
-    /// The conversation store, opened on first use and kept.
-    public func store() throws -> ConversationStore {
+    /// The conversation store: the one handed over with ``use(store:)``, else the SQLite file
+    /// at ``databaseURL``, opened on first use and kept.
+    public func store() throws -> any ConversationStoring {
         if let openedStore { return openedStore }
         let store = try ConversationStore(path: databaseURL)
         openedStore = store
         return store
     }
 
-    /// Where the conversations are kept.
+    /// Makes `store` the conversation store of everything this runtime makes from now on
+    /// (conversations, their journals, the spending ledger). The server opens the shared
+    /// PostgreSQL database that `PARLEY_DATABASE_URL` names and hands it over before serving;
+    /// the runtime itself never reads that setting, so command-line conversations keep the
+    /// local SQLite file.
+    public func use(store: any ConversationStoring) {
+        openedStore = store
+    }
+
+    /// The SQLite file of the conversations (when no other store is handed over), and the
+    /// directory beside it keeps recordings.
     public nonisolated var databaseURL: URL { options.database ?? settings.database }
 
     private func spendingTracker(budget: RuntimeSettings.Budget, providers: [any LanguageModelProvider]) async throws -> SpendingTracker {

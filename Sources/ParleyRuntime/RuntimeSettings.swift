@@ -23,8 +23,17 @@ public struct RuntimeSettings: Sendable {
             "PARLEY_PRICE_ANTHROPIC_INPUT", "PARLEY_PRICE_ANTHROPIC_OUTPUT",
             // The bearer keys `parley serve` accepts (comma-separated; a secret).
             "PARLEY_API_KEYS",
+            // The PostgreSQL database several `parley serve` instances share (its password is a
+            // secret), and how long the server keeps cached responses (seconds; 0 turns it off).
+            "PARLEY_DATABASE_URL", "PARLEY_CACHE_TTL",
         ]
     }()
+
+    /// Whether setting `name` is a secret, which an access log never shows: API keys, and the
+    /// database URL (it holds a password).
+    public static func isSecret(_ name: String) -> Bool {
+        name.hasSuffix("_KEY") || name.hasSuffix("_KEYS") || name == "PARLEY_DATABASE_URL"
+    }
 
     /// Why the settings could not be read.
     public struct Failure: Error, CustomStringConvertible {
@@ -53,7 +62,7 @@ public struct RuntimeSettings: Sendable {
         for name in Self.names {
             values[name] = nil
             let key = ConfigKey(name.lowercased().split(separator: "_").map(String.init))
-            let secret = name.hasSuffix("_KEY") || name.hasSuffix("_KEYS")
+            let secret = Self.isSecret(name)
             // A number in the file (a budget, a price) is read as a number.
             let value = reader.string(forKey: key, isSecret: secret)
                 ?? reader.int(forKey: key).map(String.init)
@@ -68,7 +77,7 @@ public struct RuntimeSettings: Sendable {
         var providers: [any ConfigProvider] = [
             // A variable set to nothing counts as unset, so the file can still provide it.
             EnvironmentVariablesProvider(environmentVariables: environment.filter { !$0.value.isEmpty },
-                                         secretsSpecifier: .dynamic { name, _ in name.hasSuffix("_KEY") || name.hasSuffix("_KEYS") })
+                                         secretsSpecifier: .dynamic { name, _ in Self.isSecret(name) })
         ]
         let file = Self.file(environment: environment)
         if FileManager.default.fileExists(atPath: file.path) {
@@ -100,6 +109,28 @@ public struct RuntimeSettings: Sendable {
     public var database: URL {
         value("PARLEY_DATABASE").map { URL(fileURLWithPath: $0) } ?? ConversationStore.defaultURL(paths: paths)
     }
+
+    /// The shared PostgreSQL database that `parley serve` keeps conversations in
+    /// (`PARLEY_DATABASE_URL=postgres://USER:PASSWORD@HOST:PORT/DATABASE`), or `nil` for the
+    /// local SQLite file. Show it with its `description`, which leaves the password out.
+    ///
+    /// - Throws: `StoreError.invalidDatabaseURL` when the setting is not such a URL.
+    public func databaseURL() throws(StoreError) -> DatabaseURL? {
+        guard let text = value("PARLEY_DATABASE_URL") else { return nil }
+        return try DatabaseURL(parsing: text)
+    }
+
+    /// How long the server answers an identical request from its cache (`PARLEY_CACHE_TTL`,
+    /// in whole seconds; one hour unless set; 0 turns the cache off), or `nil` when the
+    /// setting is not a whole number of seconds.
+    public var responseCacheTTL: Duration? {
+        guard let text = value("PARLEY_CACHE_TTL") else { return Self.defaultResponseCacheTTL }
+        guard let seconds = Int64(text), seconds >= 0 else { return nil }
+        return .seconds(seconds)
+    }
+
+    /// How long cached responses are served when `PARLEY_CACHE_TTL` is not set: one hour.
+    public static let defaultResponseCacheTTL = Duration.seconds(3_600)
 
     /// A monthly spending budget.
     public struct Budget: Sendable, Equatable {

@@ -18,6 +18,10 @@ struct ChatCompletionRequest: Decodable, Sendable {
     var n: Int?
     var response_format: ResponseFormat?
     var tools: [JSONValue]?
+    /// OpenAI's end-user id: a request that names one is personal and never cached.
+    var user: String?
+    /// OpenAI's "keep this completion"; `false` keeps the request out of the cache too.
+    var store: Bool?
 
     struct StreamOptions: Decodable, Sendable {
         var include_usage: Bool?

@@ -4,24 +4,35 @@ import Hummingbird
 import NIOCore
 import ParleyCore
 import ParleyRuntime
+import ParleyStore
 
 /// `POST /v1/chat/completions`: OpenAI's Chat Completions over the runtime's language model
 /// (the fallback chain for `auto` and unknown model names), streamed as server-sent events or
 /// answered whole. The `x-parley-provider` header names the provider that answered; for a
 /// stream the headers wait for the first event, so that the header is true and a request no
 /// provider can serve still gets its proper status.
+///
+/// Identical non-personal requests at temperature 0 are answered from the response cache
+/// (see ``ChatCacheKey`` and ``ResponseCache``), in the same shapes, with `x-parley-cache: hit`.
 struct ChatCompletionsEndpoint: Sendable {
     let environment: ServerEnvironment
 
     func register(on router: Hummingbird.Router<ServerRequestContext>) {
-        router.post("/v1/chat/completions") { request, _ in try await respond(to: request) }
+        router.post("/v1/chat/completions") { request, context in try await respond(to: request, owner: context.owner) }
     }
 
-    func respond(to request: Request) async throws -> Response {
+    func respond(to request: Request, owner: Owner) async throws -> Response {
         let body = try await request.decodeJSON(ChatCompletionRequest.self, limit: environment.configuration.maxChatBytes)
         let chat = try body.chatRequest()
         let runtime = environment.runtime
         let selection = ModelResolution.selection(for: body.model, capability: .languageModel, catalog: runtime.catalog)
+        let reply = Reply(id: "chatcmpl-\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())",
+                          created: ServerEnvironment.now, requested: body.model ?? "auto")
+        let cache = environment.responseCache
+        let cacheKey = cache.isOn ? ChatCacheKey.key(for: body, chat: chat, selection: selection, owner: owner, headers: request.headers) : nil
+        if let cacheKey, let answer = await cache.lookup(cacheKey, owner: owner) {
+            return try replay(answer, reply: reply, streams: body.streams, includeUsage: body.includesUsage)
+        }
         let llm = try await runtime.languageModel(selection)
         // The on-device engine says cheaply why it cannot serve (a missing model); a remote
         // provider's check would cost a round trip, so its own error speaks instead.
@@ -33,16 +44,23 @@ struct ChatCompletionsEndpoint: Sendable {
         // A chain says who answers with a `.provider` event; a single provider is who answers.
         let chain = (llm as? LanguageModelChain<ContinuousClock>)?.providers.map(\.identity) ?? [llm.identity]
         let known = chain.count == 1 ? chain[0] : nil
-        let reply = Reply(id: "chatcmpl-\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())",
-                          created: ServerEnvironment.now, requested: body.model ?? "auto")
         let head = try await StreamHead.start(deadline: environment.deadline, timeout: environment.timeout) { llm.complete(chat) }
         var answering = known
         if case .provider(let identity) = head.first { answering = identity }
         if let answering { environment.metrics.recordAnswer(.languageModel, provider: answering, chain: chain) }
+        // Only the chain's first choice is kept: a fallback's answer must not outlive the outage.
+        var saving: CacheSaving?
+        if let cacheKey, let answering, answering == chain.first { saving = CacheSaving(key: cacheKey, owner: owner) }
         if body.streams {
-            return stream(head, reply: reply, answering: answering, includeUsage: body.includesUsage)
+            return stream(head, reply: reply, answering: answering, includeUsage: body.includesUsage, cacheable: cacheKey != nil, saving: saving)
         }
-        return try await complete(head, reply: reply, answering: answering)
+        return try await complete(head, reply: reply, answering: answering, cacheable: cacheKey != nil, saving: saving)
+    }
+
+    /// Where a complete answer is cached.
+    struct CacheSaving: Sendable {
+        var key: String
+        var owner: Owner
     }
 
     /// What every document of one reply shares.
@@ -57,7 +75,8 @@ struct ChatCompletionsEndpoint: Sendable {
         }
     }
 
-    private func complete(_ head: StreamHead<ChatEvent>, reply: Reply, answering: ProviderIdentity?) async throws -> Response {
+    private func complete(_ head: StreamHead<ChatEvent>, reply: Reply, answering: ProviderIdentity?, cacheable: Bool,
+                          saving: CacheSaving?) async throws -> Response {
         var text = ""
         var usage = Usage()
         var finish = FinishReason.stop
@@ -73,6 +92,11 @@ struct ChatCompletionsEndpoint: Sendable {
         if let first = head.first { take(first) }
         for try await event in head.rest { take(event) }
         if let answering { environment.metrics.recordTokens(usage, provider: answering) }
+        if let saving, !text.isEmpty, finish != .cancelled {
+            let answer = CachedChatAnswer(text: text, finishReason: ChatCompletionResponse.finishReason(finish), usage: usage,
+                                          provider: answering, model: reply.model(answering))
+            await environment.responseCache.save(answer, key: saving.key, owner: saving.owner)
+        }
         let document = ChatCompletionResponse.Completion(
             id: reply.id, created: reply.created, model: reply.model(answering),
             choices: [.init(message: .init(content: text), finish_reason: ChatCompletionResponse.finishReason(finish))],
@@ -80,15 +104,19 @@ struct ChatCompletionsEndpoint: Sendable {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         headers.name(answering)
+        if cacheable { headers[.parleyCache] = "miss" }
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(document))))
     }
 
-    private func stream(_ head: StreamHead<ChatEvent>, reply: Reply, answering: ProviderIdentity?, includeUsage: Bool) -> Response {
+    private func stream(_ head: StreamHead<ChatEvent>, reply: Reply, answering: ProviderIdentity?, includeUsage: Bool, cacheable: Bool,
+                        saving: CacheSaving?) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-cache"
         headers.name(answering)
+        if cacheable { headers[.parleyCache] = "miss" }
         let metrics = environment.metrics
+        let cache = environment.responseCache
         let model = reply.model(answering)
         let body = ResponseBody { writer in
             func send(_ text: String) async throws { try await writer.write(ByteBuffer(string: text)) }
@@ -98,12 +126,16 @@ struct ChatCompletionsEndpoint: Sendable {
             }
             try await send(chunk(.init(role: "assistant", content: "")))
             var finished = false
+            var text = ""
+            var ending = (reason: FinishReason.stop, usage: Usage())
             func relay(_ event: ChatEvent) async throws {
                 switch event {
                 case .text(let piece):
+                    text += piece
                     try await send(chunk(.init(content: piece)))
                 case .finished(let reason, let usage):
                     finished = true
+                    ending = (reason, usage)
                     if let answering { metrics.recordTokens(usage, provider: answering) }
                     try await send(chunk(.init(), finish: ChatCompletionResponse.finishReason(reason)))
                     if includeUsage {
@@ -118,6 +150,12 @@ struct ChatCompletionsEndpoint: Sendable {
                 if let first = head.first { try await relay(first) }
                 for try await event in head.rest { try await relay(event) }
                 if !finished { try await send(chunk(.init(), finish: "stop")) }
+                // Kept before the stream ends, so a request sent after this one finds it.
+                if let saving, !text.isEmpty, ending.reason != .cancelled {
+                    let answer = CachedChatAnswer(text: text, finishReason: ChatCompletionResponse.finishReason(ending.reason), usage: ending.usage,
+                                                  provider: answering, model: model)
+                    await cache.save(answer, key: saving.key, owner: saving.owner)
+                }
                 try await send(ChatCompletionResponse.done)
             } catch {
                 // The status is sent: the failure goes in the stream, as OpenAI does.

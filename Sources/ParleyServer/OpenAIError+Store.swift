@@ -56,4 +56,15 @@ extension OpenAIError {
             throw from(error, thread: thread, message: message, stashItem: stashItem, fromBody: fromBody)
         }
     }
+
+    /// Runs an asynchronous store call, turning its errors into the client's
+    /// (see ``from(_:thread:message:stashItem:fromBody:)``).
+    static func translating<T>(thread: Int64? = nil, message: Int64? = nil, stashItem: Int64? = nil, fromBody: Bool = false,
+                               _ body: () async throws(StoreError) -> T) async throws(OpenAIError) -> T {
+        do {
+            return try await body()
+        } catch {
+            throw from(error, thread: thread, message: message, stashItem: stashItem, fromBody: fromBody)
+        }
+    }
 }

@@ -3,7 +3,9 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import ParleyPostgres
 import ParleyRuntime
+import ParleyStore
 import ServiceLifecycle
 
 /// The assistant as an HTTP server: the runtime's fallback chains behind OpenAI-compatible
@@ -25,6 +27,11 @@ import ServiceLifecycle
 /// shutdown it stops accepting connections, lets requests in flight finish (streams
 /// included), then stops its probes.
 ///
+/// With `PARLEY_DATABASE_URL=postgres://…` in the runtime's settings, the server keeps
+/// conversations (and its response cache) in that PostgreSQL database instead of the SQLite
+/// file, so that several instances behind a load balancer share them: ``run()`` connects and
+/// migrates it before listening, and hands it to the runtime.
+///
 /// ```swift
 /// let server = try ParleyServer(runtime: runtime, configuration: ServerConfiguration(port: 0)) { port in
 ///     print("listening on \(port)")
@@ -38,20 +45,26 @@ public struct ParleyServer: Service, CustomStringConvertible {
     public let configuration: ServerConfiguration
     private let application: Application<RouterResponder<ServerRequestContext>>
     private let environment: ServerEnvironment
+    /// The shared database, when `PARLEY_DATABASE_URL` names one.
+    private let sharedDatabase: DatabaseURL?
 
     /// Makes a server over `runtime`; it listens once ``run()`` is called, and reports the port
     /// it listens on (useful with port 0) to `onListening`.
     ///
     /// - Throws: ``ServerConfiguration/Invalid`` for a configuration that must not be served,
-    ///   such as a non-loopback address without keys.
+    ///   such as a non-loopback address without keys, or settings that cannot be used (a
+    ///   `PARLEY_DATABASE_URL` that is not a PostgreSQL URL, a `PARLEY_CACHE_TTL` that is not
+    ///   a number of seconds).
     public init(runtime: Runtime<ContinuousClock>, configuration: ServerConfiguration, metrics: ServerMetrics = ServerMetrics(),
                 logger: Logger = Logger(label: "parley.server"),
                 onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }) throws(ServerConfiguration.Invalid) {
         try configuration.validate()
+        sharedDatabase = try configuration.sharedDatabase(runtime.settings)
         self.metrics = metrics
         self.configuration = configuration
+        let cache = ResponseCache(ttl: try configuration.effectiveCacheTTL(runtime.settings), runtime: runtime, metrics: metrics, logger: logger)
         let environment = ServerEnvironment(runtime: runtime, configuration: configuration, metrics: metrics, logger: logger,
-                                            started: ServerEnvironment.now)
+                                            responseCache: cache, started: ServerEnvironment.now)
         self.environment = environment
         let router = Self.router(environment)
         let idleTimeout = configuration.idleTimeout.map { TimeAmount.nanoseconds(Self.nanoseconds($0)) }
@@ -76,7 +89,31 @@ public struct ParleyServer: Service, CustomStringConvertible {
     /// requests in flight finish. (The application runs in its own service group, away from the
     /// caller's shutdown signal, so that its WebSocket layer does not close connections
     /// mid-reply before they are drained.)
+    ///
+    /// With a shared PostgreSQL database, it is connected to (and migrated) first: a database
+    /// that cannot be reached is an error before anything listens. It is closed once the server
+    /// has stopped.
     public func run() async throws {
+        let shared = try await openSharedStore()
+        do {
+            try await serve()
+        } catch {
+            await shared?.close()
+            throw error
+        }
+        await shared?.close()
+    }
+
+    /// Opens the shared database, if any, and makes it the runtime's store.
+    private func openSharedStore() async throws -> PostgresConversationStore? {
+        guard let sharedDatabase else { return nil }
+        let store = try await PostgresConversationStore.open(sharedDatabase, logger: environment.logger)
+        await environment.runtime.use(store: store)
+        environment.logger.notice("conversations are kept in \(store.location)")
+        return store
+    }
+
+    private func serve() async throws {
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [application], logger: environment.logger))
         let serving = Task.detached { try await group.run() }
         let realtime = environment.realtime

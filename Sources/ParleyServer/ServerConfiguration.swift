@@ -1,5 +1,6 @@
 import Foundation
 import ParleyRuntime
+import ParleyStore
 
 /// How `parley serve` listens, who may call it, and how much it accepts. Its description
 /// counts the keys and never shows them.
@@ -29,11 +30,15 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
     /// How often configured cloud and self-hosted providers are probed while serving; `nil`
     /// for never.
     public var probeInterval: Duration?
+    /// How long identical non-personal chat completions are answered from the cache; zero
+    /// turns the cache off, `nil` takes `PARLEY_CACHE_TTL` from the runtime's settings (one
+    /// hour unless set).
+    public var responseCacheTTL: Duration?
 
     /// Creates a configuration; the defaults suit a sidecar on this machine.
     public init(host: String = "127.0.0.1", port: Int = 8080, apiKeys: [String] = [], maxJSONBytes: Int = 1 << 20,
                 maxChatBytes: Int = 20 << 20, maxAudioBytes: Int = 25 << 20, maxRealtimeMessageBytes: Int = 8 << 20, requestTimeout: Duration = .seconds(300),
-                idleTimeout: Duration? = .seconds(60), probeInterval: Duration? = .seconds(30)) {
+                idleTimeout: Duration? = .seconds(60), probeInterval: Duration? = .seconds(30), responseCacheTTL: Duration? = nil) {
         self.host = host
         self.port = port
         self.apiKeys = apiKeys
@@ -44,6 +49,7 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
         self.requestTimeout = requestTimeout
         self.idleTimeout = idleTimeout
         self.probeInterval = probeInterval
+        self.responseCacheTTL = responseCacheTTL
     }
 
     public var description: String {
@@ -79,5 +85,27 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
             throw Invalid(description: "The body limits must be positive.")
         }
         guard requestTimeout > .zero else { throw Invalid(description: "The request timeout must be positive.") }
+        if let responseCacheTTL, responseCacheTTL < .zero {
+            throw Invalid(description: "The response cache's lifetime cannot be negative: set PARLEY_CACHE_TTL to 0 to turn the cache off.")
+        }
+    }
+
+    /// The response cache's lifetime in force: ``responseCacheTTL``, else `PARLEY_CACHE_TTL`
+    /// from `settings`.
+    func effectiveCacheTTL(_ settings: RuntimeSettings) throws(Invalid) -> Duration {
+        if let responseCacheTTL { return responseCacheTTL }
+        guard let ttl = settings.responseCacheTTL else {
+            throw Invalid(description: "PARLEY_CACHE_TTL must be a whole number of seconds (0 turns the response cache off).")
+        }
+        return ttl
+    }
+
+    /// The shared database `PARLEY_DATABASE_URL` names in `settings`, or `nil` for the SQLite file.
+    func sharedDatabase(_ settings: RuntimeSettings) throws(Invalid) -> DatabaseURL? {
+        do {
+            return try settings.databaseURL()
+        } catch {
+            throw Invalid(description: error.description)
+        }
     }
 }

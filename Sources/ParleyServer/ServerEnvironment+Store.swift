@@ -2,9 +2,10 @@ import Hummingbird
 import ParleyStore
 
 extension ServerEnvironment {
-    /// The runtime's conversation store (opened on first use); a store that cannot be opened
-    /// is a server error.
-    func store() async throws(OpenAIError) -> ConversationStore {
+    /// The runtime's conversation store: the shared PostgreSQL database the server opened at
+    /// start, else the SQLite file (opened on first use). A store that cannot be opened is a
+    /// server error.
+    func store() async throws(OpenAIError) -> any ConversationStoring {
         do {
             return try await runtime.store()
         } catch {

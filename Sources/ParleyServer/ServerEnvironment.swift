@@ -11,6 +11,8 @@ struct ServerEnvironment: Sendable, CustomStringConvertible {
     let configuration: ServerConfiguration
     let metrics: ServerMetrics
     let logger: Logger
+    /// Identical non-personal chat completions answered from the store.
+    let responseCache: ResponseCache
     /// The realtime connections open now.
     let realtime = RealtimeSessions()
     /// When the server started, as a Unix time.
@@ -33,6 +35,11 @@ extension HTTPField.Name {
     static let parleyProvider = HTTPField.Name("x-parley-provider")!
     /// The model or voice it answered with.
     static let parleyModel = HTTPField.Name("x-parley-model")!
+    /// `hit` when a chat completion came from the response cache, `miss` when it could have
+    /// but the model answered.
+    static let parleyCache = HTTPField.Name("x-parley-cache")!
+    /// A request header: `1` (or `true`, `yes`) keeps a chat completion out of the cache.
+    static let parleyPrivate = HTTPField.Name("x-parley-private")!
 }
 
 extension HTTPFields {

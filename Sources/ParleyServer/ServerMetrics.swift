@@ -18,7 +18,9 @@ import Synchronization
 ///   last gave;
 /// - `parley_provider_health_changes_total{capability,provider,to,reason}` and the state set
 ///   `parley_provider_health{capability,provider,status}` (1 for the current status);
-/// - `parley_tokens_total{provider,kind}` (`input`, `output`).
+/// - `parley_tokens_total{provider,kind}` (`input`, `output`);
+/// - `parley_cache_requests_total{result}`: chat completions the response cache could answer,
+///   `hit` when it did, `miss` when the model answered.
 public final class ServerMetrics: Sendable {
     /// The registry `/metrics` renders.
     public let registry: PrometheusCollectorRegistry
@@ -75,6 +77,12 @@ public final class ServerMetrics: Sendable {
             CoreMetrics.Counter(label: "parley_tokens_total", dimensions: [("provider", name), ("kind", "output")], factory: factory)
                 .increment(by: usage.outputTokens)
         }
+    }
+
+    /// A chat completion the response cache could answer: from the cache (`hit`) or not.
+    func recordCacheRequest(hit: Bool) {
+        CoreMetrics.Counter(label: "parley_cache_requests_total", dimensions: [("result", hit ? "hit" : "miss")], factory: factory)
+            .increment()
     }
 
     /// A provider's current health, as a state set.

@@ -15,14 +15,14 @@ struct StashEndpoint: Sendable {
     func register(on router: Hummingbird.Router<ServerRequestContext>) {
         router.get("/v1/stash") { _, context in
             let store = try await environment.store()
-            let items = try OpenAIError.translating { () throws(StoreError) in try store.stashItems(owner: context.owner) }
+            let items = try await OpenAIError.translating { () async throws(StoreError) in try await store.stashItems(owner: context.owner) }
             return try StoreJSON.response(ListDocument(data: items))
         }
         router.post("/v1/stash") { request, context in try await stash(request, context) }
         router.delete("/v1/stash/{id}") { _, context in
             let id = try context.id("id") { .stashItemNotFound($0) }
             let store = try await environment.store()
-            try OpenAIError.translating(stashItem: id) { () throws(StoreError) in try store.deleteStashItem(id, owner: context.owner) }
+            try await OpenAIError.translating(stashItem: id) { () async throws(StoreError) in try await store.deleteStashItem(id, owner: context.owner) }
             return try StoreJSON.response(DeletedDocument(id: id, object: "stash_item.deleted"))
         }
     }
@@ -31,8 +31,8 @@ struct StashEndpoint: Sendable {
         let body = try await request.decodeJSON(NewStashRequest.self, limit: environment.configuration.maxJSONBytes)
         let item = try body.item()
         let store = try await environment.store()
-        let saved = try OpenAIError.translating(thread: item.threadID, message: item.messageID, fromBody: true) { () throws(StoreError) in
-            try store.stash(item, owner: context.owner)
+        let saved = try await OpenAIError.translating(thread: item.threadID, message: item.messageID, fromBody: true) { () async throws(StoreError) in
+            try await store.stash(item, owner: context.owner)
         }
         return try StoreJSON.response(saved, status: .created)
     }

@@ -35,8 +35,8 @@ struct ThreadMessagesEndpoint: Sendable {
         let body = try await request.decodeJSON(NewMessageRequest.self, limit: environment.configuration.maxChatBytes)
         let message = try body.message()
         let store = try await environment.store()
-        let saved = try OpenAIError.translating(thread: id) { () throws(StoreError) in
-            try store.append(message, to: id, owner: context.owner)
+        let saved = try await OpenAIError.translating(thread: id) { () async throws(StoreError) in
+            try await store.append(message, to: id, owner: context.owner)
         }
         return try StoreJSON.response(MessageDocument(message: saved), status: .created)
     }
@@ -44,17 +44,22 @@ struct ThreadMessagesEndpoint: Sendable {
     func edit(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
         let (store, message) = try await located(context)
         let body = try await request.decodeJSON(TranscriptEditRequest.self, limit: environment.configuration.maxJSONBytes)
-        let edited = try OpenAIError.translating(thread: message.threadID, message: message.id) { () throws(StoreError) in
-            try store.editTranscript(message: message.id, text: body.editedText, owner: context.owner)
-            guard let edited = try store.message(message.id, owner: context.owner) else { throw .messageNotFound(message.id) }
+        let edited = try await OpenAIError.translating(thread: message.threadID, message: message.id) { () async throws(StoreError) in
+            try await store.editTranscript(message: message.id, text: body.editedText, owner: context.owner)
+            guard let edited = try await store.message(message.id, owner: context.owner) else { throw .messageNotFound(message.id) }
             return edited
         }
         return try StoreJSON.response(MessageDocument(message: edited))
     }
 
     func audio(_ context: ServerRequestContext) async throws -> Response {
-        let (_, message) = try await located(context)
-        guard let path = message.audioPath, let data = FileManager.default.contents(atPath: path) else {
+        let (store, message) = try await located(context)
+        // The store reads the bytes: from the file beside the SQLite database, or from the shared
+        // database, so that every instance serves a recording whichever one kept it.
+        let bytes = try await OpenAIError.translating(thread: message.threadID, message: message.id) { () async throws(StoreError) in
+            try await store.audio(message: message.id, owner: context.owner)
+        }
+        guard message.audioPath != nil, let data = bytes else {
             throw OpenAIError.audioNotFound(message: message.id)
         }
         var headers = HTTPFields()
@@ -65,23 +70,23 @@ struct ThreadMessagesEndpoint: Sendable {
     func deleteAudio(_ context: ServerRequestContext) async throws -> Response {
         let (store, message) = try await located(context)
         guard message.audioPath != nil else { throw OpenAIError.audioNotFound(message: message.id) }
-        try OpenAIError.translating(thread: message.threadID, message: message.id) { () throws(StoreError) in
-            try store.deleteAudio(message: message.id, owner: context.owner)
+        try await OpenAIError.translating(thread: message.threadID, message: message.id) { () async throws(StoreError) in
+            try await store.deleteAudio(message: message.id, owner: context.owner)
         }
         return try StoreJSON.response(DeletedDocument(id: message.id, object: "message.audio.deleted"))
     }
 
     /// The store and the message the path names: one of the caller's messages, in the thread
     /// the path names (else that thread, or the message, is not found).
-    func located(_ context: ServerRequestContext) async throws -> (ConversationStore, StoredMessage) {
+    func located(_ context: ServerRequestContext) async throws -> (any ConversationStoring, StoredMessage) {
         let thread = try context.id("id") { .threadNotFound($0) }
         let id = try context.id("mid") { .messageNotFound($0, thread: thread) }
         let store = try await environment.store()
-        return try OpenAIError.translating(thread: thread, message: id) { () throws(StoreError) in
-            if let message = try store.message(id, owner: context.owner), message.threadID == thread {
+        return try await OpenAIError.translating(thread: thread, message: id) { () async throws(StoreError) in
+            if let message = try await store.message(id, owner: context.owner), message.threadID == thread {
                 return (store, message)
             }
-            guard try store.thread(thread, owner: context.owner) != nil else { throw .threadNotFound(thread) }
+            guard try await store.thread(thread, owner: context.owner) != nil else { throw .threadNotFound(thread) }
             throw .messageNotFound(id)
         }
     }

@@ -27,7 +27,7 @@ struct ThreadsEndpoint: Sendable {
 
     func list(_ context: ServerRequestContext) async throws -> Response {
         let store = try await environment.store()
-        let threads = try OpenAIError.translating { () throws(StoreError) in try store.threads(owner: context.owner) }
+        let threads = try await OpenAIError.translating { () async throws(StoreError) in try await store.threads(owner: context.owner) }
         return try StoreJSON.response(ListDocument(data: threads))
     }
 
@@ -35,8 +35,8 @@ struct ThreadsEndpoint: Sendable {
         let body = try await request.decodeJSON(NewThreadRequest.self, limit: environment.configuration.maxJSONBytes)
         let (title, settings) = try body.thread()
         let store = try await environment.store()
-        let thread = try OpenAIError.translating { () throws(StoreError) in
-            try store.createThread(title: title, settings: settings, owner: context.owner)
+        let thread = try await OpenAIError.translating { () async throws(StoreError) in
+            try await store.createThread(title: title, settings: settings, owner: context.owner)
         }
         return try StoreJSON.response(thread, status: .created)
     }
@@ -44,7 +44,7 @@ struct ThreadsEndpoint: Sendable {
     func show(_ context: ServerRequestContext) async throws -> Response {
         let id = try context.id("id") { .threadNotFound($0) }
         let store = try await environment.store()
-        let export = try OpenAIError.translating(thread: id) { () throws(StoreError) in try store.exported(thread: id, owner: context.owner) }
+        let export = try await OpenAIError.translating(thread: id) { () async throws(StoreError) in try await store.exported(thread: id, owner: context.owner) }
         guard let thread = export.threads.first else { throw OpenAIError.threadNotFound(String(id)) }
         return try StoreJSON.response(ThreadDocument(thread: thread))
     }
@@ -54,8 +54,8 @@ struct ThreadsEndpoint: Sendable {
         let patch = try await request.decodeJSON(ThreadPatchRequest.self, limit: environment.configuration.maxJSONBytes)
         try patch.validate()
         let store = try await environment.store()
-        let thread = try OpenAIError.translating(thread: id) { () throws(StoreError) in
-            try store.updateThread(id, owner: context.owner) { patch.apply(to: &$0) }
+        let thread = try await OpenAIError.translating(thread: id) { () async throws(StoreError) in
+            try await store.updateThread(id, owner: context.owner) { patch.apply(to: &$0) }
         }
         return try StoreJSON.response(thread)
     }
@@ -63,7 +63,7 @@ struct ThreadsEndpoint: Sendable {
     func delete(_ context: ServerRequestContext) async throws -> Response {
         let id = try context.id("id") { .threadNotFound($0) }
         let store = try await environment.store()
-        try OpenAIError.translating(thread: id) { () throws(StoreError) in try store.deleteThread(id, owner: context.owner) }
+        try await OpenAIError.translating(thread: id) { () async throws(StoreError) in try await store.deleteThread(id, owner: context.owner) }
         return try StoreJSON.response(DeletedDocument(id: id, object: "thread.deleted"))
     }
 }

@@ -12,6 +12,8 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         case audioFileMissing(path: String)
         case cannotRemoveAudio(paths: [String], reason: String)
         case database(reason: String)
+        case invalidDatabaseURL(reason: String)
+        case cannotConnect(location: String, reason: String)
     }
 
     private let code: Code
@@ -45,6 +47,16 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
     /// The database failed a read or a write.
     public static func database(reason: String) -> StoreError { StoreError(.database(reason: reason)) }
 
+    /// `PARLEY_DATABASE_URL` is not a PostgreSQL URL Parley can use. The reason never quotes
+    /// the URL, which may hold a password.
+    public static func invalidDatabaseURL(reason: String) -> StoreError { StoreError(.invalidDatabaseURL(reason: reason)) }
+
+    /// The database server at `location` (a URL without its password) could not be reached,
+    /// logged in to, or brought up to date.
+    public static func cannotConnect(location: String, reason: String) -> StoreError {
+        StoreError(.cannotConnect(location: location, reason: reason))
+    }
+
     /// Whether the error says an id does not exist (a thread, message or stash item).
     public var isNotFound: Bool {
         switch code {
@@ -73,6 +85,12 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         case .database(let reason):
             "the conversation database failed (\(reason)): check that the disk has free space and the database "
                 + "file is writable, then try again"
+        case .invalidDatabaseURL(let reason):
+            "PARLEY_DATABASE_URL cannot be used (\(reason)): write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE, "
+                + "or unset it to keep conversations in the local SQLite file"
+        case .cannotConnect(let location, let reason):
+            "cannot use the conversation database at \(location) (\(reason)): check that PostgreSQL is running there and "
+                + "that PARLEY_DATABASE_URL names the right user, password and database"
         }
     }
 }

@@ -12,7 +12,20 @@ enum StoreSchema {
         migrator.registerMigration("v2-spending", migrate: createSpending)
         migrator.registerMigration("v3-message-images-structured-result", migrate: addImagesAndStructuredResults)
         migrator.registerMigration("v4-owners", migrate: addOwners)
+        migrator.registerMigration("v5-response-cache", migrate: createResponseCache)
         return migrator
+    }
+
+    /// Answers the server may give again to an identical request, each its owner's, until it
+    /// expires. The index serves the lookups' expiry test and the sweep of expired rows.
+    private static func createResponseCache(_ db: Database) throws {
+        try db.create(table: "response_cache") { t in
+            t.primaryKey("key", .text)
+            t.column("owner", .text)
+            t.column("body", .blob).notNull()
+            t.column("created_at", .datetime).notNull()
+            t.column("expires_at", .datetime).notNull().indexed()
+        }
     }
 
     /// Who owns each thread and stash item (``Owner``): `NULL` is the local user, so every row

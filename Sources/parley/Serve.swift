@@ -15,7 +15,10 @@ struct Serve: AsyncParsableCommand {
             unknown name) is the fallback chain, local the on-device engine, openai/anthropic/ollama/… that \
             provider. With PARLEY_API_KEYS=key1,key2 set, every endpoint but /health needs \
             `Authorization: Bearer KEY`; without keys the server listens on loopback addresses only. \
-            SIGINT or SIGTERM stops it gracefully: requests in flight finish first.
+            SIGINT or SIGTERM stops it gracefully: requests in flight finish first. With \
+            PARLEY_DATABASE_URL=postgres://USER:PASSWORD@HOST:PORT/DATABASE, conversations and the response \
+            cache live in that PostgreSQL database, which several instances can share; PARLEY_CACHE_TTL sets \
+            how long identical temperature-0 requests are answered from the cache (seconds, 0 for never).
             """)
 
     @Option(help: "The address to listen on; any non-loopback address needs PARLEY_API_KEYS.")
@@ -39,7 +42,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("small-model"), help: "A smaller GGUF model to use on-device while memory is short or the device too hot for the main one.")
     var smallModel: String?
 
-    @Option(help: "The conversation database (default: parley.sqlite in the data directory).")
+    @Option(help: "The SQLite conversation database (default: parley.sqlite in the data directory; unused with PARLEY_DATABASE_URL).")
     var database: String?
 
     @OptionGroup var common: CommonOptions

@@ -30,8 +30,8 @@ struct ConversationOwnerTests {
         defer { try? FileManager.default.removeItem(at: database.deletingLastPathComponent()) }
         let runtime = Self.scriptedRuntime(database: database)
         let store = try await runtime.store()
-        let theirs = try store.createThread(title: "theirs", settings: ThreadSettings(), owner: Self.owner)
-        let local = try store.createThread(title: "local", settings: ThreadSettings())
+        let theirs = try await store.createThread(title: "theirs", settings: ThreadSettings(), owner: Self.owner)
+        let local = try await store.createThread(title: "local", settings: ThreadSettings(), owner: .local)
         let output = RecordingOutput(clock: ContinuousClock(), realtime: false)
 
         await #expect(throws: StoreError.threadNotFound(theirs.id)) {
@@ -45,7 +45,7 @@ struct ConversationOwnerTests {
                                                            thread: theirs.id, output: output)
         #expect(continued.journal?.owner == Self.owner)
         #expect(await continued.thread == theirs.id)
-        #expect(try store.thread(theirs.id, owner: Self.owner)?.settings.maxTokens == 32)
+        #expect(try await store.thread(theirs.id, owner: Self.owner)?.settings.maxTokens == 32)
 
         let fresh = try await runtime.makeConversation(options: ConversationOptions(owner: Self.owner), output: output)
         #expect(fresh.journal?.owner == Self.owner)

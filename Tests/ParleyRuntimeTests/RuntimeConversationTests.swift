@@ -33,7 +33,7 @@ struct RuntimeConversationTests {
         }
         #expect(await runtime.engines.llm.loads == 1)
         #expect(Set(threads).count == 2)
-        #expect(try await runtime.store().threads().count == 2)
+        #expect(try await runtime.store().threads(owner: .local).count == 2)
     }
 
     @Test("continuing a thread uses its saved system prompt and reply length unless told otherwise")
@@ -42,7 +42,7 @@ struct RuntimeConversationTests {
         defer { try? FileManager.default.removeItem(at: database.deletingLastPathComponent()) }
         let runtime = runtime([:], options: RuntimeOptions(database: database))
         let saved = ThreadSettings(backend: "local", systemPrompt: "You are a pirate. Answer like one.", maxTokens: 40)
-        let thread = try await runtime.store().createThread(title: "pirate", settings: saved)
+        let thread = try await runtime.store().createThread(title: "pirate", settings: saved, owner: .local)
         let output = RecordingOutput(clock: ContinuousClock(), realtime: false)
 
         let continued = try await runtime.makeConversation(thread: thread.id, output: output)

@@ -51,9 +51,9 @@ struct RealtimeTests {
             #expect(((output?["content"] as? [[String: Any]])?.first?["transcript"]) as? String == "Paris is the capital.")
         }
         let store = try await server.runtime.store()
-        let threads = try store.threads()
+        let threads = try await store.threads(owner: .local)
         #expect(threads.count == 1)
-        let messages = try store.messages(in: try #require(threads.first).thread.id)
+        let messages = try await store.messages(in: try #require(threads.first).thread.id, owner: .local)
         #expect(messages.map(\.text) == ["hello there", "Paris is the capital."])
         #expect(messages.first?.content.chatMessage.parts.count == 1)
     }
@@ -117,11 +117,11 @@ struct RealtimeTests {
         }
         // The last reply is saved just after its response.done.
         let store = try await server.runtime.store()
-        let thread = try #require(try store.threads().first).thread.id
-        var messages = try store.messages(in: thread)
+        let thread = try #require(try await store.threads(owner: .local).first).thread.id
+        var messages = try await store.messages(in: thread, owner: .local)
         for _ in 0..<50 where messages.count < 4 {
             try await Task.sleep(for: .milliseconds(100))
-            messages = try store.messages(in: thread)
+            messages = try await store.messages(in: thread, owner: .local)
         }
         #expect(messages.count == 4)
         let cut = try #require(messages.dropFirst().first)

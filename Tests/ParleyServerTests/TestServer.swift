@@ -38,9 +38,16 @@ struct TestServer: Sendable {
             portSink.yield(port)
             portSink.finish()
         }
-        let task = Task { try await server.run() }
+        let task = Task {
+            // A server that fails before it listens (a database it cannot reach) ends the wait.
+            defer { portSink.finish() }
+            try await server.run()
+        }
         var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else { throw CancellationError() }
+        guard let port = await iterator.next() else {
+            try await task.value
+            throw CancellationError()
+        }
         return TestServer(server: server, runtime: runtime, port: port, task: task, database: database)
     }
 
@@ -50,15 +57,16 @@ struct TestServer: Sendable {
 
     /// A server whose providers are test doubles: for the tests of the HTTP layer.
     static func scripted(model: ScriptedLanguageModel = ScriptedLanguageModel(replies: [["Paris", " is the capital."]]),
+                         settings: [String: String] = [:], logger: Logger? = nil,
                          configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
-        try await start(catalog: ProviderCatalog(entries: [
+        try await start(settings: settings, catalog: ProviderCatalog(entries: [
             ProviderEntry(capability: .languageModel, name: "local", placement: .onDevice, remedy: "none",
                           factory: .languageModel { _ in model }),
             ProviderEntry(capability: .speechToText, name: "local", placement: .onDevice, remedy: "none",
                           factory: .speechToText { _ in ScriptedSpeechToText(transcripts: ["hello there"]) }),
             ProviderEntry(capability: .textToSpeech, name: "local", placement: .onDevice, remedy: "none",
                           factory: .textToSpeech { _ in ToneTextToSpeech() }),
-        ]), configure: configure)
+        ]), logger: logger, configure: configure)
     }
 
     func stop() {

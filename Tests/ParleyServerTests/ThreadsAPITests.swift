@@ -102,7 +102,7 @@ struct ThreadsAPITests {
         let wav = server.database.deletingLastPathComponent().appendingPathComponent("audio/turn.wav")
         try FileManager.default.createDirectory(at: wav.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data("RIFF....WAVEfmt ".utf8).write(to: wav)
-        try await server.runtime.store().attachAudio(message: Int64(mid), file: wav)
+        try await server.runtime.store().attachAudio(message: Int64(mid), file: wav, owner: .local)
 
         let url = try #require(try await api.json(.GET, "/v1/threads/\(id)/messages/\(mid)")["audio_url"] as? String)
         #expect(url == "/v1/threads/\(id)/messages/\(mid)/audio")
@@ -130,9 +130,9 @@ struct ThreadsAPITests {
         let noteID = try #require(note["id"] as? Int)
         // The local user's rows (the command line's), which no key may reach either.
         let store = try await server.runtime.store()
-        let local = try store.createThread(title: "local", settings: ThreadSettings())
-        let localMessage = try store.append(NewMessage(role: .user, text: "local secret"), to: local.id)
-        let localNote = try store.stash(NewStashItem(kind: "note", text: "local secret"))
+        let local = try await store.createThread(title: "local", settings: ThreadSettings(), owner: .local)
+        let localMessage = try await store.append(NewMessage(role: .user, text: "local secret"), to: local.id, owner: .local)
+        let localNote = try await store.stash(NewStashItem(kind: "note", text: "local secret"), owner: .local)
 
         #expect((try await bob.json(.GET, "/v1/threads")["data"] as? [Any])?.isEmpty == true)
         #expect((try await bob.json(.GET, "/v1/stash")["data"] as? [Any])?.isEmpty == true)
@@ -156,10 +156,10 @@ struct ThreadsAPITests {
                 #expect(!reply.text.contains("secret") && !reply.text.contains("alice"), "\(method) \(path): \(reply.text)")
             }
         }
-        let kept = try #require(try store.thread(local.id))
+        let kept = try #require(try await store.thread(local.id, owner: .local))
         #expect(kept.title == "local" && kept.settings == local.settings)
-        #expect(try store.messages(in: local.id).map(\.text) == ["local secret"])
-        #expect(try store.stashItems() == [localNote])
+        #expect(try await store.messages(in: local.id, owner: .local).map(\.text) == ["local secret"])
+        #expect(try await store.stashItems(owner: .local) == [localNote])
         #expect((try await alice.json(.GET, "/v1/threads")["data"] as? [Any])?.count == 1)
 
         // Alice can do all of it to her own.
@@ -183,8 +183,8 @@ struct ThreadsAPITests {
         expectOpenAIError(try await Client(server: server, key: "key-c-secret").send(.GET, "/v1/stash", nil), status: 401)
 
         // The store keeps the keys' owners, never the keys; the local user sees neither key's threads.
-        #expect(try store.threads().map(\.thread.id) == [local.id])
-        #expect(try store.threads(owner: .apiKey("key-b-secret")).map(\.thread.id) == [Int64(try #require(bobs["id"] as? Int))])
+        #expect(try await store.threads(owner: .local).map(\.thread.id) == [local.id])
+        #expect(try await store.threads(owner: .apiKey("key-b-secret")).map(\.thread.id) == [Int64(try #require(bobs["id"] as? Int))])
         let raw = try String(decoding: Data(contentsOf: server.database), as: UTF8.self)
             + String(decoding: (try? Data(contentsOf: URL(fileURLWithPath: server.database.path + "-wal"))) ?? Data(), as: UTF8.self)
         #expect(raw.contains(try #require(Owner.apiKey("key-b-secret").id)))
@@ -195,7 +195,7 @@ struct ThreadsAPITests {
     func localWithoutKeys() async throws {
         let server = try await TestServer.scripted()
         defer { server.stop() }
-        let local = try await server.runtime.store().createThread(title: "from the CLI", settings: ThreadSettings())
+        let local = try await server.runtime.store().createThread(title: "from the CLI", settings: ThreadSettings(), owner: .local)
         let api = Client(server: server, key: "anything")
         let list = try await api.json(.GET, "/v1/threads")
         #expect((list["data"] as? [[String: Any]])?.compactMap { ($0["thread"] as? [String: Any])?["id"] as? Int } == [Int(local.id)])
@@ -298,7 +298,8 @@ struct ThreadsAPITests {
 }
 
 /// A client of the threads API: JSON in and out, with a bearer key when given one.
-private struct Client {
+/// A client of the threads API, with a key or without.
+struct Client {
     let server: TestServer
     var key: String?
 

@@ -2,86 +2,101 @@ import Foundation
 import ParleyStore
 import Testing
 
-@Suite("Kept audio")
+@Suite("Kept audio (SQLite and PostgreSQL)")
 struct AudioTests {
-    @Test("attaching records the file; deleting removes it and clears the path")
-    func attachAndDelete() throws {
-        let fixture = try StoreFixture()
-        let thread = try fixture.store.createThread(title: nil, settings: ThreadSettings())
-        let message = try fixture.store.append(NewMessage(role: .user, text: "hi", rawTranscript: "hi"), to: thread.id)
-        let audio = try fixture.makeAudioFile("turn-1.wav")
+    @Test("attaching records the file and serves its bytes; deleting removes it and clears the path", arguments: StoreBackend.available)
+    func attachAndDelete(_ backend: StoreBackend) async throws {
+        try await backend.withStore { tested in
+            let store = tested.store
+            let thread = try await store.createThread(title: nil, settings: ThreadSettings(), owner: .local)
+            let message = try await store.append(NewMessage(role: .user, text: "hi", rawTranscript: "hi"), to: thread.id, owner: .local)
+            let audio = try tested.makeAudioFile("turn-1.wav")
+            #expect(try await store.audio(message: message.id, owner: .local) == nil)
 
-        try fixture.store.attachAudio(message: message.id, file: audio)
-        #expect(try fixture.store.message(message.id)?.audioPath == audio.path)
+            try await store.attachAudio(message: message.id, file: audio, owner: .local)
+            #expect(try await store.message(message.id, owner: .local)?.audioPath == audio.path)
+            #expect(try await store.audio(message: message.id, owner: .local) == Data("RIFF....WAVE".utf8))
 
-        try fixture.store.deleteAudio(message: message.id)
-        #expect(!fixture.exists(audio))
-        #expect(try fixture.store.message(message.id)?.audioPath == nil)
-        // Nothing left to delete: a no-op.
-        try fixture.store.deleteAudio(message: message.id)
-    }
-
-    @Test("deleting audio whose file is already gone still clears the path")
-    func fileAlreadyGone() throws {
-        let fixture = try StoreFixture()
-        let thread = try fixture.store.createThread(title: nil, settings: ThreadSettings())
-        let message = try fixture.store.append(NewMessage(role: .user, text: "hi"), to: thread.id)
-        let audio = try fixture.makeAudioFile("gone.wav")
-        try fixture.store.attachAudio(message: message.id, file: audio)
-        try FileManager.default.removeItem(at: audio)
-        try fixture.store.deleteAudio(message: message.id)
-        #expect(try fixture.store.message(message.id)?.audioPath == nil)
-    }
-
-    @Test("attaching another file replaces and removes the previous one")
-    func replace() throws {
-        let fixture = try StoreFixture()
-        let thread = try fixture.store.createThread(title: nil, settings: ThreadSettings())
-        let message = try fixture.store.append(NewMessage(role: .user, text: "hi"), to: thread.id)
-        let first = try fixture.makeAudioFile("first.wav")
-        let second = try fixture.makeAudioFile("second.wav")
-        try fixture.store.attachAudio(message: message.id, file: first)
-        try fixture.store.attachAudio(message: message.id, file: second)
-        #expect(!fixture.exists(first))
-        #expect(fixture.exists(second))
-        #expect(try fixture.store.message(message.id)?.audioPath == second.path)
-        // Attaching the same file again keeps it.
-        try fixture.store.attachAudio(message: message.id, file: second)
-        #expect(fixture.exists(second))
-    }
-
-    @Test("a missing file cannot be attached")
-    func missingFile() throws {
-        let fixture = try StoreFixture()
-        let thread = try fixture.store.createThread(title: nil, settings: ThreadSettings())
-        let message = try fixture.store.append(NewMessage(role: .user, text: "hi"), to: thread.id)
-        let missing = fixture.directory.appendingPathComponent("nowhere.wav")
-        #expect(throws: StoreError.audioFileMissing(path: missing.path)) {
-            try fixture.store.attachAudio(message: message.id, file: missing)
+            try await store.deleteAudio(message: message.id, owner: .local)
+            #expect(!tested.exists(audio))
+            #expect(try await store.message(message.id, owner: .local)?.audioPath == nil)
+            #expect(try await store.audio(message: message.id, owner: .local) == nil)
+            // Nothing left to delete: a no-op.
+            try await store.deleteAudio(message: message.id, owner: .local)
         }
-        #expect(try fixture.store.message(message.id)?.audioPath == nil)
     }
 
-    @Test("deleting a thread removes its messages' audio files and leaves other threads' alone")
-    func deleteThreadRemovesAudio() throws {
-        let fixture = try StoreFixture()
-        let doomed = try fixture.store.createThread(title: nil, settings: ThreadSettings())
-        let kept = try fixture.store.createThread(title: nil, settings: ThreadSettings())
-        var doomedFiles: [URL] = []
-        for index in 0..<3 {
-            let message = try fixture.store.append(NewMessage(role: .user, text: "t\(index)"), to: doomed.id)
-            let file = try fixture.makeAudioFile("doomed-\(index).wav")
-            try fixture.store.attachAudio(message: message.id, file: file)
-            doomedFiles.append(file)
+    @Test("deleting audio whose file is already gone still clears the path", arguments: StoreBackend.available)
+    func fileAlreadyGone(_ backend: StoreBackend) async throws {
+        try await backend.withStore { tested in
+            let store = tested.store
+            let thread = try await store.createThread(title: nil, settings: ThreadSettings(), owner: .local)
+            let message = try await store.append(NewMessage(role: .user, text: "hi"), to: thread.id, owner: .local)
+            let audio = try tested.makeAudioFile("gone.wav")
+            try await store.attachAudio(message: message.id, file: audio, owner: .local)
+            try FileManager.default.removeItem(at: audio)
+            try await store.deleteAudio(message: message.id, owner: .local)
+            #expect(try await store.message(message.id, owner: .local)?.audioPath == nil)
         }
-        try fixture.store.append(NewMessage(role: .assistant, text: "no audio"), to: doomed.id)
-        let keptMessage = try fixture.store.append(NewMessage(role: .user, text: "mine"), to: kept.id)
-        let keptFile = try fixture.makeAudioFile("kept.wav")
-        try fixture.store.attachAudio(message: keptMessage.id, file: keptFile)
+    }
 
-        try fixture.store.deleteThread(doomed.id)
-        #expect(doomedFiles.allSatisfy { !fixture.exists($0) })
-        #expect(fixture.exists(keptFile))
-        #expect(try fixture.store.message(keptMessage.id)?.audioPath == keptFile.path)
+    @Test("attaching another file replaces and removes the previous one", arguments: StoreBackend.available)
+    func replace(_ backend: StoreBackend) async throws {
+        try await backend.withStore { tested in
+            let store = tested.store
+            let thread = try await store.createThread(title: nil, settings: ThreadSettings(), owner: .local)
+            let message = try await store.append(NewMessage(role: .user, text: "hi"), to: thread.id, owner: .local)
+            let first = try tested.makeAudioFile("first.wav", content: "first")
+            let second = try tested.makeAudioFile("second.wav", content: "second")
+            try await store.attachAudio(message: message.id, file: first, owner: .local)
+            try await store.attachAudio(message: message.id, file: second, owner: .local)
+            #expect(!tested.exists(first))
+            #expect(tested.exists(second))
+            #expect(try await store.message(message.id, owner: .local)?.audioPath == second.path)
+            #expect(try await store.audio(message: message.id, owner: .local) == Data("second".utf8))
+            // Attaching the same file again keeps it.
+            try await store.attachAudio(message: message.id, file: second, owner: .local)
+            #expect(tested.exists(second))
+        }
+    }
+
+    @Test("a missing file cannot be attached", arguments: StoreBackend.available)
+    func missingFile(_ backend: StoreBackend) async throws {
+        try await backend.withStore { tested in
+            let store = tested.store
+            let thread = try await store.createThread(title: nil, settings: ThreadSettings(), owner: .local)
+            let message = try await store.append(NewMessage(role: .user, text: "hi"), to: thread.id, owner: .local)
+            let missing = tested.directory.appendingPathComponent("nowhere.wav")
+            await #expect(throws: StoreError.audioFileMissing(path: missing.path)) {
+                try await store.attachAudio(message: message.id, file: missing, owner: .local)
+            }
+            #expect(try await store.message(message.id, owner: .local)?.audioPath == nil)
+        }
+    }
+
+    @Test("deleting a thread removes its messages' audio and leaves other threads' alone", arguments: StoreBackend.available)
+    func deleteThreadRemovesAudio(_ backend: StoreBackend) async throws {
+        try await backend.withStore { tested in
+            let store = tested.store
+            let doomed = try await store.createThread(title: nil, settings: ThreadSettings(), owner: .local)
+            let kept = try await store.createThread(title: nil, settings: ThreadSettings(), owner: .local)
+            var doomedFiles: [URL] = []
+            for index in 0..<3 {
+                let message = try await store.append(NewMessage(role: .user, text: "t\(index)"), to: doomed.id, owner: .local)
+                let file = try tested.makeAudioFile("doomed-\(index).wav")
+                try await store.attachAudio(message: message.id, file: file, owner: .local)
+                doomedFiles.append(file)
+            }
+            try await store.append(NewMessage(role: .assistant, text: "no audio"), to: doomed.id, owner: .local)
+            let keptMessage = try await store.append(NewMessage(role: .user, text: "mine"), to: kept.id, owner: .local)
+            let keptFile = try tested.makeAudioFile("kept.wav")
+            try await store.attachAudio(message: keptMessage.id, file: keptFile, owner: .local)
+
+            try await store.deleteThread(doomed.id, owner: .local)
+            #expect(doomedFiles.allSatisfy { !tested.exists($0) })
+            #expect(tested.exists(keptFile))
+            #expect(try await store.message(keptMessage.id, owner: .local)?.audioPath == keptFile.path)
+            #expect(try await store.audio(message: keptMessage.id, owner: .local) == Data("RIFF....WAVE".utf8))
+        }
     }
 }

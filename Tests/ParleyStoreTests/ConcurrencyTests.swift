@@ -2,47 +2,52 @@ import Foundation
 import ParleyStore
 import Testing
 
-@Suite("Concurrency")
+@Suite("Concurrency (SQLite and PostgreSQL)")
 struct ConcurrencyTests {
-    @Test("appends from many tasks at once all land, each exactly once")
-    func concurrentAppends() async throws {
-        let fixture = try StoreFixture()
-        let store = fixture.store
-        let thread = try store.createThread(title: nil, settings: ThreadSettings())
-        let tasks = 8
-        let perTask = 25
-        let returned = try await withThrowingTaskGroup(of: [StoredMessage].self) { group in
-            for task in 0..<tasks {
-                group.addTask {
-                    var saved: [StoredMessage] = []
-                    for index in 0..<perTask {
-                        saved.append(try store.append(NewMessage(role: .user, text: "\(task)-\(index)"), to: thread.id))
-                        // Readers run alongside the writers.
-                        _ = try store.threads()
+    @Test("appends from many tasks at once all land, each exactly once", arguments: StoreBackend.available)
+    func concurrentAppends(_ backend: StoreBackend) async throws {
+        try await backend.withStore { tested in
+            let store = tested.store
+            let thread = try await store.createThread(title: nil, settings: ThreadSettings(), owner: .local)
+            let tasks = 8
+            let perTask = 25
+            let returned = try await withThrowingTaskGroup(of: [StoredMessage].self) { group in
+                for task in 0..<tasks {
+                    group.addTask {
+                        var saved: [StoredMessage] = []
+                        for index in 0..<perTask {
+                            saved.append(try await store.append(NewMessage(role: .user, text: "\(task)-\(index)"), to: thread.id, owner: .local))
+                            // Readers run alongside the writers.
+                            _ = try await store.threads(owner: .local)
+                        }
+                        return saved
                     }
-                    return saved
                 }
+                return try await group.reduce(into: []) { $0 += $1 }
             }
-            return try await group.reduce(into: []) { $0 += $1 }
-        }
-        let read = try store.messages(in: thread.id)
-        #expect(read.count == tasks * perTask)
-        #expect(Set(read.map(\.text)).count == tasks * perTask)
-        #expect(Set(read.map(\.id)) == Set(returned.map(\.id)))
-        #expect(try store.threads().first?.messageCount == tasks * perTask)
-        // Within each task, its own messages keep their order.
-        for task in 0..<tasks {
-            let own = read.filter { $0.text.hasPrefix("\(task)-") }.map(\.text)
-            #expect(own == (0..<perTask).map { "\(task)-\($0)" })
+            let read = try await store.messages(in: thread.id, owner: .local)
+            #expect(read.count == tasks * perTask)
+            #expect(Set(read.map(\.text)).count == tasks * perTask)
+            #expect(Set(read.map(\.id)) == Set(returned.map(\.id)))
+            #expect(try await store.threads(owner: .local).first?.messageCount == tasks * perTask)
+            // Within each task, its own messages keep their order.
+            for task in 0..<tasks {
+                let own = read.filter { $0.text.hasPrefix("\(task)-") }.map(\.text)
+                #expect(own == (0..<perTask).map { "\(task)-\($0)" })
+            }
         }
     }
 
-    @Test("two stores on the same file (as two processes would) see each other's writes")
-    func twoConnections() throws {
-        let fixture = try StoreFixture()
-        let other = try fixture.reopen()
-        let thread = try fixture.store.createThread(title: "shared", settings: ThreadSettings())
-        try other.append(NewMessage(role: .user, text: "from the other"), to: thread.id)
-        #expect(try fixture.store.messages(in: thread.id).map(\.text) == ["from the other"])
+    @Test("two stores on the same database (as two processes or instances would) see each other's writes",
+          arguments: StoreBackend.available)
+    func twoConnections(_ backend: StoreBackend) async throws {
+        try await backend.withStore { tested in
+            let other = try await tested.reopen()
+            let thread = try await tested.store.createThread(title: "shared", settings: ThreadSettings(), owner: .local)
+            try await other.append(NewMessage(role: .user, text: "from the other"), to: thread.id, owner: .local)
+            #expect(try await tested.store.messages(in: thread.id, owner: .local).map(\.text) == ["from the other"])
+            try await other.updateThread(thread.id, owner: .local) { $0.title = "renamed there" }
+            #expect(try await tested.store.thread(thread.id, owner: .local)?.title == "renamed there")
+        }
     }
 }

@@ -1,0 +1,88 @@
+import Foundation
+import ParleyCore
+import ParleyStore
+import PostgresNIO
+
+extension Owner {
+    /// What the `owner` columns hold: the id, or `''` for the local user (see ``PostgresSchema``).
+    var column: String { id ?? "" }
+}
+
+/// The columns the store selects, and their reading into the public values.
+enum PostgresRows {
+    /// A thread's columns, as ``thread(_:)`` reads them.
+    static let threadColumns = "thread.id, thread.title, thread.created_at, thread.updated_at, thread.backend, "
+        + "thread.model_preset, thread.system_prompt, thread.max_tokens"
+
+    /// A message's columns, JSON ones as text, as ``message(_:images:)`` reads them.
+    static let messageColumns = "message.id, message.thread_id, message.created_at, message.role, message.raw_transcript, "
+        + "message.edited_text, message.typed_text, message.text, message.image_references::text AS image_references, "
+        + "message.provider, message.timings_ms::text AS timings_ms, message.usage::text AS usage, message.interrupted, "
+        + "message.full_reply, message.structured_result::text AS structured_result, message.audio_path"
+
+    /// A stash item's columns, as ``stashItem(_:)`` reads them.
+    static let stashColumns = "id, created_at, kind, text, thread_id, message_id"
+
+    static func thread(_ row: PostgresRow) throws -> StoredThread {
+        let row = row.makeRandomAccess()
+        return StoredThread(
+            id: try row["id"].decode(Int64.self), title: try row["title"].decode(String?.self),
+            createdAt: try row["created_at"].decode(Date.self), updatedAt: try row["updated_at"].decode(Date.self),
+            settings: ThreadSettings(backend: try row["backend"].decode(String.self), modelPreset: try row["model_preset"].decode(String?.self),
+                                     systemPrompt: try row["system_prompt"].decode(String.self), maxTokens: try row["max_tokens"].decode(Int.self)))
+    }
+
+    static func message(_ row: PostgresRow, images: [ImageAttachment]) throws -> StoredMessage {
+        let row = row.makeRandomAccess()
+        let id = try row["id"].decode(Int64.self)
+        let roleName = try row["role"].decode(String.self)
+        guard let role = MessageRole(rawValue: roleName) else {
+            throw StoreError.database(reason: "message \(id) has the unknown role \"\(roleName)\"; update Parley")
+        }
+        let content = ConversationMessage(
+            role: role, text: try row["text"].decode(String.self),
+            rawTranscript: try row["raw_transcript"].decode(String?.self), editedText: try row["edited_text"].decode(String?.self),
+            typedText: try row["typed_text"].decode(String?.self), images: images,
+            imageReferences: try json(row, "image_references") ?? [], provider: try row["provider"].decode(String?.self),
+            timingsMs: try json(row, "timings_ms") ?? [:], usage: try json(row, "usage"),
+            interrupted: try row["interrupted"].decode(Bool.self), fullReply: try row["full_reply"].decode(String?.self),
+            structuredResult: try json(row, "structured_result"))
+        return StoredMessage(id: id, threadID: try row["thread_id"].decode(Int64.self), createdAt: try row["created_at"].decode(Date.self),
+                             message: content, audioPath: try row["audio_path"].decode(String?.self))
+    }
+
+    static func stashItem(_ row: PostgresRow) throws -> StashItem {
+        let row = row.makeRandomAccess()
+        return StashItem(id: try row["id"].decode(Int64.self), createdAt: try row["created_at"].decode(Date.self),
+                         kind: try row["kind"].decode(String.self), text: try row["text"].decode(String.self),
+                         threadID: try row["thread_id"].decode(Int64?.self), messageID: try row["message_id"].decode(Int64?.self))
+    }
+
+    /// Images by message id, each message's in order, from rows of `message_id, mime_type,
+    /// data` sorted by message and position.
+    static func images(_ rows: [PostgresRow]) throws -> [Int64: [ImageAttachment]] {
+        var images: [Int64: [ImageAttachment]] = [:]
+        for row in rows {
+            let (message, mimeType, data) = try row.decode((Int64, String, Data).self)
+            images[message, default: []].append(ImageAttachment(data: data, mimeType: mimeType))
+        }
+        return images
+    }
+
+    /// A JSON text column's value; `nil` when the column is `NULL`.
+    private static func json<Value: Decodable>(_ row: PostgresRandomAccessRow, _ column: String) throws -> Value? {
+        guard let text = try row[column].decode(String?.self) else { return nil }
+        do {
+            return try JSONDecoder().decode(Value.self, from: Data(text.utf8))
+        } catch {
+            throw StoreError.database(reason: "the \(column) column holds unreadable JSON (\(error))")
+        }
+    }
+
+    /// `value` as JSON text for a `jsonb` column.
+    static func jsonText(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}

@@ -1,0 +1,144 @@
+import Logging
+import PostgresNIO
+
+/// The PostgreSQL schema, as a list of named migrations, applied in order and recorded in the
+/// `parley_schema_migrations` table. Released migrations are never edited: a later version adds
+/// `"v2-…"`. The first one builds what the SQLite store's five migrations build.
+///
+/// Owners are kept as ``Owner/id``, the local user as `''` (where SQLite keeps `NULL`): an
+/// empty string keeps `owner = $1` exact and able to use the indexes (`NULL = NULL` is not
+/// true in SQL). An API key's owner id is never empty.
+enum PostgresSchema {
+    /// A migration: a name and its statements (one statement per query, as the extended
+    /// protocol wants).
+    struct Migration: Sendable {
+        var name: String
+        var statements: [String]
+    }
+
+    static let migrations: [Migration] = [
+        Migration(name: "v1-threads-messages-stash-spending-cache", statements: [
+            """
+            CREATE TABLE IF NOT EXISTS thread (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                owner text NOT NULL DEFAULT '',
+                title text,
+                created_at timestamptz NOT NULL,
+                updated_at timestamptz NOT NULL,
+                backend text NOT NULL,
+                model_preset text,
+                system_prompt text NOT NULL,
+                max_tokens bigint NOT NULL
+            )
+            """,
+            "CREATE INDEX IF NOT EXISTS thread_on_owner_updated_at ON thread (owner, updated_at DESC, id DESC)",
+            """
+            CREATE TABLE IF NOT EXISTS message (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                thread_id bigint NOT NULL REFERENCES thread (id) ON DELETE CASCADE,
+                created_at timestamptz NOT NULL,
+                role text NOT NULL,
+                raw_transcript text,
+                edited_text text,
+                typed_text text,
+                text text NOT NULL,
+                image_references jsonb NOT NULL DEFAULT '[]',
+                provider text,
+                timings_ms jsonb NOT NULL DEFAULT '{}',
+                usage jsonb,
+                interrupted boolean NOT NULL DEFAULT false,
+                full_reply text,
+                structured_result jsonb,
+                audio_path text
+            )
+            """,
+            "CREATE INDEX IF NOT EXISTS message_on_thread_id_id ON message (thread_id, id)",
+            """
+            CREATE TABLE IF NOT EXISTS message_image (
+                message_id bigint NOT NULL REFERENCES message (id) ON DELETE CASCADE,
+                position integer NOT NULL,
+                mime_type text NOT NULL,
+                data bytea NOT NULL,
+                PRIMARY KEY (message_id, position)
+            )
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS message_audio (
+                message_id bigint PRIMARY KEY REFERENCES message (id) ON DELETE CASCADE,
+                data bytea NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS stash_item (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                owner text NOT NULL DEFAULT '',
+                created_at timestamptz NOT NULL,
+                kind text NOT NULL,
+                text text NOT NULL,
+                thread_id bigint REFERENCES thread (id) ON DELETE SET NULL,
+                message_id bigint REFERENCES message (id) ON DELETE SET NULL
+            )
+            """,
+            "CREATE INDEX IF NOT EXISTS stash_item_on_owner ON stash_item (owner, id DESC)",
+            "CREATE INDEX IF NOT EXISTS stash_item_on_thread_id ON stash_item (thread_id)",
+            "CREATE INDEX IF NOT EXISTS stash_item_on_message_id ON stash_item (message_id)",
+            """
+            CREATE TABLE IF NOT EXISTS spending (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                provider text NOT NULL,
+                cost_usd double precision NOT NULL,
+                created_at timestamptz NOT NULL
+            )
+            """,
+            "CREATE INDEX IF NOT EXISTS spending_on_created_at ON spending (created_at)",
+            """
+            CREATE TABLE IF NOT EXISTS response_cache (
+                key text PRIMARY KEY,
+                owner text NOT NULL DEFAULT '',
+                body bytea NOT NULL,
+                created_at timestamptz NOT NULL,
+                expires_at timestamptz NOT NULL
+            )
+            """,
+            "CREATE INDEX IF NOT EXISTS response_cache_on_expires_at ON response_cache (expires_at)",
+        ]),
+    ]
+
+    /// A number that names Parley's migrations among the database's advisory locks.
+    static let lockKey: Int64 = 0x5041_524C_4559  // "PARLEY"
+
+    /// Applies the migrations `connection`'s database lacks, in one transaction that holds an
+    /// advisory lock: instances that start together take turns, and the second finds the work
+    /// done. Returns the names of the migrations applied now.
+    @discardableResult
+    static func migrate(_ connection: PostgresConnection, logger: Logger) async throws -> [String] {
+        try await connection.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
+            try await connection.query("""
+                CREATE TABLE IF NOT EXISTS parley_schema_migrations (
+                    name text PRIMARY KEY,
+                    applied_at timestamptz NOT NULL DEFAULT now()
+                )
+                """, logger: logger)
+            let applied = try await appliedMigrations(connection, logger: logger)
+            var now: [String] = []
+            for migration in migrations where !applied.contains(migration.name) {
+                for statement in migration.statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query("INSERT INTO parley_schema_migrations (name) VALUES (\(migration.name))", logger: logger)
+                now.append(migration.name)
+            }
+            if !now.isEmpty { logger.notice("conversation database migrated: \(now.joined(separator: ", "))") }
+            return now
+        }
+    }
+
+    /// The names of the applied migrations, in the order they were applied.
+    static func appliedMigrations(_ connection: PostgresConnection, logger: Logger) async throws -> [String] {
+        var names: [String] = []
+        let rows = try await connection.query("SELECT name FROM parley_schema_migrations ORDER BY applied_at, name", logger: logger)
+        for try await name in rows.decode(String.self) { names.append(name) }
+        return names
+    }
+}

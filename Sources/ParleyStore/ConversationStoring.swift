@@ -1,0 +1,122 @@
+import Foundation
+import ParleyCore
+
+/// Where conversations are kept, as the server, the ``ThreadJournal`` and the runtime use it:
+/// threads, their messages (raw and edited transcripts, images, structured results, kept
+/// recordings), the stash, the spending ledger and the response cache.
+///
+/// Two implementations exist: ``ConversationStore`` (one SQLite file, the default) and
+/// `PostgresConversationStore` in the `ParleyPostgres` library (one PostgreSQL database that
+/// several server instances share). Both keep the same rules:
+///
+/// - Every call that reads or changes a thread, a message, kept audio, a stash item or a
+///   cached response takes an ``Owner`` and acts on that owner's rows only, in the query
+///   itself: another owner's id is *not found*, exactly as if it did not exist.
+/// - Each call is one transaction; once it returns, what it wrote is committed.
+/// - Ids are unique and never reused; a thread's messages come back in append order.
+/// - Deleting a thread deletes its messages, their images and kept audio; stash items that
+///   came from it are kept, without the thread and message ids.
+///
+/// Failures are ``StoreError``s that say what to do.
+public protocol ConversationStoring: SpendingLedger {
+    /// Where the conversations are, for logs and diagnostics: a file path, or a database URL
+    /// without its password.
+    var location: String { get }
+
+    // MARK: Threads
+
+    /// Starts a conversation that belongs to `owner`.
+    func createThread(title: String?, settings: ThreadSettings, owner: Owner) async throws(StoreError) -> StoredThread
+
+    /// `owner`'s conversations, most recently active first, each with its message count and a
+    /// preview of its last user or assistant message.
+    func threads(owner: Owner) async throws(StoreError) -> [ThreadSummary]
+
+    /// The conversation with this id, or `nil` when `owner` has none with it.
+    func thread(_ id: Int64, owner: Owner) async throws(StoreError) -> StoredThread?
+
+    /// Replaces a conversation's settings; throws ``StoreError/threadNotFound(_:)`` when
+    /// `owner` has no thread with the id.
+    func updateSettings(_ settings: ThreadSettings, thread: Int64, owner: Owner) async throws(StoreError)
+
+    /// Changes a conversation's title or settings in one transaction: `change` gets the thread
+    /// as saved, and its title and settings are written back (its id and dates are not).
+    /// Returns the thread as saved; throws ``StoreError/threadNotFound(_:)`` when `owner` has
+    /// no thread with the id.
+    @discardableResult
+    func updateThread(_ id: Int64, owner: Owner, _ change: (inout StoredThread) -> Void) async throws(StoreError) -> StoredThread
+
+    /// Deletes a conversation with its messages, their images and kept audio (files
+    /// included). Throws ``StoreError/threadNotFound(_:)`` when `owner` has no thread with the
+    /// id.
+    func deleteThread(_ id: Int64, owner: Owner) async throws(StoreError)
+
+    /// One of `owner`'s conversations with every message, or all of them (most recently active
+    /// first) when `thread` is `nil`.
+    func exported(thread: Int64?, owner: Owner) async throws(StoreError) -> ConversationExport
+
+    // MARK: Messages
+
+    /// Appends a message with its images to a conversation and marks the conversation active.
+    /// The message's `audio` is not written: keep a recording with
+    /// ``attachAudio(message:file:owner:)``.
+    @discardableResult
+    func append(_ message: NewMessage, to thread: Int64, owner: Owner) async throws(StoreError) -> StoredMessage
+
+    /// A conversation's messages, in append order; throws ``StoreError/threadNotFound(_:)``
+    /// when `owner` has no thread with the id.
+    func messages(in thread: Int64, owner: Owner) async throws(StoreError) -> [StoredMessage]
+
+    /// The message with this id, or `nil` when none of `owner`'s threads holds it.
+    func message(_ id: Int64, owner: Owner) async throws(StoreError) -> StoredMessage?
+
+    /// Records the person's correction of a transcript; the raw transcript is kept as heard.
+    func editTranscript(message: Int64, text: String, owner: Owner) async throws(StoreError)
+
+    /// Keeps `file` as the message's recording; a different file attached before is removed.
+    /// The store takes charge of the file: deleting the audio or the thread removes it.
+    func attachAudio(message: Int64, file: URL, owner: Owner) async throws(StoreError)
+
+    /// The bytes of the message's kept recording, or `nil` when it has none (or its file is
+    /// gone). Throws ``StoreError/messageNotFound(_:)`` when none of `owner`'s threads holds
+    /// the message.
+    func audio(message: Int64, owner: Owner) async throws(StoreError) -> Data?
+
+    /// Removes a message's kept recording and forgets it; does nothing when it has none.
+    func deleteAudio(message: Int64, owner: Owner) async throws(StoreError)
+
+    // MARK: Stash
+
+    /// Saves an item to `owner`'s stash; its thread and message must be `owner`'s. When only
+    /// the message is given, the thread is taken from it.
+    @discardableResult
+    func stash(_ item: NewStashItem, owner: Owner) async throws(StoreError) -> StashItem
+
+    /// `owner`'s stash, newest first.
+    func stashItems(owner: Owner) async throws(StoreError) -> [StashItem]
+
+    /// Removes an item from `owner`'s stash; throws ``StoreError/stashItemNotFound(_:)`` when
+    /// `owner` has no item with the id.
+    func deleteStashItem(_ id: Int64, owner: Owner) async throws(StoreError)
+
+    // MARK: Response cache
+
+    /// The response cached under `key` for `owner`, if it has not expired at `now`. An
+    /// expired response, or another owner's, is not found.
+    func cachedResponse(_ key: String, owner: Owner, at now: Date) async throws(StoreError) -> CachedResponse?
+
+    /// Caches `response` for `owner` until its ``CachedResponse/expiresAt``, replacing what
+    /// was cached under the same key.
+    func cacheResponse(_ response: CachedResponse, owner: Owner) async throws(StoreError)
+
+    /// Deletes every cached response that has expired at `now`, whoever it belongs to, and
+    /// returns how many were deleted.
+    @discardableResult
+    func removeExpiredResponses(at now: Date) async throws(StoreError) -> Int
+
+    // MARK: Lifetime
+
+    /// Releases the store's connections. The store must not be used afterwards; closing twice
+    /// does nothing.
+    func close() async
+}

@@ -1,0 +1,130 @@
+import Foundation
+import ParleyPostgres
+import ParleyStore
+import ParleyTestServers
+import Testing
+
+/// What only the PostgreSQL store does: its schema and version table, instances starting
+/// together, recordings served by an instance that did not keep them, and its errors.
+@Suite("PostgreSQL store", .enabled(if: TestPostgres.shouldRun(), Comment(rawValue: TestPostgres.unavailable)))
+struct PostgresStoreTests {
+    /// A fresh database on the test server, dropped after `body`; the test case is cancelled
+    /// (skipped) when no server is available.
+    func withDatabase(_ body: (DatabaseURL) async throws -> Void) async throws {
+        let server = try TestPostgres.serverOrSkip()
+        let database = try await TestPostgres.createDatabase(on: server)
+        do {
+            try await body(database)
+        } catch {
+            try? await TestPostgres.dropDatabase(database, on: server)
+            throw error
+        }
+        try await TestPostgres.dropDatabase(database, on: server)
+    }
+
+    @Test("the store tests run on PostgreSQL too (each is parameterized over SQLite and PostgreSQL)")
+    func available() throws {
+        _ = try TestPostgres.serverOrSkip()
+        #expect(StoreBackend.available == [.sqlite, .postgres])
+    }
+
+    static let tables = ["message", "message_audio", "message_image", "parley_schema_migrations", "response_cache", "spending",
+                         "stash_item", "thread"]
+
+    @Test("an empty database gets every table and one recorded migration; opening again changes nothing")
+    func schema() async throws {
+        try await withDatabase { database in
+            let store = try await PostgresConversationStore.open(database)
+            await store.close()
+            let tables = "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'public' AND table_name IN ("
+                + Self.tables.map { "'\($0)'" }.joined(separator: ", ") + ")"
+            #expect(try await TestPostgres.integer(tables, on: database) == Self.tables.count)
+            #expect(try await TestPostgres.integer("SELECT COUNT(*) FROM parley_schema_migrations", on: database) == 1)
+            #expect(try await TestPostgres.integer(
+                "SELECT COUNT(*) FROM parley_schema_migrations WHERE name = 'v1-threads-messages-stash-spending-cache'", on: database) == 1)
+
+            let again = try await PostgresConversationStore.open(database)
+            let thread = try await again.createThread(title: "kept", settings: ThreadSettings(), owner: .local)
+            await again.close()
+            let third = try await PostgresConversationStore.open(database)
+            #expect(try await third.thread(thread.id, owner: .local) == thread)
+            await third.close()
+            #expect(try await TestPostgres.integer("SELECT COUNT(*) FROM parley_schema_migrations", on: database) == 1)
+        }
+    }
+
+    @Test("instances that start at once on an empty database migrate it once and all work")
+    func concurrentStarts() async throws {
+        try await withDatabase { database in
+            let stores = try await withThrowingTaskGroup(of: PostgresConversationStore.self) { group in
+                for _ in 0..<4 { group.addTask { try await PostgresConversationStore.open(database) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(stores.count == 4)
+            #expect(try await TestPostgres.integer("SELECT COUNT(*) FROM parley_schema_migrations", on: database) == 1)
+            let thread = try await stores[0].createThread(title: "from the first", settings: ThreadSettings(), owner: .local)
+            for store in stores {
+                #expect(try await store.threads(owner: .local).map(\.thread.id) == [thread.id])
+                await store.close()
+            }
+        }
+    }
+
+    @Test("the local user's rows keep '' as owner; a key's keep its id, never the key")
+    func ownerColumn() async throws {
+        try await withDatabase { database in
+            let store = try await PostgresConversationStore.open(database)
+            _ = try await store.createThread(title: nil, settings: ThreadSettings(), owner: .local)
+            _ = try await store.createThread(title: nil, settings: ThreadSettings(), owner: .key("key-a11ce"))
+            await store.close()
+            #expect(try await TestPostgres.integer("SELECT COUNT(*) FROM thread WHERE owner = ''", on: database) == 1)
+            #expect(try await TestPostgres.integer("SELECT COUNT(*) FROM thread WHERE owner = 'key-a11ce'", on: database) == 1)
+        }
+    }
+
+    @Test("a recording kept by one instance is served by another, whose machine lacks the file")
+    func audioAcrossInstances() async throws {
+        try await withDatabase { database in
+            let first = try await PostgresConversationStore.open(database)
+            let second = try await PostgresConversationStore.open(database)
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-pg-audio-\(UUID())")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let file = directory.appendingPathComponent("turn.wav")
+            try Data("RIFF-kept-by-the-first".utf8).write(to: file)
+
+            let thread = try await first.createThread(title: nil, settings: ThreadSettings(), owner: .local)
+            let message = try await first.append(NewMessage(role: .user, text: "hi"), to: thread.id, owner: .local)
+            try await first.attachAudio(message: message.id, file: file, owner: .local)
+            try FileManager.default.removeItem(at: file)
+            #expect(try await second.audio(message: message.id, owner: .local) == Data("RIFF-kept-by-the-first".utf8))
+            try await second.deleteAudio(message: message.id, owner: .local)
+            #expect(try await first.audio(message: message.id, owner: .local) == nil)
+            #expect(try await TestPostgres.integer("SELECT COUNT(*) FROM message_audio", on: database) == 0)
+            await first.close()
+            await second.close()
+        }
+    }
+
+    @Test("a server that is not there is refused at once, with an error that names it without the password")
+    func unreachable() async throws {
+        // A port nothing listens on.
+        let url = DatabaseURL(host: "127.0.0.1", port: 9, user: "parley", password: "s3cret-pw", database: "parley", tls: .disable)
+        let error = await #expect(throws: StoreError.self) { try await PostgresConversationStore.open(url, timeout: .seconds(60)) }
+        let text = try #require(error?.description)
+        // Refused at once, not given up on after the timeout.
+        #expect(!text.contains("no answer within"), "\(text)")
+        #expect(text.contains("postgresql://parley@127.0.0.1:9/parley"))
+        #expect(text.contains("PARLEY_DATABASE_URL"))
+        #expect(!text.contains("s3cret-pw"))
+    }
+
+    @Test("a wrong password or database is refused at open, with the server's reason")
+    func refused() async throws {
+        let server = try TestPostgres.serverOrSkip()
+        let error = await #expect(throws: StoreError.self) {
+            try await PostgresConversationStore.open(server.database("parley_no_such_database"), timeout: .seconds(10))
+        }
+        #expect(error?.description.contains("parley_no_such_database") == true)
+    }
+}
