@@ -114,12 +114,13 @@ public struct ParleyServer: Service, CustomStringConvertible {
     }
 
     /// The WebSocket routes (`/v1/realtime`), behind the same metrics, error and authentication
-    /// middleware: the upgrade request carries the key.
+    /// middleware: the upgrade request carries the key, in `Authorization` or (from a browser)
+    /// as the subprotocol `openai-insecure-api-key.KEY`.
     static func webSocketRouter(_ environment: ServerEnvironment) -> Hummingbird.Router<ServerRequestContext> {
         let router = Hummingbird.Router(context: ServerRequestContext.self)
         router.add(middleware: RequestMetricsMiddleware(metrics: environment.metrics))
         router.add(middleware: OpenAIErrorMiddleware())
-        router.add(middleware: BearerAuthMiddleware(keys: environment.configuration.apiKeys, openPaths: []))
+        router.add(middleware: BearerAuthMiddleware(keys: environment.configuration.apiKeys, openPaths: [], acceptsKeyProtocol: true))
         RealtimeEndpoint(environment: environment).register(on: router)
         return router
     }

@@ -51,14 +51,19 @@ struct TestServer: Sendable {
     /// A server whose providers are test doubles: for the tests of the HTTP layer.
     static func scripted(model: ScriptedLanguageModel = ScriptedLanguageModel(replies: [["Paris", " is the capital."]]),
                          configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
-        try await start(catalog: ProviderCatalog(entries: [
+        try await start(catalog: scriptedCatalog(model: model), configure: configure)
+    }
+
+    /// The test doubles' catalog: a scripted model, "hello there" for any speech, tones for speech.
+    static func scriptedCatalog(model: ScriptedLanguageModel = ScriptedLanguageModel(replies: [["Paris", " is the capital."]])) -> ProviderCatalog {
+        ProviderCatalog(entries: [
             ProviderEntry(capability: .languageModel, name: "local", placement: .onDevice, remedy: "none",
                           factory: .languageModel { _ in model }),
             ProviderEntry(capability: .speechToText, name: "local", placement: .onDevice, remedy: "none",
                           factory: .speechToText { _ in ScriptedSpeechToText(transcripts: ["hello there"]) }),
             ProviderEntry(capability: .textToSpeech, name: "local", placement: .onDevice, remedy: "none",
                           factory: .textToSpeech { _ in ToneTextToSpeech() }),
-        ]), configure: configure)
+        ])
     }
 
     func stop() {
