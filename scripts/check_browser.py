@@ -9,7 +9,8 @@ microphone. The check uses only the keyboard: it enters the key, walks the tab o
 control reached and named), talks with the space bar (the orb's state announced, partial and
 final transcripts shown), corrects the transcript in the review and sends it, hears the reply
 (the page's playback counters), types a second question, reloads to find the thread in the
-history, and fails on any console error. Screenshots of each state go to OUTPUT_DIR. Prints
+history, stashes a reply, corrects a past transcript, opens Settings (provider health), and
+fails on any console error. Screenshots of each state go to OUTPUT_DIR. Prints
 one "ok:" line per check; exits 1 with the reason on the first failure.
 
 Needs the `websockets` package (the project venv has it) and Chromium (`chromium`, or the
@@ -33,6 +34,7 @@ from websockets.asyncio.client import connect
 
 EDITED = "What is the capital city of France?"
 TYPED = "What is the capital of France?"
+CORRECTED = "What's the capital of France?"
 
 
 class CheckFailed(Exception):
@@ -337,6 +339,19 @@ async def drive(page, base, key, output):
     expect("heard" in corrected.lower(), "the corrected message does not show what was heard")
     print(f"ok: after a reload the history lists thread {thread} and the chat shows it ({corrected})")
     await page.screenshot(output, "7-history")
+
+    # The stash keeps a reply; a spoken message takes a correction (PATCH, the raw kept).
+    await page.eval("document.querySelector('.bubble.assistant .meta button').click()")
+    await page.wait_for("document.querySelectorAll('#stash li').length === 1", "the reply in the stash")
+    await page.eval("[...document.querySelectorAll('.bubble.user .meta button')].find((b) => b.textContent === 'Edit').click()")
+    await page.wait_for("document.activeElement.closest('.edit-area') !== null", "the correction field to take the focus")
+    await page.key("a", "KeyA", modifiers=2, key_code=65)
+    await page.type(CORRECTED)
+    await page.eval("document.querySelector('.edit-area button.primary').click()")
+    await page.wait_for(f"document.querySelector('.bubble.user .text').textContent === {json.dumps(CORRECTED)}", "the correction to be saved")
+    saved = api(base, key, f"/v1/threads/{thread}")["messages"][0]
+    expect(saved["edited_text"] == CORRECTED and "france" in saved["raw_transcript"].lower(), f"after the correction: {saved}")
+    print("ok: a reply kept in the stash; a later correction saved beside the raw transcript")
 
     # Settings: providers with health from /health.
     await page.eval("document.getElementById('settings-open').click()")

@@ -8,7 +8,8 @@ import Testing
 struct WebClientTests {
     /// The files the page loads; each must be in the resources.
     static let pageFiles = ["/", "/index.html", "/style.css", "/app.js", "/api.js", "/chat.js", "/microphone.js",
-                            "/capture-worklet.js", "/orb.js", "/player.js", "/realtime.js", "/favicon.svg"]
+                            "/capture-worklet.js", "/orb.js", "/player.js", "/realtime.js", "/library.js", "/notices.js", "/providers.js",
+                            "/key-prompt.js", "/favicon.svg"]
 
     @Test("the resources hold every file the page loads")
     func bundled() {

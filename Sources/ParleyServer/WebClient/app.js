@@ -3,12 +3,14 @@
 
 import { Api } from "./api.js";
 import { Chat } from "./chat.js";
+import { askForKey, keyWorks } from "./key-prompt.js";
+import { Library } from "./library.js";
 import { Microphone } from "./microphone.js";
+import { $, announce, setConnection, showError } from "./notices.js";
 import { Orb } from "./orb.js";
 import { Player } from "./player.js";
+import { fillModels, showProviders } from "./providers.js";
 import { RealtimeClient } from "./realtime.js";
-
-const $ = (id) => document.getElementById(id);
 
 const holdThresholdMs = 350; // a press shorter than this toggles; a longer one is push-to-talk
 const releaseTailMs = 250; // audio still sent after a release: people let go on the last word
@@ -18,7 +20,15 @@ const prefsName = "parley.prefs";
 const api = new Api();
 const realtime = new RealtimeClient();
 const orb = new Orb($("orb"), $("orb-label"), $("orb-status"));
-const chat = new Chat($("chat"), $("chat-empty"), { stash: stashBubble, edit: editBubble });
+const chat = new Chat($("chat"), $("chat-empty"), {
+  stash: (bubble) => library.stash(bubble),
+  edit: (bubble, text) => library.edit(bubble, text),
+});
+const library = new Library(api, {
+  current: () => state.thread,
+  open: (id) => openThread(id),
+  deletedCurrent: () => newConversation(),
+});
 
 const prefs = {
   model: "auto", prompt: "", maxTokens: null, voice: "", silenceMs: 800, review: true, continuous: false,
@@ -69,37 +79,6 @@ function applyDisplay() {
   root.classList.toggle("reduce-motion", prefs.motion);
   $("continuous").checked = prefs.continuous;
   $("review-toggle").checked = prefs.review;
-}
-
-// ---------------------------------------------------------------- messages to the person
-
-function announce(text) {
-  const announcer = $("announcer");
-  announcer.textContent = "";
-  setTimeout(() => { announcer.textContent = text; }, 50);
-}
-
-function showError(message) {
-  const alerts = $("alerts");
-  while (alerts.children.length >= 3) alerts.firstElementChild.remove();
-  const alert = document.createElement("div");
-  alert.className = "alert";
-  const text = document.createElement("p");
-  text.textContent = message;
-  const dismiss = document.createElement("button");
-  dismiss.type = "button";
-  dismiss.textContent = "Dismiss";
-  dismiss.setAttribute("aria-label", "Dismiss this message");
-  dismiss.addEventListener("click", () => alert.remove());
-  alert.append(text, dismiss);
-  alerts.append(alert);
-  setTimeout(() => alert.remove(), 15000);
-}
-
-function setConnection(kind, text) {
-  const element = $("connection");
-  element.dataset.state = kind;
-  element.textContent = text;
 }
 
 // ---------------------------------------------------------------- audio
@@ -212,8 +191,8 @@ async function openConnection() {
     } catch (error) {
       setConnection("error", "Not connected");
       // A refused upgrade says nothing to a browser: ask the HTTP API whether it was the key.
-      if (attempt === 0 && state.keyRequired && !(await keyWorks().catch(() => true))) {
-        await askForKey("That key was not accepted.");
+      if (attempt === 0 && state.keyRequired && !(await keyWorks(api).catch(() => true))) {
+        await askForKey(api, "That key was not accepted.");
         continue;
       }
       throw new Error(`Could not open the voice connection: ${error.message}`);
@@ -719,7 +698,7 @@ function adoptThread(id) {
   state.thread = id;
   setURL(id);
   for (const bubble of chat.bubbles) if (bubble.thread == null) bubble.thread = id;
-  refreshHistory();
+  library.refreshThreads();
 }
 
 /** Gives the bubbles of this session their saved message ids (for Edit), once saved. */
@@ -759,9 +738,10 @@ async function openThread(id) {
   }
   state.thread = thread.id;
   state.threadSettings = thread.settings;
+  if (narrow.matches) showSidebar(false);
   chat.showThread(thread);
   setURL(thread.id);
-  markCurrentThread();
+  library.markCurrent();
   reconnect();
   announce(`Opened “${thread.title ?? "Untitled"}” with ${thread.messages.length} messages.`);
 }
@@ -772,7 +752,7 @@ function newConversation() {
   state.threadSettings = null;
   chat.clear();
   setURL(null);
-  markCurrentThread();
+  library.markCurrent();
   reconnect();
   announce("New conversation.");
 }
@@ -786,201 +766,10 @@ function stopEverything() {
   orb.set("idle");
 }
 
-async function refreshHistory() {
-  let list;
-  try {
-    list = await api.threads();
-  } catch (error) {
-    if (error.status !== 401) showError(`The history could not be loaded: ${error.message}`);
-    return;
-  }
-  const items = list.data ?? [];
-  const ul = $("threads");
-  ul.replaceChildren();
-  for (const summary of items) {
-    const thread = summary.thread;
-    const title = thread.title ?? "Untitled conversation";
-    const li = document.createElement("li");
-    const open = document.createElement("button");
-    open.type = "button";
-    open.className = "thread-open";
-    open.dataset.thread = String(thread.id);
-    const name = document.createElement("span");
-    name.className = "thread-title";
-    name.textContent = title;
-    const preview = document.createElement("span");
-    preview.className = "thread-preview";
-    preview.textContent = summary.last_message_preview ?? "";
-    const when = document.createElement("span");
-    when.className = "thread-when";
-    when.textContent = new Date(thread.updated_at).toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
-    open.append(name, preview, when);
-    open.addEventListener("click", () => openThread(thread.id));
-    const remove = document.createElement("button");
-    remove.type = "button";
-    remove.className = "link danger";
-    remove.textContent = "Delete";
-    remove.setAttribute("aria-label", `Delete the conversation “${title}”`);
-    remove.addEventListener("click", () => deleteThread(thread.id, title));
-    li.append(open, remove);
-    ul.append(li);
-  }
-  $("threads-empty").hidden = items.length > 0;
-  markCurrentThread();
-}
-
-function markCurrentThread() {
-  for (const button of document.querySelectorAll(".thread-open")) {
-    if (button.dataset.thread === String(state.thread)) button.setAttribute("aria-current", "true");
-    else button.removeAttribute("aria-current");
-  }
-}
-
-async function deleteThread(id, title) {
-  if (!confirm(`Delete “${title}” and everything said in it?`)) return;
-  try {
-    await api.deleteThread(id);
-  } catch (error) {
-    showError(error.message);
-    return;
-  }
-  announce(`Deleted “${title}”.`);
-  if (state.thread === id) newConversation();
-  await refreshHistory();
-  $("new-conversation").focus();
-}
-
-async function refreshStash() {
-  let list;
-  try {
-    list = await api.stash();
-  } catch (error) {
-    if (error.status !== 401) showError(`The stash could not be loaded: ${error.message}`);
-    return;
-  }
-  const items = list.data ?? [];
-  const ul = $("stash");
-  ul.replaceChildren();
-  for (const item of items) {
-    const li = document.createElement("li");
-    const text = document.createElement("p");
-    text.className = "stash-text";
-    const kind = document.createElement("span");
-    kind.className = "stash-kind";
-    kind.textContent = item.kind;
-    text.append(kind, document.createTextNode(item.text));
-    const use = document.createElement("button");
-    use.type = "button";
-    use.className = "link";
-    use.textContent = "Use";
-    use.setAttribute("aria-label", `Put into the message box: ${item.text.slice(0, 60)}`);
-    use.addEventListener("click", () => {
-      $("message").value = item.text;
-      $("message").focus();
-    });
-    const remove = document.createElement("button");
-    remove.type = "button";
-    remove.className = "link danger";
-    remove.textContent = "Remove";
-    remove.setAttribute("aria-label", `Remove from the stash: ${item.text.slice(0, 60)}`);
-    remove.addEventListener("click", async () => {
-      try {
-        await api.removeFromStash(item.id);
-        announce("Removed from the stash.");
-      } catch (error) {
-        showError(error.message);
-      }
-      await refreshStash();
-      $("stash-title").focus?.();
-    });
-    li.append(text, use, remove);
-    ul.append(li);
-  }
-  $("stash-empty").hidden = items.length > 0;
-}
-
-async function stashBubble(bubble) {
-  const item = { text: bubble.text, kind: bubble.role === "user" ? "transcript" : "reply" };
-  const thread = bubble.thread ?? state.thread;
-  if (thread) item.thread_id = thread;
-  if (bubble.message != null) item.message_id = bubble.message;
-  try {
-    await api.addToStash(item);
-    announce("Kept in the stash.");
-    await refreshStash();
-  } catch (error) {
-    showError(`Could not stash it: ${error.message}`);
-  }
-}
-
-async function editBubble(bubble, text) {
-  try {
-    await api.editMessage(bubble.thread, bubble.message, text);
-  } catch (error) {
-    showError(`The correction was not saved: ${error.message}`);
-    return false;
-  }
-  if (bubble.heard == null) bubble.heard = bubble.text;
-  bubble.setText(text);
-  bubble.update({});
-  announce("Correction saved; the transcript as heard is kept too.");
-  return true;
-}
-
 $("new-conversation").addEventListener("click", newConversation);
-$("history-toggle").addEventListener("click", () => {
-  const sidebar = $("sidebar");
-  sidebar.hidden = !sidebar.hidden;
-  $("history-toggle").setAttribute("aria-expanded", String(!sidebar.hidden));
-});
+$("history-toggle").addEventListener("click", () => showSidebar($("sidebar").hidden));
 
 // ---------------------------------------------------------------- settings
-
-async function fillModels() {
-  try {
-    const models = await api.models();
-    const select = $("setting-model");
-    const names = (models.data ?? []).map((model) => model.id).filter((id) => id !== "auto");
-    select.replaceChildren(new Option("auto (the fallback chain)", "auto"), ...names.map((id) => new Option(id, id)));
-    select.value = names.includes(prefs.model) ? prefs.model : "auto";
-  } catch {
-    // keeps "auto"
-  }
-}
-
-async function showProviders() {
-  const box = $("providers");
-  let health;
-  try {
-    health = await api.health();
-  } catch (error) {
-    box.replaceChildren(Object.assign(document.createElement("p"), { textContent: `Health unavailable: ${error.message}`, className: "error-text" }));
-    return;
-  }
-  box.replaceChildren();
-  const overall = document.createElement("p");
-  overall.className = "quiet";
-  overall.textContent = `Server: ${health.status}, up ${Math.round(health.uptime_seconds / 60)} min.`;
-  box.append(overall);
-  for (const capability of health.capabilities ?? []) {
-    const heading = document.createElement("h3");
-    heading.textContent = capability.capability.replace(/([a-z])([A-Z])/g, "$1 $2").replaceAll("_", " ");
-    const list = document.createElement("ul");
-    for (const provider of capability.chain ?? []) {
-      const line = document.createElement("li");
-      const name = document.createElement("span");
-      name.textContent = `${provider.name}${provider.provider && provider.provider !== provider.name ? ` (${provider.provider})` : ""}: `;
-      const stateText = document.createElement("span");
-      const ready = provider.available && provider.health === "healthy";
-      stateText.className = `state ${ready ? "ready" : provider.available ? "" : "down"}`;
-      stateText.textContent = provider.available ? provider.health : `unavailable — ${provider.reason}`;
-      line.append(name, stateText);
-      if (capability.uses && capability.uses === provider.provider) line.append(document.createTextNode(" · in use"));
-      list.append(line);
-    }
-    box.append(heading, list);
-  }
-}
 
 function openSettings() {
   $("setting-model").value = prefs.model;
@@ -996,7 +785,7 @@ function openSettings() {
   $("key-forget").hidden = !api.key;
   $("key-enter").hidden = !state.keyRequired;
   $("settings").showModal();
-  showProviders();
+  showProviders(api, $("providers"));
 }
 
 async function saveSettings() {
@@ -1040,7 +829,7 @@ async function saveSettings() {
 }
 
 $("settings-open").addEventListener("click", openSettings);
-$("providers-refresh").addEventListener("click", showProviders);
+$("providers-refresh").addEventListener("click", () => showProviders(api, $("providers")));
 $("settings").addEventListener("close", () => {
   if ($("settings").returnValue === "save") saveSettings();
   $("settings-open").focus();
@@ -1053,72 +842,28 @@ $("key-forget").addEventListener("click", () => {
 });
 $("key-enter").addEventListener("click", async () => {
   $("settings").close("cancel");
-  await askForKey();
+  await askForKey(api);
   reconnect();
   afterAuthorised();
 });
 
-// ---------------------------------------------------------------- the API key
-
-async function keyWorks() {
-  if (!api.key) return false;
-  try {
-    await api.models();
-    return true;
-  } catch (error) {
-    if (error.status === 401) return false;
-    throw error;
-  }
-}
-
-/** Asks for the key until one works. */
-function askForKey(problem) {
-  const dialog = $("key-dialog");
-  const error = $("key-error");
-  error.hidden = !problem;
-  error.textContent = problem ?? "";
-  $("key-input").value = "";
-  return new Promise((resolve) => {
-    const submit = async (event) => {
-      event.preventDefault();
-      const key = $("key-input").value.trim();
-      if (!key) return;
-      api.setKey(key, $("key-remember").checked);
-      let works = false;
-      try {
-        works = await keyWorks();
-      } catch (failure) {
-        error.hidden = false;
-        error.textContent = failure.message;
-        return;
-      }
-      if (!works) {
-        error.hidden = false;
-        error.textContent = "That key was not accepted. Check it and try again.";
-        $("key-input").select();
-        return;
-      }
-      $("key-form").removeEventListener("submit", submit);
-      dialog.close();
-      announce("Key accepted.");
-      resolve();
-    };
-    $("key-form").addEventListener("submit", submit);
-    // Escape leaves the page usable for what needs no key; Settings can ask again.
-    dialog.addEventListener("cancel", () => setConnection("error", "Needs an API key (Settings)"), { once: true });
-    dialog.showModal();
-    $("key-input").focus();
-  });
-}
-
 // ---------------------------------------------------------------- start
 
 async function afterAuthorised() {
-  await Promise.all([refreshHistory(), refreshStash(), fillModels()]);
+  await Promise.all([library.refreshThreads(), library.refreshStash(), fillModels(api, $("setting-model"), prefs.model)]);
+}
+
+/** On a narrow screen the history covers the conversation: it starts closed. */
+const narrow = matchMedia("(max-width: 760px)");
+
+function showSidebar(shown) {
+  $("sidebar").hidden = !shown;
+  $("history-toggle").setAttribute("aria-expanded", String(shown));
 }
 
 async function start() {
   applyDisplay();
+  if (narrow.matches) showSidebar(false);
   let health = null;
   try {
     health = await api.health();
@@ -1128,7 +873,7 @@ async function start() {
     return;
   }
   state.keyRequired = health.api_key_required === true;
-  if (state.keyRequired && !(await keyWorks().catch(() => false))) await askForKey(api.key ? "The saved key was not accepted." : null);
+  if (state.keyRequired && !(await keyWorks(api).catch(() => false))) await askForKey(api, api.key ? "The saved key was not accepted." : null);
   await afterAuthorised();
   const asked = Number.parseInt(new URLSearchParams(location.search).get("thread") ?? "", 10);
   if (Number.isFinite(asked) && asked > 0) await openThread(asked);
