@@ -125,6 +125,7 @@ class Page:
         await self.send("Input.insertText", {"text": text})
 
     async def screenshot(self, directory, name):
+        await asyncio.sleep(0.4)  # the orb's colour eases into a new state
         shot = await self.send("Page.captureScreenshot", {"format": "png"})
         path = os.path.join(directory, f"{name}.png")
         with open(path, "wb") as file:
