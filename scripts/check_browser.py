@@ -10,7 +10,9 @@ control reached and named), talks with the space bar (the orb's state announced,
 final transcripts shown), corrects the transcript in the review and sends it, hears the reply
 (the page's playback counters), types a second question, reloads to find the thread in the
 history, stashes a reply, corrects a past transcript, opens Settings (provider health), and
-fails on any console error. Screenshots of each state go to OUTPUT_DIR. Prints
+fails on any console error. A second browser, whose microphone says the question again and
+again, talks hands-free until the question comes back over a reply: barge-in stops the reply,
+and the server saves it only as far as it was heard. Screenshots of each state go to OUTPUT_DIR. Prints
 one "ok:" line per check; exits 1 with the reason on the first failure.
 
 Needs the `websockets` package (the project venv has it) and Chromium (`chromium`, or the
@@ -154,7 +156,7 @@ def api(base, key, path):
         return json.loads(response.read())
 
 
-async def launch(question, profile):
+async def launch(question, profile, loop=False):
     binary = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
     if not binary:
         raise CheckFailed("Chromium is not installed: scripts/setup installs Debian's chromium")
@@ -163,7 +165,7 @@ async def launch(question, profile):
         "--disable-extensions", "--disable-background-networking", "--disable-sync", "--mute-audio",
         f"--user-data-dir={profile}", "--remote-debugging-port=0", "--window-size=1280,900",
         "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
-        f"--use-file-for-fake-audio-capture={question}%noloop", "--autoplay-policy=no-user-gesture-required",
+        f"--use-file-for-fake-audio-capture={question}{'' if loop else '%noloop'}", "--autoplay-policy=no-user-gesture-required",
         "about:blank",
     ]
     if os.geteuid() == 0:
@@ -202,13 +204,25 @@ UNNAMED = """(() => [...document.querySelectorAll('[data-check]')].filter((eleme
 
 
 async def check(base, key, question, output):
+    await with_page(question, output, False, lambda page: drive(page, base, key, output))
+    # Hands-free, with the question said again and again: it comes back while the reply plays.
+    await with_page(question, output, True, lambda page: barge_in(page, base, key, output))
+
+
+async def with_page(question, output, loop, body):
+    """Runs `body` on a tab of a Chromium of its own, whose microphone plays `question`."""
     profile = tempfile.mkdtemp(prefix="parley-chromium-")
-    process, endpoint = await launch(question, profile)
+    process, endpoint = await launch(question, profile, loop)
     try:
         async with connect(endpoint, max_size=None) as browser:
             page = Page(browser, None)
             try:
-                await drive(page, base, key, output)
+                target = await page.send("Target.createTarget", {"url": "about:blank"}, session=False)
+                attached = await page.send("Target.attachToTarget", {"targetId": target["targetId"], "flatten": True}, session=False)
+                page.session = attached["sessionId"]
+                for domain in ("Page", "Runtime", "Log"):
+                    await page.send(f"{domain}.enable")
+                await body(page)
             except CheckFailed:
                 await dump(page, output)
                 raise
@@ -223,21 +237,50 @@ async def check(base, key, question, output):
         shutil.rmtree(profile, ignore_errors=True)
 
 
-async def drive(page, base, key, output):
-    target = await page.send("Target.createTarget", {"url": "about:blank"}, session=False)
-    attached = await page.send("Target.attachToTarget", {"targetId": target["targetId"], "flatten": True}, session=False)
-    page.session = attached["sessionId"]
-    for domain in ("Page", "Runtime", "Log"):
-        await page.send(f"{domain}.enable")
+async def enter_key(page, base, key):
     await page.send("Page.navigate", {"url": base + "/"})
-
-    # The key, asked for because /health says the server needs one.
     await page.wait_for("document.getElementById('key-dialog')?.open", "the API key dialog")
     expect(await page.eval("document.activeElement.id") == "key-input", "the key field does not have the focus")
     await page.type(key)
     await page.enter()
     await page.wait_for("!document.getElementById('key-dialog').open", "the key to be accepted")
     await page.wait_for("window.parleyClient.connected", "the realtime connection (key as a subprotocol)")
+
+
+async def barge_in(page, base, key, output):
+    await enter_key(page, base, key)
+    # Hands-free on, review off, by keyboard: focus each box and press space.
+    for box in ("continuous", "review-toggle"):
+        await page.eval(f"document.getElementById('{box}').focus()")
+        await page.space()
+    expect(await page.eval("document.getElementById('continuous').checked && !document.getElementById('review-toggle').checked"),
+           "the hands-free and review boxes did not follow the space bar")
+    await page.eval("document.getElementById('orb').focus()")
+    await page.enter()
+    await page.wait_for("window.parleyClient.capture === 'continuous'", "hands-free listening")
+    await page.wait_for("window.parleyClient.stats.interruptions >= 1", "the reply to be interrupted by speech", timeout=180)
+    await page.screenshot(output, "9-barge-in")
+    await page.wait_for("[...document.querySelectorAll('.bubble.assistant .facts')].some((f) => f.textContent.includes('interrupted'))",
+                        "the interrupted reply to be marked", timeout=60)
+    await page.eval("document.getElementById('orb').focus()")
+    await page.enter()
+    await page.wait_for("window.parleyClient.capture === null", "hands-free to stop")
+    thread = await page.wait_for("window.parleyClient.thread", "the thread of the hands-free conversation", timeout=60)
+    deadline = time.monotonic() + 60
+    while True:
+        messages = api(base, key, f"/v1/threads/{thread}")["messages"]
+        cut = [message for message in messages if message["role"] == "assistant" and message["interrupted"]]
+        if cut or time.monotonic() > deadline:
+            break
+        await asyncio.sleep(0.5)
+    expect(cut, f"no saved reply is marked interrupted: {[(m['role'], m['text'], m['interrupted']) for m in messages]}")
+    print(f"ok: hands-free barge-in: speech over the reply stopped it; saved as heard: “{cut[0]['text']}”")
+    expect(not page.console_errors, f"console errors: {page.console_errors}")
+
+
+async def drive(page, base, key, output):
+    # The key, asked for because /health says the server needs one.
+    await enter_key(page, base, key)
     print("ok: the page asked for the API key and opened the realtime connection with it")
 
     # Keyboard only: the tab order reaches every control, and each has a name.

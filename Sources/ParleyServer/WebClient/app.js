@@ -701,7 +701,10 @@ function adoptThread(id) {
   library.refreshThreads();
 }
 
-/** Gives the bubbles of this session their saved message ids (for Edit), once saved. */
+/**
+ * Once saved, gives the bubbles of this session their message ids (for Edit and Stash) and
+ * what was saved of each reply (a reply cut short keeps only what was heard).
+ */
 let syncTimer = null;
 function syncSoon(attempt = 0) {
   clearTimeout(syncTimer);
@@ -721,7 +724,17 @@ function syncSoon(attempt = 0) {
     saved.forEach((message, index) => {
       const bubble = chat.bubbles[index];
       if (bubble.role !== message.role || bubble.message === message.id) return;
-      bubble.update({ message: message.id, thread: thread.id, heard: message.raw_transcript ?? bubble.heard });
+      if (message.role === "user") {
+        bubble.update({ message: message.id, thread: thread.id, heard: message.raw_transcript ?? bubble.heard });
+        return;
+      }
+      // A reply cut short is saved as far as it was heard: show that, not all that was written.
+      if (message.interrupted) bubble.setText(message.text);
+      const timings = message.timings_ms ?? {};
+      bubble.update({
+        message: message.id, thread: thread.id, provider: message.provider ?? bubble.provider, interrupted: message.interrupted,
+        latencyMs: bubble.latencyMs ?? timings.first_audio_after_endpoint ?? null,
+      });
     });
   }, 600);
 }
