@@ -17,7 +17,7 @@ extension OnDeviceServerTests {
         /// Where the screenshots go: `.build/browser-check` in the package.
         static let screenshots = ServeProcess.root.appendingPathComponent(".build/browser-check")
 
-        @Test("speak with the space bar, correct the transcript, hear Paris, type a question, find the thread after a reload; keyboard only, no console errors",
+        @Test("speak with the space bar, correct the transcript, hear Paris, type a question, find the thread after a reload, barge in hands-free; keyboard only, no console errors",
               .enabled(if: ready, "Chromium or the project's Python venv is missing: run scripts/setup (it installs Debian's chromium and the venv)"))
         func spokenAndTypedTurns() async throws {
             _ = try Samples.question()  // installed by scripts/setup
