@@ -109,7 +109,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The assistant over HTTP: OpenAI-compatible endpoints, health and metrics, on Hummingbird.
+        // The assistant over HTTP: OpenAI-compatible endpoints, realtime voice, threads, health and
+        // metrics, on Hummingbird; and the browser client.
         .target(
             name: "ParleyServer",
             dependencies: [
@@ -123,7 +124,9 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // The browser voice client served at `/`: plain HTML, CSS and JavaScript, no build step.
+            resources: [.copy("WebClient")]
         ),
         // Test doubles for the provider protocols.
         .target(name: "ParleyTesting", dependencies: ["ParleyCore", .product(name: "Logging", package: "swift-log")]),

@@ -4,25 +4,36 @@ import Hummingbird
 import ParleyStore
 
 /// Requires `Authorization: Bearer KEY` with one of the server's keys on every path but the
-/// open ones (`/health`), and makes the key's owner the request's ``ServerRequestContext/owner``.
-/// Keys are compared in constant time and never logged.
+/// open ones (`/health`, the browser client's files), and makes the key's owner the request's
+/// ``ServerRequestContext/owner``. Keys are compared in constant time and never logged.
+///
+/// A browser cannot set headers on a WebSocket, so on the WebSocket routes the key may instead
+/// be offered as the subprotocol `openai-insecure-api-key.KEY` (what OpenAI's browser clients
+/// send, beside the subprotocol `realtime`).
 struct BearerAuthMiddleware: RouterMiddleware {
     typealias Context = ServerRequestContext
+
+    /// The prefix of the subprotocol that carries a key.
+    static let keyProtocolPrefix = "openai-insecure-api-key."
 
     let keys: [[UInt8]]
     /// The owner of each key, in the same order.
     let owners: [Owner]
     let openPaths: Set<String>
+    /// Whether a key offered as a WebSocket subprotocol counts (the WebSocket routes only).
+    let acceptsKeyProtocol: Bool
 
-    init(keys: [String], openPaths: Set<String>) {
+    init(keys: [String], openPaths: Set<String>, acceptsKeyProtocol: Bool = false) {
         self.keys = keys.map { Array($0.utf8) }
         self.owners = keys.map(Owner.apiKey)
         self.openPaths = openPaths
+        self.acceptsKeyProtocol = acceptsKeyProtocol
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard !keys.isEmpty, !openPaths.contains(request.uri.path) else { return try await next(request, context) }
-        guard let presented = Self.bearerToken(request.headers[.authorization]) else {
+        let offered = acceptsKeyProtocol ? Self.protocolKey(request.headers[values: .secWebSocketProtocol]) : nil
+        guard let presented = Self.bearerToken(request.headers[.authorization]) ?? offered else {
             throw OpenAIError.unauthorized(keyGiven: false)
         }
         var matched: Int?
@@ -41,6 +52,16 @@ struct BearerAuthMiddleware: RouterMiddleware {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
         let token = parts[1].trimmingCharacters(in: .whitespaces)
         return token.isEmpty ? nil : Array(token.utf8)
+    }
+
+    /// The key offered as a subprotocol (`openai-insecure-api-key.KEY`) in the values of
+    /// `Sec-WebSocket-Protocol`, each a comma-separated list.
+    static func protocolKey(_ values: [String]) -> [UInt8]? {
+        for name in WebSocketProtocols.names(in: values) where name.hasPrefix(keyProtocolPrefix) {
+            let key = name.dropFirst(keyProtocolPrefix.count)
+            if !key.isEmpty { return Array(key.utf8) }
+        }
+        return nil
     }
 
     /// Compares without stopping at the first difference, so timing does not reveal a key.

@@ -22,6 +22,7 @@ import ServiceLifecycle
 /// | `/v1/threads…`, `/v1/stash…` | the caller's saved conversations and stash, as JSON (see ``ThreadsEndpoint``) |
 /// | `GET /health` | liveness and each chain's providers (open without a key) |
 /// | `GET /metrics` | Prometheus text |
+/// | `GET /` | the browser voice client (its files open without a key; see ``WebClientEndpoint``) |
 ///
 /// A server is a `Service`: run it in a `ServiceGroup` with graceful-shutdown signals, and on
 /// shutdown it stops accepting connections, lets requests in flight finish (streams
@@ -137,7 +138,9 @@ public struct ParleyServer: Service, CustomStringConvertible {
         let router = Hummingbird.Router(context: ServerRequestContext.self)
         router.add(middleware: RequestMetricsMiddleware(metrics: environment.metrics))
         router.add(middleware: OpenAIErrorMiddleware())
-        router.add(middleware: BearerAuthMiddleware(keys: environment.configuration.apiKeys, openPaths: ["/health"]))
+        let webClient = WebClientFiles.bundled
+        router.add(middleware: BearerAuthMiddleware(keys: environment.configuration.apiKeys, openPaths: webClient.paths.union(["/health"])))
+        WebClientEndpoint(client: webClient).register(on: router)
         HealthEndpoint(environment: environment).register(on: router)
         MetricsEndpoint(environment: environment).register(on: router)
         ModelsEndpoint(environment: environment).register(on: router)
@@ -151,12 +154,13 @@ public struct ParleyServer: Service, CustomStringConvertible {
     }
 
     /// The WebSocket routes (`/v1/realtime`), behind the same metrics, error and authentication
-    /// middleware: the upgrade request carries the key.
+    /// middleware: the upgrade request carries the key, in `Authorization` or (from a browser)
+    /// as the subprotocol `openai-insecure-api-key.KEY`.
     static func webSocketRouter(_ environment: ServerEnvironment) -> Hummingbird.Router<ServerRequestContext> {
         let router = Hummingbird.Router(context: ServerRequestContext.self)
         router.add(middleware: RequestMetricsMiddleware(metrics: environment.metrics))
         router.add(middleware: OpenAIErrorMiddleware())
-        router.add(middleware: BearerAuthMiddleware(keys: environment.configuration.apiKeys, openPaths: []))
+        router.add(middleware: BearerAuthMiddleware(keys: environment.configuration.apiKeys, openPaths: [], acceptsKeyProtocol: true))
         RealtimeEndpoint(environment: environment).register(on: router)
         return router
     }

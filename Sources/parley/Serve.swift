@@ -9,13 +9,14 @@ import UnixSignals
 /// `parley serve`: the assistant as an OpenAI-compatible HTTP server.
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Serve the assistant over HTTP: OpenAI-compatible chat, transcription and speech, with /health and /metrics.",
+        abstract: "Serve the assistant over HTTP: OpenAI-compatible chat, transcription, speech and realtime voice, a browser client, /health and /metrics.",
         discussion: """
             Point any OpenAI SDK at http://HOST:PORT/v1. The model name picks the provider: auto (or any \
             unknown name) is the fallback chain, local the on-device engine, openai/anthropic/ollama/… that \
             provider. With PARLEY_API_KEYS=key1,key2 set, every endpoint but /health needs \
-            `Authorization: Bearer KEY`; without keys the server listens on loopback addresses only. \
-            SIGINT or SIGTERM stops it gracefully: requests in flight finish first. With \
+            `Authorization: Bearer KEY` (the browser client's page itself is open, and asks for a key); \
+            without keys the server listens on loopback addresses only. Open http://HOST:PORT/ in a \
+            browser to talk to it. SIGINT or SIGTERM stops it gracefully: requests in flight finish first. With \
             PARLEY_DATABASE_URL=postgres://USER:PASSWORD@HOST:PORT/DATABASE, conversations and the response \
             cache live in that PostgreSQL database, which several instances can share; PARLEY_CACHE_TTL sets \
             how long identical temperature-0 requests are answered from the cache (seconds, 0 for never).
@@ -69,7 +70,8 @@ struct Serve: AsyncParsableCommand {
             let host = self.host
             server = try ParleyServer(runtime: runtime, configuration: configuration, logger: logger) { port in
                 let access = keys == 0 ? "no API keys (loopback only)" : "\(keys) API key\(keys == 1 ? "" : "s") required"
-                emit("Parley is listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port)/v1 (\(access)).\n")
+                let origin = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+                emit("Parley is listening on \(origin)/v1 (\(access)).\nTalk to it in a browser: \(origin)/\n")
             }
         } catch {
             throw fail(error)

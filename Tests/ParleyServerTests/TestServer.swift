@@ -59,14 +59,19 @@ struct TestServer: Sendable {
     static func scripted(model: ScriptedLanguageModel = ScriptedLanguageModel(replies: [["Paris", " is the capital."]]),
                          settings: [String: String] = [:], logger: Logger? = nil,
                          configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
-        try await start(settings: settings, catalog: ProviderCatalog(entries: [
+        try await start(settings: settings, catalog: scriptedCatalog(model: model), logger: logger, configure: configure)
+    }
+
+    /// The test doubles' catalog: a scripted model, "hello there" for any speech, tones for speech.
+    static func scriptedCatalog(model: ScriptedLanguageModel = ScriptedLanguageModel(replies: [["Paris", " is the capital."]])) -> ProviderCatalog {
+        ProviderCatalog(entries: [
             ProviderEntry(capability: .languageModel, name: "local", placement: .onDevice, remedy: "none",
                           factory: .languageModel { _ in model }),
             ProviderEntry(capability: .speechToText, name: "local", placement: .onDevice, remedy: "none",
                           factory: .speechToText { _ in ScriptedSpeechToText(transcripts: ["hello there"]) }),
             ProviderEntry(capability: .textToSpeech, name: "local", placement: .onDevice, remedy: "none",
                           factory: .textToSpeech { _ in ToneTextToSpeech() }),
-        ]), logger: logger, configure: configure)
+        ])
     }
 
     func stop() {

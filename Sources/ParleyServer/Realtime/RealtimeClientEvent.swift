@@ -20,6 +20,11 @@ enum RealtimeClientEvent: Sendable, Equatable {
     case createResponse
     /// `response.cancel`: stop the reply in progress.
     case cancelResponse
+    /// `parley.transcript.send` (a Parley extension): the transcript held for review is sent,
+    /// as `text` when given (the user's correction, kept beside what was heard), else as heard.
+    case sendTranscript(text: String?)
+    /// `parley.transcript.discard` (a Parley extension): the turn held for review is dropped.
+    case discardTranscript
 
     /// The event in `text` and the client's `event_id`, if it gave one (errors name it).
     static func parse(_ text: String) -> (event: Result<RealtimeClientEvent, RealtimeProtocolError>, eventID: String?) {
@@ -60,8 +65,16 @@ enum RealtimeClientEvent: Sendable, Equatable {
             return .truncateItem(id: id, audioEndMilliseconds: Int(end))
         case "response.create": return .createResponse
         case "response.cancel": return .cancelResponse
+        case "parley.transcript.send":
+            guard let value = fields["text"], !value.isNull else { return .sendTranscript(text: nil) }
+            guard let text = value.string else { throw .invalidValue("text", "'text' must be the transcript to send, as a string.") }
+            guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                throw .invalidValue("text", "'text' is empty: send parley.transcript.discard to drop the turn.")
+            }
+            return .sendTranscript(text: text)
+        case "parley.transcript.discard": return .discardTranscript
         default:
-            throw RealtimeProtocolError(code: "unknown_event", message: "Unknown event type '\(type)'. This server takes session.update, input_audio_buffer.append/commit/clear, conversation.item.create/truncate and response.create/cancel.", param: "type")
+            throw RealtimeProtocolError(code: "unknown_event", message: "Unknown event type '\(type)'. This server takes session.update, input_audio_buffer.append/commit/clear, conversation.item.create/truncate, response.create/cancel and parley.transcript.send/discard.", param: "type")
         }
     }
 

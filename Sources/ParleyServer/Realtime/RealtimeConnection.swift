@@ -13,7 +13,9 @@ import ParleyRuntime
 /// continues the same saved thread. Every turn is saved as it ends, so a connection that
 /// drops loses nothing that was said.
 ///
-/// Client events are handled one at a time, in order (the caller awaits ``receive(_:)``);
+/// Client events are handled one at a time, in order (the caller awaits ``receive(_:)``),
+/// except that audio work (appends, commits, clears) runs in its own order on a lane of its
+/// own, since a turn that ends inside it may wait for the client's review of its transcript;
 /// outgoing events go to `send`, one JSON text frame each, in the order they happen.
 actor RealtimeConnection {
     /// A reply being sent.
@@ -21,6 +23,13 @@ actor RealtimeConnection {
         var id: String
         var itemID: String
         var text = ""
+    }
+
+    /// A piece of audio work: what to do with the session it was meant for.
+    struct LaneWork: Sendable {
+        var session: ConversationSession<ContinuousClock>
+        var eventID: String?
+        var work: @Sendable (ConversationSession<ContinuousClock>) async throws -> Void
     }
 
     private let environment: ServerEnvironment
@@ -51,11 +60,24 @@ actor RealtimeConnection {
     private var committing = false
     /// Whether a committed turn's reply answers the next `response.create` too.
     private var answeredByCommit = false
+    /// Audio work (appends, commits, clears) in the order the client sent it; see
+    /// ``onAudioLane(_:eventID:_:)``.
+    private let lane = AsyncStream.makeStream(of: LaneWork.self)
+    private var laneRunner: Task<Void, Never>?
+    /// How many pieces of audio work are queued or running.
+    private var laneDepth = 0
+    /// The most audio work queued before the reading of client events waits (about 20 s of
+    /// 100 ms appends).
+    private static let laneLimit = 200
+
     /// Whether the server is shutting down: no more input is taken.
     private var draining = false
     /// Why the conversation could not be made, until when audio is dropped without saying so
     /// again (one error event, not one per audio frame).
     private var unavailable: (error: RealtimeProtocolError, until: ContinuousClock.Instant)?
+    /// The final transcript the conversation waits on while the client reviews it
+    /// (`create_response: false`), with the user item it belongs to.
+    private var review = TranscriptReview()
 
     /// Creates a connection on `environment`'s runtime; `model` is the `model` query item,
     /// `thread` a saved thread to continue (a Parley extension), `options` what the
@@ -76,17 +98,24 @@ actor RealtimeConnection {
     /// Greets the client with the session's settings.
     func start() {
         send("session.created", ["session": sessionJSON])
+        let work = lane.stream
+        laneRunner = Task { [weak self] in
+            for await piece in work { await self?.run(piece) }
+        }
     }
 
     /// Ends the session: the reply in progress stops and what was heard of it is saved.
     func close() async {
         await endConversation()
+        lane.continuation.finish()
+        laneRunner?.cancel()
     }
 
     /// For a graceful shutdown: takes no more input, lets the reply in progress finish (for at
     /// most `limit`) and be saved, then closes the conversation.
     func drain(limit: Duration) async {
         draining = true
+        try? carryOut(review.reset())  // a turn under review is not sent any more
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
             let state = await conversation?.session.state
@@ -109,13 +138,42 @@ actor RealtimeConnection {
             sendError(error, eventID: eventID)
         case .success(let event):
             do {
-                try await handle(event)
-            } catch let error as RealtimeProtocolError {
-                sendError(error, eventID: eventID)
+                try await handle(event, eventID: eventID)
             } catch {
                 sendError(Self.serverError(error), eventID: eventID)
             }
         }
+    }
+
+    // MARK: - The audio lane
+
+    /// Runs `work` on the session after the audio work before it, away from the reading of
+    /// client events: speech that ends a turn is transcribed (and reviewed) inside
+    /// `append`/`stopListening`, and a client reviewing the transcript must still be heard.
+    /// Work queued for a conversation that has since ended is skipped; a failure is an
+    /// `error` event naming the client's event.
+    private func onAudioLane(_ session: ConversationSession<ContinuousClock>, eventID: String?,
+                             _ work: @escaping @Sendable (ConversationSession<ContinuousClock>) async throws -> Void) async {
+        // Back-pressure: a client far ahead of the conversation waits for it.
+        while laneDepth >= Self.laneLimit, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(20)) }
+        laneDepth += 1
+        lane.continuation.yield(LaneWork(session: session, eventID: eventID, work: work))
+    }
+
+    private func run(_ piece: LaneWork) async {
+        defer { laneDepth -= 1 }
+        guard conversation?.session === piece.session else { return }
+        do {
+            try await piece.work(piece.session)
+        } catch {
+            sendError(Self.serverError(error), eventID: piece.eventID)
+        }
+    }
+
+    /// A commit found nothing to end: the session was not listening.
+    private func commitRefused() {
+        committing = false
+        answeredByCommit = false
     }
 
     /// Answers a binary frame: the protocol has none.
@@ -125,7 +183,7 @@ actor RealtimeConnection {
 
     // MARK: - Client events
 
-    private func handle(_ event: RealtimeClientEvent) async throws {
+    private func handle(_ event: RealtimeClientEvent, eventID: String?) async throws {
         switch event {
         case .updateSession(let session):
             var updated = settings
@@ -137,19 +195,29 @@ actor RealtimeConnection {
             guard let audio = PCM16.decode(bytes, rate: settings.inputRate) else { return }
             if let unavailable, ContinuousClock.now < unavailable.until, conversation == nil { return }
             let session = try await conversationSession()
-            if await session.state == .armed { try await session.startListening(.user) }
-            try await session.append(audio)
-        case .commitAudio:
-            guard let session = conversation?.session, await session.state == .listening else {
-                throw RealtimeProtocolError(code: "input_audio_buffer_commit_empty", message: "There is no audio to commit: append speech with input_audio_buffer.append first.")
+            await onAudioLane(session, eventID: eventID) { session in
+                if await session.state == .armed { try await session.startListening(.user) }
+                try await session.append(audio)
             }
+        case .commitAudio:
+            let empty = RealtimeProtocolError(code: "input_audio_buffer_commit_empty", message: "There is no audio to commit: append speech with input_audio_buffer.append first.")
+            guard let session = conversation?.session else { throw empty }
             committing = true
             answeredByCommit = true
-            try await session.stopListening()
+            await onAudioLane(session, eventID: eventID) { session in
+                guard await session.state == .listening else {
+                    await self.commitRefused()
+                    throw empty
+                }
+                try await session.stopListening()
+            }
         case .clearAudio:
-            if let session = conversation?.session, await session.state == .listening {
-                try await session.stop()
-                try await listen(session)
+            if let session = conversation?.session {
+                await onAudioLane(session, eventID: eventID) { session in
+                    guard await session.state == .listening else { return }
+                    try await session.stop()
+                    try await self.listen(session)
+                }
             }
             userItem = nil
             send("input_audio_buffer.cleared", [:])
@@ -177,11 +245,50 @@ actor RealtimeConnection {
             }
             try? await session.cancel()
             if response != nil { finishResponse(status: "cancelled") }
+        case .sendTranscript(let text):
+            try decide(.send(text))
+        case .discardTranscript:
+            try decide(.discard)
+        }
+    }
+
+    /// Carries out the client's decision on the transcript under review (or about to be).
+    private func decide(_ decision: TranscriptReview.Decision) throws(RealtimeProtocolError) {
+        answeredByCommit = false
+        try carryOut(review.decide(decision, transcribing: awaitingTranscript || committing))
+    }
+
+    /// The conversation's review of a final transcript: `heard` as it is when the client
+    /// reviews nothing (`create_response` true), else the client's decision, awaited.
+    private func reviewTranscript(_ heard: String) async -> String? {
+        guard !settings.createsResponse else { return heard }
+        return await withCheckedContinuation { continuation in
+            try? carryOut(review.hold(heard, continuation))
+        }
+    }
+
+    private func carryOut(_ action: TranscriptReview.Action) throws(RealtimeProtocolError) {
+        switch action {
+        case .none:
+            break
+        case .resume(let continuation, let text, let deleted):
+            continuation.resume(returning: text)
+            if let deleted { send("conversation.item.deleted", ["item_id": .string(deleted)]) }
+        case .deleted(let item):
+            send("conversation.item.deleted", ["item_id": .string(item)])
+        case .nothingToReview:
+            throw RealtimeProtocolError(code: "no_transcript_to_review", message: "No transcript awaits review: with turn_detection.create_response false, speak, wait for conversation.item.input_audio_transcription.completed, then send it.")
         }
     }
 
     /// `response.create`: answers the typed messages, or lets a committed turn's reply stand.
     private func respond() async throws {
+        // A turn held for review (or about to be) is sent as heard: OpenAI's way to answer a
+        // turn when turn_detection.create_response is false.
+        if !settings.createsResponse, review.isActive || awaitingTranscript || committing {
+            try decide(.send(nil))
+            return
+        }
         guard !pending.isEmpty else {
             if answeredByCommit || response != nil {
                 answeredByCommit = false
@@ -225,6 +332,11 @@ actor RealtimeConnection {
         options.systemPrompt = settings.instructions
         options.maxTokens = settings.maxOutputTokens
         options.voice = settings.engineVoice
+        options.partialInterval = settings.partialInterval
+        options.reviewTranscript = { [weak self] heard in
+            guard let self else { return heard }
+            return await self.reviewTranscript(heard)  // nil drops the turn
+        }
         options.startsListening = false
         switch settings.turnDetection {
         case .serverVAD(let silence):
@@ -264,6 +376,8 @@ actor RealtimeConnection {
     private func endConversation() async {
         guard let conversation else { return }
         self.conversation = nil
+        // A transcript under review is dropped, so that the conversation can close.
+        try? carryOut(review.reset())
         await conversation.session.close()
         await following?.value
         following = nil
@@ -295,12 +409,16 @@ actor RealtimeConnection {
             guard let item = userItem else { return }
             let delta = text.hasPrefix(partial) ? String(text.dropFirst(partial.count)) : text
             partial = text
-            send("conversation.item.input_audio_transcription.delta", ["item_id": .string(item), "content_index": .number(0), "delta": .string(delta)])
+            // A partial that is not an extension of the last one cannot be told as a delta: the
+            // whole partial transcript goes beside it (a Parley extension).
+            send("conversation.item.input_audio_transcription.delta", ["item_id": .string(item), "content_index": .number(0), "delta": .string(delta),
+                                                                       "parley": .object(["transcript": .string(text)])])
         case .finalTranscript(let text):
             transcribed(text)
         case .transition(let from, let to):
             if from == .thinking, awaitingTranscript, to == .listening || to == .armed {
                 transcribed("")  // speech in which no words were recognised: no turn
+                review.forgetEarlyDecision()
             }
             if from == .listening, to == .armed, committing {
                 committing = false
@@ -317,9 +435,11 @@ actor RealtimeConnection {
                       "content_index": .number(0), "delta": .string(piece)])
             }
         case .turn(let turn):
+            let thread = await conversation?.thread ?? self.thread
             guard !turn.isTyped || response != nil || !turn.reply.isEmpty else { return }
             ensureResponse()
-            finishResponse(status: turn.interrupted ? "cancelled" : "completed", transcript: turn.reply, usage: turn.usage)
+            finishResponse(status: turn.interrupted ? "cancelled" : "completed", transcript: turn.reply, usage: turn.usage,
+                           parley: Self.parleyJSON(turn, thread: thread))
         case .rejected, .audioLevel:
             break
         }
@@ -332,6 +452,8 @@ actor RealtimeConnection {
         let spoken = Self.item(item, role: "user", status: "completed", content: [.object(["type": .string("input_audio"), "transcript": .string(text)])])
         send("conversation.item.done", ["item": spoken])
         userItem = nil
+        // Held for the client's review: it answers with response.create or parley.transcript.send/discard.
+        if !text.isEmpty, !settings.createsResponse { try? carryOut(review.announce(item)) }
     }
 
     /// The conversation failed (a provider, or the store): the response in progress fails, the
@@ -373,7 +495,7 @@ actor RealtimeConnection {
         lastItem = opened.itemID
     }
 
-    private func finishResponse(status: String, transcript: String? = nil, usage: Usage? = nil) {
+    private func finishResponse(status: String, transcript: String? = nil, usage: Usage? = nil, parley: JSONValue? = nil) {
         guard let open = response else { return }
         response = nil
         let text = transcript ?? open.text
@@ -395,7 +517,28 @@ actor RealtimeConnection {
                                        "total_tokens": .number(Double(usage.inputTokens + usage.outputTokens))])
             done = .object(fields)
         }
+        if case .object(var fields) = done, let parley {
+            fields["parley"] = parley
+            done = .object(fields)
+        }
         send("response.done", ["response": done])
+    }
+
+    /// What `response.done` tells beside OpenAI's fields (a Parley extension, in an object of
+    /// its own): the saved thread, who answered and how long each stage took.
+    private static func parleyJSON(_ turn: TurnResult, thread: Int64?) -> JSONValue {
+        .object([
+            "thread_id": thread.map { .number(Double($0)) } ?? .null,
+            "providers": encoded(turn.providers),
+            "latency_ms": encoded(turn.latency),
+            "timings_ms": encoded(turn.timings),
+            "interrupted": .bool(turn.interrupted),
+        ])
+    }
+
+    private static func encoded(_ value: some Encodable) -> JSONValue {
+        guard let data = try? JSONEncoder().encode(value), let json = try? JSONDecoder().decode(JSONValue.self, from: data) else { return .null }
+        return json
     }
 
     private func part(transcript: String, output: Bool = false) -> JSONValue {

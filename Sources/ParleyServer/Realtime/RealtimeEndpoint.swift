@@ -8,7 +8,9 @@ import ParleyRuntime
 /// `GET /v1/realtime` upgraded to a WebSocket: a voice conversation in the OpenAI Realtime
 /// protocol (see ``RealtimeConnection``). Query items: `model` (the language model, resolved
 /// like every `model`) and `thread` (a saved thread to continue; a Parley extension).
-/// Authentication is the HTTP endpoints' own: the upgrade request carries the bearer key.
+/// Authentication is the HTTP endpoints' own: the upgrade request carries the bearer key (or,
+/// from a browser, the subprotocol `openai-insecure-api-key.KEY`). A client that offers the
+/// subprotocol `realtime` gets it chosen in the answer, as browsers require.
 struct RealtimeEndpoint {
     let environment: ServerEnvironment
 
@@ -21,7 +23,11 @@ struct RealtimeEndpoint {
             if let thread = request.uri.queryParameters["thread"], Int64(thread) == nil {
                 throw OpenAIError.invalidRequest("'thread' must be the number of a saved thread.", param: "thread")
             }
-            return .upgrade([:])
+            var headers = HTTPFields()
+            if WebSocketProtocols.names(in: request.headers[values: .secWebSocketProtocol]).contains(WebSocketProtocols.realtime) {
+                headers[.secWebSocketProtocol] = WebSocketProtocols.realtime
+            }
+            return .upgrade(headers)
         } onUpgrade: { inbound, outbound, context in
             let request = context.request
             let query = request.uri.queryParameters

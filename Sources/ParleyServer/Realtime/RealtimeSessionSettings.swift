@@ -31,6 +31,15 @@ struct RealtimeSessionSettings: Sendable, Equatable {
     var textOnly = false
     /// The longest reply in tokens; `nil` for the default.
     var maxOutputTokens: Int?
+    /// Whether a turn that the server's VAD (or a commit) ends is answered at once
+    /// (`turn_detection.create_response`, true by default). When false, its final transcript
+    /// is held for the client to review: `response.create` sends it as heard,
+    /// `parley.transcript.send` sends the client's correction, `parley.transcript.discard`
+    /// drops the turn.
+    var createsResponse = true
+    /// Seconds of speech between partial transcripts (`transcription.delta` while the user
+    /// speaks); `nil` for none. A Parley extension: `session.parley.partial_transcript_interval_ms`.
+    var partialInterval: Double?
 
     /// The server's defaults: server VAD after `silence` seconds, 24 kHz PCM both ways.
     init(model: String, silence: Double) {
@@ -47,7 +56,7 @@ struct RealtimeSessionSettings: Sendable, Equatable {
     /// Whether a conversation made with `self` must be made anew to follow `other`.
     func needsNewConversation(for other: RealtimeSessionSettings) -> Bool {
         instructions != other.instructions || engineVoice != other.engineVoice || turnDetection != other.turnDetection
-            || maxOutputTokens != other.maxOutputTokens
+            || maxOutputTokens != other.maxOutputTokens || partialInterval != other.partialInterval
     }
 
     // MARK: - session.update
@@ -73,7 +82,10 @@ struct RealtimeSessionSettings: Sendable, Equatable {
         if let value = fields["voice"] { updated.voice = try Self.string(value, "session.voice") }
         if let value = fields["input_audio_format"] { updated.inputRate = try Self.betaFormat(value, "session.input_audio_format") }
         if let value = fields["output_audio_format"] { updated.outputRate = try Self.betaFormat(value, "session.output_audio_format") }
-        if let value = fields["turn_detection"] { updated.turnDetection = try Self.turnDetection(value, "session.turn_detection") }
+        if let value = fields["turn_detection"] {
+            updated.turnDetection = try Self.turnDetection(value, "session.turn_detection")
+            updated.createsResponse = try Self.createsResponse(value, "session.turn_detection")
+        }
         // The GA shape: audio.input and audio.output.
         if let audio = fields["audio"] {
             guard let audio = audio.object else { throw .invalidValue("session.audio", "'audio' must be an object.") }
@@ -81,6 +93,7 @@ struct RealtimeSessionSettings: Sendable, Equatable {
                 if let format = input["format"] { updated.inputRate = try Self.format(format, "session.audio.input.format") }
                 if let value = input["turn_detection"] {
                     updated.turnDetection = try Self.turnDetection(value, "session.audio.input.turn_detection")
+                    updated.createsResponse = try Self.createsResponse(value, "session.audio.input.turn_detection")
                 }
             }
             if let output = audio["output"]?.object {
@@ -88,7 +101,33 @@ struct RealtimeSessionSettings: Sendable, Equatable {
                 if let value = output["voice"] { updated.voice = try Self.string(value, "session.audio.output.voice") }
             }
         }
+        // Parley's extensions, in an object of their own that OpenAI's clients never send.
+        if let parley = fields["parley"] {
+            guard let parley = parley.object else { throw .invalidValue("session.parley", "'parley' must be an object.") }
+            if let value = parley["partial_transcript_interval_ms"] {
+                updated.partialInterval = try Self.partialInterval(value)
+            }
+        }
         self = updated
+    }
+
+    /// `create_response` of a turn detection object (true when absent, or for manual turns).
+    private static func createsResponse(_ value: JSONValue, _ param: String) throws(RealtimeProtocolError) -> Bool {
+        guard let detection = value.object, let create = detection["create_response"] else { return true }
+        guard case .bool(let flag) = create else {
+            throw .invalidValue("\(param).create_response", "'create_response' must be true or false.")
+        }
+        return flag
+    }
+
+    /// `partial_transcript_interval_ms`: 250 to 10000, or 0 or null for no partial transcripts.
+    private static func partialInterval(_ value: JSONValue) throws(RealtimeProtocolError) -> Double? {
+        if value.isNull || value.number == 0 { return nil }
+        guard let number = value.number, (250...10_000).contains(number) else {
+            throw .invalidValue("session.parley.partial_transcript_interval_ms",
+                                "'partial_transcript_interval_ms' must be from 250 to 10000, or 0 for no partial transcripts.")
+        }
+        return number / 1_000
     }
 
     private static func string(_ value: JSONValue, _ param: String) throws(RealtimeProtocolError) -> String {
@@ -157,7 +196,7 @@ struct RealtimeSessionSettings: Sendable, Equatable {
         case .manual: .null
         case .serverVAD(let silence):
             .object(["type": .string("server_vad"), "silence_duration_ms": .number((silence * 1_000).rounded()),
-                     "create_response": .bool(true), "interrupt_response": .bool(true)])
+                     "create_response": .bool(createsResponse), "interrupt_response": .bool(true)])
         }
         return .object([
             "type": .string("realtime"), "object": .string("realtime.session"), "id": .string(id), "model": .string(model),
@@ -169,6 +208,7 @@ struct RealtimeSessionSettings: Sendable, Equatable {
                                   "transcription": .object(["model": .string(transcriptionModel)])]),
                 "output": .object(["format": pcm(outputRate), "voice": voice.map(JSONValue.string) ?? .string("default")]),
             ]),
+            "parley": .object(["partial_transcript_interval_ms": partialInterval.map { .number(($0 * 1_000).rounded()) } ?? .null]),
         ])
     }
 }
