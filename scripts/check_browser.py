@@ -162,7 +162,7 @@ async def launch(question, profile, loop=False):
         raise CheckFailed("Chromium is not installed: scripts/setup installs Debian's chromium")
     arguments = [
         binary, "--headless=new", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
-        "--disable-extensions", "--disable-background-networking", "--disable-sync", "--mute-audio",
+        "--disable-extensions", "--disable-background-networking", "--disable-sync", "--mute-audio", "--disable-dev-shm-usage",
         f"--user-data-dir={profile}", "--remote-debugging-port=0", "--window-size=1280,900",
         "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
         f"--use-file-for-fake-audio-capture={question}{'' if loop else '%noloop'}", "--autoplay-policy=no-user-gesture-required",
