@@ -376,8 +376,8 @@ async def drive(page, base, key, output):
     # After a reload, the thread is in the history and shown again.
     await page.send("Page.reload")
     await page.wait_for(f"!!document.querySelector('.thread-open[data-thread=\"{thread}\"]')", "the thread in the history")
-    current = await page.eval(f"document.querySelector('.thread-open[data-thread=\"{thread}\"]').getAttribute('aria-current')")
-    expect(current == "true", "the reloaded thread is not marked as the current one")
+    await page.wait_for(f"document.querySelector('.thread-open[data-thread=\"{thread}\"]').getAttribute('aria-current') === 'true'",
+                        "the reloaded thread to be marked as the current one")
     await page.wait_for("document.querySelectorAll('.bubble.assistant').length >= 2", "the thread's messages after the reload")
     corrected = await page.eval("document.querySelector('.bubble.user .raw')?.textContent ?? ''")
     expect("heard" in corrected.lower(), "the corrected message does not show what was heard")
