@@ -8,7 +8,8 @@ the spoken question "What is the capital of France?" that Chromium plays as its 
 microphone. The check uses only the keyboard: it enters the key, walks the tab order (every
 control reached and named), talks with the space bar (the orb's state announced, partial and
 final transcripts shown), corrects the transcript in the review and sends it, hears the reply
-(the page's playback counters), types a second question, reloads to find the thread in the
+(the page's playback counters), attaches and removes an image, types a second question,
+reloads to find the thread in the
 history, stashes a reply, corrects a past transcript, opens Settings (provider health), and
 fails on any console error. A second browser, whose microphone says the question again and
 again, talks hands-free until the question comes back over a reply: barge-in stops the reply,
@@ -359,6 +360,15 @@ async def drive(page, base, key, output):
     expect(first["raw_transcript"] and "france" in first["raw_transcript"].lower(), f"raw transcript: {first['raw_transcript']}")
     expect(first["edited_text"] == EDITED, f"edited text: {first['edited_text']}")
     print(f"ok: saved: the model received the correction; the raw transcript “{first['raw_transcript']}” is kept")
+
+    # An image attached (the first screenshot), shown as a thumbnail, then removed again.
+    found = await page.send("Runtime.evaluate", {"expression": "document.getElementById('image-input')"})
+    await page.send("DOM.setFileInputFiles", {"files": [os.path.join(output, "1-ready.png")], "objectId": found["result"]["objectId"]})
+    await page.wait_for("document.querySelectorAll('#attachments img').length === 1"
+                        " && document.querySelector('#attachments img').src.startsWith('data:image/jpeg')", "the attached image's thumbnail")
+    await page.eval("document.querySelector('#attachments button').click()")
+    await page.wait_for("document.querySelectorAll('#attachments img').length === 0", "the image to be removed")
+    print("ok: an attached image shows as a thumbnail (shrunk to JPEG) and can be removed")
 
     # A typed turn.
     await page.eval("document.getElementById('message').focus()")
