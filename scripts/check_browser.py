@@ -5,16 +5,16 @@
 
 BASE_URL is a running `parley serve` (started with PARLEY_API_KEYS=API_KEY); QUESTION_WAV is
 the spoken question "What is the capital of France?" that Chromium plays as its fake
-microphone. The check uses only the keyboard: it enters the key, walks the tab order (every
-control reached and named), talks with the space bar (the orb's state announced, partial and
-final transcripts shown), corrects the transcript in the review and sends it, hears the reply
-(the page's playback counters), attaches and removes an image, types a second question,
-reloads to find the thread in the
-history, stashes a reply, corrects a past transcript, opens Settings (provider health), and
-fails on any console error. A second browser, whose microphone says the question again and
-again, talks hands-free until the question comes back over a reply: barge-in stops the reply,
-and the server saves it only as far as it was heard. Screenshots of each state go to OUTPUT_DIR. Prints
-one "ok:" line per check; exits 1 with the reason on the first failure.
+microphone. With the keyboard only, it enters the key, walks the tab order (every control
+reached and named), talks with the space bar (the orb's state announced, partial and final
+transcripts shown), corrects the transcript in the review and sends it (Ctrl+Enter), hears the
+reply (the page's playback counters) and types a second question; then it attaches and removes
+an image, reloads to find the thread in the history, stashes a reply, corrects a past
+transcript, opens Settings (provider health), and fails on any console error. A second browser,
+whose microphone says the question again and again, talks hands-free until the question comes
+back over a reply: barge-in stops the reply, and the server saves it only as far as it was
+heard. Screenshots of each state go to OUTPUT_DIR. Prints one "ok:" line per check; exits 1
+with the reason on the first failure.
 
 Needs the `websockets` package (the project venv has it) and Chromium (`chromium`, or the
 binary named by CHROMIUM).
