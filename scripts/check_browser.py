@@ -5,15 +5,16 @@
 
 BASE_URL is a running `parley serve` (started with PARLEY_API_KEYS=API_KEY); QUESTION_WAV is
 the spoken question "What is the capital of France?" that Chromium plays as its fake
-microphone. The check uses only the keyboard: it enters the key, walks the tab order (every
-control reached and named), talks with the space bar (the orb's state announced, partial and
-final transcripts shown), corrects the transcript in the review and sends it, hears the reply
-(the page's playback counters), types a second question, reloads to find the thread in the
-history, stashes a reply, corrects a past transcript, opens Settings (provider health), and
-fails on any console error. A second browser, whose microphone says the question again and
-again, talks hands-free until the question comes back over a reply: barge-in stops the reply,
-and the server saves it only as far as it was heard. Screenshots of each state go to OUTPUT_DIR. Prints
-one "ok:" line per check; exits 1 with the reason on the first failure.
+microphone. With the keyboard only, it enters the key, walks the tab order (every control
+reached and named), talks with the space bar (the orb's state announced, partial and final
+transcripts shown), corrects the transcript in the review and sends it (Ctrl+Enter), hears the
+reply (the page's playback counters) and types a second question; then it attaches and removes
+an image, reloads to find the thread in the history, stashes a reply, corrects a past
+transcript, opens Settings (provider health), and fails on any console error. A second browser,
+whose microphone says the question again and again, talks hands-free until the question comes
+back over a reply: barge-in stops the reply, and the server saves it only as far as it was
+heard. Screenshots of each state go to OUTPUT_DIR. Prints one "ok:" line per check; exits 1
+with the reason on the first failure.
 
 Needs the `websockets` package (the project venv has it) and Chromium (`chromium`, or the
 binary named by CHROMIUM).
@@ -360,6 +361,15 @@ async def drive(page, base, key, output):
     expect(first["edited_text"] == EDITED, f"edited text: {first['edited_text']}")
     print(f"ok: saved: the model received the correction; the raw transcript “{first['raw_transcript']}” is kept")
 
+    # An image attached (the first screenshot), shown as a thumbnail, then removed again.
+    found = await page.send("Runtime.evaluate", {"expression": "document.getElementById('image-input')"})
+    await page.send("DOM.setFileInputFiles", {"files": [os.path.join(output, "1-ready.png")], "objectId": found["result"]["objectId"]})
+    await page.wait_for("document.querySelectorAll('#attachments img').length === 1"
+                        " && document.querySelector('#attachments img').src.startsWith('data:image/jpeg')", "the attached image's thumbnail")
+    await page.eval("document.querySelector('#attachments button').click()")
+    await page.wait_for("document.querySelectorAll('#attachments img').length === 0", "the image to be removed")
+    print("ok: an attached image shows as a thumbnail (shrunk to JPEG) and can be removed")
+
     # A typed turn.
     await page.eval("document.getElementById('message').focus()")
     await page.type(TYPED)
@@ -376,8 +386,8 @@ async def drive(page, base, key, output):
     # After a reload, the thread is in the history and shown again.
     await page.send("Page.reload")
     await page.wait_for(f"!!document.querySelector('.thread-open[data-thread=\"{thread}\"]')", "the thread in the history")
-    current = await page.eval(f"document.querySelector('.thread-open[data-thread=\"{thread}\"]').getAttribute('aria-current')")
-    expect(current == "true", "the reloaded thread is not marked as the current one")
+    await page.wait_for(f"document.querySelector('.thread-open[data-thread=\"{thread}\"]').getAttribute('aria-current') === 'true'",
+                        "the reloaded thread to be marked as the current one")
     await page.wait_for("document.querySelectorAll('.bubble.assistant').length >= 2", "the thread's messages after the reload")
     corrected = await page.eval("document.querySelector('.bubble.user .raw')?.textContent ?? ''")
     expect("heard" in corrected.lower(), "the corrected message does not show what was heard")

@@ -80,8 +80,8 @@ struct RealtimeBrowserTests {
         #expect(asked?.role == .user)
         #expect(asked?.text == "What is the capital of France?")
         let store = try await server.runtime.store()
-        let thread = try #require(try store.threads().first).thread.id
-        let first = try #require(try store.messages(in: thread).first)
+        let thread = try #require(try await store.threads(owner: .local).first).thread.id
+        let first = try #require(try await store.messages(in: thread, owner: .local).first)
         #expect(first.text == "What is the capital of France?")
         #expect(first.rawTranscript == "hello there")
         #expect(first.editedText == "What is the capital of France?")
@@ -116,8 +116,8 @@ struct RealtimeBrowserTests {
         }
         #expect(await model.requests.count == 1)
         let store = try await server.runtime.store()
-        let thread = try #require(try store.threads().first).thread.id
-        let messages = try store.messages(in: thread)
+        let thread = try #require(try await store.threads(owner: .local).first).thread.id
+        let messages = try await store.messages(in: thread, owner: .local)
         #expect(messages.map(\.text) == ["hello there", "Fine."])
         #expect(messages.first?.rawTranscript == "hello there" && messages.first?.editedText == nil)
     }
@@ -154,7 +154,7 @@ struct RealtimeBrowserTests {
         // The server lives on, with nothing saved for the dropped turn.
         #expect(try await server.send(.GET, "/health").status == 200)
         let store = try await server.runtime.store()
-        #expect(try store.threads().isEmpty)
+        #expect(try await store.threads(owner: .local).isEmpty)
     }
 
     @Test("the parley settings are checked", arguments: [

@@ -17,6 +17,23 @@ struct WebClientTests {
         for path in Self.pageFiles { #expect(paths.contains(path), "\(path) is not among \(paths.sorted())") }
     }
 
+    @Test("a folder is read with index.html at /, files under their paths, hidden files left out, ETags by content")
+    func readsAFolder() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-web-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("parts"), withIntermediateDirectories: true)
+        try Data("<p>hi</p>".utf8).write(to: folder.appendingPathComponent("index.html"))
+        try Data("let a = 1".utf8).write(to: folder.appendingPathComponent("parts/a.js"))
+        try Data("let a = 1".utf8).write(to: folder.appendingPathComponent("same.js"))
+        try Data("secret".utf8).write(to: folder.appendingPathComponent(".hidden"))
+        let files = try WebClientFiles(folder: folder)
+        #expect(files.paths == ["/", "/index.html", "/parts/a.js", "/same.js"])
+        #expect(files.files["/"]?.etag == files.files["/index.html"]?.etag)
+        #expect(files.files["/parts/a.js"]?.etag == files.files["/same.js"]?.etag)
+        #expect(files.files["/parts/a.js"]?.etag != files.files["/"]?.etag)
+        #expect(files.files["/parts/a.js"]?.contentType == "text/javascript; charset=utf-8")
+    }
+
     @Test("content types by extension", arguments: [
         ("html", "text/html; charset=utf-8"), ("css", "text/css; charset=utf-8"), ("js", "text/javascript; charset=utf-8"),
         ("svg", "image/svg+xml"), ("JS", "text/javascript; charset=utf-8"), ("bin", "application/octet-stream"),

@@ -887,9 +887,10 @@ async function start() {
   }
   state.keyRequired = health.api_key_required === true;
   if (state.keyRequired && !(await keyWorks(api).catch(() => false))) await askForKey(api, api.key ? "The saved key was not accepted." : null);
-  await afterAuthorised();
   const asked = Number.parseInt(new URLSearchParams(location.search).get("thread") ?? "", 10);
-  if (Number.isFinite(asked) && asked > 0) await openThread(asked);
+  if (Number.isFinite(asked) && asked > 0) state.thread = asked; // marked in the history at once
+  await afterAuthorised();
+  if (state.thread) await openThread(state.thread);
   else connect().catch((error) => showError(error.message));
 }
 
