@@ -77,7 +77,7 @@ func realtimeSuite() async throws {
     let question = try WAV.decode(Data(contentsOf: paths.sampleQuestion)).resampled(to: 24_000)
     let audio = question.samples + [Float](repeating: 0, count: 24_000 * 3 / 2)
     let chunks = stride(from: 0, to: audio.count, by: 2_400).map { start in
-        Data(PCMBytes.pcm16(Array(audio[start..<min(audio.count, start + 2_400)]))).base64EncodedString()
+        Data(PCM16.encode(Array(audio[start..<min(audio.count, start + 2_400)]))).base64EncodedString()
     }
     let database = FileManager.default.temporaryDirectory.appendingPathComponent("parley-bench-\(UUID())/parley.sqlite")
     defer { try? FileManager.default.removeItem(at: database.deletingLastPathComponent()) }
@@ -113,19 +113,5 @@ func realtimeSuite() async throws {
         print(String(format: "  %d session%@: first audio after end of turn p50 %.0f ms, max %.0f ms (%.1f× one session alone); transcription p50 %.0f ms; %d/%d completed, %d/%d heard France and answered Paris",
                      count, count == 1 ? " " : "s", p50, worst, alone.map { p50 / $0 } ?? 1, median(results.compactMap(\.transcription)),
                      completed, count, right, count))
-    }
-}
-
-/// 16-bit little-endian PCM.
-enum PCMBytes {
-    static func pcm16(_ samples: [Float]) -> [UInt8] {
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(samples.count * 2)
-        for sample in samples {
-            let value = Int16(max(-1, min(1, sample)) * 32_767)
-            bytes.append(UInt8(truncatingIfNeeded: value))
-            bytes.append(UInt8(truncatingIfNeeded: value >> 8))
-        }
-        return bytes
     }
 }

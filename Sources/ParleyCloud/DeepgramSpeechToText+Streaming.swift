@@ -48,10 +48,10 @@ extension DeepgramSpeechToText {
                                 }
                                 let samples = converter.process(frame.samples)
                                 guard !samples.isEmpty else { continue }
-                                try await outbound.write(.binary(ByteBuffer(bytes: Self.pcm16(samples))))
+                                try await outbound.write(.binary(ByteBuffer(bytes: PCM16.encode(samples))))
                             }
                             let rest = converter.finish()
-                            if !rest.isEmpty { try await outbound.write(.binary(ByteBuffer(bytes: Self.pcm16(rest)))) }
+                            if !rest.isEmpty { try await outbound.write(.binary(ByteBuffer(bytes: PCM16.encode(rest)))) }
                             try await outbound.write(.text(#"{"type":"CloseStream"}"#))
                         }
                         for try await message in inbound.messages(maxSize: 1 << 20) {
@@ -85,18 +85,6 @@ extension DeepgramSpeechToText {
         if url.hasPrefix("https://") { url = "wss://" + url.dropFirst("https://".count) }
         if url.hasPrefix("http://") { url = "ws://" + url.dropFirst("http://".count) }
         return url
-    }
-
-    /// Samples as 16-bit little-endian PCM.
-    static func pcm16(_ samples: [Float]) -> [UInt8] {
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(samples.count * 2)
-        for sample in samples {
-            let value = Int16(max(-1, min(1, sample)) * 32_767)
-            bytes.append(UInt8(truncatingIfNeeded: value))
-            bytes.append(UInt8(truncatingIfNeeded: value >> 8))
-        }
-        return bytes
     }
 }
 

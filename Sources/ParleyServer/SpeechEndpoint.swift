@@ -94,15 +94,10 @@ struct SpeechEndpoint: Sendable {
         headers.name(answered)
         let rate = Self.pcmSampleRate
         let response = ResponseBody { writer in
-            if let first = head.first { try await writer.write(ByteBuffer(bytes: Self.pcm16(first, rate: rate))) }
-            for try await chunk in head.rest { try await writer.write(ByteBuffer(bytes: Self.pcm16(chunk, rate: rate))) }
+            if let first = head.first { try await writer.write(ByteBuffer(bytes: PCM16.encode(first, rate: rate))) }
+            for try await chunk in head.rest { try await writer.write(ByteBuffer(bytes: PCM16.encode(chunk, rate: rate))) }
             try await writer.finish(nil)
         }
         return Response(status: .ok, headers: headers, body: response)
-    }
-
-    /// Raw 16-bit little-endian samples of `audio` at `rate`.
-    static func pcm16(_ audio: AudioBuffer, rate: Int) -> [UInt8] {
-        PCM16.encode(audio, rate: rate)
     }
 }

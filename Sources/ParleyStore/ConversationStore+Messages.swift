@@ -56,7 +56,7 @@ extension ConversationStore {
             return old
         }
         if let previous, previous != path {
-            try Self.removeFiles([previous])
+            try KeptAudio.remove([previous])
         }
     }
 
@@ -68,7 +68,7 @@ extension ConversationStore {
     public func deleteAudio(message: Int64, owner: Owner = .local) throws(StoreError) {
         try write { db in
             guard let path = try Self.fetchMessage(db, id: message, owner: owner).audioPath else { return }
-            try Self.removeFiles([path])
+            try KeptAudio.remove([path])
             try db.execute(sql: "UPDATE message SET audio_path = NULL WHERE id = ?", arguments: [message])
         }
     }

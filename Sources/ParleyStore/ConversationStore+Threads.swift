@@ -99,7 +99,7 @@ extension ConversationStore {
             try ThreadRecord.deleteOne(db, key: id)
             return paths
         }
-        try Self.removeFiles(audioPaths)
+        try KeptAudio.remove(audioPaths)
     }
 
     /// Thread `id`'s row, if `owner` owns it.
@@ -116,21 +116,5 @@ extension ConversationStore {
             .order(MessageRecord.Columns.id)
             .fetchAll(db)
             .map { try $0.stored(images: images[$0.id ?? -1] ?? []) }
-    }
-
-    /// Removes files that may already be gone; throws for those that could not be removed.
-    static func removeFiles(_ paths: [String]) throws(StoreError) {
-        var failed: [String] = []
-        var reason = ""
-        for path in paths {
-            do {
-                try FileManager.default.removeItem(atPath: path)
-            } catch {
-                guard FileManager.default.fileExists(atPath: path) else { continue }
-                failed.append(path)
-                reason = error.localizedDescription
-            }
-        }
-        guard failed.isEmpty else { throw .cannotRemoveAudio(paths: failed, reason: reason) }
     }
 }

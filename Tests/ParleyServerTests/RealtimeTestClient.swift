@@ -78,13 +78,7 @@ final class RealtimeTestClient: Sendable {
     func append(_ audio: AudioBuffer, rate: Int = 24_000) async throws {
         let samples = audio.resampled(to: rate).samples
         for start in stride(from: 0, to: samples.count, by: rate / 10) {
-            let piece = samples[start..<min(samples.count, start + rate / 10)]
-            var bytes = Data()
-            for sample in piece {
-                let value = Int16(max(-1, min(1, sample)) * 32_767)
-                bytes.append(UInt8(truncatingIfNeeded: value))
-                bytes.append(UInt8(truncatingIfNeeded: value >> 8))
-            }
+            let bytes = Data(PCM16.encode(Array(samples[start..<min(samples.count, start + rate / 10)])))
             try await send(["type": "input_audio_buffer.append", "audio": bytes.base64EncodedString()])
         }
     }

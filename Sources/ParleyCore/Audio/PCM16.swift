@@ -1,11 +1,8 @@
-import Foundation
-import ParleyCore
-
-/// Raw 16-bit little-endian mono PCM, the audio of OpenAI's speech and realtime APIs.
-enum PCM16 {
-    /// The samples of `audio` at `rate`, as bytes.
-    static func encode(_ audio: AudioBuffer, rate: Int) -> [UInt8] {
-        let samples = audio.sampleRate == rate ? audio.samples : audio.resampled(to: rate).samples
+/// Raw 16-bit little-endian mono PCM: what OpenAI's speech and realtime APIs and Deepgram's
+/// live API carry.
+public enum PCM16 {
+    /// `samples` as bytes.
+    public static func encode(_ samples: [Float]) -> [UInt8] {
         var bytes = [UInt8]()
         bytes.reserveCapacity(samples.count * 2)
         for sample in samples {
@@ -16,8 +13,13 @@ enum PCM16 {
         return bytes
     }
 
+    /// The samples of `audio` at `rate`, as bytes.
+    public static func encode(_ audio: AudioBuffer, rate: Int) -> [UInt8] {
+        encode(audio.sampleRate == rate ? audio.samples : audio.resampled(to: rate).samples)
+    }
+
     /// Audio at `rate` from bytes; `nil` for an odd number of bytes (a sample cut in half).
-    static func decode(_ bytes: some Collection<UInt8>, rate: Int) -> AudioBuffer? {
+    public static func decode(_ bytes: some Collection<UInt8>, rate: Int) -> AudioBuffer? {
         guard bytes.count % 2 == 0 else { return nil }
         var samples = [Float]()
         samples.reserveCapacity(bytes.count / 2)

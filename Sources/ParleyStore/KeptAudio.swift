@@ -1,11 +1,10 @@
 import Foundation
-import ParleyStore
 
-/// The files of kept recordings on this machine. A file may be absent (already removed, or
+/// The files of kept recordings on this machine, for every store implementation. A file may be absent (already removed, or
 /// written by another instance, whose copy lives in the database): that is not an error.
-enum KeptAudio {
+public enum KeptAudio {
     /// Removes the files at `paths`; throws for those that exist and could not be removed.
-    static func remove(_ paths: [String]) throws(StoreError) {
+    public static func remove(_ paths: [String]) throws(StoreError) {
         var failed: [String] = []
         var reason = ""
         for path in paths {
