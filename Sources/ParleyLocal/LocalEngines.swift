@@ -26,10 +26,14 @@ public struct LocalEngines: Sendable {
         public var voice: String?
         public var contextLength: Int
         public var threads: Int
+        /// The system prompt the language model uses when a request has none.
+        public var defaultSystemPrompt: String?
 
         /// Creates overrides.
         public init(languageModel: String? = nil, whisperModel: String? = nil, voice: String? = nil,
-                    contextLength: Int = 2048, threads: Int = ProcessInfo.processInfo.activeProcessorCount) {
+                    contextLength: Int = 2048, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
+                    defaultSystemPrompt: String? = nil) {
+            self.defaultSystemPrompt = defaultSystemPrompt
             self.languageModel = languageModel
             self.whisperModel = whisperModel
             self.voice = voice
@@ -46,7 +50,7 @@ public struct LocalEngines: Sendable {
         stt = WhisperSpeechToText(modelPath: overrides.whisperModel ?? paths.defaultWhisperModel.path, threads: overrides.threads)
         llm = LlamaLanguageModel(configuration: .init(
             modelPath: overrides.languageModel ?? paths.defaultLanguageModel.path,
-            contextLength: overrides.contextLength, threads: overrides.threads))
+            contextLength: overrides.contextLength, threads: overrides.threads, defaultSystemPrompt: overrides.defaultSystemPrompt))
         tts = EspeakTextToSpeech(defaultVoice: overrides.voice ?? "en-us")
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ParleyCore
 import ParleyLocal
+import ParleyModels
 import ParleyStore
 
 /// The assistant as a library: one long-lived assembly that every face (the command line, the
@@ -33,6 +34,9 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
     public nonisolated let health: [ProviderCapability: ProviderHealth<C>]
     /// The clock of timeouts, cool-downs and probes.
     public nonisolated let clock: C
+    /// Which on-device language model the settings and the machine chose, and why (`nil` when
+    /// the options named a file).
+    public nonisolated let languageModelChoice: LanguageModelChoice?
 
     private let smallModel: LlamaLanguageModel?
     private let logger: Logger
@@ -53,8 +57,25 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
         self.logger = logger
         let paths = options.paths ?? settings.paths
         self.paths = paths
-        self.engines = LocalEngines(paths: paths, overrides: options.engines)
-        self.smallModel = options.smallModel.map {
+        var engines = options.engines
+        var small = options.smallModel
+        if engines.languageModel == nil {
+            // The model the settings or the machine call for (ParleyModels' catalog and presets).
+            let choice = LanguageModelChoice.resolve(setting: settings.value("PARLEY_LLM_MODEL"), folder: paths.models)
+            engines.languageModel = choice.path.path
+            if engines.defaultSystemPrompt == nil { engines.defaultSystemPrompt = choice.model?.quirks.defaultSystemPrompt }
+            // The fast preset stays as the small model that answers while memory is short (or
+            // while the main one is missing), unless another was named.
+            if small == nil, let fast = ModelCatalog.standard.languageModel(.fast), choice.model?.id != fast.id {
+                let library = ModelLibrary(folder: paths.models)
+                if library.state(of: fast) == .installed { small = library.path(of: fast).path }
+            }
+            self.languageModelChoice = choice
+        } else {
+            self.languageModelChoice = nil
+        }
+        self.engines = LocalEngines(paths: paths, overrides: engines)
+        self.smallModel = small.map {
             LlamaLanguageModel(configuration: .init(modelPath: $0, contextLength: options.engines.contextLength, threads: options.engines.threads))
         }
         var health: [ProviderCapability: ProviderHealth<C>] = [:]

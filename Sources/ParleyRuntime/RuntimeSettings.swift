@@ -26,6 +26,9 @@ public struct RuntimeSettings: Sendable {
             // The PostgreSQL database several `parley serve` instances share (its password is a
             // secret), and how long the server keeps cached responses (seconds; 0 turns it off).
             "PARLEY_DATABASE_URL", "PARLEY_CACHE_TTL",
+            // The on-device language model (a catalog id or a GGUF path; `parley models use`
+            // writes it), and the package index models are pulled from.
+            "PARLEY_LLM_MODEL", "PARLEY_PYPI_URL",
         ]
     }()
 

@@ -69,6 +69,9 @@ struct Doctor: AsyncParsableCommand {
         if let thermal = resources.thermalState { machine += ", thermal state \(thermal)" }
         print(machine)
         print("Settings: environment, then \(settingsFile)\(FileManager.default.fileExists(atPath: settingsFile) ? "" : " (none)")")
+        if let choice = runtime.languageModelChoice {
+            print("On-device language model: \(choice.path.lastPathComponent) — \(choice.reason) (parley models list)")
+        }
         if let budget = settings.budget {
             print(String(format: "Budget: $%.2f a month, alert at $%.2f; charges kept in %@", budget.monthly, budget.alert, runtime.databaseURL.path))
         }

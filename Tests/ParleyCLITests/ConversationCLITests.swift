@@ -46,12 +46,12 @@ struct ConversationCLITests {
     }
 
     @Test("two questions separated by a pause: two turns, two spoken replies, and history shows them after exit")
-    func twoTurnsThenHistory() throws {
+    func twoTurnsThenHistory() async throws {
         let database = CLI.temporaryDatabase()
         defer { try? FileManager.default.removeItem(at: database.deletingLastPathComponent()) }
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("parley-two-\(UUID()).wav")
         defer { try? FileManager.default.removeItem(at: output) }
-        let talk = try CLI.run(["talk", "--input", try sample().path, "--output", output.path, "--json", "--database", database.path])
+        let talk = try await CLI.run(["talk", "--input", try sample().path, "--output", output.path, "--json", "--database", database.path])
         #expect(talk.status == 0, "stderr: \(talk.stderr)")
         let document = try JSONDecoder().decode(TalkDocument.self, from: Data(talk.stdout.utf8))
         #expect(document.turns.count == 2)
@@ -62,7 +62,7 @@ struct ConversationCLITests {
         // Two replies with a half-second gap between them.
         #expect(try WAV.read(from: output).duration > 1.5)
 
-        let history = try CLI.run(["history", "--json", "--database", database.path])
+        let history = try await CLI.run(["history", "--json", "--database", database.path])
         #expect(history.status == 0, "stderr: \(history.stderr)")
         let saved = try JSONDecoder().decode(HistoryDocument.self, from: Data(history.stdout.utf8))
         let thread = try #require(saved.threads.first)
@@ -73,7 +73,7 @@ struct ConversationCLITests {
 
         // A transcript corrected afterwards keeps the raw one beside it.
         let firstMessage = try #require(try ConversationStore(path: database).messages(in: thread.id).first)
-        #expect(CLI.runStatus(["history", "edit", String(firstMessage.id), "What is the capital of France, please?",
+        #expect(await CLI.runStatus(["history", "edit", String(firstMessage.id), "What is the capital of France, please?",
                                "--database", database.path]) == 0)
         let corrected = try #require(try ConversationStore(path: database).messages(in: thread.id).first)
         #expect(corrected.editedText == "What is the capital of France, please?")
@@ -81,15 +81,15 @@ struct ConversationCLITests {
 
         // A reply worth keeping goes to the stash, linked to its message.
         let reply = try #require(try ConversationStore(path: database).messages(in: thread.id).dropFirst().first)
-        #expect(CLI.runStatus(["history", "stash", "add", "--message", String(reply.id), "--kind", "reply", "--database", database.path]) == 0)
-        let stash = try CLI.run(["history", "stash", "list", "--json", "--database", database.path])
+        #expect(await CLI.runStatus(["history", "stash", "add", "--message", String(reply.id), "--kind", "reply", "--database", database.path]) == 0)
+        let stash = try await CLI.run(["history", "stash", "list", "--json", "--database", database.path])
         #expect(stash.stdout.contains(reply.text) && stash.stdout.contains("\"message_id\" : \(reply.id)"), "\(stash.stdout)")
         let item = try #require(try ConversationStore(path: database).stashItems().first)
-        #expect(CLI.runStatus(["history", "stash", "delete", String(item.id), "--database", database.path]) == 0)
+        #expect(await CLI.runStatus(["history", "stash", "delete", String(item.id), "--database", database.path]) == 0)
         #expect(try ConversationStore(path: database).stashItems().isEmpty)
 
         // The conversation continues where it stopped; opted in, the questions' audio is kept.
-        let again = try CLI.run(["talk", "--input", try sample().path, "--output", output.path, "--json", "--database", database.path,
+        let again = try await CLI.run(["talk", "--input", try sample().path, "--output", output.path, "--json", "--database", database.path,
                                  "--thread", String(thread.id), "--keep-audio"])
         #expect(again.status == 0, "stderr: \(again.stderr)")
         let store = try ConversationStore(path: database)
@@ -101,15 +101,15 @@ struct ConversationCLITests {
         #expect(kept.count == 2)
         for path in kept { #expect(try WAV.read(from: URL(fileURLWithPath: path)).duration > 1) }
         // Deleting the conversation deletes its audio.
-        #expect(CLI.runStatus(["history", "delete", String(thread.id), "--database", database.path]) == 0)
+        #expect(await CLI.runStatus(["history", "delete", String(thread.id), "--database", database.path]) == 0)
         #expect(kept.allSatisfy { !FileManager.default.fileExists(atPath: $0) })
     }
 
     @Test("an unknown thread is one clear sentence")
-    func unknownThread() throws {
+    func unknownThread() async throws {
         let database = CLI.temporaryDatabase()
         defer { try? FileManager.default.removeItem(at: database.deletingLastPathComponent()) }
-        let result = try CLI.run(["talk", "--input", try sample().path, "--database", database.path, "--thread", "42"])
+        let result = try await CLI.run(["talk", "--input", try sample().path, "--database", database.path, "--thread", "42"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("42"), "stderr: \(result.stderr)")
     }
@@ -130,6 +130,7 @@ struct ConversationCLITests {
         let process = Process()
         process.executableURL = CLI.executable
         process.arguments = ["talk", "--input", input.path, "--realtime", "--output", "/dev/null", "--database", database.path]
+        process.environment = ["PARLEY_LLM_MODEL": "smollm2-135m"].merging(ProcessInfo.processInfo.environment) { $1 }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
@@ -165,7 +166,7 @@ struct ConversationCLITests {
     }
 
     @Test("live audio: raw 16-bit PCM on standard input is a conversation too")
-    func standardInput() throws {
+    func standardInput() async throws {
         let audio = try WAV.read(from: ParleyPaths.current().sampleQuestion).resampled(to: 16_000)
         let pcm = audio.samples.reduce(into: Data()) { data, sample in
             var value = Int16(max(-1, min(1, sample)) * 32_767).littleEndian
@@ -173,7 +174,7 @@ struct ConversationCLITests {
         }
         let input = try CLI.temporaryFile("question.raw", contents: pcm)
         defer { try? FileManager.default.removeItem(at: input) }
-        let result = try CLI.run(["talk", "--input", "-", "--no-save", "--json", "--output", "/dev/null"], standardInput: input)
+        let result = try await CLI.run(["talk", "--input", "-", "--no-save", "--json", "--output", "/dev/null"], standardInput: input)
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let document = try JSONDecoder().decode(TalkDocument.self, from: Data(result.stdout.utf8))
         #expect(document.turns.first?.transcript.lowercased().contains("capital") == true)
@@ -203,7 +204,7 @@ extension ParleyCLITests {
         let clean = ["PARLEY_CONFIG": file.path, "OPENAI_API_KEY": "", "OPENAI_BASE_URL": "", "OPENAI_MODEL": "",
                      "PARLEY_DATABASE": database.path]
 
-        let fromFile = try CLI.run(["chat", "Capital of France?"], environment: clean)
+        let fromFile = try await CLI.run(["chat", "Capital of France?"], environment: clean)
         #expect(fromFile.status == 0, "stderr: \(fromFile.stderr)")
         #expect(fromFile.stdout.contains("From the file's server."))
         var sent = try #require(await server.requests.last { $0.path == "/v1/chat/completions" })
@@ -211,19 +212,19 @@ extension ParleyCLITests {
         #expect(sent.headers["authorization"] == "Bearer sk-file-secret")
 
         // The environment wins over the file.
-        let fromEnvironment = try CLI.run(["chat", "Capital of France?"], environment: clean.merging(["OPENAI_MODEL": "from-env"]) { $1 })
+        let fromEnvironment = try await CLI.run(["chat", "Capital of France?"], environment: clean.merging(["OPENAI_MODEL": "from-env"]) { $1 })
         #expect(fromEnvironment.status == 0, "stderr: \(fromEnvironment.stderr)")
         sent = try #require(await server.requests.last { $0.path == "/v1/chat/completions" })
         #expect(sent.json?["model"] as? String == "from-env")
 
-        let doctor = try CLI.run(["doctor"], environment: clean)
+        let doctor = try await CLI.run(["doctor"], environment: clean)
         #expect(doctor.stdout.contains("Settings: environment, then \(file.path)"))
         #expect(doctor.stdout.contains("Budget: $200.00 a month, alert at $150.50"), "\(doctor.stdout)")
         #expect(!doctor.stdout.contains("sk-file-secret") && !doctor.stderr.contains("sk-file-secret"))
 
         let broken = try CLI.temporaryFile("broken.json", contents: Data("{\"openai\": ".utf8))
         defer { try? FileManager.default.removeItem(at: broken) }
-        expectCleanFailure(try CLI.run(["chat", "hi"], environment: ["PARLEY_CONFIG": broken.path]), mentioning: "The settings file")
+        expectCleanFailure(try await CLI.run(["chat", "hi"], environment: ["PARLEY_CONFIG": broken.path]), mentioning: "The settings file")
     }
 }
 
@@ -248,13 +249,13 @@ extension ParleyCLITests {
             "PARLEY_BUDGET_MONTHLY": "2", "PARLEY_PRICE_OPENAI_OUTPUT": "1000000",
             "PARLEY_DATABASE": directory.appendingPathComponent("parley.sqlite").path,
         ]
-        let first = try CLI.run(["chat", "--max-tokens", "16", "What is the capital of France?"], environment: environment)
+        let first = try await CLI.run(["chat", "--max-tokens", "16", "What is the capital of France?"], environment: environment)
         #expect(first.status == 0, "stderr: \(first.stderr)")
         #expect(first.stdout.contains("Paid answer."))
         #expect(first.stderr.contains("monthly budget of $2.00 reached"))
 
         let paidRequests = await server.requests.filter { $0.path == "/v1/chat/completions" }.count
-        let second = try CLI.run(["chat", "--max-tokens", "16", "What is the capital of France?"], environment: environment)
+        let second = try await CLI.run(["chat", "--max-tokens", "16", "What is the capital of France?"], environment: environment)
         #expect(second.status == 0, "stderr: \(second.stderr)")
         #expect(!second.stdout.contains("Paid answer."))
         #expect(second.stdout.contains("Paris"))
@@ -264,7 +265,7 @@ extension ParleyCLITests {
     }
 
     @Test("history reads the database the settings file names, as talk writes it")
-    func historyUsesSettingsDatabase() throws {
+    func historyUsesSettingsDatabase() async throws {
         let database = CLI.temporaryDatabase()
         defer { try? FileManager.default.removeItem(at: database.deletingLastPathComponent()) }
         try FileManager.default.createDirectory(at: database.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -272,7 +273,7 @@ extension ParleyCLITests {
         _ = try store.createThread(title: "kept in the configured database", settings: ThreadSettings())
         let file = try CLI.temporaryFile("config.json", contents: Data(#"{"parley": {"database": "\#(database.path)"}}"#.utf8))
         defer { try? FileManager.default.removeItem(at: file) }
-        let listed = try CLI.run(["history"], environment: ["PARLEY_CONFIG": file.path, "PARLEY_DATABASE": ""])
+        let listed = try await CLI.run(["history"], environment: ["PARLEY_CONFIG": file.path, "PARLEY_DATABASE": ""])
         #expect(listed.status == 0, "stderr: \(listed.stderr)")
         #expect(listed.stdout.contains("kept in the configured database"), "\(listed.stdout)")
     }

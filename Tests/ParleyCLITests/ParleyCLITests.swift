@@ -21,31 +21,47 @@ enum CLI {
         var stderr: String
     }
 
-    static func run(_ arguments: [String], environment: [String: String] = [:], standardInput: URL? = nil) throws -> Result {
+    /// Runs `parley` and waits for it without holding a thread of Swift's cooperative pool: a
+    /// test that serves the child from this process (a wire server) needs those threads free,
+    /// and on two cores a blocking wait in each of two tests would starve the server.
+    static func run(_ arguments: [String], environment: [String: String] = [:], standardInput: URL? = nil) async throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        // stderr goes to a file so that neither pipe can fill up and block the child.
-        let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("parley-cli-stderr-\(UUID())")
+        // The suite runs on the fast preset (SmolLM2) unless told otherwise: quick, and the
+        // answers the tests expect.
+        let base = ["PARLEY_LLM_MODEL": "smollm2-135m"].merging(ProcessInfo.processInfo.environment) { $1 }
+        process.environment = base.merging(environment) { $1 }
+        // Both outputs go to files, so that no pipe can fill up and block the child.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-cli-\(UUID())", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let outputFile = folder.appendingPathComponent("stdout"), errorFile = folder.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: errorFile) }
+        let outputHandle = try FileHandle(forWritingTo: outputFile)
         let errorHandle = try FileHandle(forWritingTo: errorFile)
-        let out = Pipe()
-        process.standardOutput = out
+        process.standardOutput = outputHandle
         process.standardError = errorHandle
         process.standardInput = try standardInput.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
-        try process.run()
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { finished in continuation.resume(returning: finished.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+        try outputHandle.close()
         try errorHandle.close()
-        let error = try Data(contentsOf: errorFile)
-        return Result(status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self), stderr: String(decoding: error, as: UTF8.self))
+        return Result(status: status, stdout: String(decoding: try Data(contentsOf: outputFile), as: UTF8.self),
+                      stderr: String(decoding: try Data(contentsOf: errorFile), as: UTF8.self))
     }
 
     /// The exit status of a run (for commands whose output does not matter).
-    static func runStatus(_ arguments: [String]) -> Int32 {
-        (try? run(arguments).status) ?? -1
+    static func runStatus(_ arguments: [String]) async -> Int32 {
+        (try? await run(arguments).status) ?? -1
     }
 
     /// A database path in a new temporary folder (remove the folder afterwards).
@@ -75,71 +91,71 @@ struct ParleyCLITests {
     }
 
     @Test("talk: a missing file")
-    func missingFile() throws {
-        expectCleanFailure(try CLI.run(["talk", "--input", "/nonexistent/question.wav"]), mentioning: "No such file: /nonexistent/question.wav")
+    func missingFile() async throws {
+        expectCleanFailure(try await CLI.run(["talk", "--input", "/nonexistent/question.wav"]), mentioning: "No such file: /nonexistent/question.wav")
     }
 
     @Test("talk: a file that is not a WAV")
-    func notWAV() throws {
+    func notWAV() async throws {
         let file = try CLI.temporaryFile("q.wav", contents: Data("ID3 this is an mp3, honest".utf8))
         defer { try? FileManager.default.removeItem(at: file) }
-        expectCleanFailure(try CLI.run(["talk", "--input", file.path]), mentioning: "not a WAV file")
+        expectCleanFailure(try await CLI.run(["talk", "--input", file.path]), mentioning: "not a WAV file")
     }
 
     @Test("talk: a truncated WAV")
-    func truncated() throws {
+    func truncated() async throws {
         let whole = WAV.encode(AudioBuffer(samples: [Float](repeating: 0.1, count: 16_000), sampleRate: 16_000))
         let file = try CLI.temporaryFile("q.wav", contents: whole.prefix(1000))
         defer { try? FileManager.default.removeItem(at: file) }
-        expectCleanFailure(try CLI.run(["talk", "--input", file.path]), mentioning: "truncated")
+        expectCleanFailure(try await CLI.run(["talk", "--input", file.path]), mentioning: "truncated")
     }
 
     @Test("talk: a WAV with no audio")
-    func empty() throws {
+    func empty() async throws {
         let file = try CLI.temporaryFile("q.wav", contents: WAV.encode(AudioBuffer(samples: [], sampleRate: 16_000)))
         defer { try? FileManager.default.removeItem(at: file) }
-        expectCleanFailure(try CLI.run(["talk", "--input", file.path]), mentioning: "no audio")
+        expectCleanFailure(try await CLI.run(["talk", "--input", file.path]), mentioning: "no audio")
     }
 
     @Test("talk: silent audio")
-    func silent() throws {
+    func silent() async throws {
         let file = try CLI.temporaryFile("q.wav", contents: Self.silentWAV(seconds: 2))
         defer { try? FileManager.default.removeItem(at: file) }
-        expectCleanFailure(try CLI.run(["talk", "--input", file.path, "--no-save"]), mentioning: "No speech was found")
+        expectCleanFailure(try await CLI.run(["talk", "--input", file.path, "--no-save"]), mentioning: "No speech was found")
     }
 
     @Test("transcribe: bad input is one sentence too")
-    func transcribeBadInput() throws {
-        expectCleanFailure(try CLI.run(["transcribe", "/nonexistent/a.wav"]), mentioning: "No such file")
+    func transcribeBadInput() async throws {
+        expectCleanFailure(try await CLI.run(["transcribe", "/nonexistent/a.wav"]), mentioning: "No such file")
         let file = try CLI.temporaryFile("s.wav", contents: Self.silentWAV(seconds: 1))
         defer { try? FileManager.default.removeItem(at: file) }
-        expectCleanFailure(try CLI.run(["transcribe", file.path]), mentioning: "No speech was found")
+        expectCleanFailure(try await CLI.run(["transcribe", file.path]), mentioning: "No speech was found")
     }
 
     @Test("speak: empty text is refused with a reason")
-    func speakEmpty() throws {
-        let result = try CLI.run(["speak", "   ", "--output", "/tmp/never.wav"])
+    func speakEmpty() async throws {
+        let result = try await CLI.run(["speak", "   ", "--output", "/tmp/never.wav"])
         #expect(result.status != 0)
         #expect(result.stderr.contains("no text to speak"))
     }
 
     @Test("an output in a folder that does not exist is refused before any work")
-    func outputFolderMissing() throws {
+    func outputFolderMissing() async throws {
         let sample = ParleyPaths.current().sampleQuestion
         for arguments in [["talk", "--input", sample.path, "--no-save"], ["speak", "hello"]] {
-            let result = try CLI.run(arguments + ["--output", "/nonexistent/folder/reply.wav"])
+            let result = try await CLI.run(arguments + ["--output", "/nonexistent/folder/reply.wav"])
             #expect(result.status != 0)
             #expect(result.stderr.contains("the folder /nonexistent/folder does not exist"), "stderr: \(result.stderr)")
         }
     }
 
     @Test("a missing language model names the fix")
-    func missingModel() throws {
-        expectCleanFailure(try CLI.run(["chat", "--model", "/nonexistent/m.gguf", "hello"]), mentioning: "run scripts/setup or pass --model")
+    func missingModel() async throws {
+        expectCleanFailure(try await CLI.run(["chat", "--model", "/nonexistent/m.gguf", "hello"]), mentioning: "run scripts/setup or pass --model")
     }
 
     @Test("talk answers the spoken sample question, end to end, and writes the spoken answer")
-    func talkEndToEnd() throws {
+    func talkEndToEnd() async throws {
         let sample = ParleyPaths.current().sampleQuestion
         guard FileManager.default.fileExists(atPath: sample.path) else {
             Issue.record("Missing \(sample.path): run scripts/setup first.")
@@ -147,7 +163,7 @@ struct ParleyCLITests {
         }
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("parley-reply-\(UUID()).wav")
         defer { try? FileManager.default.removeItem(at: output) }
-        let result = try CLI.run(["talk", "--input", sample.path, "--output", output.path, "--json", "--no-save"])
+        let result = try await CLI.run(["talk", "--input", sample.path, "--output", output.path, "--json", "--no-save"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         struct Document: Decodable {
             struct Turn: Decodable {
@@ -183,7 +199,7 @@ struct ParleyCLITests {
                 : .json(404, #"{"error":{"message":"no such route"}}"#)
         }
         defer { server.stop() }
-        let result = try CLI.run(["chat", "--provider", "openai", "--base-url", server.baseURL + "/v1", "--remote-model", "served-model", "Capital of France?"])
+        let result = try await CLI.run(["chat", "--provider", "openai", "--base-url", server.baseURL + "/v1", "--remote-model", "served-model", "Capital of France?"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "Paris is the capital.")
         let sent = try #require(await server.requests.last?.json)
@@ -191,7 +207,7 @@ struct ParleyCLITests {
     }
 
     @Test("talk with OpenAI configured but its server dead answers on the local model and says why, without the key")
-    func talkFallsBack() throws {
+    func talkFallsBack() async throws {
         let sample = ParleyPaths.current().sampleQuestion
         guard FileManager.default.fileExists(atPath: sample.path) else {
             Issue.record("Missing \(sample.path): run scripts/setup first.")
@@ -199,7 +215,7 @@ struct ParleyCLITests {
         }
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("parley-fallback-\(UUID()).wav")
         defer { try? FileManager.default.removeItem(at: output) }
-        let result = try CLI.run(["talk", "--input", sample.path, "--output", output.path, "--json", "--no-save"],
+        let result = try await CLI.run(["talk", "--input", sample.path, "--output", output.path, "--json", "--no-save"],
                                  environment: ["OPENAI_API_KEY": "sk-do-not-log-me", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stderr.contains("[LLM] openai"))
@@ -210,8 +226,8 @@ struct ParleyCLITests {
     }
 
     @Test("doctor shows each chain, why each provider can or cannot serve, and what a request would use")
-    func doctor() throws {
-        let result = try CLI.run(["doctor", "--json"], environment: ["OPENAI_API_KEY": "sk-hidden", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
+    func doctor() async throws {
+        let result = try await CLI.run(["doctor", "--json"], environment: ["OPENAI_API_KEY": "sk-hidden", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
                                                                   "ANTHROPIC_API_KEY": "", "DEEPGRAM_API_KEY": ""])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         struct Report: Decodable {

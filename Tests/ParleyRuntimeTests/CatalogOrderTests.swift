@@ -19,6 +19,7 @@ let everyKey: [String: String] = [
 /// any provider setting of the environment left out).
 func runtime(_ values: [String: String], options: RuntimeOptions = RuntimeOptions()) -> Runtime<ContinuousClock> {
     let environment = ProcessInfo.processInfo.environment.filter { !RuntimeSettings.names.contains($0.key) }
+        .merging(["PARLEY_LLM_MODEL": "smollm2-135m"]) { $1 }
     return Runtime(settings: RuntimeSettings(values: environment.merging(values) { $1 }), options: options)
 }
 

@@ -21,7 +21,7 @@ struct ConversationOwnerTests {
                           factory: .textToSpeech { _ in ToneTextToSpeech() }),
         ])
         let environment = ProcessInfo.processInfo.environment.filter { !RuntimeSettings.names.contains($0.key) }
-        return Runtime(settings: RuntimeSettings(values: environment.merging(["PARLEY_DATABASE": database.path]) { $1 }), catalog: catalog)
+        return Runtime(settings: RuntimeSettings(values: environment.merging(["PARLEY_DATABASE": database.path, "PARLEY_LLM_MODEL": "smollm2-135m"]) { $1 }), catalog: catalog)
     }
 
     @Test("a thread of another owner is not found; the owner's own continues, with a journal for that owner")

@@ -40,6 +40,7 @@ final class ServeProcess: Sendable {
         process.executableURL = executable
         process.arguments = ["serve", "--port", "0", "--database", database.path] + arguments
         var merged = ProcessInfo.processInfo.environment.filter { !$0.key.hasSuffix("_API_KEY") && !$0.key.hasSuffix("_BASE_URL") }
+        if merged["PARLEY_LLM_MODEL"] == nil { merged["PARLEY_LLM_MODEL"] = "smollm2-135m" }  // the suite's fast preset
         merged.merge(environment) { $1 }
         process.environment = merged
         let output = Pipe()

@@ -26,7 +26,9 @@ struct TestServer: Sendable {
                       configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
         let database = FileManager.default.temporaryDirectory.appendingPathComponent("parley-server-\(UUID())/parley.sqlite")
         let environment = ProcessInfo.processInfo.environment.filter { !RuntimeSettings.names.contains($0.key) }
-        let values = environment.merging(settings) { $1 }.merging(["PARLEY_DATABASE": database.path]) { $1 }
+        // The suite's language model is the fast preset (SmolLM2), whatever the machine would pick.
+        let model = ["PARLEY_LLM_MODEL": ProcessInfo.processInfo.environment["PARLEY_LLM_MODEL"] ?? "smollm2-135m"]
+        let values = environment.merging(model) { $1 }.merging(settings) { $1 }.merging(["PARLEY_DATABASE": database.path]) { $1 }
         let runtime = Runtime(settings: RuntimeSettings(values: values), catalog: catalog)
         var configuration = ServerConfiguration(port: 0, apiKeys: ServerConfiguration.apiKeys(from: runtime.settings), probeInterval: nil)
         configure(&configuration)

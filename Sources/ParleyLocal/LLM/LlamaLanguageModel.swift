@@ -16,12 +16,17 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         public var contextLength: Int
         /// CPU threads for evaluation.
         public var threads: Int
+        /// The system prompt a request without one gets: some models (Qwen2.5-Coder) answer in
+        /// code blocks unless told they are speaking, and their templates otherwise add their own.
+        public var defaultSystemPrompt: String?
 
         /// Creates a configuration.
-        public init(modelPath: String, contextLength: Int = 2048, threads: Int = ProcessInfo.processInfo.activeProcessorCount) {
+        public init(modelPath: String, contextLength: Int = 2048, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
+                    defaultSystemPrompt: String? = nil) {
             self.modelPath = modelPath
             self.contextLength = contextLength
             self.threads = max(1, threads)
+            self.defaultSystemPrompt = defaultSystemPrompt
         }
     }
 
@@ -94,7 +99,11 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
     ) throws {
         let session = try loadedSession()
         let sampling = request.sampling
-        let prompt = try fittedPrompt(request.messages, session: session, reserve: sampling.maxTokens)
+        var messages = request.messages
+        if let system = configuration.defaultSystemPrompt, !messages.contains(where: { $0.role == .system }) {
+            messages.insert(.system(system), at: 0)
+        }
+        let prompt = try fittedPrompt(messages, session: session, reserve: sampling.maxTokens)
         let reused = try ComputeLane.shared.run { try session.load(prompt: prompt) }
         let sampler = session.makeSampler(sampling)
         var decoder = UTF8StreamDecoder()

