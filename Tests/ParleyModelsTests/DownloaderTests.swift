@@ -36,8 +36,9 @@ struct DownloaderTests {
     func quick() -> Downloader.Configuration {
         var configuration = Downloader.Configuration()
         configuration.backoff = .milliseconds(20)
-        configuration.idleTimeout = .seconds(1)
         configuration.progressInterval = .milliseconds(1)
+        // The default idle timeout (30 s): the whole suite runs at once on two cores, and a
+        // server in this process can be starved for seconds.
         return configuration
     }
 
@@ -119,11 +120,15 @@ struct DownloaderTests {
         defer { server.stop() }
         let folder = try temporaryFolder()
         let log = EventLog()
-        let file = try await Downloader(configuration: quick()).download(
+        var configuration = quick()
+        configuration.idleTimeout = .seconds(3)
+        configuration.retries = 8
+        let file = try await Downloader(configuration: configuration).download(
             DownloadRequest(url: server.url("s.bin"), destination: folder.appendingPathComponent("s.bin"), sha256: Bytes.sha256(small)),
             progress: log.handler)
         #expect(try Data(contentsOf: file) == small)
-        #expect(await server.ranges(of: "s.bin").count == 3)
+        // Two stalls at least (a starved test process may add a resume of its own).
+        #expect(await server.ranges(of: "s.bin").count >= 3)
         #expect(log.all.contains { $0.bytesPerSecond != nil })
     }
 

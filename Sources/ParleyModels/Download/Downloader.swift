@@ -208,8 +208,12 @@ public actor Downloader {
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = .HEAD
         let response: HTTPClientResponse
+        // The answer to a HEAD may take longer than a gap in a body may (a busy server, a slow
+        // link): it gets at least 30 s.
+        let patience = max(configuration.idleTimeout, .seconds(30))
+        let client = DownloadClients.client(connect: configuration.connectTimeout, read: patience)
         do {
-            response = try await client.execute(request, timeout: .seconds(Int64(configuration.idleTimeout.components.seconds) + 15))
+            response = try await client.execute(request, timeout: .seconds(patience.components.seconds + 15))
         } catch {
             throw .unreachable(url: Self.redacted(url), reason: Self.reason(error))
         }
