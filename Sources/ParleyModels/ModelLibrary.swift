@@ -67,10 +67,9 @@ public actor ModelLibrary {
         var partial: Int64 = 0
         var complete = true
         for file in model.files {
-            let size = fileSize(path(of: file))
-            if let size, file.sha256 == nil ? size > 0 : size == file.size { continue }
+            if isInPlace(file) { continue }
             complete = false
-            partial += size ?? 0
+            partial += fileSize(path(of: file)) ?? 0
             partial += fileSize(path(of: file).appendingPathExtension("partial")) ?? 0
             if case .wheels(let members) = file.source {
                 for member in members {
@@ -84,6 +83,13 @@ public actor ModelLibrary {
         }
         if complete { return .installed }
         return partial > 0 ? .partial(bytes: partial) : .missing
+    }
+
+    /// Whether `file` is on disk with its catalog size (any size above zero for a file setup
+    /// makes, whose size differs between builds).
+    nonisolated func isInPlace(_ file: ModelFile) -> Bool {
+        guard let size = fileSize(path(of: file)) else { return false }
+        return file.sha256 == nil ? size > 0 : size == file.size
     }
 
     /// Model files in the folder that the catalog does not know (pulled with `--url`, or copied in).
@@ -170,9 +176,7 @@ public actor ModelLibrary {
             let destination = path(of: file)
             switch file.source {
             case .setup(let how):
-                guard state(of: CatalogModel(id: model.id, displayName: model.displayName, capability: model.capability,
-                                             files: [file], licence: model.licence, memory: model.memory)) == .installed
-                else { throw .notDownloadable(id: model.id, how: how) }
+                guard isInPlace(file) else { throw .notDownloadable(id: model.id, how: how) }
                 results.append(destination)
             case .url(let url):
                 results.append(try await downloader.download(

@@ -47,7 +47,7 @@ final class ProgressBar: Sendable {
                 state.rates[event.file] = nil
             case .checking where state.files.isEmpty:
                 return phase("checking \(event.file)", &state)
-            case .validating where event.file.hasSuffix(".gguf") || event.file.hasSuffix(".onnx") || event.file.hasSuffix(".bin"):
+            case .validating where !event.file.hasSuffix(".whl"):  // the model file, not each wheel
                 return phase("verifying and assembling \(event.file)", &state)
             default:
                 return nil
