@@ -154,6 +154,17 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
         return LanguageModelChain(providers: all, health: health, clock: clock, logger: logger)
     }
 
+    /// Structured output for `selection`: the same providers as ``languageModel(_:)`` (one,
+    /// or every configured one ending on-device), each asked for JSON that follows a
+    /// schema, validated, repaired or failed over. `policy` orders the providers per task
+    /// (names as in ``ProviderIdentity/description``); without one they keep the chain's order.
+    public func structuredGenerator(_ selection: ProviderSelection = .auto, policy: RoutingPolicy? = nil) throws -> StructuredGenerator<C> {
+        var chosen = try providers(.languageModel, selection, as: (any LanguageModelProvider).self)
+        if selection == .auto, let smallModel { chosen.append(smallModel) }
+        return StructuredGenerator(providers: chosen, policy: policy, health: health(of: .languageModel),
+                                   logger: Logger(label: "parley.structured"))
+    }
+
     /// Speech to text for `selection`: one provider, or the chain of configured providers
     /// ending with whisper.cpp.
     public nonisolated func speechToText(_ selection: ProviderSelection = .auto) throws -> any SpeechToTextProvider {

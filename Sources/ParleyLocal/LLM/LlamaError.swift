@@ -14,6 +14,8 @@ public enum LlamaError: Error, Equatable, Sendable, CustomStringConvertible {
     case decodeFailed(code: Int32)
     /// The prompt does not fit the context window even with the history trimmed.
     case promptTooLong(tokens: Int, contextLength: Int)
+    /// llama.cpp would not parse the grammar made from a response schema.
+    case grammarRejected
 
     public var description: String {
         switch self {
@@ -31,6 +33,8 @@ public enum LlamaError: Error, Equatable, Sendable, CustomStringConvertible {
             return "llama.cpp failed to evaluate the prompt (llama_decode returned \(code))."
         case .promptTooLong(let tokens, let contextLength):
             return "The prompt needs \(tokens) tokens but the context holds \(contextLength); shorten it or raise the context length."
+        case .grammarRejected:
+            return "llama.cpp rejected the grammar made from the response schema; simplify the schema (and report it as a Parley bug)."
         }
     }
 }

@@ -31,7 +31,8 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
     }
 
     public nonisolated let identity: ProviderIdentity
-    /// Text only for now (no images, no JSON schema), with the configured context window.
+    /// Text, and JSON that follows a schema (grammar-constrained); no images. The context
+    /// window is the configured one.
     public nonisolated let capabilities: LanguageModelCapabilities
     public nonisolated let configuration: Configuration
     private let executor = ThreadExecutor(name: "parley.llama")
@@ -45,7 +46,7 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         self.configuration = configuration
         let name = URL(fileURLWithPath: configuration.modelPath).deletingPathExtension().lastPathComponent
         self.identity = ProviderIdentity(name: "llama.cpp", model: name, isLocal: true)
-        self.capabilities = LanguageModelCapabilities(contextTokens: configuration.contextLength)
+        self.capabilities = LanguageModelCapabilities(jsonSchema: true, contextTokens: configuration.contextLength)
     }
 
     public nonisolated func availability() async -> Availability {
@@ -61,6 +62,10 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
 
     /// Whether the model is in memory.
     public var isLoaded: Bool { session != nil }
+
+    /// How many proposed tokens the grammar rejected in the last constrained request (each
+    /// cost a pass over the whole vocabulary).
+    public private(set) var lastGrammarResamples = 0
 
     /// How many times the model has been loaded into memory (once, unless it was unloaded).
     public private(set) var loads = 0
@@ -83,8 +88,9 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         return loaded
     }
 
-    /// Streams the reply. A request with image parts or a response schema fails with
-    /// ``UnsupportedCapabilityError`` before the model is loaded.
+    /// Streams the reply. With a response schema, a grammar made from it (``JSONGrammar``)
+    /// constrains every token, so the reply is JSON of the schema's shape. A request with
+    /// image parts fails with ``UnsupportedCapabilityError`` before the model is loaded.
     public nonisolated func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
         .producing { continuation in
             try self.checkCapabilities(for: request)
@@ -97,6 +103,9 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
     private func generate(
         _ request: ChatRequest, into continuation: AsyncThrowingStream<ChatEvent, any Error>.Continuation
     ) throws {
+        let grammar = try request.responseSchema.map { response throws(ProviderError) in
+            do { return JSONGrammar(schema: try JSONSchema(json: response.schema)) } catch { throw .invalidInput("\(error)") }
+        }
         let session = try loadedSession()
         let sampling = request.sampling
         var messages = request.messages
@@ -105,7 +114,7 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         }
         let prompt = try fittedPrompt(messages, session: session, reserve: sampling.maxTokens)
         let reused = try ComputeLane.shared.run { try session.load(prompt: prompt) }
-        let sampler = session.makeSampler(sampling)
+        let sampler = try session.makeSampler(sampling, grammar: grammar)
         var decoder = UTF8StreamDecoder()
         var stops = StopSequenceFilter(stops: sampling.stop)
         var generated = 0
@@ -134,6 +143,8 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
             let tail = stops.flush(decoder.flush())
             if !tail.isEmpty { continuation.yield(.text(tail)) }
         }
+        if grammar != nil { logger.debug("grammar rejected \(sampler.resamples) of \(generated) proposed tokens") }
+        lastGrammarResamples = sampler.resamples
         continuation.yield(.finished(finish, Usage(inputTokens: prompt.count, cachedInputTokens: reused, outputTokens: generated)))
     }
 

@@ -142,17 +142,36 @@ final class LlamaSession {
         return buffer.prefix(Int(max(0, count))).map { UInt8(bitPattern: $0) }
     }
 
-    /// A sampler chain for this model's vocabulary.
-    func makeSampler(_ options: SamplingOptions) -> LlamaSampler {
-        LlamaSampler(options: options, vocabularySize: llama_vocab_n_tokens(vocab))
+    /// A sampler chain for this model's vocabulary, constrained by `grammar` when given.
+    func makeSampler(_ options: SamplingOptions, grammar: JSONGrammar? = nil) throws(LlamaError) -> LlamaSampler {
+        try LlamaSampler(options: options, vocab: vocab, grammar: grammar)
     }
 }
 
-/// A llama.cpp sampler chain; freed in `deinit`.
+/// A llama.cpp sampler chain, and a grammar sampler when output is constrained; freed in
+/// `deinit`.
+///
+/// With a grammar, each token is first sampled freely and then checked against the grammar
+/// alone; only when the grammar rejects it is the whole vocabulary filtered by the grammar
+/// and the token sampled again. Checking one token is cheap, filtering the vocabulary is
+/// not, and a model asked for JSON mostly proposes tokens the grammar allows.
 final class LlamaSampler {
     private let chain: UnsafeMutablePointer<llama_sampler>
+    private let grammar: UnsafeMutablePointer<llama_sampler>?
+    private var candidates: [llama_token_data]
+    /// Tokens the grammar rejected, so the vocabulary was filtered (for benchmarks).
+    private(set) var resamples = 0
 
-    init(options: SamplingOptions, vocabularySize: Int32) {
+    init(options: SamplingOptions, vocab: OpaquePointer, grammar: JSONGrammar?) throws(LlamaError) {
+        let vocabularySize = llama_vocab_n_tokens(vocab)
+        if let grammar {
+            guard let sampler = llama_sampler_init_grammar(vocab, grammar.text, "root") else { throw .grammarRejected }
+            self.grammar = sampler
+            candidates = [llama_token_data](repeating: llama_token_data(id: 0, logit: 0, p: 0), count: Int(vocabularySize))
+        } else {
+            self.grammar = nil
+            candidates = []
+        }
         var params = llama_sampler_chain_default_params()
         params.no_perf = true
         chain = llama_sampler_chain_init(params)
@@ -167,11 +186,36 @@ final class LlamaSampler {
         }
     }
 
-    deinit { llama_sampler_free(chain) }
+    deinit {
+        llama_sampler_free(chain)
+        if let grammar { llama_sampler_free(grammar) }
+    }
 
     fileprivate func sample(context: OpaquePointer) -> llama_token {
         // llama_sampler_sample also accepts the token into the chain (for the penalties).
-        llama_sampler_sample(chain, context, -1)
+        guard let grammar, let logits = llama_get_logits_ith(context, -1) else { return llama_sampler_sample(chain, context, -1) }
+        let token = candidates.withUnsafeMutableBufferPointer { buffer -> llama_token in
+            guard let base = buffer.baseAddress else { return 0 }
+            func fill() -> llama_token_data_array {
+                for index in buffer.indices { buffer[index] = llama_token_data(id: llama_token(index), logit: logits[index], p: 0) }
+                return llama_token_data_array(data: base, size: buffer.count, selected: -1, sorted: false)
+            }
+            var all = fill()
+            llama_sampler_apply(chain, &all)
+            var proposed = all.selected >= 0 ? all.data[Int(all.selected)] : llama_token_data(id: 0, logit: 0, p: 0)
+            proposed.logit = 1
+            var single = llama_token_data_array(data: &proposed, size: 1, selected: -1, sorted: false)
+            llama_sampler_apply(grammar, &single)
+            if proposed.logit.isFinite { return proposed.id }
+            resamples += 1
+            var constrained = fill()
+            llama_sampler_apply(grammar, &constrained)
+            llama_sampler_apply(chain, &constrained)
+            return constrained.selected >= 0 ? constrained.data[Int(constrained.selected)].id : 0
+        }
+        llama_sampler_accept(grammar, token)
+        llama_sampler_accept(chain, token)
+        return token
     }
 }
 

@@ -40,7 +40,7 @@ enum RealtimeClientEvent: Sendable, Equatable {
         }
     }
 
-    private static func event(_ type: String, _ fields: [String: JSONValue]) throws(RealtimeProtocolError) -> RealtimeClientEvent {
+    private static func event(_ type: String, _ fields: JSONObject) throws(RealtimeProtocolError) -> RealtimeClientEvent {
         switch type {
         case "session.update":
             guard let session = fields["session"] else { throw .missing("session") }
@@ -78,7 +78,7 @@ enum RealtimeClientEvent: Sendable, Equatable {
         }
     }
 
-    private static func userMessage(_ item: [String: JSONValue]) throws(RealtimeProtocolError) -> RealtimeClientEvent {
+    private static func userMessage(_ item: JSONObject) throws(RealtimeProtocolError) -> RealtimeClientEvent {
         let type = item["type"]?.string ?? "message"
         guard type == "message" else {
             throw .invalidValue("item.type", "Only message items can be created here, not '\(type)'.")

@@ -499,14 +499,14 @@ actor RealtimeConnection {
         guard let open = response else { return }
         response = nil
         let text = transcript ?? open.text
-        let ids: [String: JSONValue] = ["response_id": .string(open.id), "item_id": .string(open.itemID), "output_index": .number(0), "content_index": .number(0)]
+        let ids: JSONObject = ["response_id": .string(open.id), "item_id": .string(open.itemID), "output_index": .number(0), "content_index": .number(0)]
         if settings.textOnly {
-            send("response.output_text.done", ids.merging(["text": .string(text)]) { $1 })
+            send("response.output_text.done", ids.merging(["text": .string(text)]))
         } else {
             send("response.output_audio.done", ids)
-            send("response.output_audio_transcript.done", ids.merging(["transcript": .string(text)]) { $1 })
+            send("response.output_audio_transcript.done", ids.merging(["transcript": .string(text)]))
         }
-        send("response.content_part.done", ids.merging(["part": part(transcript: text)]) { $1 })
+        send("response.content_part.done", ids.merging(["part": part(transcript: text)]))
         let item = Self.item(open.itemID, role: "assistant", status: status == "completed" ? "completed" : "incomplete",
                              content: [part(transcript: text, output: true)])
         send("response.output_item.done", ["response_id": .string(open.id), "output_index": .number(0), "item": item])
@@ -572,19 +572,18 @@ actor RealtimeConnection {
         "conversation.item.added": "conversation.item.created",
     ]
 
-    private func send(_ type: String, _ fields: [String: JSONValue]) {
+    private func send(_ type: String, _ fields: JSONObject) {
         if beta, type == "conversation.item.done" { return }
         lastEvent += 1
         var event = fields
         event["type"] = .string(beta ? Self.betaNames[type] ?? type : type)
         event["event_id"] = .string("event_\(sessionID.dropFirst(5))_\(lastEvent)")
-        guard let data = try? JSONEncoder().encode(JSONValue.object(event)) else { return }
-        emit(String(decoding: data, as: UTF8.self))
+        emit(JSONValue.object(event).text)
     }
 
     private func sendError(_ error: RealtimeProtocolError, eventID: String?) {
         logger.debug("realtime: \(error.code): \(error.message)")
-        var body: [String: JSONValue] = ["type": .string(error.type), "code": .string(error.code), "message": .string(error.message),
+        var body: JSONObject = ["type": .string(error.type), "code": .string(error.code), "message": .string(error.message),
                                          "param": error.param.map(JSONValue.string) ?? .null]
         body["event_id"] = eventID.map(JSONValue.string) ?? .null
         send("error", ["error": .object(body)])

@@ -1,0 +1,91 @@
+import Foundation
+
+/// Any JSON value, for schemas and structured output that travel through typed code.
+///
+/// Objects keep their members' order. ``init(parsing:)`` and ``text`` read and write JSON
+/// with that order kept; `Codable` (through Foundation's coders) works too but does not
+/// promise an order.
+public enum JSONValue: Sendable, Equatable, Hashable, Codable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object(JSONObject)
+
+    /// Parses JSON text, keeping the order of object members.
+    ///
+    /// - Throws: ``JSONSyntaxError`` saying where the text stops being JSON.
+    public init(parsing text: String) throws(JSONSyntaxError) {
+        self = try JSONReader.parse(text)
+    }
+
+    /// Parses JSON bytes (UTF-8), keeping the order of object members.
+    public init(parsing data: Data) throws(JSONSyntaxError) {
+        self = try JSONReader.parse(String(decoding: data, as: UTF8.self))
+    }
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        if let container = try? decoder.container(keyedBy: Key.self) {
+            var object = JSONObject()
+            for key in container.allKeys { object[key.stringValue] = try container.decode(JSONValue.self, forKey: key) }
+            self = .object(object)
+            return
+        }
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() { self = .null }
+        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
+        else if let value = try? container.decode(Double.self) { self = .number(value) }
+        else if let value = try? container.decode(String.self) { self = .string(value) }
+        else { self = .array(try container.decode([JSONValue].self)) }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        if case .object(let object) = self {
+            var container = encoder.container(keyedBy: Key.self)
+            for (key, value) in object { try container.encode(value, forKey: Key(stringValue: key)) }
+            return
+        }
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .number(let value):
+            if let integer = JSONValue.exactInteger(value) { try container.encode(integer) } else { try container.encode(value) }
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object: break
+        }
+    }
+
+    /// The member `key` of an object.
+    public subscript(key: String) -> JSONValue? {
+        if case .object(let members) = self { return members[key] }
+        return nil
+    }
+
+    /// The text of a string value.
+    public var string: String? { if case .string(let value) = self { value } else { nil } }
+    /// The value of a number.
+    public var number: Double? { if case .number(let value) = self { value } else { nil } }
+    /// The value of a boolean.
+    public var bool: Bool? { if case .bool(let value) = self { value } else { nil } }
+    /// The elements of an array.
+    public var array: [JSONValue]? { if case .array(let value) = self { value } else { nil } }
+    /// The members of an object.
+    public var object: JSONObject? { if case .object(let value) = self { value } else { nil } }
+    /// Whether this is `null`.
+    public var isNull: Bool { self == .null }
+
+    /// `value` as an integer when it is one and fits exactly.
+    static func exactInteger(_ value: Double) -> Int64? {
+        value.rounded() == value && abs(value) < 1e15 ? Int64(value) : nil
+    }
+}
