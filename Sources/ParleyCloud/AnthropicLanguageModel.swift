@@ -6,6 +6,11 @@ import ParleyCore
 /// base64 content blocks, and the events `message_start`, `content_block_start`,
 /// `content_block_delta`, `content_block_stop`, `message_delta`, `message_stop`, `ping` and
 /// `error`.
+///
+/// Structured output goes through a forced tool: the response schema becomes the only tool's
+/// `input_schema`, `tool_choice` names it, and the tool input streamed as `input_json_delta`
+/// is the reply's text. A schema whose root is not an object is wrapped in one (the API
+/// requires an object) and unwrapped when the reply ends.
 public struct AnthropicLanguageModel: LanguageModelProvider {
     /// Settings of the client.
     public struct Configuration: Sendable, Equatable {
@@ -38,9 +43,8 @@ public struct AnthropicLanguageModel: LanguageModelProvider {
 
     public let configuration: Configuration
     public let identity: ProviderIdentity
-    /// Images, and no JSON schema yet: structured output through a forced tool is not
-    /// implemented, so a request with a schema fails instead of being answered freely.
-    public let capabilities = LanguageModelCapabilities(images: true)
+    /// Images, and JSON schemas (through a forced tool).
+    public let capabilities = LanguageModelCapabilities(images: true, jsonSchema: true)
     private let call: HTTPCall
 
     /// Creates the provider.
@@ -68,6 +72,9 @@ public struct AnthropicLanguageModel: LanguageModelProvider {
             var parser = SSEParser()
             var usage = Usage()
             var finish = FinishReason.stop
+            // A wrapped schema's input is held until the end, then its one member is the reply.
+            let wrapped = body.tool_choice != nil && body.wrapsValue
+            var held = ""
             for try await buffer in call.chunks(response) {
                 for event in parser.feed(buffer.readableBytesView) {
                     let payload: StreamEvent
@@ -82,11 +89,21 @@ public struct AnthropicLanguageModel: LanguageModelProvider {
                         usage.cachedInputTokens = payload.message?.usage?.cache_read_input_tokens ?? 0
                         usage.outputTokens = payload.message?.usage?.output_tokens ?? 0
                     case "content_block_delta":
-                        if payload.delta?.type == "text_delta", let text = payload.delta?.text, !text.isEmpty { output.yield(.text(text)) }
+                        if payload.delta?.type == "text_delta", body.tool_choice == nil, let text = payload.delta?.text, !text.isEmpty {
+                            output.yield(.text(text))
+                        } else if payload.delta?.type == "input_json_delta", let json = payload.delta?.partial_json, !json.isEmpty {
+                            if wrapped { held += json } else { output.yield(.text(json)) }
+                        }
                     case "message_delta":
                         if let tokens = payload.usage?.output_tokens { usage.outputTokens = tokens }
                         if let reason = payload.delta?.stop_reason { finish = reason == "max_tokens" ? .length : .stop }
                     case "message_stop":
+                        if wrapped {
+                            guard let value = try? JSONValue(parsing: held)[MessagesBody.wrapperMember] else {
+                                throw HTTPProviderError(provider: "anthropic", kind: .malformedResponse, message: "the tool input has no \(MessagesBody.wrapperMember) member")
+                            }
+                            output.yield(.text(value.text))
+                        }
                         output.yield(.finished(finish, usage))
                         return
                     case "error":
@@ -143,6 +160,28 @@ public struct AnthropicLanguageModel: LanguageModelProvider {
         var top_p: Double?
         var top_k: Int?
         var stop_sequences: [String]?
+        var tools: [Tool]?
+        var tool_choice: ToolChoice?
+        /// Whether the schema's root is not an object and was wrapped in one.
+        var wrapsValue = false
+
+        struct Tool: Encodable {
+            var name: String
+            var description: String
+            var input_schema: JSONValue
+        }
+
+        struct ToolChoice: Encodable {
+            var type = "tool"
+            var name: String
+        }
+
+        /// The member that carries a wrapped value.
+        static let wrapperMember = "value"
+
+        enum CodingKeys: String, CodingKey {
+            case model, max_tokens, system, messages, stream, temperature, top_p, top_k, stop_sequences, tools, tool_choice
+        }
 
         init(_ request: ChatRequest, model: String) {
             self.model = model
@@ -170,6 +209,18 @@ public struct AnthropicLanguageModel: LanguageModelProvider {
             top_k = request.sampling.topK > 0 ? request.sampling.topK : nil
             top_p = nil  // Anthropic advises setting temperature or top_p, not both
             stop_sequences = request.sampling.stop.isEmpty ? nil : request.sampling.stop
+            if let response = request.responseSchema {
+                let name = String(response.name.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") ? $0 : "_" }.prefix(64))
+                var schema = response.schema
+                if schema["type"]?.string != "object" {
+                    wrapsValue = true
+                    schema = .object(["type": "object", "properties": .object([Self.wrapperMember: schema]),
+                                      "required": .array([.string(Self.wrapperMember)])])
+                }
+                tools = [Tool(name: name.isEmpty ? "response" : name,
+                              description: "Record the answer. Its input must follow the schema exactly.", input_schema: schema)]
+                tool_choice = ToolChoice(name: name.isEmpty ? "response" : name)
+            }
         }
     }
 
@@ -183,6 +234,7 @@ public struct AnthropicLanguageModel: LanguageModelProvider {
         struct Delta: Decodable {
             var type: String?
             var text: String?
+            var partial_json: String?
             var stop_reason: String?
         }
         struct ErrorBody: Decodable {

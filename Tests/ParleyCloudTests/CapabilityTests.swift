@@ -29,21 +29,10 @@ struct ProviderCapabilityTests {
                                                               supportsJSONSchema: false, contextTokens: 4_096))
         #expect(server.capabilities == LanguageModelCapabilities(contextTokens: 4_096))
         let anthropic = AnthropicLanguageModel(configuration: .init(apiKey: "k"))
-        #expect(anthropic.capabilities == LanguageModelCapabilities(images: true))
+        #expect(anthropic.capabilities == LanguageModelCapabilities(images: true, jsonSchema: true))
         #expect(OllamaLanguageModel(configuration: .init()).capabilities == LanguageModelCapabilities(jsonSchema: true))
         #expect(OllamaLanguageModel(configuration: .init(supportsImages: true, contextTokens: 8_192)).capabilities
             == LanguageModelCapabilities(images: true, jsonSchema: true, contextTokens: 8_192))
-    }
-
-    @Test("Anthropic refuses a response schema instead of answering in free text")
-    func anthropicSchema() async throws {
-        let server = try await Self.untouchedServer()
-        defer { server.stop() }
-        let model = AnthropicLanguageModel(configuration: .init(baseURL: server.baseURL, apiKey: "sk-ant-test", model: "claude-test"))
-        let error = try #require(await run(model, Self.schemaRequest).error as? UnsupportedCapabilityError)
-        #expect(error == UnsupportedCapabilityError(missing: [.jsonSchema], providers: ["anthropic (claude-test)"]))
-        #expect(error.description.contains("configure a provider with structured output"))
-        #expect(await server.requests.isEmpty)
     }
 
     @Test("an Ollama model not marked as vision-capable refuses images")

@@ -9,22 +9,22 @@ import Testing
 struct LlamaCapabilityTests {
     let model = LlamaLanguageModel(configuration: .init(modelPath: "/nonexistent/SmolLM2.gguf", contextLength: 1_536, threads: 1))
 
-    @Test("declares text only, with its context window")
+    @Test("declares text and JSON schemas, with its context window")
     func declaration() {
-        #expect(model.capabilities == LanguageModelCapabilities(contextTokens: 1_536))
+        #expect(model.capabilities == LanguageModelCapabilities(jsonSchema: true, contextTokens: 1_536))
     }
 
-    @Test("refuses images and response schemas, saying what to configure, without loading the model")
+    @Test("refuses images, and a schema it cannot use, saying what to do, without loading the model")
     func refuses() async throws {
         let picture = ChatRequest(messages: [ChatMessage(role: .user, parts: [.text("What is this?"), .image(data: Data([1]), mimeType: "image/png")])])
-        let structured = ChatRequest(messages: [.user("Capital of France?")],
-                                     responseSchema: ResponseSchema(name: "city", schema: .object(["type": .string("object")])))
-        for (request, missing) in [(picture, LanguageModelCapabilities.Feature.images), (structured, .jsonSchema)] {
-            let error = await #expect(throws: UnsupportedCapabilityError.self) { _ = try await model.completeText(request) }
-            #expect(error == UnsupportedCapabilityError(missing: [missing], providers: ["llama.cpp (SmolLM2)"]))
-        }
-        let error = UnsupportedCapabilityError(missing: [.images], providers: [model.identity.description])
-        #expect(error.description == "llama.cpp (SmolLM2) cannot read images; configure a vision provider "
+        let error = await #expect(throws: UnsupportedCapabilityError.self) { _ = try await model.completeText(picture) }
+        #expect(error == UnsupportedCapabilityError(missing: [.images], providers: ["llama.cpp (SmolLM2)"]))
+        let unusable = ChatRequest(messages: [.user("Capital of France?")],
+                                   responseSchema: ResponseSchema(name: "city", schema: .object(["not": .object(["type": "string"])])))
+        let invalid = await #expect(throws: ProviderError.self) { _ = try await model.completeText(unusable) }
+        #expect("\(invalid.map { "\($0)" } ?? "")".contains("`not` is not supported"))
+        let described = UnsupportedCapabilityError(missing: [.images], providers: [model.identity.description])
+        #expect(described.description == "llama.cpp (SmolLM2) cannot read images; configure a vision provider "
             + "(OPENAI_API_KEY, ANTHROPIC_API_KEY, or an Ollama vision model).")
         #expect(await !model.isLoaded)
     }

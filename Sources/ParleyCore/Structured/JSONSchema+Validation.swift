@@ -94,8 +94,8 @@ extension JSONSchema {
         name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" } ? "\(path).\(name)" : "\(path)[\(JSONValue.string(name).text)]"
     }
 
-    /// Patterns for the named string formats Parley checks.
-    static let formatPatterns: [String: String] = [
+    /// Patterns for the named string formats Parley checks (and grammars enforce).
+    public static let formatPatterns: [String: String] = [
         "date": #"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$"#,
         "time": #"^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?$"#,
         "date-time": #"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[T ]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?$"#,

@@ -5,9 +5,10 @@ import ParleyCore
 ///
 /// The grammar fixes the structure: objects have the schema's properties in its order
 /// (optional ones may be left out), arrays have the allowed number of items, strings
-/// respect their lengths, enumerations and constants are spelled out, integers in a small
-/// range are listed, and a non-negative minimum forbids the minus sign. What a grammar
-/// cannot cheaply say (string patterns and formats, most number ranges) is checked after
+/// respect their lengths or their pattern (and the named formats' patterns), enumerations
+/// and constants are spelled out, integers in a small range are listed, shares in [0, 1]
+/// stay there, and a non-negative minimum forbids the minus sign. What a grammar cannot
+/// cheaply say (patterns beyond plain regular expressions, most number ranges) is checked after
 /// generation by ``JSONSchema/violations(of:)``. Whitespace is limited, so a small model
 /// cannot wander off into blank lines.
 public struct JSONGrammar: Sendable, Equatable, CustomStringConvertible {
@@ -24,7 +25,7 @@ public struct JSONGrammar: Sendable, Equatable, CustomStringConvertible {
     public var description: String { text }
 
     /// The largest integer range listed value by value.
-    static let listedRangeLimit = 64
+    static let listedRangeLimit = 256
 
     private struct Builder {
         /// Rule bodies by name, in the order made.
@@ -95,6 +96,10 @@ public struct JSONGrammar: Sendable, Equatable, CustomStringConvertible {
                 let alternatives = options.enumerated().map { index, option in expression(for: option, name: "\(name)-\(index + 1)") }
                 return add(alternatives.joined(separator: " | "), name: name)
             case .string(let rules):
+                if let pattern = rules.pattern ?? rules.format.flatMap({ JSONSchema.formatPatterns[$0] }),
+                   let inside = PatternGrammar.expression(for: pattern, anyChar: use("char")) {
+                    return add(#""\"" "# + inside + #" "\"" "# + use("ws"), name: name)
+                }
                 guard rules.minLength > 0 || rules.maxLength != nil else { return use("string") }
                 _ = use("char")
                 let count = rules.maxLength.map { "{\(rules.minLength),\($0)}" } ?? "{\(rules.minLength),}"
@@ -136,6 +141,10 @@ public struct JSONGrammar: Sendable, Equatable, CustomStringConvertible {
                     return add("(" + values.joined(separator: " | ") + ") " + use("ws"), name: name)
                 }
                 return use((low ?? -1) >= 0 ? "natural" : "integer")
+            }
+            if let low, let high, low >= 0, high <= 1 {
+                // A share or a probability: 0, 1, or a fraction between.
+                return add(#"("0" ("." [0-9]{1,16})? | "1" ("." "0"{1,16})?) "# + use("ws"), name: name)
             }
             return use((low ?? -1) >= 0 ? "unsigned-number" : "number")
         }
