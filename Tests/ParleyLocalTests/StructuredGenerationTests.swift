@@ -129,3 +129,34 @@ enum RandomSchema {
         }
     }
 }
+
+@Suite("JSON schema to GBNF")
+struct JSONGrammarTests {
+    @Test("patterns a grammar can say become rules; the rest are left to validation", arguments: [
+        ("^[0-9]{4}-[0-9]{2}$", true), ("^(yes|no)$", true), (#"^\d+(\.\d{1,2})?$"#, true), ("[A-Z]+", true), ("^a.c$", true),
+        (#"^(\w+)\1$"#, false), ("^(?=a)b$", false), ("^a+?$", false), (#"^\p{L}+$"#, false), ("^[a-\"]$", false),
+    ])
+    func patterns(pattern: String, supported: Bool) {
+        #expect((PatternGrammar.expression(for: pattern, anyChar: "char") != nil) == supported)
+    }
+
+    @Test("optional members: commas only between members, whichever are present")
+    func optionalMembers() {
+        let grammar = JSONGrammar(schema: .object([.optional("a", .boolean()), .init("b", .boolean()), .optional("c", .boolean())]))
+        #expect(grammar.text.hasPrefix("root ::= "))
+        // No rule may put a comma right after the opening brace.
+        #expect(!grammar.text.contains(#""{" ws ",""#))
+        #expect(grammar.text.contains(#""\"b\"""#))
+    }
+
+    @Test("small integer ranges are listed; shares stay in [0, 1]; non-negative numbers have no minus sign")
+    func numbers() {
+        let grammar = JSONGrammar(schema: .object([
+            .init("stars", .integer(minimum: 1, maximum: 5)), .init("share", .number(minimum: 0, maximum: 1)),
+            .init("count", .integer(minimum: 0)),
+        ]))
+        #expect(grammar.text.contains(#"("1" | "2" | "3" | "4" | "5")"#))
+        #expect(grammar.text.contains(#"("0" ("." [0-9]{1,16})? | "1" ("." "0"{1,16})?)"#))
+        #expect(grammar.text.contains("natural ::= "))
+    }
+}

@@ -25,7 +25,7 @@ public enum JSONValue: Sendable, Equatable, Hashable, Codable {
         self = try JSONReader.parse(String(decoding: data, as: UTF8.self))
     }
 
-    private struct Key: CodingKey {
+    private struct MemberKey: CodingKey {
         var stringValue: String
         var intValue: Int? { nil }
         init(stringValue: String) { self.stringValue = stringValue }
@@ -33,7 +33,7 @@ public enum JSONValue: Sendable, Equatable, Hashable, Codable {
     }
 
     public init(from decoder: any Decoder) throws {
-        if let container = try? decoder.container(keyedBy: Key.self) {
+        if let container = try? decoder.container(keyedBy: MemberKey.self) {
             var object = JSONObject()
             for key in container.allKeys { object[key.stringValue] = try container.decode(JSONValue.self, forKey: key) }
             self = .object(object)
@@ -49,8 +49,8 @@ public enum JSONValue: Sendable, Equatable, Hashable, Codable {
 
     public func encode(to encoder: any Encoder) throws {
         if case .object(let object) = self {
-            var container = encoder.container(keyedBy: Key.self)
-            for (key, value) in object { try container.encode(value, forKey: Key(stringValue: key)) }
+            var container = encoder.container(keyedBy: MemberKey.self)
+            for (key, value) in object { try container.encode(value, forKey: MemberKey(stringValue: key)) }
             return
         }
         var container = encoder.singleValueContainer()

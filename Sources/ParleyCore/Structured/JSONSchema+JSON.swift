@@ -90,9 +90,6 @@ extension JSONSchema {
     }
 }
 
-extension JSONValue: ExpressibleByStringLiteral {
-    public init(stringLiteral value: String) { self = .string(value) }
-}
 
 /// Reads schema documents, resolving local `$ref`s.
 private struct SchemaReader {
