@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "ParleyStore", targets: ["ParleyStore"]),
         .library(name: "ParleyPostgres", targets: ["ParleyPostgres"]),
         .library(name: "ParleyModels", targets: ["ParleyModels"]),
+        .library(name: "ParleyTasks", targets: ["ParleyTasks"]),
         .library(name: "ParleyRuntime", targets: ["ParleyRuntime"]),
         .library(name: "ParleyServer", targets: ["ParleyServer"]),
         .library(name: "ParleyTesting", targets: ["ParleyTesting"]),
@@ -115,10 +116,13 @@ let package = Package(
         ),
         // The assembly every face composes: settings, the provider catalog, chains with shared
         // health, the on-device engines, the store and conversations.
+        // The learning tasks: entities, summaries, task breakdowns, simplification (with
+        // readability measured), resolve and mind maps, each routed by its own provider order.
+        .target(name: "ParleyTasks", dependencies: ["ParleyCore"]),
         .target(
             name: "ParleyRuntime",
             dependencies: [
-                "ParleyCore", "ParleyLocal", "ParleyCloud", "ParleyStore", "ParleyModels",
+                "ParleyCore", "ParleyLocal", "ParleyCloud", "ParleyStore", "ParleyModels", "ParleyTasks",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
@@ -148,7 +152,7 @@ let package = Package(
         .executableTarget(
             name: "parley",
             dependencies: [
-                "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyRuntime", "ParleyServer", "ParleyModels",
+                "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyRuntime", "ParleyServer", "ParleyModels", "ParleyTasks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -199,6 +203,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
+        .testTarget(name: "ParleyTasksTests", dependencies: ["ParleyTasks", "ParleyCore", "ParleyLocal", "ParleyTesting"]),
         .testTarget(name: "ParleyCloudTests", dependencies: ["ParleyCloud", "ParleyCore", "ParleyTestServers", "ParleyTesting"]),
     ],
     swiftLanguageModes: [.v6]

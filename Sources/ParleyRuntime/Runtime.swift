@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ParleyCore
+import ParleyTasks
 import ParleyLocal
 import ParleyModels
 import ParleyStore
@@ -163,6 +164,13 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
         if selection == .auto, let smallModel { chosen.append(smallModel) }
         return StructuredGenerator(providers: chosen, policy: policy, health: health(of: .languageModel),
                                    logger: Logger(label: "parley.structured"))
+    }
+
+    /// The learning tasks (entities, summaries, breakdowns, simplification, resolve, mind
+    /// maps) over ``structuredGenerator(_:policy:)``, each with its provider order from
+    /// `PARLEY_TASK_ORDER` (or the standard one).
+    public func taskCoordinator(_ selection: ProviderSelection = .auto) throws -> TaskCoordinator<C> {
+        TaskCoordinator(generator: try structuredGenerator(selection), policy: try settings.taskPolicy())
     }
 
     /// Speech to text for `selection`: one provider, or the chain of configured providers

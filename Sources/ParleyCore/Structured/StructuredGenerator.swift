@@ -104,9 +104,10 @@ public struct StructuredGenerator<C: Clock>: Sendable where C.Duration == Durati
         self.logger = logger
     }
 
-    /// Produces one value that follows `request.schema`.
-    public func generate(_ request: StructuredRequest) async throws -> StructuredResult {
-        for try await update in stream(request) {
+    /// Produces one value that follows `request.schema`, from the providers in `order` when given.
+    public func generate(_ request: StructuredRequest, order: [any LanguageModelProvider]? = nil, rules: [String] = [],
+                         check: (@Sendable (JSONValue) -> [String])? = nil) async throws -> StructuredResult {
+        for try await update in stream(request, order: order, rules: rules, check: check) {
             if case .completed(let result) = update { return result }
         }
         throw CancellationError()
@@ -129,13 +130,25 @@ public struct StructuredGenerator<C: Clock>: Sendable where C.Duration == Durati
         return (decision.providers.compactMap { byName[$0] }, decision.rules)
     }
 
-    /// Streams the generation: partial values as they arrive, then the result.
-    public func stream(_ request: StructuredRequest) -> AsyncThrowingStream<StructuredUpdate, any Error> {
-        .producing { output in try await run(request, output) }
+    /// Streams the generation: partial values as they arrive, then the result. `order`
+    /// (with the `rules` that made it, for the result's reason) replaces the generator's own.
+    /// `check` adds rules a schema cannot state (a text must get simpler, say): what it
+    /// returns is treated like schema violations (a repair round, then the next provider).
+    public func stream(_ request: StructuredRequest, order: [any LanguageModelProvider]? = nil, rules: [String] = [],
+                       check: (@Sendable (JSONValue) -> [String])? = nil) -> AsyncThrowingStream<StructuredUpdate, any Error> {
+        .producing { output in
+            if let order {
+                try await run(request, order, rules, check, output)
+            } else {
+                let (ordered, rules) = try self.order(for: request)
+                try await run(request, ordered, rules, check, output)
+            }
+        }
     }
 
-    private func run(_ request: StructuredRequest, _ output: AsyncThrowingStream<StructuredUpdate, any Error>.Continuation) async throws {
-        let (ordered, rules) = try order(for: request)
+    private func run(_ request: StructuredRequest, _ ordered: [any LanguageModelProvider], _ rules: [String],
+                     _ check: (@Sendable (JSONValue) -> [String])?,
+                     _ output: AsyncThrowingStream<StructuredUpdate, any Error>.Continuation) async throws {
         var attempts: [ChainExhaustedError.Attempt] = []
         var usage = Usage()
         let messages = Self.instructed(request.messages, schema: request.schema)
@@ -155,7 +168,10 @@ public struct StructuredGenerator<C: Clock>: Sendable where C.Duration == Durati
                 for round in 0...repairRounds {
                     let answer = try await ask(provider, chatRequest(request, messages: conversation), output)
                     usage.add(answer.usage)
-                    let problems = Self.problems(in: answer.text, schema: request.schema)
+                    var problems = Self.problems(in: answer.text, schema: request.schema)
+                    if case .success(let value) = problems, let complaints = check?(value), !complaints.isEmpty {
+                        problems = .failure(Complaints(complaints: complaints))
+                    }
                     if case .success(let value) = problems {
                         await failover.succeeded(provider)
                         let why = (rules + attempts.map { "\($0.provider): \($0.reason)" }).joined(separator: "; ")
@@ -231,7 +247,7 @@ public struct StructuredGenerator<C: Clock>: Sendable where C.Duration == Durati
     }
 
     static func repairPrompt(_ complaints: [String]) -> String {
-        "That reply does not follow the schema:\n" + complaints.prefix(8).map { "- \($0)" }.joined(separator: "\n")
+        "That reply is not acceptable yet:\n" + complaints.prefix(8).map { "- \($0)" }.joined(separator: "\n")
             + "\nReply again with only the corrected JSON value."
     }
 

@@ -1,0 +1,151 @@
+import ArgumentParser
+import Foundation
+import ParleyCore
+import ParleyRuntime
+import ParleyTasks
+
+/// Options the learning-task commands share.
+struct TaskOptions: ParsableArguments {
+    @Flag(help: "Print JSON: the value, the provider that answered and why.")
+    var json = false
+
+    @OptionGroup var common: CommonOptions
+    @OptionGroup var model: ModelSelection
+
+    /// The coordinator for these flags.
+    func coordinator() async throws -> TaskCoordinator<ContinuousClock> {
+        common.bootstrapLogging()
+        let runtime = try await common.runtime(smallModel: model.smallModel)
+        return try await runtime.taskCoordinator(model.selection)
+    }
+
+    /// Prints `answer`: JSON with `extra` members, or `human` text and who answered (to standard error).
+    func print<T>(_ answer: TaskAnswer<T>, extra: JSONObject = [:], human: () -> String) {
+        if json {
+            var object: JSONObject = ["result": answer.result.value]
+            for (key, value) in extra { object[key] = value }
+            object["provider"] = .string(answer.provider.description)
+            object["reason"] = .string(answer.reason)
+            emit(JSONValue.object(object).prettyText + "\n")
+        } else {
+            emit(human() + "\n")
+            FileHandle.standardError.write(Data("served by \(answer.provider) (\(answer.reason))\n".utf8))
+        }
+    }
+}
+
+/// Reads a text argument: a file's contents, or standard input for `-`.
+func readText(_ path: String) throws -> String {
+    let text: String
+    if path == "-" {
+        text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+    } else {
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ValidationError("Cannot read \(path): \(error.localizedDescription)")
+        }
+    }
+    guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw ValidationError("\(path == "-" ? "The input" : path) is empty.") }
+    return text
+}
+
+/// `parley extract`: the entities in a text.
+struct Extract: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the people, places, organizations and concepts in a text file.")
+
+    @Argument(help: "The text file (- for standard input).")
+    var file: String
+
+    @OptionGroup var options: TaskOptions
+
+    func run() async throws {
+        let text = try readText(file)
+        do {
+            let answer = try await options.coordinator().extractEntities(from: text)
+            options.print(answer) {
+                let value = answer.value
+                return [("People", value.people), ("Places", value.places), ("Organizations", value.organizations), ("Concepts", value.concepts)]
+                    .map { "\($0.0): \($0.1.isEmpty ? "—" : $0.1.joined(separator: ", "))" }.joined(separator: "\n")
+            }
+        } catch {
+            throw fail(error)
+        }
+    }
+}
+
+/// `parley summarize`: a title, key points and a summary.
+struct Summarize: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Summarize a text file: a title, key points and a few sentences.")
+
+    @Argument(help: "The text file (- for standard input).")
+    var file: String
+
+    @OptionGroup var options: TaskOptions
+
+    func run() async throws {
+        let text = try readText(file)
+        do {
+            let answer = try await options.coordinator().summarize(text)
+            options.print(answer) {
+                let value = answer.value
+                return ([value.title, ""] + value.points.map { "• \($0)" } + ["", value.summary]).joined(separator: "\n")
+            }
+        } catch {
+            throw fail(error)
+        }
+    }
+}
+
+/// `parley simplify`: a text rewritten to read more easily, with its readability measured.
+struct Simplify: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Rewrite a text file for a reader with dyslexia: short sentences, common words.",
+        discussion: "The Flesch–Kincaid grade of the original and of the rewrite are measured; a rewrite that is not easier is refused.")
+
+    @Argument(help: "The text file (- for standard input).")
+    var file: String
+
+    @OptionGroup var options: TaskOptions
+
+    func run() async throws {
+        let text = try readText(file)
+        do {
+            let (answer, simplification) = try await options.coordinator().simplify(text)
+            let grades: JSONObject = ["grade_before": .number((simplification.before.grade * 10).rounded() / 10),
+                                      "grade_after": .number((simplification.after.grade * 10).rounded() / 10)]
+            options.print(answer, extra: grades) {
+                simplification.text + "\n\nReadability: \(simplification.before) → \(simplification.after)"
+            }
+        } catch {
+            throw fail(error)
+        }
+    }
+}
+
+/// `parley breakdown`: a task as small steps.
+struct Breakdown: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Break a task into three to seven small steps, with minutes for each.")
+
+    @Argument(help: "The task, e.g. \"write a book report on Charlotte's Web\".")
+    var task: String
+
+    @OptionGroup var options: TaskOptions
+
+    func validate() throws {
+        guard !task.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw ValidationError("The task is empty.") }
+    }
+
+    func run() async throws {
+        do {
+            let answer = try await options.coordinator().breakDown(task)
+            options.print(answer) {
+                let value = answer.value
+                let steps = value.steps.enumerated().map { "\($0.offset + 1). \($0.element.action) (\($0.element.minutes) min)" }
+                return ([value.goal, ""] + steps + ["", "About \(value.totalMinutes) minutes in all."]).joined(separator: "\n")
+            }
+        } catch {
+            throw fail(error)
+        }
+    }
+}
