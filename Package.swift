@@ -203,7 +203,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "ParleyTasksTests", dependencies: ["ParleyTasks", "ParleyCore", "ParleyLocal", "ParleyTesting"]),
+        .testTarget(name: "ParleyTasksTests", dependencies: ["ParleyTasks", "ParleyCore", "ParleyLocal", "ParleyModels", "ParleyTesting"]),
         .testTarget(name: "ParleyCloudTests", dependencies: ["ParleyCloud", "ParleyCore", "ParleyTestServers", "ParleyTesting"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,56 @@
+import Foundation
+import ParleyCore
+import ParleyLocal
+import ParleyModels
+import Testing
+@testable import ParleyTasks
+
+/// The tasks on the real on-device engine (SmolLM2-135M, as the suite's other model tests).
+@Suite("Learning tasks on llama.cpp", .serialized)
+struct LocalTaskTests {
+    static let paths = ParleyPaths.current()
+    static let model = LlamaLanguageModel(configuration: .init(modelPath: paths.defaultLanguageModel.path, contextLength: 2048, threads: 2))
+
+    func coordinator() throws -> TaskCoordinator<ContinuousClock> {
+        guard FileManager.default.fileExists(atPath: Self.paths.defaultLanguageModel.path) else {
+            Issue.record("Missing \(Self.paths.defaultLanguageModel.path): run scripts/setup first.")
+            throw CancellationError()
+        }
+        return TaskCoordinator(generator: StructuredGenerator(providers: [Self.model], health: ProviderHealth(clock: ContinuousClock())))
+    }
+
+    static let text = """
+        The mitochondrion is an organelle found in the cells of most eukaryotic organisms. It generates most of the \
+        chemical energy needed to power the cell's biochemical reactions, which is stored in a molecule called adenosine \
+        triphosphate. Consequently, mitochondria are frequently described as the powerhouse of the cell.
+        """
+
+    @Test("a breakdown has three to seven steps, each with minutes in range")
+    func breakdown() async throws {
+        let answer = try await coordinator().breakDown("clean my bedroom")
+        #expect((3...7).contains(answer.value.steps.count))
+        #expect(answer.value.steps.allSatisfy { (1...30).contains($0.minutes) && !$0.action.isEmpty })
+    }
+
+    /// Simplifying takes more than SmolLM2-135M has (its rewrites keep the long words): this
+    /// test runs the machine's default model, as `parley simplify` does.
+    @Test("simplification lowers the Flesch–Kincaid grade, on the machine's default model")
+    func simplification() async throws {
+        let choice = LanguageModelChoice.resolve(setting: nil, folder: Self.paths.models)
+        guard FileManager.default.fileExists(atPath: choice.path.path) else {
+            Issue.record("Missing \(choice.path.path): run scripts/setup first.")
+            return
+        }
+        let model = LlamaLanguageModel(configuration: .init(modelPath: choice.path.path, contextLength: 2048, threads: 2))
+        let coordinator = TaskCoordinator(generator: StructuredGenerator(providers: [model], health: ProviderHealth(clock: ContinuousClock())))
+        let (_, simplification) = try await coordinator.simplify(Self.text)
+        #expect(simplification.after.grade < simplification.before.grade, "\(simplification.before) → \(simplification.after): \(simplification.text)")
+    }
+
+    @Test("a mind map outline has two to six branches with short labels")
+    func mindMap() async throws {
+        let answer = try await coordinator().mindMap(of: Self.text)
+        #expect((2...6).contains(answer.value.branches.count))
+        #expect(answer.value.branches.allSatisfy { (1...40).contains($0.label.count) })
+    }
+}
