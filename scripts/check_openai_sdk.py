@@ -10,10 +10,12 @@ any failed. Run by the Swift test suite (ParleyServerTests) against a `parley se
 """
 import base64
 import io
+import json
 import sys
 import wave
 
 import numpy
+
 
 import openai
 
@@ -47,6 +49,27 @@ for chunk in client.chat.completions.create(model="gpt-4o-mini", messages=messag
         usage = chunk.usage
 check("streamed chat answers", "Paris" in streamed, streamed)
 check("streamed chat ends with usage", usage is not None and usage.completion_tokens > 0)
+
+# Structured output: the schema's members come back in its order, valid, streamed or not.
+person = {"type": "object", "additionalProperties": False, "required": ["zeta_name", "age", "alpha_city"],
+          "properties": {"zeta_name": {"type": "string"}, "age": {"type": "integer", "minimum": 0, "maximum": 120},
+                         "alpha_city": {"type": "string"}}}
+format_ = {"type": "json_schema", "json_schema": {"name": "person", "schema": person, "strict": True}}
+about = [{"role": "user", "content": "Maria is 34 years old and lives in Lisbon."}]
+structured = client.chat.completions.create(model="auto", messages=about, temperature=0, response_format=format_)
+try:
+    value = json.loads(structured.choices[0].message.content or "")
+except ValueError:
+    value = {}
+check("structured output follows the schema, in its order", list(value.keys()) == ["zeta_name", "age", "alpha_city"]
+      and isinstance(value.get("age"), int), structured.choices[0].message.content)
+streamed_json = "".join(chunk.choices[0].delta.content or "" for chunk in client.chat.completions.create(
+    model="auto", messages=about, temperature=0, response_format=format_, stream=True) if chunk.choices)
+try:
+    streamed_value = json.loads(streamed_json)
+except ValueError:
+    streamed_value = None
+check("streamed structured output is the same JSON", streamed_value == value, streamed_json)
 
 with open(question, "rb") as audio:
     transcript = client.audio.transcriptions.create(model="whisper-1", file=audio)

@@ -22,8 +22,13 @@ struct ChatCompletionsEndpoint: Sendable {
     }
 
     func respond(to request: Request, owner: Owner) async throws -> Response {
-        let body = try await request.decodeJSON(ChatCompletionRequest.self, limit: environment.configuration.maxChatBytes)
-        let chat = try body.chatRequest()
+        let (body, raw) = try await request.decodeJSONKeepingBody(ChatCompletionRequest.self, limit: environment.configuration.maxChatBytes)
+        var parsed = try body.chatRequest()
+        // The schema's properties in the order the client wrote them: they are generated in that order.
+        if parsed.responseSchema != nil, let ordered = try? JSONValue(parsing: raw)["response_format"]?["json_schema"]?["schema"] {
+            parsed.responseSchema?.schema = ordered
+        }
+        let chat = parsed
         let runtime = environment.runtime
         let selection = ModelResolution.selection(for: body.model, capability: .languageModel, catalog: runtime.catalog)
         let reply = Reply(id: "chatcmpl-\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())",

@@ -21,12 +21,19 @@ extension Request {
     /// The body decoded as JSON, with OpenAI's messages for a body that is not JSON, lacks a
     /// required field or has one of the wrong type.
     func decodeJSON<T: Decodable>(_ type: T.Type, limit: Int) async throws -> T {
+        try await decodeJSONKeepingBody(type, limit: limit).value
+    }
+
+    /// Decodes the body as ``decodeJSON(_:limit:)`` does, and returns its bytes too (to read
+    /// parts whose member order matters, such as a response schema, with ``JSONValue``).
+    func decodeJSONKeepingBody<T: Decodable>(_ type: T.Type, limit: Int) async throws -> (value: T, body: Data) {
         let buffer = try await collectBody(limit: limit)
         guard buffer.readableBytes > 0 else {
             throw OpenAIError.invalidRequest("The request has no body: send a JSON object.")
         }
         do {
-            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+            let data = Data(buffer.readableBytesView)
+            return (try JSONDecoder().decode(T.self, from: data), data)
         } catch let error as OpenAIError {
             throw error
         } catch let error as DecodingError {

@@ -140,6 +140,13 @@ struct JSONGrammarTests {
         #expect((PatternGrammar.expression(for: pattern, anyChar: "char") != nil) == supported)
     }
 
+    @Test("whitespace only where indented JSON has it")
+    func whitespace() {
+        let grammar = JSONGrammar(schema: .object([.init("a", .array(of: .boolean()))]))
+        #expect(grammar.text.hasPrefix(#"root ::= "{" ws "\"a\"" ":" " "? "#))
+        #expect(grammar.text.contains("boolean ::= \"true\" | \"false\"\n"))
+    }
+
     @Test("optional members: commas only between members, whichever are present")
     func optionalMembers() {
         let grammar = JSONGrammar(schema: .object([.optional("a", .boolean()), .init("b", .boolean()), .optional("c", .boolean())]))
@@ -155,8 +162,8 @@ struct JSONGrammarTests {
             .init("stars", .integer(minimum: 1, maximum: 5)), .init("share", .number(minimum: 0, maximum: 1)),
             .init("count", .integer(minimum: 0)),
         ]))
-        #expect(grammar.text.contains(#"("1" | "2" | "3" | "4" | "5")"#))
-        #expect(grammar.text.contains(#"("0" ("." [0-9]{1,16})? | "1" ("." "0"{1,16})?)"#))
+        #expect(grammar.text.contains(#"::= "1" | "2" | "3" | "4" | "5"\#n"#))
+        #expect(grammar.text.contains(#"::= "0" ("." [0-9]{1,16})? | "1" ("." "0"{1,16})?\#n"#))
         #expect(grammar.text.contains("natural ::= "))
     }
 }

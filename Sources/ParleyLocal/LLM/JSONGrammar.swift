@@ -9,8 +9,9 @@ import ParleyCore
 /// and constants are spelled out, integers in a small range are listed, shares in [0, 1]
 /// stay there, and a non-negative minimum forbids the minus sign. What a grammar cannot
 /// cheaply say (patterns beyond plain regular expressions, most number ranges) is checked after
-/// generation by ``JSONSchema/violations(of:)``. Whitespace is limited, so a small model
-/// cannot wander off into blank lines.
+/// generation by ``JSONSchema/violations(of:)``. Whitespace goes only where indented JSON
+/// has it (after `{`, `[` and `,`, before `}` and `]`, one space after `:`), and little of
+/// it, so a small model cannot wander off into blank lines.
 public struct JSONGrammar: Sendable, Equatable, CustomStringConvertible {
     /// The rules, `root` first.
     public let text: String
@@ -38,21 +39,20 @@ public struct JSONGrammar: Sendable, Equatable, CustomStringConvertible {
         static let primitiveBodies: [(String, String)] = [
             ("ws", #"([ \t\n] [ \t]{0,20})?"#),
             ("char", #"[^"\\\x7F\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F]{4})"#),
-            ("string", #""\"" char* "\"" ws"#),
-            ("integer", #""-"? ("0" | [1-9] [0-9]{0,15}) ws"#),
-            ("natural", #"("0" | [1-9] [0-9]{0,15}) ws"#),
-            ("number", #""-"? ("0" | [1-9] [0-9]{0,15}) ("." [0-9]{1,16})? ([eE] [-+]? [0-9]{1,3})? ws"#),
-            ("unsigned-number", #"("0" | [1-9] [0-9]{0,15}) ("." [0-9]{1,16})? ([eE] [-+]? [0-9]{1,3})? ws"#),
-            ("boolean", #"("true" | "false") ws"#),
-            ("null", #""null" ws"#),
+            ("string", #""\"" char* "\"""#),
+            ("integer", #""-"? ("0" | [1-9] [0-9]{0,15})"#),
+            ("natural", #"("0" | [1-9] [0-9]{0,15})"#),
+            ("number", #""-"? ("0" | [1-9] [0-9]{0,15}) ("." [0-9]{1,16})? ([eE] [-+]? [0-9]{1,3})?"#),
+            ("unsigned-number", #"("0" | [1-9] [0-9]{0,15}) ("." [0-9]{1,16})? ([eE] [-+]? [0-9]{1,3})?"#),
+            ("boolean", #""true" | "false""#),
+            ("null", #""null""#),
             ("value", #"object | array | string | number | boolean | null"#),
-            ("object", #""{" ws (string ":" ws value ("," ws string ":" ws value)*)? "}" ws"#),
-            ("array", #""[" ws (value ("," ws value)*)? "]" ws"#),
+            ("object", #""{" ws (string ":" " "? value ("," ws string ":" " "? value)*)? ws "}""#),
+            ("array", #""[" ws (value ("," ws value)*)? ws "]""#),
         ]
 
         static let dependencies: [String: [String]] = [
-            "string": ["char", "ws"], "integer": ["ws"], "natural": ["ws"], "number": ["ws"], "unsigned-number": ["ws"],
-            "boolean": ["ws"], "null": ["ws"], "value": ["object", "array", "string", "number", "boolean", "null"],
+            "string": ["char"], "value": ["object", "array", "string", "number", "boolean", "null"],
             "object": ["ws", "string", "value"], "array": ["ws", "value"],
         ]
 
@@ -89,21 +89,21 @@ public struct JSONGrammar: Sendable, Equatable, CustomStringConvertible {
             case .any: return use("value")
             case .null: return use("null")
             case .boolean: return use("boolean")
-            case .constant(let value): return Self.literal(value.text) + " " + use("ws")
+            case .constant(let value): return Self.literal(value.text)
             case .enumeration(let values):
-                return add("(" + values.map { Self.literal($0.text) }.joined(separator: " | ") + ") " + use("ws"), name: name)
+                return add(values.map { Self.literal($0.text) }.joined(separator: " | "), name: name)
             case .anyOf(let options):
                 let alternatives = options.enumerated().map { index, option in expression(for: option, name: "\(name)-\(index + 1)") }
                 return add(alternatives.joined(separator: " | "), name: name)
             case .string(let rules):
                 if let pattern = rules.pattern ?? rules.format.flatMap({ JSONSchema.formatPatterns[$0] }),
                    let inside = PatternGrammar.expression(for: pattern, anyChar: use("char")) {
-                    return add(#""\"" "# + inside + #" "\"" "# + use("ws"), name: name)
+                    return add(#""\"" "# + inside + #" "\"""#, name: name)
                 }
                 guard rules.minLength > 0 || rules.maxLength != nil else { return use("string") }
                 _ = use("char")
                 let count = rules.maxLength.map { "{\(rules.minLength),\($0)}" } ?? "{\(rules.minLength),}"
-                return add(#""\"" char"# + count + #" "\"" "# + use("ws"), name: name)
+                return add(#""\"" char"# + count + #" "\"""#, name: name)
             case .number(let rules):
                 return number(rules, name: name)
             case .array(let items, let minItems, let maxItems):
@@ -117,9 +117,9 @@ public struct JSONGrammar: Sendable, Equatable, CustomStringConvertible {
                 case (let least, nil): list = "\(item) (\(comma)\(item)){\(least - 1),}"
                 case (let least, let most?): list = "\(item) (\(comma)\(item)){\(least - 1),\(most - 1)}"
                 }
-                return add(#""[" "# + use("ws") + " " + list + (list.isEmpty ? "" : " ") + #""]" "# + use("ws"), name: name)
+                return add(#""[" "# + use("ws") + " " + list + (list.isEmpty ? "" : " ") + use("ws") + #" "]""#, name: name)
             case .object(let properties, let additional):
-                guard !properties.isEmpty else { return additional ? use("object") : add(#""{" "# + use("ws") + #" "}" "# + use("ws"), name: name) }
+                guard !properties.isEmpty else { return additional ? use("object") : add(#""{" "# + use("ws") + #" "}""#, name: name) }
                 return object(properties, name: name)
             }
         }
@@ -138,13 +138,13 @@ public struct JSONGrammar: Sendable, Equatable, CustomStringConvertible {
                 high = high.map { $0.rounded(.down) }
                 if let low, let high, high >= low, high - low < Double(JSONGrammar.listedRangeLimit) {
                     let values = stride(from: Int(low), through: Int(high), by: 1).map { Self.literal(String($0)) }
-                    return add("(" + values.joined(separator: " | ") + ") " + use("ws"), name: name)
+                    return add(values.joined(separator: " | "), name: name)
                 }
                 return use((low ?? -1) >= 0 ? "natural" : "integer")
             }
             if let low, let high, low >= 0, high <= 1 {
                 // A share or a probability: 0, 1, or a fraction between.
-                return add(#"("0" ("." [0-9]{1,16})? | "1" ("." "0"{1,16})?) "# + use("ws"), name: name)
+                return add(#""0" ("." [0-9]{1,16})? | "1" ("." "0"{1,16})?"#, name: name)
             }
             return use((low ?? -1) >= 0 ? "unsigned-number" : "number")
         }
@@ -153,7 +153,7 @@ public struct JSONGrammar: Sendable, Equatable, CustomStringConvertible {
         mutating func object(_ properties: [JSONSchema.Property], name: String) -> String {
             let comma = #""," "# + use("ws") + " "
             let members = properties.enumerated().map { index, property in
-                Self.literal(JSONValue.string(property.name).text) + " " + use("ws") + #" ":" "# + use("ws") + " "
+                Self.literal(JSONValue.string(property.name).text) + #" ":" " "? "#
                     + named(expression(for: property.schema, name: "\(name)-\(Self.ruleName(property.name))"),
                             name: "\(name)-\(Self.ruleName(property.name))")
             }
@@ -176,7 +176,7 @@ public struct JSONGrammar: Sendable, Equatable, CustomStringConvertible {
                     first = named(first, name: "\(name)-from-\(index)")
                 }
             }
-            return add(#""{" "# + use("ws") + " " + first + #" "}" "# + use("ws"), name: name)
+            return add(#""{" "# + use("ws") + " " + first + " " + use("ws") + #" "}""#, name: name)
         }
 
         static func ruleName(_ text: String) -> String {
