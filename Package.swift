@@ -163,7 +163,7 @@ let package = Package(
         .executableTarget(
             name: "parley-benchmarks",
             dependencies: [
-                "ParleyCore", "ParleyCloud", "ParleyLocal", "ParleyRuntime", "ParleyServer", "ParleyTestServers", "ParleyTesting",
+                "ParleyCore", "ParleyCloud", "ParleyLocal", "ParleyModels", "ParleyRuntime", "ParleyServer", "ParleyTestServers", "ParleyTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "WSClient", package: "swift-websocket"),

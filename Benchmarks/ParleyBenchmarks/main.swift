@@ -4,9 +4,11 @@
 //            failover takes for each fault (against real local HTTP servers)
 //   realtime — 1, 2, 4 and 8 voice sessions at once through `parley serve`'s WebSocket on the
 //            on-device engines: first audio after the end of turn, against one session alone
+//   structured — grammar-constrained vs free JSON generation on the on-device models: tokens/s
+//            and the share of schema-valid replies (Benchmarks/structured/cases.json)
 //   silero — the Swift Silero VAD network: milliseconds per 32 ms chunk against the real-time
 //            budget (also meaningful in a debug build: `swift run parley-benchmarks silero`)
-// Run with Benchmarks/run --suite http|chain|silero|realtime (release build). Figures are medians.
+// Run with Benchmarks/run --suite http|chain|silero|realtime|structured (release build). Figures are medians.
 import AsyncHTTPClient
 import Foundation
 import NIOCore
@@ -196,11 +198,12 @@ case "http": try await httpSuite()
 case "chain": try await chainSuite()
 case "silero": try sileroSuite()
 case "realtime": try await realtimeSuite()
+case "structured": try await structuredSuite()
 case "all":
     try await httpSuite()
     try await chainSuite()
     try sileroSuite()
 default:
-    FileHandle.standardError.write(Data("usage: parley-benchmarks [http|chain|silero|realtime|all]\n".utf8))
+    FileHandle.standardError.write(Data("usage: parley-benchmarks [http|chain|silero|realtime|structured|all]\n".utf8))
     exit(2)
 }

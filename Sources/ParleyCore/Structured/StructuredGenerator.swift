@@ -235,8 +235,7 @@ public struct StructuredGenerator<C: Clock>: Sendable where C.Duration == Durati
 
     /// The messages with the schema instruction added to the system prompt.
     static func instructed(_ messages: [ChatMessage], schema: JSONSchema) -> [ChatMessage] {
-        let instruction = "Reply with one JSON value and nothing else: no prose, no code fences. It must follow this JSON schema:\n"
-            + schema.json.text
+        let instruction = schema.instruction
         var messages = messages
         if let system = messages.firstIndex(where: { $0.role == .system }) {
             messages[system] = .system(messages[system].text + "\n\n" + instruction)
@@ -255,19 +254,11 @@ public struct StructuredGenerator<C: Clock>: Sendable where C.Duration == Durati
 
     /// The value in `text` if it follows `schema`, or what is wrong.
     static func problems(in text: String, schema: JSONSchema) -> Result<JSONValue, Complaints> {
-        let candidate = jsonStart(of: text)
-        let value: JSONValue
         do {
-            value = try JSONValue(parsing: candidate)
+            return .success(try schema.value(in: text))
         } catch {
-            // Prose around the value: take the outermost braces or brackets.
-            guard let trimmed = outermost(candidate), let inner = try? JSONValue(parsing: trimmed) else {
-                return .failure(Complaints(complaints: ["the reply is not JSON (\(error.reason) at character \(error.offset))"]))
-            }
-            value = inner
+            return .failure(Complaints(complaints: error.complaints))
         }
-        let violations = schema.violations(of: value)
-        return violations.isEmpty ? .success(value) : .failure(Complaints(complaints: violations.map(\.description)))
     }
 
     /// The text from where the JSON value seems to start (past any code fence or preamble).
@@ -285,10 +276,46 @@ public struct StructuredGenerator<C: Clock>: Sendable where C.Duration == Durati
         return String(trimmed)
     }
 
-    private static func outermost(_ text: String) -> String? {
+    static func outermost(_ text: String) -> String? {
         guard let open = text.firstIndex(where: { $0 == "{" || $0 == "[" }) else { return nil }
         let close: Character = text[open] == "{" ? "}" : "]"
         guard let end = text.lastIndex(of: close), end > open else { return nil }
         return String(text[open...end])
+    }
+}
+
+/// A reply that does not hold a value following the schema.
+public struct StructuredReplyError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong: "the reply is not JSON (…)", or each schema violation.
+    public var complaints: [String]
+
+    public var description: String { complaints.joined(separator: "; ") }
+}
+
+extension JSONSchema {
+    /// The instruction that asks a model for a value of this schema (added to the system prompt).
+    public var instruction: String {
+        "Reply with one JSON value and nothing else: no prose, no code fences. It must follow this JSON schema:\n" + json.text
+    }
+
+    /// The value a model's reply holds, if it follows the schema: the reply may wrap it in a
+    /// code fence or in prose, which is looked past.
+    ///
+    /// - Throws: ``StructuredReplyError`` with what is wrong.
+    public func value(in reply: String) throws(StructuredReplyError) -> JSONValue {
+        let candidate = StructuredGenerator<ContinuousClock>.jsonStart(of: reply)
+        let value: JSONValue
+        do {
+            value = try JSONValue(parsing: candidate)
+        } catch {
+            // Prose around the value: take the outermost braces or brackets.
+            guard let trimmed = StructuredGenerator<ContinuousClock>.outermost(candidate), let inner = try? JSONValue(parsing: trimmed) else {
+                throw StructuredReplyError(complaints: ["the reply is not JSON (\(error.reason) at character \(error.offset))"])
+            }
+            value = inner
+        }
+        let violations = violations(of: value)
+        guard violations.isEmpty else { throw StructuredReplyError(complaints: violations.map(\.description)) }
+        return value
     }
 }
