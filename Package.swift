@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "ParleyRuntime", targets: ["ParleyRuntime"]),
         .library(name: "ParleyServer", targets: ["ParleyServer"]),
         .library(name: "ParleyTesting", targets: ["ParleyTesting"]),
+        .library(name: "ParleyMindMap", targets: ["ParleyMindMap"]),
         .executable(name: "parley", targets: ["parley"]),
     ],
     dependencies: [
@@ -143,6 +144,10 @@ let package = Package(
             // The browser voice client served at `/`: plain HTML, CSS and JavaScript, no build step.
             resources: [.copy("WebClient")]
         ),
+        // Mind maps of a text drawn readably: the value type, a deterministic force-directed
+        // layout with no overlapping labels, accessible SVG, and PNG through rsvg-convert
+        // (a separate process, installed by scripts/setup). Foundation only.
+        .target(name: "ParleyMindMap"),
         // Test doubles for the provider protocols.
         .target(name: "ParleyTesting", dependencies: ["ParleyCore", .product(name: "Logging", package: "swift-log")]),
         .executableTarget(
@@ -199,6 +204,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
+        .testTarget(name: "ParleyMindMapTests", dependencies: ["ParleyMindMap"]),
         .testTarget(name: "ParleyCloudTests", dependencies: ["ParleyCloud", "ParleyCore", "ParleyTestServers", "ParleyTesting"]),
     ],
     swiftLanguageModes: [.v6]
