@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "ParleyRuntime", targets: ["ParleyRuntime"]),
         .library(name: "ParleyServer", targets: ["ParleyServer"]),
         .library(name: "ParleyTesting", targets: ["ParleyTesting"]),
+        .library(name: "ParleyMindMap", targets: ["ParleyMindMap"]),
         .executable(name: "parley", targets: ["parley"]),
     ],
     dependencies: [
@@ -118,7 +119,7 @@ let package = Package(
         // health, the on-device engines, the store and conversations.
         // The learning tasks: entities, summaries, task breakdowns, simplification (with
         // readability measured), resolve and mind maps, each routed by its own provider order.
-        .target(name: "ParleyTasks", dependencies: ["ParleyCore"]),
+        .target(name: "ParleyTasks", dependencies: ["ParleyCore", "ParleyMindMap"]),
         .target(
             name: "ParleyRuntime",
             dependencies: [
@@ -147,6 +148,10 @@ let package = Package(
             // The browser voice client served at `/`: plain HTML, CSS and JavaScript, no build step.
             resources: [.copy("WebClient")]
         ),
+        // Mind maps of a text drawn readably: the value type, a deterministic force-directed
+        // layout with no overlapping labels, accessible SVG, and PNG through rsvg-convert
+        // (a separate process, installed by scripts/setup). Foundation only.
+        .target(name: "ParleyMindMap"),
         // Test doubles for the provider protocols.
         .target(name: "ParleyTesting", dependencies: ["ParleyCore", .product(name: "Logging", package: "swift-log")]),
         .executableTarget(
@@ -204,6 +209,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ParleyTasksTests", dependencies: ["ParleyTasks", "ParleyCore", "ParleyLocal", "ParleyModels", "ParleyTesting"]),
+        .testTarget(name: "ParleyMindMapTests", dependencies: ["ParleyMindMap"]),
         .testTarget(name: "ParleyCloudTests", dependencies: ["ParleyCloud", "ParleyCore", "ParleyTestServers", "ParleyTesting"]),
     ],
     swiftLanguageModes: [.v6]
