@@ -157,7 +157,7 @@ let package = Package(
         .executableTarget(
             name: "parley",
             dependencies: [
-                "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyRuntime", "ParleyServer", "ParleyModels", "ParleyTasks",
+                "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyRuntime", "ParleyServer", "ParleyModels", "ParleyTasks", "ParleyMindMap",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

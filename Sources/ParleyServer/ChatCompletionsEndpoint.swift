@@ -38,7 +38,11 @@ struct ChatCompletionsEndpoint: Sendable {
         if let cacheKey, let answer = await cache.lookup(cacheKey, owner: owner) {
             return try replay(answer, reply: reply, streams: body.streams, includeUsage: body.includesUsage)
         }
-        let llm = try await runtime.languageModel(selection)
+        // A response schema goes through the structured generator: the schema as an
+        // instruction too, the answer validated, repaired or failed over before it is sent.
+        let llm: any LanguageModelProvider = chat.responseSchema != nil
+            ? StructuredLanguageModel(generator: try await runtime.structuredGenerator(selection))
+            : try await runtime.languageModel(selection)
         // The on-device engine says cheaply why it cannot serve (a missing model); a remote
         // provider's check would cost a round trip, so its own error speaks instead.
         if selection == .local { try await ensureReady([llm]) }
@@ -47,7 +51,8 @@ struct ChatCompletionsEndpoint: Sendable {
                                              param: "messages")
         }
         // A chain says who answers with a `.provider` event; a single provider is who answers.
-        let chain = (llm as? LanguageModelChain<ContinuousClock>)?.providers.map(\.identity) ?? [llm.identity]
+        let chain = (llm as? LanguageModelChain<ContinuousClock>)?.providers.map(\.identity)
+            ?? (llm as? StructuredLanguageModel<ContinuousClock>)?.generator.providers.map(\.identity) ?? [llm.identity]
         let known = chain.count == 1 ? chain[0] : nil
         let head = try await StreamHead.start(deadline: environment.deadline, timeout: environment.timeout) { llm.complete(chat) }
         var answering = known

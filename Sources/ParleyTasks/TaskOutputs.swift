@@ -1,4 +1,5 @@
 import ParleyCore
+import ParleyMindMap
 
 /// People, places, organizations and concepts named in a text (ProjectOne's entities).
 public struct Entities: StructuredOutput, Equatable {
@@ -171,4 +172,16 @@ public struct MindMapOutline: StructuredOutput, Equatable {
             ]), maxItems: 4)),
         ]), minItems: 2, maxItems: 6)),
     ])
+}
+
+extension MindMapOutline {
+    /// The outline as a mind map to lay out and draw: the topic in the centre, branches,
+    /// their ideas, and the ideas' details.
+    public var mindMap: MindMap {
+        MindMap(title: topic, branches: branches.map { branch in
+            MindMap.Node(branch.label, children: branch.ideas.map { idea in
+                MindMap.Node(idea.label, children: idea.details.map { MindMap.Node($0) })
+            })
+        })
+    }
 }

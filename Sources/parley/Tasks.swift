@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ParleyCore
+import ParleyMindMap
 import ParleyRuntime
 import ParleyTasks
 
@@ -143,6 +144,47 @@ struct Breakdown: AsyncParsableCommand {
                 let value = answer.value
                 let steps = value.steps.enumerated().map { "\($0.offset + 1). \($0.element.action) (\($0.element.minutes) min)" }
                 return ([value.goal, ""] + steps + ["", "About \(value.totalMinutes) minutes in all."]).joined(separator: "\n")
+            }
+        } catch {
+            throw fail(error)
+        }
+    }
+}
+
+/// `parley mindmap`: a mind map of a text, drawn as SVG (and PNG).
+struct MindMapCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mindmap",
+        abstract: "Draw a mind map of a text file as an accessible SVG (and a PNG where rsvg-convert is installed).")
+
+    @Argument(help: "The text file (- for standard input).")
+    var file: String
+
+    @Option(name: .shortAndLong, help: "Where to write the SVG.")
+    var output: String = "mindmap.svg"
+
+    @Option(help: "Also write a PNG here (needs rsvg-convert: apt-get install librsvg2-bin).")
+    var png: String?
+
+    @Option(help: "The layout's seed: the same text, answer and seed give the same picture.")
+    var seed: UInt64 = 1
+
+    @OptionGroup var options: TaskOptions
+
+    func run() async throws {
+        let text = try readText(file)
+        do {
+            let answer = try await options.coordinator().mindMap(of: text)
+            let map = answer.value.mindMap
+            let svg = MindMapSVG.render(map, options: MindMapLayout.Options(seed: seed))
+            try Data(svg.utf8).write(to: URL(fileURLWithPath: output))
+            if let png { try await MindMapPNG.convert(svg: svg, to: URL(fileURLWithPath: png)) }
+            let written: JSONObject = ["svg": .string(output), "png": png.map(JSONValue.string) ?? .null]
+            options.print(answer, extra: written) {
+                let lines = map.branches.map { branch in
+                    "• \(branch.label)" + (branch.children.isEmpty ? "" : ": " + branch.children.map(\.label).joined(separator: ", "))
+                }
+                return ([map.title] + lines + ["", "Wrote \(output)" + (png.map { " and \($0)" } ?? "") + "."]).joined(separator: "\n")
             }
         } catch {
             throw fail(error)
