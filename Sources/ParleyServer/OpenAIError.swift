@@ -77,6 +77,8 @@ public struct OpenAIError: Error, HTTPResponseError, Sendable, Equatable, Custom
             return error
         case let error as ChainExhaustedError:
             return OpenAIError(status: .serviceUnavailable, message: error.description, type: "server_error", code: "no_provider_available")
+        case let error as StructuredGenerationError:
+            return OpenAIError(status: .badGateway, message: error.description, type: "server_error", code: "invalid_structured_output")
         case let error as ProviderError:
             switch error {
             case .invalidInput(let detail): return .invalidRequest(detail)

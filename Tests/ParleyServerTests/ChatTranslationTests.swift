@@ -40,9 +40,9 @@ struct ChatTranslationTests {
         #expect(request.task == .vision)
     }
 
-    @Test("json_schema response formats reach the provider as a schema")
+    @Test("json_schema response formats reach the provider as a schema, with the schema as an instruction")
     func schema() async throws {
-        let model = ScriptedLanguageModel(replies: [["{\"city\":\"Paris\"}"]])
+        let model = ScriptedLanguageModel(replies: [["{\"city\":\"Paris\"}"]], capabilities: LanguageModelCapabilities(jsonSchema: true))
         let server = try await TestServer.scripted(model: model)
         defer { server.stop() }
         let reply = try await server.post("/v1/chat/completions", json: [
@@ -56,6 +56,24 @@ struct ChatTranslationTests {
         #expect(request.responseSchema?.name == "capital")
         #expect(request.responseSchema?.schema["properties"]?["city"]?["type"] == .string("string"))
         #expect(request.task == .structuredOutput)
+        #expect(request.messages.first?.text.contains("It must follow this JSON schema") == true)
+    }
+
+    @Test("an answer that breaks the schema is repaired before the client sees it")
+    func schemaRepair() async throws {
+        let model = ScriptedLanguageModel(replies: [["The capital is Paris."], ["{\"city\": ", "\"Paris\"}"]],
+                                          capabilities: LanguageModelCapabilities(jsonSchema: true))
+        let server = try await TestServer.scripted(model: model)
+        defer { server.stop() }
+        let body = #"{"messages": [{"role": "user", "content": "Capital of France?"}], "stream": true, "response_format": {"type": "json_schema", "json_schema": {"name": "capital", "schema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}}"#
+        let reply = try await server.send(.POST, "/v1/chat/completions", headers: [("content-type", "application/json")], body: Data(body.utf8))
+        #expect(reply.status == 200)
+        let content = reply.text.split(separator: "\n").filter { $0.hasPrefix("data: {") }.compactMap { line -> String? in
+            let json = try? JSONSerialization.jsonObject(with: Data(line.dropFirst(6).utf8)) as? [String: Any]
+            return ((json?["choices"] as? [[String: Any]])?.first?["delta"] as? [String: Any])?["content"] as? String
+        }.joined()
+        #expect(content == #"{"city":"Paris"}"#, "the client gets only the valid value: \(reply.text)")
+        #expect(await model.requests.count == 2)
     }
 
     @Test("what cannot be honoured is a 400 naming the field", arguments: [

@@ -109,21 +109,23 @@ struct ResponseCacheTests {
             case .seed: ["seed": 7]
             case .topP: ["top_p": 0.5]
             case .provider: ["model": "local"]
-            case .schema: ["response_format": ["type": "json_schema", "json_schema": ["name": "city", "schema": ["type": "object"]]]]
+            case .schema: ["response_format": ["type": "json_schema", "json_schema": ["name": "city", "schema": ["type": "string"]]]]
             }
         }
     }
 
     @Test("what changes the answer changes the key", arguments: Variation.allCases)
     func keys(_ variation: Variation) async throws {
-        let model = ScriptedLanguageModel(replies: [["first"], ["second"]])
+        // A structured answer is validated: the second reply must be JSON (a string here).
+        let second = variation == .schema ? #""second""# : "second"
+        let model = ScriptedLanguageModel(replies: [["first"], [second]], capabilities: LanguageModelCapabilities(jsonSchema: true))
         let server = try await TestServer.scripted(model: model)
         defer { server.stop() }
         _ = try await server.post("/v1/chat/completions", json: Self.question)
         let reply = try await server.post("/v1/chat/completions", json: Self.question.merging(variation.change) { $1 })
         #expect(reply.status == 200, "\(reply.text)")
         #expect(reply.headers["x-parley-cache"] == "miss")
-        #expect(Self.content(reply) == "second")
+        #expect(Self.content(reply) == second)
         // The name the client sends is not the key: `gpt-4o-mini` resolves to the chain, as `auto` does.
         let alias = try await server.post("/v1/chat/completions", json: Self.question.merging(["model": "gpt-4o-mini"]) { $1 })
         #expect(alias.headers["x-parley-cache"] == "hit")
