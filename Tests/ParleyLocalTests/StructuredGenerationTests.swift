@@ -4,11 +4,11 @@ import Testing
 @testable import ParleyLocal
 
 /// Structured output on the real llama.cpp engine (SmolLM2-135M): a grammar made from the
-/// schema constrains every token.
+/// schema constrains every token. One thread, so the rest of the suite keeps a core.
 @Suite("Grammar-constrained JSON on llama.cpp", .serialized)
 struct StructuredGenerationTests {
     static let model = LlamaLanguageModel(configuration: .init(
-        modelPath: TestEnvironment.paths.defaultLanguageModel.path, contextLength: 2048, threads: 2))
+        modelPath: TestEnvironment.paths.defaultLanguageModel.path, contextLength: 2048, threads: 1))
 
     func llm() throws -> LlamaLanguageModel {
         _ = try TestEnvironment.require(TestEnvironment.paths.defaultLanguageModel)
@@ -71,7 +71,7 @@ struct StructuredGenerationTests {
     func randomSchemas() async throws {
         let model = try llm()
         var random = SeededRandom(seed: 20_261_123)
-        for index in 0..<24 {
+        for index in 0..<16 {
             let schema = RandomSchema.make(depth: 0, random: &random)
             let request = ChatRequest(messages: [.user("Make up an example value.")],
                                       sampling: SamplingOptions(temperature: 1.0, maxTokens: 600, seed: UInt32(index)),

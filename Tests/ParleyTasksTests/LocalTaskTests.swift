@@ -5,11 +5,13 @@ import ParleyModels
 import Testing
 @testable import ParleyTasks
 
-/// The tasks on the real on-device engine (SmolLM2-135M, as the suite's other model tests).
+/// The tasks on the real on-device engine (SmolLM2-135M, as the suite's other model tests),
+/// on one thread so the rest of the suite keeps a core. The mind map is drawn end to end by
+/// the `parley mindmap` test.
 @Suite("Learning tasks on llama.cpp", .serialized)
 struct LocalTaskTests {
     static let paths = ParleyPaths.current()
-    static let model = LlamaLanguageModel(configuration: .init(modelPath: paths.defaultLanguageModel.path, contextLength: 2048, threads: 2))
+    static let model = LlamaLanguageModel(configuration: .init(modelPath: paths.defaultLanguageModel.path, contextLength: 2048, threads: 1))
 
     func coordinator() throws -> TaskCoordinator<ContinuousClock> {
         guard FileManager.default.fileExists(atPath: Self.paths.defaultLanguageModel.path) else {
@@ -41,16 +43,9 @@ struct LocalTaskTests {
             Issue.record("Missing \(choice.path.path): run scripts/setup first.")
             return
         }
-        let model = LlamaLanguageModel(configuration: .init(modelPath: choice.path.path, contextLength: 2048, threads: 2))
+        let model = LlamaLanguageModel(configuration: .init(modelPath: choice.path.path, contextLength: 2048, threads: 1))
         let coordinator = TaskCoordinator(generator: StructuredGenerator(providers: [model], health: ProviderHealth(clock: ContinuousClock())))
         let (_, simplification) = try await coordinator.simplify(Self.text)
         #expect(simplification.after.grade < simplification.before.grade, "\(simplification.before) → \(simplification.after): \(simplification.text)")
-    }
-
-    @Test("a mind map outline has two to six branches with short labels")
-    func mindMap() async throws {
-        let answer = try await coordinator().mindMap(of: Self.text)
-        #expect((2...6).contains(answer.value.branches.count))
-        #expect(answer.value.branches.allSatisfy { (1...40).contains($0.label.count) })
     }
 }
