@@ -39,13 +39,14 @@ public struct TaskCoordinator<C: Clock>: Sendable where C.Duration == Duration {
         self.policy = policy
     }
 
-    /// Runs `task` for a value of `type`; `check` adds rules the schema cannot state.
+    /// Runs `task` for a value of `type`; `check` adds rules the schema cannot state. Sampling
+    /// is greedy: the same text gets the same answer from the same model.
     public func run<T: StructuredOutput>(_ task: TaskKind, _ type: T.Type, system: String, user: String, maxTokens: Int = 768,
                                          isPrivate: Bool = false,
                                          check: (@Sendable (JSONValue) -> [String])? = nil) async throws -> TaskAnswer<T> {
         let (order, rules) = policy.order(for: task, among: generator.providers)
         let request = StructuredRequest(messages: [.system(system), .user(user)], schema: T.schema, name: task.rawValue,
-                                        sampling: SamplingOptions(temperature: 0.1, maxTokens: maxTokens), task: task, isPrivate: isPrivate)
+                                        sampling: SamplingOptions(temperature: 0, maxTokens: maxTokens), task: task, isPrivate: isPrivate)
         let candidates = isPrivate ? order.filter(\.identity.isLocal) : order
         let result = try await generator.generate(request, order: candidates, rules: rules + (isPrivate ? ["private: on-device only"] : []),
                                                   check: check)

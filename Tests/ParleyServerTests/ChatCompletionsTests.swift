@@ -41,7 +41,7 @@ extension OnDeviceServerTests {
         @Test("a json_schema response format gives valid JSON with the schema's members in their order")
         func structured() async throws {
             let server = try await TestServer.onDevice.value
-            let body = #"{"model": "auto", "temperature": 0, "messages": [{"role": "user", "content": "Maria is 34 and lives in Lisbon."}], "response_format": {"type": "json_schema", "json_schema": {"name": "person", "strict": true, "schema": {"type": "object", "additionalProperties": false, "required": ["zeta_name", "age", "alpha_city"], "properties": {"zeta_name": {"type": "string"}, "age": {"type": "integer", "minimum": 0, "maximum": 120}, "alpha_city": {"type": "string"}}}}}}"#
+            let body = #"{"model": "auto", "temperature": 0, "max_tokens": 100, "messages": [{"role": "user", "content": "Maria is 34 and lives in Lisbon."}], "response_format": {"type": "json_schema", "json_schema": {"name": "person", "strict": true, "schema": {"type": "object", "additionalProperties": false, "required": ["zeta_name", "age", "alpha_city"], "properties": {"zeta_name": {"type": "string"}, "age": {"type": "integer", "minimum": 0, "maximum": 120}, "alpha_city": {"type": "string"}}}}}}"#
             let reply = try await server.send(.POST, "/v1/chat/completions", headers: [("content-type", "application/json")], body: Data(body.utf8))
             #expect(reply.status == 200, "\(reply.text)")
             #expect(reply.headers["x-parley-provider"] == "llama.cpp")

@@ -21,10 +21,11 @@ struct LocalTaskTests {
         return TaskCoordinator(generator: StructuredGenerator(providers: [Self.model], health: ProviderHealth(clock: ContinuousClock())))
     }
 
+    /// Long sentences of long words that have plain synonyms.
     static let text = """
-        The mitochondrion is an organelle found in the cells of most eukaryotic organisms. It generates most of the \
-        chemical energy needed to power the cell's biochemical reactions, which is stored in a molecule called adenosine \
-        triphosphate. Consequently, mitochondria are frequently described as the powerhouse of the cell.
+        Notwithstanding the considerable administrative complications that were encountered during the preliminary \
+        consultation period, the municipal authorities ultimately authorized the construction of the community library, \
+        which will consequently provide residents with substantially improved educational opportunities.
         """
 
     @Test("a breakdown has three to seven steps, each with minutes in range")
