@@ -181,7 +181,7 @@ let package = Package(
             name: "ParleyCoreTests",
             dependencies: ["ParleyCore", "ParleyTesting", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "ParleyLocalTests", dependencies: ["ParleyLocal", "ParleyCore"]),
+        .testTarget(name: "ParleyLocalTests", dependencies: ["ParleyLocal", "ParleyCore", "ParleyTesting"]),
         .testTarget(name: "ParleyCLITests", dependencies: ["parley", "ParleyCore", "ParleyStore", "ParleyTestServers", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "ParleyRuntimeTests", dependencies: ["ParleyRuntime", "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyTesting", "ParleyTestServers"]),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyPostgres", "ParleyCore", "ParleyTestServers"]),

@@ -210,16 +210,15 @@ public struct AnthropicLanguageModel: LanguageModelProvider {
             top_p = nil  // Anthropic advises setting temperature or top_p, not both
             stop_sequences = request.sampling.stop.isEmpty ? nil : request.sampling.stop
             if let response = request.responseSchema {
-                let name = String(response.name.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") ? $0 : "_" }.prefix(64))
                 var schema = response.schema
                 if schema["type"]?.string != "object" {
                     wrapsValue = true
                     schema = .object(["type": "object", "properties": .object([Self.wrapperMember: schema]),
                                       "required": .array([.string(Self.wrapperMember)])])
                 }
-                tools = [Tool(name: name.isEmpty ? "response" : name,
-                              description: "Record the answer. Its input must follow the schema exactly.", input_schema: schema)]
-                tool_choice = ToolChoice(name: name.isEmpty ? "response" : name)
+                tools = [Tool(name: response.name, description: "Record the answer. Its input must follow the schema exactly.",
+                              input_schema: schema)]
+                tool_choice = ToolChoice(name: response.name)
             }
         }
     }

@@ -156,18 +156,17 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
     }
 
     /// Structured output for `selection`: the same providers as ``languageModel(_:)`` (one,
-    /// or every configured one ending on-device), each asked for JSON that follows a
-    /// schema, validated, repaired or failed over. `policy` orders the providers per task
-    /// (names as in ``ProviderIdentity/description``); without one they keep the chain's order.
-    public func structuredGenerator(_ selection: ProviderSelection = .auto, policy: RoutingPolicy? = nil) throws -> StructuredGenerator<C> {
+    /// or every configured one ending on-device), in the chain's order, each asked for JSON
+    /// that follows a schema, validated, repaired or failed over. Tasks reorder them
+    /// (``taskCoordinator(_:)``).
+    public func structuredGenerator(_ selection: ProviderSelection = .auto) throws -> StructuredGenerator<C> {
         var chosen = try providers(.languageModel, selection, as: (any LanguageModelProvider).self)
         if selection == .auto, let smallModel { chosen.append(smallModel) }
-        return StructuredGenerator(providers: chosen, policy: policy, health: health(of: .languageModel),
-                                   logger: Logger(label: "parley.structured"))
+        return StructuredGenerator(providers: chosen, health: health(of: .languageModel), logger: Logger(label: "parley.structured"))
     }
 
     /// The learning tasks (entities, summaries, breakdowns, simplification, resolve, mind
-    /// maps) over ``structuredGenerator(_:policy:)``, each with its provider order from
+    /// maps) over ``structuredGenerator(_:)``, each with its provider order from
     /// `PARLEY_TASK_ORDER` (or the standard one).
     public func taskCoordinator(_ selection: ProviderSelection = .auto) throws -> TaskCoordinator<C> {
         TaskCoordinator(generator: try structuredGenerator(selection), policy: try settings.taskPolicy())

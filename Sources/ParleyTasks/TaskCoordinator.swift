@@ -47,9 +47,7 @@ public struct TaskCoordinator<C: Clock>: Sendable where C.Duration == Duration {
         let (order, rules) = policy.order(for: task, among: generator.providers)
         let request = StructuredRequest(messages: [.system(system), .user(user)], schema: T.schema, name: task.rawValue,
                                         sampling: SamplingOptions(temperature: 0, maxTokens: maxTokens), task: task, isPrivate: isPrivate)
-        let candidates = isPrivate ? order.filter(\.identity.isLocal) : order
-        let result = try await generator.generate(request, order: candidates, rules: rules + (isPrivate ? ["private: on-device only"] : []),
-                                                  check: check)
+        let result = try await generator.generate(request, order: order, rules: rules, check: check)
         return TaskAnswer(value: try T(json: result.value), result: result)
     }
 

@@ -59,8 +59,7 @@ struct Generate: AsyncParsableCommand {
             let runtime = try await common.runtime(smallModel: model.smallModel)
             let generator = try await runtime.structuredGenerator(model.selection)
             let name = URL(fileURLWithPath: schema).deletingPathExtension().lastPathComponent
-            let request = StructuredRequest(messages: [.system(systemPrompt), .user(task)], schema: parsed,
-                                            name: ResponseSchemaName.sanitized(name),
+            let request = StructuredRequest(messages: [.system(systemPrompt), .user(task)], schema: parsed, name: name,
                                             sampling: SamplingOptions(temperature: temperature, maxTokens: maxTokens))
             let result = try await generator.generate(request)
             emit((compact ? result.value.text : result.value.prettyText) + "\n")
@@ -69,13 +68,5 @@ struct Generate: AsyncParsableCommand {
         } catch {
             throw fail(error)
         }
-    }
-}
-
-/// Schema names providers accept: letters, digits, `_` and `-`, at most 64 characters.
-enum ResponseSchemaName {
-    static func sanitized(_ name: String) -> String {
-        let kept = String(name.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") ? $0 : "_" }.prefix(64))
-        return kept.isEmpty ? "response" : kept
     }
 }

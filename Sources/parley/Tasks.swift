@@ -13,11 +13,15 @@ struct TaskOptions: ParsableArguments {
     @OptionGroup var common: CommonOptions
     @OptionGroup var model: ModelSelection
 
-    /// The coordinator for these flags.
-    func coordinator() async throws -> TaskCoordinator<ContinuousClock> {
+    /// Runs `body` with the coordinator for these flags; failures become one sentence on stderr.
+    func perform(_ body: (TaskCoordinator<ContinuousClock>) async throws -> Void) async throws {
         common.bootstrapLogging()
-        let runtime = try await common.runtime(smallModel: model.smallModel)
-        return try await runtime.taskCoordinator(model.selection)
+        do {
+            let runtime = try await common.runtime(smallModel: model.smallModel)
+            try await body(try await runtime.taskCoordinator(model.selection))
+        } catch {
+            throw fail(error)
+        }
     }
 
     /// Prints `answer`: JSON with `extra` members, or `human` text and who answered (to standard error).
@@ -62,15 +66,13 @@ struct Extract: AsyncParsableCommand {
 
     func run() async throws {
         let text = try readText(file)
-        do {
-            let answer = try await options.coordinator().extractEntities(from: text)
+        try await options.perform { coordinator in
+            let answer = try await coordinator.extractEntities(from: text)
             options.print(answer) {
                 let value = answer.value
                 return [("People", value.people), ("Places", value.places), ("Organizations", value.organizations), ("Concepts", value.concepts)]
                     .map { "\($0.0): \($0.1.isEmpty ? "—" : $0.1.joined(separator: ", "))" }.joined(separator: "\n")
             }
-        } catch {
-            throw fail(error)
         }
     }
 }
@@ -86,14 +88,12 @@ struct Summarize: AsyncParsableCommand {
 
     func run() async throws {
         let text = try readText(file)
-        do {
-            let answer = try await options.coordinator().summarize(text)
+        try await options.perform { coordinator in
+            let answer = try await coordinator.summarize(text)
             options.print(answer) {
                 let value = answer.value
                 return ([value.title, ""] + value.points.map { "• \($0)" } + ["", value.summary]).joined(separator: "\n")
             }
-        } catch {
-            throw fail(error)
         }
     }
 }
@@ -111,15 +111,13 @@ struct Simplify: AsyncParsableCommand {
 
     func run() async throws {
         let text = try readText(file)
-        do {
-            let (answer, simplification) = try await options.coordinator().simplify(text)
+        try await options.perform { coordinator in
+            let (answer, simplification) = try await coordinator.simplify(text)
             let grades: JSONObject = ["grade_before": .number((simplification.before.grade * 10).rounded() / 10),
                                       "grade_after": .number((simplification.after.grade * 10).rounded() / 10)]
             options.print(answer, extra: grades) {
                 simplification.text + "\n\nReadability: \(simplification.before) → \(simplification.after)"
             }
-        } catch {
-            throw fail(error)
         }
     }
 }
@@ -138,15 +136,13 @@ struct Breakdown: AsyncParsableCommand {
     }
 
     func run() async throws {
-        do {
-            let answer = try await options.coordinator().breakDown(task)
+        try await options.perform { coordinator in
+            let answer = try await coordinator.breakDown(task)
             options.print(answer) {
                 let value = answer.value
                 let steps = value.steps.enumerated().map { "\($0.offset + 1). \($0.element.action) (\($0.element.minutes) min)" }
                 return ([value.goal, ""] + steps + ["", "About \(value.totalMinutes) minutes in all."]).joined(separator: "\n")
             }
-        } catch {
-            throw fail(error)
         }
     }
 }
@@ -173,8 +169,8 @@ struct MindMapCommand: AsyncParsableCommand {
 
     func run() async throws {
         let text = try readText(file)
-        do {
-            let answer = try await options.coordinator().mindMap(of: text)
+        try await options.perform { coordinator in
+            let answer = try await coordinator.mindMap(of: text)
             let map = answer.value.mindMap
             let svg = MindMapSVG.render(map, options: MindMapLayout.Options(seed: seed))
             try Data(svg.utf8).write(to: URL(fileURLWithPath: output))
@@ -186,8 +182,6 @@ struct MindMapCommand: AsyncParsableCommand {
                 }
                 return ([map.title] + lines + ["", "Wrote \(output)" + (png.map { " and \($0)" } ?? "") + "."]).joined(separator: "\n")
             }
-        } catch {
-            throw fail(error)
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleyTesting
 import Testing
 @testable import ParleyLocal
 
@@ -70,7 +71,7 @@ struct StructuredGenerationTests {
     @Test("random schemas: llama.cpp accepts each grammar and every sampled value validates")
     func randomSchemas() async throws {
         let model = try llm()
-        var random = SeededRandom(seed: 20_261_123)
+        var random = SeededGenerator(seed: 20_261_123)
         for index in 0..<16 {
             let schema = RandomSchema.make(depth: 0, random: &random)
             let request = ChatRequest(messages: [.user("Make up an example value.")],
@@ -85,23 +86,11 @@ struct StructuredGenerationTests {
     }
 }
 
-/// SplitMix64: the same seed gives the same schemas on every run.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Random schemas whose every rule a grammar enforces (bounded strings and arrays, small
 /// integer ranges, enums, constants, optional members, nesting, unions with null).
 enum RandomSchema {
-    static func make(depth: Int, random: inout SeededRandom) -> JSONSchema {
+    static func make(depth: Int, random: inout SeededGenerator) -> JSONSchema {
         let leafOnly = depth >= 2
         switch Int.random(in: 0..<(leafOnly ? 6 : 9), using: &random) {
         case 0:

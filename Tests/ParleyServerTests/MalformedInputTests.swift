@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleyTesting
 import Testing
 
 /// Bad requests get a 4xx in OpenAI's error shape, and the server answers the next request.
@@ -130,20 +131,5 @@ struct MalformedInputTests {
         }
         let reply = try await server.post("/v1/chat/completions", json: ["messages": [["role": "user", "content": "Capital of France?"]]])
         #expect(reply.status == 200)
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so fuzzed inputs repeat from run to run.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

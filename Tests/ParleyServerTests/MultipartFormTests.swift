@@ -1,5 +1,6 @@
 import Foundation
 @testable import ParleyServer
+import ParleyTesting
 import Testing
 
 /// The multipart/form-data parser on its own.

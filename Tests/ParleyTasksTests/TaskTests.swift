@@ -121,6 +121,6 @@ struct TaskCoordinatorTests {
         let answer = try await Self.coordinator([Cloud(), local]).run(.entityExtraction, Entities.self, system: "Extract.",
                                                                      user: "My secret diary.", isPrivate: true)
         #expect(answer.provider.name == "llama.cpp")
-        #expect(answer.reason.contains("private: on-device only"))
+        #expect(answer.reason.contains("openai (gpt-test): the request is private and stays on this machine"))
     }
 }

@@ -75,30 +75,24 @@ public struct StructuredGenerationError: Error, Sendable, Equatable, CustomStrin
 
 /// Produces values that follow a JSON schema from whichever provider can.
 ///
-/// Providers are tried in the order the task's routing policy gives (or the order given).
-/// Each gets the schema natively (OpenAI `response_format`, Anthropic's forced tool, Ollama
-/// `format`, a llama.cpp grammar) and as an instruction. Every answer is parsed and
-/// validated; an invalid one gets `repairRounds` chances to be corrected, then the next
+/// Providers are tried in the order given (the generator's own, or one per request, such as
+/// a task's). Each gets the schema natively (OpenAI `response_format`, Anthropic's forced
+/// tool, Ollama `format`, a llama.cpp grammar) and as an instruction. Every answer is parsed
+/// and validated; an invalid one gets `repairRounds` chances to be corrected, then the next
 /// provider is tried, as is one that fails, lacks structured output, or is unavailable.
+/// A private request is served only by on-device providers.
 public struct StructuredGenerator<C: Clock>: Sendable where C.Duration == Duration {
-    /// The providers, in the order used when no policy applies.
+    /// The providers, in the order used when a request brings none.
     public let providers: [any LanguageModelProvider]
-    /// Orders providers per task, when set.
-    public let router: Router?
     /// How many times an invalid answer is sent back for correction.
     public let repairRounds: Int
     private let failover: Failover<C>
     private let logger: Logger
 
-    /// Creates a generator over `providers`; `policy` (by provider name) orders them per task.
-    public init(providers: [any LanguageModelProvider], policy: RoutingPolicy? = nil, health: ProviderHealth<C>,
+    /// Creates a generator over `providers`, most preferred first.
+    public init(providers: [any LanguageModelProvider], health: ProviderHealth<C>,
                 repairRounds: Int = 1, logger: Logger = Logger(label: "parley.structured")) {
         self.providers = providers
-        self.router = policy.map { policy in
-            Router(policy: policy, providers: Dictionary(providers.map {
-                ($0.identity.description, ProviderTraits(isLocal: $0.identity.isLocal, capabilities: $0.capabilities))
-            }, uniquingKeysWith: { first, _ in first }))
-        }
         self.repairRounds = max(0, repairRounds)
         self.failover = Failover(capability: "structured output", health: health, logger: logger)
         self.logger = logger
@@ -107,7 +101,8 @@ public struct StructuredGenerator<C: Clock>: Sendable where C.Duration == Durati
     /// Produces one value that follows `request.schema`, from the providers in `order` when given.
     public func generate(_ request: StructuredRequest, order: [any LanguageModelProvider]? = nil, rules: [String] = [],
                          check: (@Sendable (JSONValue) -> [String])? = nil) async throws -> StructuredResult {
-        for try await update in stream(request, order: order, rules: rules, check: check) {
+        // Nobody reads partial values here: the stream skips parsing them.
+        for try await update in updates(request, order: order, rules: rules, check: check, partials: false) {
             if case .completed(let result) = update { return result }
         }
         throw CancellationError()
@@ -122,32 +117,25 @@ public struct StructuredGenerator<C: Clock>: Sendable where C.Duration == Durati
         return (try T(json: result.value), result)
     }
 
-    /// The order providers are tried in for `request`, and the rules that made it.
-    public func order(for request: StructuredRequest) throws -> (providers: [any LanguageModelProvider], rules: [String]) {
-        guard let router else { return (providers, ["the configured order"]) }
-        let decision = try router.route(chatRequest(request, messages: request.messages))
-        let byName = Dictionary(providers.map { ($0.identity.description, $0) }, uniquingKeysWith: { first, _ in first })
-        return (decision.providers.compactMap { byName[$0] }, decision.rules)
-    }
-
     /// Streams the generation: partial values as they arrive, then the result. `order`
     /// (with the `rules` that made it, for the result's reason) replaces the generator's own.
     /// `check` adds rules a schema cannot state (a text must get simpler, say): what it
     /// returns is treated like schema violations (a repair round, then the next provider).
     public func stream(_ request: StructuredRequest, order: [any LanguageModelProvider]? = nil, rules: [String] = [],
                        check: (@Sendable (JSONValue) -> [String])? = nil) -> AsyncThrowingStream<StructuredUpdate, any Error> {
+        updates(request, order: order, rules: rules, check: check, partials: true)
+    }
+
+    private func updates(_ request: StructuredRequest, order: [any LanguageModelProvider]?, rules: [String],
+                         check: (@Sendable (JSONValue) -> [String])?, partials: Bool) -> AsyncThrowingStream<StructuredUpdate, any Error> {
         .producing { output in
-            if let order {
-                try await run(request, order, rules, check, output)
-            } else {
-                let (ordered, rules) = try self.order(for: request)
-                try await run(request, ordered, rules, check, output)
-            }
+            try await run(request, order ?? providers, rules.isEmpty && order == nil ? ["the configured order"] : rules,
+                          check, partials, output)
         }
     }
 
     private func run(_ request: StructuredRequest, _ ordered: [any LanguageModelProvider], _ rules: [String],
-                     _ check: (@Sendable (JSONValue) -> [String])?,
+                     _ check: (@Sendable (JSONValue) -> [String])?, _ partials: Bool,
                      _ output: AsyncThrowingStream<StructuredUpdate, any Error>.Continuation) async throws {
         var attempts: [ChainExhaustedError.Attempt] = []
         var usage = Usage()
@@ -160,13 +148,17 @@ public struct StructuredGenerator<C: Clock>: Sendable where C.Duration == Durati
                 attempts.append(.init(provider: name, reason: "cannot follow a JSON schema"))
                 continue
             }
+            guard !request.isPrivate || provider.identity.isLocal else {
+                attempts.append(.init(provider: name, reason: "the request is private and stays on this machine"))
+                continue
+            }
             guard await failover.admits(provider, next: next, attempts: &attempts) else { continue }
             output.yield(.started(provider.identity))
             var conversation = messages
             var repaired = false
             do {
                 for round in 0...repairRounds {
-                    let answer = try await ask(provider, chatRequest(request, messages: conversation), output)
+                    let answer = try await ask(provider, chatRequest(request, messages: conversation), partials ? output : nil)
                     usage.add(answer.usage)
                     var problems = Self.problems(in: answer.text, schema: request.schema)
                     if case .success(let value) = problems, let complaints = check?(value), !complaints.isEmpty {
@@ -206,7 +198,7 @@ public struct StructuredGenerator<C: Clock>: Sendable where C.Duration == Durati
 
     /// Runs one request, yielding partial values as the text grows.
     private func ask(_ provider: any LanguageModelProvider, _ request: ChatRequest,
-                     _ output: AsyncThrowingStream<StructuredUpdate, any Error>.Continuation) async throws -> Answer {
+                     _ output: AsyncThrowingStream<StructuredUpdate, any Error>.Continuation?) async throws -> Answer {
         var text = ""
         var usage = Usage()
         var last: JSONValue?
@@ -214,7 +206,7 @@ public struct StructuredGenerator<C: Clock>: Sendable where C.Duration == Durati
             switch event {
             case .text(let piece):
                 text += piece
-                if let partial = JSONValue.prefix(of: Self.jsonStart(of: text)), partial != last {
+                if let output, let partial = JSONValue.prefix(of: Self.jsonStart(of: text)), partial != last {
                     last = partial
                     output.yield(.partial(partial))
                 }
