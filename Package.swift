@@ -154,6 +154,8 @@ let package = Package(
         .target(name: "ParleyMindMap"),
         // Test doubles for the provider protocols.
         .target(name: "ParleyTesting", dependencies: ["ParleyCore", .product(name: "Logging", package: "swift-log")]),
+        // The `.onDeviceEngines` test trait: tests that run the engines take turns across targets.
+        .target(name: "ParleyTestLanes"),
         .executableTarget(
             name: "parley",
             dependencies: [
@@ -181,13 +183,14 @@ let package = Package(
             name: "ParleyCoreTests",
             dependencies: ["ParleyCore", "ParleyTesting", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "ParleyLocalTests", dependencies: ["ParleyLocal", "ParleyCore", "ParleyTesting"]),
-        .testTarget(name: "ParleyCLITests", dependencies: ["parley", "ParleyCore", "ParleyStore", "ParleyTestServers", .product(name: "Crypto", package: "swift-crypto")]),
-        .testTarget(name: "ParleyRuntimeTests", dependencies: ["ParleyRuntime", "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyTesting", "ParleyTestServers"]),
+        .testTarget(name: "ParleyLocalTests", dependencies: ["ParleyTestLanes", "ParleyLocal", "ParleyCore", "ParleyTesting"]),
+        .testTarget(name: "ParleyCLITests", dependencies: ["ParleyTestLanes", "parley", "ParleyCore", "ParleyStore", "ParleyTestServers", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "ParleyRuntimeTests", dependencies: ["ParleyTestLanes", "ParleyRuntime", "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyTesting", "ParleyTestServers"]),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyPostgres", "ParleyCore", "ParleyTestServers"]),
         .testTarget(
             name: "ParleyServerTests",
             dependencies: [
+                "ParleyTestLanes",
                 "parley", "ParleyServer", "ParleyRuntime", "ParleyStore", "ParleyPostgres", "ParleyCore", "ParleyCloud", "ParleyTesting",
                 "ParleyTestServers",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -208,7 +211,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "ParleyTasksTests", dependencies: ["ParleyTasks", "ParleyCore", "ParleyLocal", "ParleyModels", "ParleyTesting"]),
+        .testTarget(name: "ParleyTasksTests", dependencies: ["ParleyTestLanes", "ParleyTasks", "ParleyCore", "ParleyLocal", "ParleyModels", "ParleyTesting"]),
         .testTarget(name: "ParleyMindMapTests", dependencies: ["ParleyMindMap"]),
         .testTarget(name: "ParleyCloudTests", dependencies: ["ParleyCloud", "ParleyCore", "ParleyTestServers", "ParleyTesting"]),
     ],

@@ -7,13 +7,14 @@ import Foundation
 import ParleyCore
 import ParleyStore
 import ParleyTestServers
+import ParleyTestLanes
 import Testing
 
 /// `parley talk` as a conversation that is saved, and `parley history`, on the real engines.
 /// Nested in the command-line suite to share its serialization: each test blocks a thread
 /// while the child process runs.
 extension ParleyCLITests {
-@Suite("conversations from the command line")
+@Suite("conversations from the command line", .onDeviceEngines)
 struct ConversationCLITests {
     struct TalkDocument: Decodable {
         struct Turn: Decodable {

@@ -2,9 +2,10 @@ import Crypto
 import Foundation
 import ParleyTestServers
 import Synchronization
+import ParleyTestLanes
 import Testing
 
-@Suite("parley models")
+@Suite("parley models", .onDeviceEngines)
 struct ModelsCLITests {
     /// A file served over HTTP that stalls after `stallAfter` bytes until `release()`; it
     /// answers `Range: bytes=N-` with 206 as a CDN does.

@@ -1,6 +1,7 @@
 import Foundation
 import ParleyCore
 import ParleyTestServers
+import ParleyTestLanes
 import Testing
 
 /// Runs the built `parley` executable as a user would.
@@ -76,7 +77,7 @@ enum CLI {
     }
 }
 
-@Suite("parley command line", .serialized)
+@Suite("parley command line", .serialized, .onDeviceEngines)
 struct ParleyCLITests {
     /// One sentence on stderr, non-zero exit, no crash (a crash exits with a signal status).
     func expectCleanFailure(_ result: CLI.Result, mentioning phrase: String, sourceLocation: SourceLocation = #_sourceLocation) {

@@ -1,11 +1,12 @@
 import Foundation
 import ParleyCore
+import ParleyTestLanes
 import Testing
 
 /// The structured-output and learning-task commands, on the on-device model (SmolLM2, as
 /// the other CLI tests), offline. One at a time: each runs a model in its own process, and
 /// several at once starve the suite's timing-sensitive tests on a two-core machine.
-@Suite("parley generate, breakdown and mindmap", .serialized)
+@Suite("parley generate, breakdown and mindmap", .serialized, .onDeviceEngines)
 struct StructuredCLITests {
     static func temporary(_ name: String, _ text: String) throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("parley-\(UUID().uuidString)-\(name)")

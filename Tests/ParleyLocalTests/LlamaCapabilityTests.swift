@@ -1,11 +1,12 @@
 import Foundation
 import ParleyCore
+import ParleyTestLanes
 import Testing
 @testable import ParleyLocal
 
 /// The capability check runs before the model is loaded: these use a model file that does not
 /// exist, so reaching llama.cpp would fail with a different error.
-@Suite("llama.cpp capabilities")
+@Suite("llama.cpp capabilities", .onDeviceEngines)
 struct LlamaCapabilityTests {
     let model = LlamaLanguageModel(configuration: .init(modelPath: "/nonexistent/SmolLM2.gguf", contextLength: 1_536, threads: 1))
 

@@ -1,11 +1,12 @@
 import Foundation
 import ParleyCore
+import ParleyTestLanes
 import Testing
 @testable import ParleyLocal
 
 /// These run the real llama.cpp engine on SmolLM2-135M-Instruct. One model is shared by the
 /// suite (loading takes a fraction of a second, but the context is the point of some tests).
-@Suite("llama.cpp language model", .serialized)
+@Suite("llama.cpp language model", .serialized, .onDeviceEngines)
 struct LlamaLanguageModelTests {
     static let model: LlamaLanguageModel? = {
         let path = TestEnvironment.paths.defaultLanguageModel.path

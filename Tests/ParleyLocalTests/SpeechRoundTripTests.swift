@@ -1,10 +1,11 @@
 import Foundation
 import ParleyCore
+import ParleyTestLanes
 import Testing
 @testable import ParleyLocal
 
 /// espeak-ng and whisper.cpp, for real: text → speech → text.
-@Suite("espeak-ng and whisper.cpp", .serialized)
+@Suite("espeak-ng and whisper.cpp", .serialized, .onDeviceEngines)
 struct SpeechRoundTripTests {
     static let stt = WhisperSpeechToText(modelPath: TestEnvironment.paths.defaultWhisperModel.path, threads: 2)
     let tts = EspeakTextToSpeech()

@@ -1,12 +1,13 @@
 import Foundation
 import ParleyCore
 import ParleyTesting
+import ParleyTestLanes
 import Testing
 @testable import ParleyLocal
 
 /// Structured output on the real llama.cpp engine (SmolLM2-135M): a grammar made from the
 /// schema constrains every token. One thread, so the rest of the suite keeps a core.
-@Suite("Grammar-constrained JSON on llama.cpp", .serialized)
+@Suite("Grammar-constrained JSON on llama.cpp", .serialized, .onDeviceEngines)
 struct StructuredGenerationTests {
     static let model = LlamaLanguageModel(configuration: .init(
         modelPath: TestEnvironment.paths.defaultLanguageModel.path, contextLength: 2048, threads: 1))

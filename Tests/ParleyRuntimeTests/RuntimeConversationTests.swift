@@ -2,10 +2,11 @@ import Foundation
 import ParleyCore
 import ParleyRuntime
 import ParleyStore
+import ParleyTestLanes
 import Testing
 
 /// Conversations made by a runtime, on the real on-device engines (installed by scripts/setup).
-@Suite("runtime conversations on the on-device engines", .serialized)
+@Suite("runtime conversations on the on-device engines", .serialized, .onDeviceEngines)
 struct RuntimeConversationTests {
     static let paths = ParleyPaths.current()
 

@@ -7,6 +7,7 @@ import ParleyCore
 import ParleyRuntime
 import ParleyServer
 import ParleyTesting
+import ParleyTestLanes
 import Testing
 
 /// A Parley server started in-process on 127.0.0.1, at a port the system picks.
@@ -190,5 +191,5 @@ func events(in text: String) -> [String] {
 /// The tests that run the on-device engines (through an in-process server or a `parley serve`
 /// child), one at a time: on two cores, engines running side by side only slow each other
 /// past the chains' timeouts.
-@Suite("the server on the on-device engines", .serialized)
+@Suite("the server on the on-device engines", .serialized, .onDeviceEngines)
 struct OnDeviceServerTests {}

@@ -2,13 +2,14 @@ import Foundation
 import ParleyCore
 import ParleyLocal
 import ParleyModels
+import ParleyTestLanes
 import Testing
 @testable import ParleyTasks
 
 /// The tasks on the real on-device engine (SmolLM2-135M, as the suite's other model tests),
 /// on one thread so the rest of the suite keeps a core. The mind map is drawn end to end by
 /// the `parley mindmap` test.
-@Suite("Learning tasks on llama.cpp", .serialized)
+@Suite("Learning tasks on llama.cpp", .serialized, .onDeviceEngines)
 struct LocalTaskTests {
     static let paths = ParleyPaths.current()
     static let model = LlamaLanguageModel(configuration: .init(modelPath: paths.defaultLanguageModel.path, contextLength: 2048, threads: 1))
