@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "ParleyServer", targets: ["ParleyServer"]),
         .library(name: "ParleyTesting", targets: ["ParleyTesting"]),
         .library(name: "ParleyMindMap", targets: ["ParleyMindMap"]),
+        .library(name: "ParleyMaterials", targets: ["ParleyMaterials"]),
         .executable(name: "parley", targets: ["parley"]),
     ],
     dependencies: [
@@ -152,6 +153,9 @@ let package = Package(
         // layout with no overlapping labels, accessible SVG, and PNG through rsvg-convert
         // (a separate process, installed by scripts/setup). Foundation only.
         .target(name: "ParleyMindMap"),
+        // Study materials read from files: text, Markdown, PDF (poppler's pdftotext; scanned
+        // pages and images through Tesseract OCR), each program a separate process.
+        .target(name: "ParleyMaterials", dependencies: ["ParleyCore", "ParleyLocal", "ParleyStore"]),
         // Test doubles for the provider protocols.
         .target(name: "ParleyTesting", dependencies: ["ParleyCore", .product(name: "Logging", package: "swift-log")]),
         // The `.onDeviceEngines` test trait: tests that run the engines take turns across targets.
@@ -159,7 +163,7 @@ let package = Package(
         .executableTarget(
             name: "parley",
             dependencies: [
-                "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyRuntime", "ParleyServer", "ParleyModels", "ParleyTasks", "ParleyMindMap",
+                "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyRuntime", "ParleyServer", "ParleyModels", "ParleyTasks", "ParleyMindMap", "ParleyMaterials",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

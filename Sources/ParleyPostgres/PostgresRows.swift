@@ -22,6 +22,15 @@ enum PostgresRows {
 
     /// A stash item's columns, as ``stashItem(_:)`` reads them.
     static let stashColumns = "id, created_at, kind, text, thread_id, message_id"
+    static let materialColumns = "id, created_at, title, kind, source, text, page_count, read_by"
+
+    static func material(_ row: PostgresRow) throws -> Material {
+        let row = row.makeRandomAccess()
+        return Material(id: try row["id"].decode(Int64.self), createdAt: try row["created_at"].decode(Date.self),
+                        title: try row["title"].decode(String.self), kind: try row["kind"].decode(String.self),
+                        source: try row["source"].decode(String.self), text: try row["text"].decode(String.self),
+                        pageCount: Int(try row["page_count"].decode(Int32.self)), readBy: try row["read_by"].decode(String.self))
+    }
 
     static func thread(_ row: PostgresRow) throws -> StoredThread {
         let row = row.makeRandomAccess()

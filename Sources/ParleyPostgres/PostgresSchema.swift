@@ -102,6 +102,22 @@ enum PostgresSchema {
             """,
             "CREATE INDEX IF NOT EXISTS response_cache_on_expires_at ON response_cache (expires_at)",
         ]),
+        Migration(name: "v2-materials", statements: [
+            """
+            CREATE TABLE IF NOT EXISTS material (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                owner text NOT NULL DEFAULT '',
+                created_at timestamptz NOT NULL,
+                title text NOT NULL,
+                kind text NOT NULL,
+                source text NOT NULL,
+                text text NOT NULL,
+                page_count integer NOT NULL,
+                read_by text NOT NULL
+            )
+            """,
+            "CREATE INDEX IF NOT EXISTS material_on_owner ON material (owner, id DESC)",
+        ]),
     ]
 
     /// A number that names Parley's migrations among the database's advisory locks.

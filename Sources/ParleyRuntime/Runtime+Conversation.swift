@@ -86,6 +86,7 @@ extension Runtime {
 
     /// The provider that would serve first: a chain's first ready provider, else itself.
     static func firstReady(_ provider: any LanguageModelProvider) async -> any LanguageModelProvider {
+        if let reading = provider as? ImageReadingLanguageModel { return await firstReady(reading.base) }
         if let chain = provider as? LanguageModelChain<C> {
             for candidate in chain.providers where await candidate.availability().isReady { return candidate }
         }

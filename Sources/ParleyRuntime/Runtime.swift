@@ -130,9 +130,25 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
     /// The language model for `selection`: one provider, or the fallback chain ending
     /// on-device (routed under the monthly budget when one is set and a paid provider is
     /// configured).
+    ///
+    /// Images are always taken: when no provider that can see them answers, their text is read
+    /// on device (``imageReader()``) and the question is answered from it, with a warning.
     public func languageModel(_ selection: ProviderSelection = .auto) async throws -> any LanguageModelProvider {
+        let (base, seeing) = try await answeringModels(selection)
+        return ImageReadingLanguageModel(base, seeing: seeing, reader: imageReader())
+    }
+
+    /// What reads the text of images when no provider can see them: Tesseract, in
+    /// `PARLEY_OCR_LANGUAGES` (default `eng`).
+    public nonisolated func imageReader() -> any ImageTextReader {
+        TesseractImageReader(languages: settings.ocrLanguages)
+    }
+
+    /// The model for requests without images, and (when the vision task orders the providers
+    /// differently) the one for requests with images.
+    private func answeringModels(_ selection: ProviderSelection) async throws -> (any LanguageModelProvider, (any LanguageModelProvider)?) {
         let chosen = try providers(.languageModel, selection, as: (any LanguageModelProvider).self)
-        guard selection == .auto else { return chosen[0] }
+        guard selection == .auto else { return (chosen[0], nil) }
         let remote = chosen.filter { !($0 is LlamaLanguageModel) }
         var onDevice: [any LanguageModelProvider] = chosen.filter { $0 is LlamaLanguageModel }
         if let smallModel, let main = onDevice.first as? LlamaLanguageModel {
@@ -142,17 +158,24 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
             onDevice = [ResourceGuardedLanguageModel(main, modelBytes: size, monitor: SystemResourceMonitor()), smallModel]
         }
         let all = remote + onDevice
-        guard all.count > 1 else { return all[0] }
+        guard all.count > 1 else { return (all[0], nil) }
+        // Images go to the remote providers in the vision task's order (PARLEY_TASK_ORDER,
+        // OpenAI then Anthropic unless set); the on-device models stay last.
+        let seeing = try settings.taskPolicy().order(for: .vision, among: remote).providers + onDevice
+        let reordered = seeing.map(\.identity) != all.map(\.identity)
         let health = health(of: .languageModel)
         let logger = Logger(label: "parley.chain.llm")
         if let budget = settings.budget, !remote.isEmpty {
             // Charges go to the conversation database, so the month's spending holds across
             // runs; past the budget only free (on-device) providers are used.
             let spending = try await spendingTracker(budget: budget, providers: remote)
-            return RoutedLanguageModel(providers: all, policy: RoutingPolicy(defaultChain: all.map(\.identity.description)),
-                                       health: health, clock: clock, spending: spending, logger: logger)
+            let policy = RoutingPolicy(defaultChain: all.map(\.identity.description),
+                                       chains: reordered ? [.vision: seeing.map(\.identity.description)] : [:])
+            return (RoutedLanguageModel(providers: all, policy: policy, health: health, clock: clock, spending: spending, logger: logger), nil)
         }
-        return LanguageModelChain(providers: all, health: health, clock: clock, logger: logger)
+        let chain = LanguageModelChain(providers: all, health: health, clock: clock, logger: logger)
+        guard reordered else { return (chain, nil) }
+        return (chain, LanguageModelChain(providers: seeing, health: health, clock: clock, logger: logger))
     }
 
     /// Structured output for `selection`: the same providers as ``languageModel(_:)`` (one,

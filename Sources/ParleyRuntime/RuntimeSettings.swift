@@ -108,6 +108,10 @@ public struct RuntimeSettings: Sendable {
         return value
     }
 
+    /// The languages Tesseract reads images in (`PARLEY_OCR_LANGUAGES`, Tesseract codes joined
+    /// with `+`, e.g. `eng+deu`; `eng` unless set).
+    public var ocrLanguages: String { value("PARLEY_OCR_LANGUAGES") ?? "eng" }
+
     /// The data directory these settings point at.
     public var paths: ParleyPaths { .current(environment: values) }
 

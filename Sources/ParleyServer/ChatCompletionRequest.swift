@@ -220,6 +220,11 @@ struct ChatCompletionRequest: Decodable, Sendable {
         guard let data = Data(base64Encoded: String(url[url.index(after: comma)...]), options: .ignoreUnknownCharacters), !data.isEmpty else {
             throw .invalidRequest("The image data URL does not hold valid base64.", param: param, code: "invalid_image_url")
         }
-        return .image(data: data, mimeType: mimeType)
+        // The bytes say what the image is (and whether it is whole), not the URL's header.
+        do {
+            return try ImageAttachment.validated(data, name: "in \(param)").part
+        } catch {
+            throw .invalidRequest(error.description, param: param, code: "invalid_image")
+        }
     }
 }

@@ -51,8 +51,11 @@ struct ChatCompletionsEndpoint: Sendable {
                                              param: "messages")
         }
         // A chain says who answers with a `.provider` event; a single provider is who answers.
-        let chain = (llm as? LanguageModelChain<ContinuousClock>)?.providers.map(\.identity)
-            ?? (llm as? StructuredLanguageModel<ContinuousClock>)?.generator.providers.map(\.identity) ?? [llm.identity]
+        // (Images go to the vision task's order of the same providers.)
+        let reading = llm as? ImageReadingLanguageModel
+        let answerer = reading.map { chat.hasImages ? $0.seeing : $0.base } ?? llm
+        let chain = (answerer as? LanguageModelChain<ContinuousClock>)?.providers.map(\.identity)
+            ?? (llm as? StructuredLanguageModel<ContinuousClock>)?.generator.providers.map(\.identity) ?? [answerer.identity]
         let known = chain.count == 1 ? chain[0] : nil
         let head = try await StreamHead.start(deadline: environment.deadline, timeout: environment.timeout) { llm.complete(chat) }
         var answering = known

@@ -32,7 +32,11 @@ enum ImageInput: Decodable, Sendable {
             guard attachment.mimeType.lowercased().hasPrefix("image/"), !attachment.data.isEmpty else {
                 throw .invalidRequest("An image needs base64 'data' and an image/* 'mime_type'.", param: param, code: "invalid_image")
             }
-            return attachment
+            do {
+                return try ImageAttachment.validated(attachment.data, name: "in \(param)")
+            } catch {
+                throw .invalidRequest(error.description, param: param, code: "invalid_image")
+            }
         }
     }
 }

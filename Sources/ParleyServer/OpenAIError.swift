@@ -95,6 +95,15 @@ public struct OpenAIError: Error, HTTPResponseError, Sendable, Equatable, Custom
             case .authentication, .server, .malformedResponse:
                 return OpenAIError(status: .badGateway, message: error.description, type: "server_error", code: "upstream_error")
             }
+        case let error as UnsupportedCapabilityError:
+            return .invalidRequest(error.description, param: "messages", code: "unsupported_content")
+        case let error as ImageReadingError:
+            switch error {
+            case .noReader: return .invalidRequest(error.description, param: "messages", code: "unsupported_content")
+            case .failed: return OpenAIError(status: .internalServerError, message: error.description, type: "server_error", code: "ocr_failed")
+            }
+        case let error as ImageError:
+            return .invalidRequest(error.description, param: "messages", code: "invalid_image")
         case let error as ProviderTimeoutError:
             return OpenAIError(status: .gatewayTimeout, message: "The provider sent \(error.description).", type: "server_error", code: "timeout")
         case let error as StoreError:

@@ -99,6 +99,22 @@ public protocol ConversationStoring: SpendingLedger {
     /// `owner` has no item with the id.
     func deleteStashItem(_ id: Int64, owner: Owner) async throws(StoreError)
 
+    // MARK: Study materials
+
+    /// Adds a study material for `owner`.
+    @discardableResult
+    func addMaterial(_ material: NewMaterial, owner: Owner) async throws(StoreError) -> Material
+
+    /// `owner`'s materials, newest first.
+    func materials(owner: Owner) async throws(StoreError) -> [Material]
+
+    /// `owner`'s material `id`, or `nil` when `owner` has none with that id.
+    func material(_ id: Int64, owner: Owner) async throws(StoreError) -> Material?
+
+    /// Removes `owner`'s material `id`; throws ``StoreError/materialNotFound(_:)`` when `owner`
+    /// has none with that id.
+    func deleteMaterial(_ id: Int64, owner: Owner) async throws(StoreError)
+
     // MARK: Response cache
 
     /// The response cached under `key` for `owner`, if it has not expired at `now`. An

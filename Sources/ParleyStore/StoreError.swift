@@ -8,6 +8,7 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         case threadNotFound(Int64)
         case messageNotFound(Int64)
         case stashItemNotFound(Int64)
+        case materialNotFound(Int64)
         case cannotOpen(path: String, reason: String)
         case audioFileMissing(path: String)
         case cannotRemoveAudio(paths: [String], reason: String)
@@ -30,6 +31,9 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
 
     /// No stash item has this id.
     public static func stashItemNotFound(_ id: Int64) -> StoreError { StoreError(.stashItemNotFound(id)) }
+
+    /// No study material has this id.
+    public static func materialNotFound(_ id: Int64) -> StoreError { StoreError(.materialNotFound(id)) }
 
     /// The database file could not be created, opened or brought up to date.
     public static func cannotOpen(path: String, reason: String) -> StoreError {
@@ -60,7 +64,7 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
     /// Whether the error says an id does not exist (a thread, message or stash item).
     public var isNotFound: Bool {
         switch code {
-        case .threadNotFound, .messageNotFound, .stashItemNotFound: true
+        case .threadNotFound, .messageNotFound, .stashItemNotFound, .materialNotFound: true
         default: false
         }
     }
@@ -74,6 +78,8 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
             "no message has id \(id): run `parley history show THREAD` to list a conversation's messages and their ids"
         case .stashItemNotFound(let id):
             "no stashed item has id \(id): list the stash to see the ids that exist"
+        case .materialNotFound(let id):
+            "no study material has id \(id): run `parley materials list` to see the materials and their ids"
         case .cannotOpen(let path, let reason):
             "cannot open the conversation database at \(path) (\(reason)): check that the directory is writable "
                 + "and the file is a Parley database, or set PARLEY_HOME to another directory"

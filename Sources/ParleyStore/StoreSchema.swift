@@ -13,7 +13,24 @@ enum StoreSchema {
         migrator.registerMigration("v3-message-images-structured-result", migrate: addImagesAndStructuredResults)
         migrator.registerMigration("v4-owners", migrate: addOwners)
         migrator.registerMigration("v5-response-cache", migrate: createResponseCache)
+        migrator.registerMigration("v6-materials", migrate: createMaterials)
         return migrator
+    }
+
+    /// Study materials: the text read from a document or an image, each its owner's.
+    private static func createMaterials(_ db: Database) throws {
+        try db.create(table: MaterialRecord.databaseTableName) { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("owner", .text)
+            t.column("created_at", .datetime).notNull()
+            t.column("title", .text).notNull()
+            t.column("kind", .text).notNull()
+            t.column("source", .text).notNull()
+            t.column("text", .text).notNull()
+            t.column("page_count", .integer).notNull()
+            t.column("read_by", .text).notNull()
+        }
+        try db.create(index: "material_on_owner", on: MaterialRecord.databaseTableName, columns: ["owner", "id"])
     }
 
     /// Answers the server may give again to an identical request, each its owner's, until it

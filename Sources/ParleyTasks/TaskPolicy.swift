@@ -19,8 +19,10 @@ public struct TaskPolicy: Sendable, Equatable {
     /// The defaults: mind maps and task breakdowns on the model best at structure
     /// (Anthropic, then OpenAI, then on-device); simplification on-device first (the text
     /// may be a student's own), then Anthropic; extraction, summaries and resolve on the
-    /// cloud models, then Ollama, then on-device.
+    /// cloud models, then Ollama, then on-device; images (homework photographed) to OpenAI,
+    /// then Anthropic, then Ollama's vision models.
     public static let standard = TaskPolicy(orders: [
+        .vision: ["openai", "anthropic", "ollama", "on-device"],
         .mindMap: ["anthropic", "openai", "on-device"],
         .taskBreakdown: ["anthropic", "openai", "on-device"],
         .simplification: ["on-device", "anthropic"],

@@ -346,17 +346,17 @@ extension History {
 }
 
 /// Writes data and a newline to standard output.
-private func writeLine(_ data: Data) {
+func writeLine(_ data: Data) {
     FileHandle.standardOutput.write(data + Data("\n".utf8))
 }
 
 /// Right-aligns `text` in `width` characters.
-private func pad(_ text: String, _ width: Int) -> String {
+func pad(_ text: String, _ width: Int) -> String {
     String(repeating: " ", count: max(0, width - text.count)) + text
 }
 
 /// A date in local time, to the second: `2025-03-01 14:05:09`.
-private func localTime(_ date: Date) -> String {
+func localTime(_ date: Date) -> String {
     date.formatted(
         Date.ISO8601FormatStyle(dateTimeSeparator: .space, timeZone: .current)
             .year().month().day().time(includingFractionalSeconds: false))

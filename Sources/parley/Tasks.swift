@@ -3,6 +3,7 @@ import Foundation
 import ParleyCore
 import ParleyMindMap
 import ParleyRuntime
+import ParleyStore
 import ParleyTasks
 
 /// Options the learning-task commands share.
@@ -39,11 +40,20 @@ struct TaskOptions: ParsableArguments {
     }
 }
 
-/// Reads a text argument: a file's contents, or standard input for `-`.
-func readText(_ path: String) throws -> String {
+/// Reads a text argument: a file's contents, standard input for `-`, or a saved study
+/// material's text for `material:ID` (parley materials list).
+func readText(_ path: String) async throws -> String {
     let text: String
     if path == "-" {
         text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+    } else if path.hasPrefix("material:") {
+        guard let id = Int64(path.dropFirst("material:".count)) else {
+            throw ValidationError("Write a material as material:ID, e.g. material:3 (parley materials list shows the ids).")
+        }
+        let database = try await RuntimeSettings.load().database
+        guard FileManager.default.fileExists(atPath: database.path),
+              let material = try ConversationStore(path: database).material(id) else { throw StoreError.materialNotFound(id) }
+        text = material.text
     } else {
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
@@ -59,13 +69,13 @@ func readText(_ path: String) throws -> String {
 struct Extract: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List the people, places, organizations and concepts in a text file.")
 
-    @Argument(help: "The text file (- for standard input).")
+    @Argument(help: "The text file (- for standard input, material:ID for a saved study material).")
     var file: String
 
     @OptionGroup var options: TaskOptions
 
     func run() async throws {
-        let text = try readText(file)
+        let text = try await readText(file)
         try await options.perform { coordinator in
             let answer = try await coordinator.extractEntities(from: text)
             options.print(answer) {
@@ -81,13 +91,13 @@ struct Extract: AsyncParsableCommand {
 struct Summarize: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Summarize a text file: a title, key points and a few sentences.")
 
-    @Argument(help: "The text file (- for standard input).")
+    @Argument(help: "The text file (- for standard input, material:ID for a saved study material).")
     var file: String
 
     @OptionGroup var options: TaskOptions
 
     func run() async throws {
-        let text = try readText(file)
+        let text = try await readText(file)
         try await options.perform { coordinator in
             let answer = try await coordinator.summarize(text)
             options.print(answer) {
@@ -104,13 +114,13 @@ struct Simplify: AsyncParsableCommand {
         abstract: "Rewrite a text file for a reader with dyslexia: short sentences, common words.",
         discussion: "The Flesch–Kincaid grade of the original and of the rewrite are measured; a rewrite that is not easier is refused.")
 
-    @Argument(help: "The text file (- for standard input).")
+    @Argument(help: "The text file (- for standard input, material:ID for a saved study material).")
     var file: String
 
     @OptionGroup var options: TaskOptions
 
     func run() async throws {
-        let text = try readText(file)
+        let text = try await readText(file)
         try await options.perform { coordinator in
             let (answer, simplification) = try await coordinator.simplify(text)
             let grades: JSONObject = ["grade_before": .number((simplification.before.grade * 10).rounded() / 10),
@@ -153,7 +163,7 @@ struct MindMapCommand: AsyncParsableCommand {
         commandName: "mindmap",
         abstract: "Draw a mind map of a text file as an accessible SVG (and a PNG where rsvg-convert is installed).")
 
-    @Argument(help: "The text file (- for standard input).")
+    @Argument(help: "The text file (- for standard input, material:ID for a saved study material).")
     var file: String
 
     @Option(name: .shortAndLong, help: "Where to write the SVG.")
@@ -168,7 +178,7 @@ struct MindMapCommand: AsyncParsableCommand {
     @OptionGroup var options: TaskOptions
 
     func run() async throws {
-        let text = try readText(file)
+        let text = try await readText(file)
         try await options.perform { coordinator in
             let answer = try await coordinator.mindMap(of: text)
             let map = answer.value.mindMap

@@ -45,9 +45,11 @@ extension ConversationSession {
         switch cue {
         case .spoken(var spoken):
             spoken.text = text
+            spoken.images = pendingImages
             turn = spoken
             detection = .zero
-            history.append(.user(text))
+            history.append(ChatMessage(role: .user, parts: pendingImages.map(\.part) + [.text(text)]))
+            pendingImages = []
         case .typed(let images):
             turn = .init(text: text, segment: SpeechSegment(start: 0, end: 0, sampleRate: vad.sampleRate), endpoint: clock.now,
                          images: images.compactMap { if case .image(let data, let mimeType) = $0 { ImageAttachment(data: data, mimeType: mimeType) } else { nil } })

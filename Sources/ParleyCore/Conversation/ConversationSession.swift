@@ -71,6 +71,8 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
     var listenTimer: Task<Void, Never>?
     /// Time spent in voice activity detection since the last spoken turn.
     var detection = Duration.zero
+    /// Images that go with the next spoken turn (``attach(images:)``).
+    var pendingImages: [ImageAttachment] = []
     /// The failure that put the conversation in the error state, until it leaves it.
     var failure: (any Error)?
     var currentRun: RunRecord?
@@ -197,6 +199,19 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
             throw record.heardNothing ? Failure.nothingTranscribed : Failure.noSpeech(duration: Double(record.received) / Double(vad.sampleRate))
         }
         return record.turns
+    }
+
+    /// Attaches images to the next spoken turn: the question the user says next is sent with
+    /// them (a photographed page, say), and they are saved with it. Attaching again before
+    /// that turn adds to them.
+    ///
+    /// - Throws: ``UnsupportedCapabilityError`` when the model takes no images.
+    public func attach(images: [ImageAttachment]) throws {
+        try checkOpen()
+        if !images.isEmpty, !llm.capabilities.images {
+            throw UnsupportedCapabilityError(missing: [.images], providers: [llm.identity.description])
+        }
+        pendingImages += images
     }
 
     /// Sends a typed message, with images for a model that reads them (``ChatMessage/Part/image(data:mimeType:)``

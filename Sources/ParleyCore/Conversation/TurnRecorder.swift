@@ -71,7 +71,7 @@ struct TurnRecorder<Instant: InstantProtocol>: Sendable where Instant.Duration =
         pending[reply] = Pending(turn: turn)
         guard let heard = turn.heard else { return JournalEntry(role: .user, text: turn.text, typedText: turn.text, images: turn.images) }
         return JournalEntry(role: .user, text: turn.text, rawTranscript: heard, editedText: turn.text == heard ? nil : turn.text,
-                            provider: turn.transcribedBy?.description ?? stt, timingsMs: ["stt": turn.transcription.milliseconds], audio: turn.audio)
+                            images: turn.images, provider: turn.transcribedBy?.description ?? stt, timingsMs: ["stt": turn.transcription.milliseconds], audio: turn.audio)
     }
 
     /// The reply of turn `reply` was requested at `now`.

@@ -38,11 +38,15 @@ public struct ChildProcess {
             .first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    /// Runs `executable` with `arguments`, writing `input` to its standard input.
-    public static func run(_ executable: String, arguments: [String], input: Data = Data()) async throws -> Output {
+    /// Runs `executable` with `arguments`, writing `input` to its standard input; `environment`
+    /// adds to (or replaces entries of) this process's environment.
+    public static func run(_ executable: String, arguments: [String], input: Data = Data(), environment: [String: String] = [:]) async throws -> Output {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
