@@ -188,7 +188,7 @@ let package = Package(
             dependencies: ["ParleyCore", "ParleyTesting", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "ParleyLocalTests", dependencies: ["ParleyTestLanes", "ParleyLocal", "ParleyCore", "ParleyTesting"]),
-        .testTarget(name: "ParleyCLITests", dependencies: ["ParleyTestLanes", "parley", "ParleyCore", "ParleyStore", "ParleyTestServers", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "ParleyCLITests", dependencies: ["ParleyTestLanes", "ParleyTesting", "parley", "ParleyCore", "ParleyStore", "ParleyTestServers", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "ParleyRuntimeTests", dependencies: ["ParleyTestLanes", "ParleyRuntime", "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyTesting", "ParleyTestServers"]),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyPostgres", "ParleyCore", "ParleyTestServers"]),
         .testTarget(
@@ -217,6 +217,7 @@ let package = Package(
         ),
         .testTarget(name: "ParleyTasksTests", dependencies: ["ParleyTestLanes", "ParleyTasks", "ParleyCore", "ParleyLocal", "ParleyModels", "ParleyTesting"]),
         .testTarget(name: "ParleyMindMapTests", dependencies: ["ParleyMindMap"]),
+        .testTarget(name: "ParleyMaterialsTests", dependencies: ["ParleyTestLanes", "ParleyMaterials", "ParleyStore", "ParleyCore", "ParleyTesting"]),
         .testTarget(name: "ParleyCloudTests", dependencies: ["ParleyCloud", "ParleyCore", "ParleyTestServers", "ParleyTesting"]),
     ],
     swiftLanguageModes: [.v6]

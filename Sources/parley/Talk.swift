@@ -59,6 +59,9 @@ struct Talk: AsyncParsableCommand {
     @Flag(name: .customLong("keep-audio"), help: "Keep each question's recorded speech with the saved conversation (audio/ in the data directory; parley history delete removes it).")
     var keepAudio = false
 
+    @Option(name: .customLong("image"), help: "An image (PNG, JPEG, WebP) that goes with the first spoken question (repeat for several).")
+    var images: [String] = []
+
     @OptionGroup var common: CommonOptions
     @OptionGroup var model: ModelSelection
 
@@ -80,6 +83,7 @@ struct Talk: AsyncParsableCommand {
         do {
             // Read and check the input before loading anything, so bad input fails at once.
             let recording = live ? nil : try readAudio(input)
+            let attachments = try images.map { path throws(ImageError) in try ImageAttachment.read(path: path) }
             let runtime = try await common.runtime(smallModel: model.smallModel, database: database)
             let paced = realtime || live
             let interval = partialInterval ?? (paced ? 1.0 : 0)
@@ -90,6 +94,7 @@ struct Talk: AsyncParsableCommand {
             let speaker = RecordingOutput(clock: ContinuousClock(), realtime: paced)
             let made = try await runtime.makeConversation(options: options, thread: thread, output: speaker)
             let conversation = made.session
+            if !attachments.isEmpty { try await conversation.attach(images: attachments) }
 
             let printText = !json
             let updates = await conversation.updates()
