@@ -25,6 +25,9 @@ public struct OpenAILanguageModel: LanguageModelProvider {
         public var supportsJSONSchema: Bool
         /// The model's context window in tokens, when known.
         public var contextTokens: Int?
+        /// How long ``OpenAILanguageModel/availability()`` waits for a self-hosted server's
+        /// `/models` (short, so a dead server is passed over quickly).
+        public var probeTimeouts: HTTPTimeouts = .probe
 
         public static let defaultBaseURL = "https://api.openai.com/v1"
 
@@ -76,7 +79,8 @@ public struct OpenAILanguageModel: LanguageModelProvider {
     }
 
     public func availability() async -> Availability {
-        await openAICompatibleAvailability(baseURL: configuration.baseURL, apiKey: configuration.apiKey, name: configuration.name)
+        await openAICompatibleAvailability(baseURL: configuration.baseURL, apiKey: configuration.apiKey, name: configuration.name,
+                                           timeouts: configuration.probeTimeouts)
     }
 
     var authHeaders: [(String, String)] {
@@ -259,11 +263,11 @@ public struct OpenAILanguageModel: LanguageModelProvider {
 /// Availability of an OpenAI-compatible endpoint: the official API needs a key (and is not
 /// probed); a self-hosted server is probed with `GET /models`, and any HTTP answer but an
 /// authentication failure counts as up.
-func openAICompatibleAvailability(baseURL: String, apiKey: String?, name: String) async -> Availability {
+func openAICompatibleAvailability(baseURL: String, apiKey: String?, name: String, timeouts: HTTPTimeouts = .probe) async -> Availability {
     if baseURL.hasPrefix(OpenAILanguageModel.Configuration.defaultBaseURL) {
         return apiKey == nil ? .missingKey(variable: "OPENAI_API_KEY") : .ready
     }
-    let probe = HTTPCall(provider: name, timeouts: .probe)
+    let probe = HTTPCall(provider: name, timeouts: timeouts)
     do {
         let headers = apiKey.map { [("authorization", "Bearer \($0)")] } ?? []
         _ = try await probe.data(try probe.request(join(baseURL, "/models"), method: .GET, headers: headers), limit: 1 << 20)

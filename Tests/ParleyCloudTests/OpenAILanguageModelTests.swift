@@ -154,7 +154,11 @@ struct OpenAILanguageModelTests {
             request.path == "/v1/models" ? .json(200, #"{"object":"list","data":[{"id":"local-model","object":"model"}]}"#) : .json(404, "{}")
         }
         defer { server.stop() }
-        let selfHosted = model(server, key: nil)
+        // What is tested is the probe's meaning; its speed is not (the suite's start keeps
+        // two cores busy for seconds).
+        var configuration = model(server, key: nil).configuration
+        configuration.probeTimeouts = HTTPTimeouts(connect: .seconds(20), firstByte: .seconds(20), idle: .seconds(20))
+        let selfHosted = OpenAILanguageModel(configuration: configuration)
         #expect(await selfHosted.availability() == .ready)
         #expect(selfHosted.identity.isLocal)
         let dead = OpenAILanguageModel(configuration: .init(baseURL: "http://127.0.0.1:9/v1", model: "m", timeouts: testTimeouts))

@@ -4,8 +4,7 @@ import ParleyCore
 import ParleyTesting
 import Testing
 
-/// A 1×1 PNG (the smallest whole image: signature, IHDR, IDAT, IEND).
-let onePixelPNG = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")!
+let onePixelPNG = TestImages.onePixelPNG
 
 @Suite("Image files: whole, known, not too large")
 struct ImageFileTests {
@@ -161,5 +160,17 @@ struct ImageReadingTests {
         let model = ImageReadingLanguageModel(base, reader: reader)
         #expect(try await answer(model, ChatRequest(messages: [.user("Hello")])) == "Hi.")
         #expect(await reader.read.isEmpty)
+    }
+}
+
+@Suite("Test images")
+struct TestImageTests {
+    @Test("a PNG grown to a size is still whole")
+    func padded() throws {
+        for size in [100, 1_500, 6_000] {
+            let png = TestImages.png(size: size)
+            #expect(png.count == size)
+            #expect(try ImageAttachment.validated(png, name: "padded.png").mimeType == "image/png")
+        }
     }
 }

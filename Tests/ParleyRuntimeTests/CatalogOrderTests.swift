@@ -32,7 +32,7 @@ struct CatalogOrderTests {
         func configured(_ capability: ProviderCapability) -> [String] {
             report.first { $0.capability == capability }?.chain.filter(\.configured).map(\.provider) ?? []
         }
-        let llm = try #require(try await runtime.languageModel() as? LanguageModelChain<ContinuousClock>)
+        let llm = try #require((try await runtime.languageModel() as? ImageReadingLanguageModel)?.base as? LanguageModelChain<ContinuousClock>)
         #expect(llm.providers.map(\.identity.description) == configured(.languageModel))
         let stt = try #require(try runtime.speechToText() as? SpeechToTextChain<ContinuousClock>)
         #expect(stt.providers.map(\.identity.description) == configured(.speechToText))

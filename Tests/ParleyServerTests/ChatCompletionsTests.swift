@@ -1,6 +1,7 @@
 import Foundation
 import ParleyCloud
 import ParleyCore
+import ParleyTesting
 import Testing
 
 extension OnDeviceServerTests {
@@ -124,8 +125,8 @@ extension OnDeviceServerTests {
             #expect(message?.contains("Paris") == true, "\(reply.text)")
         }
 
-        @Test("an image for a model that reads none is a 400 naming what to configure")
-        func imageWithoutVisionModel() async throws {
+        @Test("a cut-short image is a 400 saying so")
+        func truncatedImage() async throws {
             let server = try await TestServer.onDevice.value
             let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]).base64EncodedString()
             let reply = try await server.post("/v1/chat/completions", json: [
@@ -135,7 +136,24 @@ extension OnDeviceServerTests {
                     ["type": "image_url", "image_url": ["url": "data:image/png;base64,\(png)"]],
                 ]]],
             ])
-            expectOpenAIError(reply, status: 400, param: "messages")
+            expectOpenAIError(reply, status: 400, param: "messages[0].content[1]")
+            #expect(reply.text.contains("is cut short"))
+        }
+
+        @Test("an image with no model that sees is answered from its text, read by Tesseract")
+        func imageReadAsText() async throws {
+            let server = try await TestServer.onDevice.value
+            let page = RenderedPage(title: "The Water Cycle", paragraphs: ["Water evaporates from the oceans and rises as vapour."])
+            let reply = try await server.post("/v1/chat/completions", json: [
+                "model": "auto", "max_tokens": 24, "temperature": 0,
+                "messages": [["role": "user", "content": [
+                    ["type": "text", "text": "What is the title of this page?"],
+                    ["type": "image_url", "image_url": ["url": "data:image/png;base64,\(try page.png().base64EncodedString())"]],
+                ]]],
+            ])
+            #expect(reply.status == 200, "\(reply.text)")
+            let content = try #require(((reply.json?["choices"] as? [[String: Any]])?.first?["message"] as? [String: Any])?["content"] as? String)
+            #expect(content.lowercased().contains("water cycle"), "answer: \(content)")
         }
     }
 }

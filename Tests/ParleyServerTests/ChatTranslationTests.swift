@@ -13,7 +13,7 @@ struct ChatTranslationTests {
         let model = ScriptedLanguageModel(replies: [["It is a cat."]], supportsImages: true)
         let server = try await TestServer.scripted(model: model)
         defer { server.stop() }
-        let png = Data([0x89, 0x50, 0x4E, 0x47, 1, 2, 3])
+        let png = TestImages.onePixelPNG
         let reply = try await server.post("/v1/chat/completions", json: [
             "model": "gpt-4o-mini",
             "messages": [

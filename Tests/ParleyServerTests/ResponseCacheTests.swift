@@ -155,7 +155,7 @@ struct ResponseCacheTests {
             case .noTemperature: body["temperature"] = nil
             case .sampled: body["temperature"] = 0.7
             case .image:
-                let png = Data([0x89, 0x50, 0x4E, 0x47]).base64EncodedString()
+                let png = TestImages.onePixelPNG.base64EncodedString()
                 body["messages"] = [["role": "user", "content": [
                     ["type": "text", "text": "What is this?"], ["type": "image_url", "image_url": ["url": "data:image/png;base64,\(png)"]],
                 ]]]

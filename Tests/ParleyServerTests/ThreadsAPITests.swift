@@ -2,13 +2,14 @@ import Foundation
 import NIOHTTP1
 import ParleyServer
 import ParleyStore
+import ParleyTesting
 import Testing
 
 /// The threads API over real HTTP: CRUD of threads, messages and the stash, each key's own,
 /// and errors in OpenAI's shape. No language model runs.
 @Suite("threads API")
 struct ThreadsAPITests {
-    static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+    static let png = TestImages.onePixelPNG
     static let pngURL = "data:image/png;base64," + png.base64EncodedString()
 
     @Test("threads, messages and the stash round-trip over JSON")
@@ -287,12 +288,12 @@ struct ThreadsAPITests {
         let bigThread = try JSONSerialization.data(withJSONObject: ["title": String(repeating: "t", count: 2_000)])
         expectOpenAIError(try await server.send(.POST, "/v1/threads", headers: json, body: bigThread, chunked: chunked),
                           status: 413, code: "request_too_large")
-        let image = "data:image/png;base64," + Data(repeating: 7, count: 6_000).base64EncodedString()
+        let image = "data:image/png;base64," + TestImages.png(size: 6_000).base64EncodedString()
         let bigMessage = try JSONSerialization.data(withJSONObject: ["role": "user", "text": "x", "images": [image]])
         expectOpenAIError(try await server.send(.POST, "/v1/threads/\(id)/messages", headers: json, body: bigMessage, chunked: chunked),
                           status: 413, code: "request_too_large")
         // A message with a small image is within the chat limit, which is larger than the JSON one.
-        let small = "data:image/png;base64," + Data(repeating: 7, count: 1_500).base64EncodedString()
+        let small = "data:image/png;base64," + TestImages.png(size: 1_500).base64EncodedString()
         _ = try await api.json(.POST, "/v1/threads/\(id)/messages", ["role": "user", "text": "x", "images": [small]], status: 201)
     }
 }

@@ -28,10 +28,10 @@ struct PostgresStoreTests {
         #expect(StoreBackend.available == [.sqlite, .postgres])
     }
 
-    static let tables = ["message", "message_audio", "message_image", "parley_schema_migrations", "response_cache", "spending",
+    static let tables = ["material", "message", "message_audio", "message_image", "parley_schema_migrations", "response_cache", "spending",
                          "stash_item", "thread"]
 
-    @Test("an empty database gets every table and one recorded migration; opening again changes nothing")
+    @Test("an empty database gets every table and each migration recorded once; opening again changes nothing")
     func schema() async throws {
         try await withDatabase { database in
             let store = try await PostgresConversationStore.open(database)
@@ -39,9 +39,9 @@ struct PostgresStoreTests {
             let tables = "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'public' AND table_name IN ("
                 + Self.tables.map { "'\($0)'" }.joined(separator: ", ") + ")"
             #expect(try await TestPostgres.integer(tables, on: database) == Self.tables.count)
-            #expect(try await TestPostgres.integer("SELECT COUNT(*) FROM parley_schema_migrations", on: database) == 1)
+            #expect(try await TestPostgres.integer("SELECT COUNT(*) FROM parley_schema_migrations", on: database) == PostgresSchemaCount.migrations)
             #expect(try await TestPostgres.integer(
-                "SELECT COUNT(*) FROM parley_schema_migrations WHERE name = 'v1-threads-messages-stash-spending-cache'", on: database) == 1)
+                "SELECT COUNT(*) FROM parley_schema_migrations WHERE name IN ('v1-threads-messages-stash-spending-cache', 'v2-materials')", on: database) == 2)
 
             let again = try await PostgresConversationStore.open(database)
             let thread = try await again.createThread(title: "kept", settings: ThreadSettings(), owner: .local)
@@ -49,7 +49,7 @@ struct PostgresStoreTests {
             let third = try await PostgresConversationStore.open(database)
             #expect(try await third.thread(thread.id, owner: .local) == thread)
             await third.close()
-            #expect(try await TestPostgres.integer("SELECT COUNT(*) FROM parley_schema_migrations", on: database) == 1)
+            #expect(try await TestPostgres.integer("SELECT COUNT(*) FROM parley_schema_migrations", on: database) == PostgresSchemaCount.migrations)
         }
     }
 
@@ -61,7 +61,7 @@ struct PostgresStoreTests {
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             #expect(stores.count == 4)
-            #expect(try await TestPostgres.integer("SELECT COUNT(*) FROM parley_schema_migrations", on: database) == 1)
+            #expect(try await TestPostgres.integer("SELECT COUNT(*) FROM parley_schema_migrations", on: database) == PostgresSchemaCount.migrations)
             let thread = try await stores[0].createThread(title: "from the first", settings: ThreadSettings(), owner: .local)
             for store in stores {
                 #expect(try await store.threads(owner: .local).map(\.thread.id) == [thread.id])
@@ -127,4 +127,9 @@ struct PostgresStoreTests {
         }
         #expect(error?.description.contains("parley_no_such_database") == true)
     }
+}
+
+/// How many migrations the PostgreSQL schema has.
+enum PostgresSchemaCount {
+    static let migrations = 2
 }
