@@ -5,7 +5,9 @@ import ParleyCore
 /// The on-device providers, built from a data directory.
 public struct LocalEngines: Sendable {
     public let stt: WhisperSpeechToText
-    public let llm: LlamaLanguageModel
+    /// The language model; a long-lived process can switch it to another file
+    /// (``SwitchableLanguageModel/switchTo(_:)``).
+    public let llm: SwitchableLanguageModel
     public let tts: EspeakTextToSpeech
 
     private let paths: ParleyPaths
@@ -48,9 +50,9 @@ public struct LocalEngines: Sendable {
         self.paths = paths
         self.logger = logger
         stt = WhisperSpeechToText(modelPath: overrides.whisperModel ?? paths.defaultWhisperModel.path, threads: overrides.threads)
-        llm = LlamaLanguageModel(configuration: .init(
+        llm = SwitchableLanguageModel(LlamaLanguageModel(configuration: .init(
             modelPath: overrides.languageModel ?? paths.defaultLanguageModel.path,
-            contextLength: overrides.contextLength, threads: overrides.threads, defaultSystemPrompt: overrides.defaultSystemPrompt))
+            contextLength: overrides.contextLength, threads: overrides.threads, defaultSystemPrompt: overrides.defaultSystemPrompt)))
         tts = EspeakTextToSpeech(defaultVoice: overrides.voice ?? "en-us")
     }
 }

@@ -47,7 +47,7 @@ extension Runtime {
         let tts = try textToSpeech(options.textToSpeech)
         try await ensureReady([stt, llm, tts])
         // The on-device model loads on its own thread while the first turn is heard.
-        if await Self.firstReady(llm) is LlamaLanguageModel {
+        if Self.isOnDevice(await Self.firstReady(llm)) {
             let local = engines.llm
             Task { try? await local.load() }
         }

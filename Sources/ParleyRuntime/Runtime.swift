@@ -138,6 +138,10 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
         return ImageReadingLanguageModel(base, seeing: seeing, reader: imageReader())
     }
 
+    static func isOnDevice(_ provider: any LanguageModelProvider) -> Bool {
+        provider is SwitchableLanguageModel || provider is LlamaLanguageModel
+    }
+
     /// What reads the text of images when no provider can see them: Tesseract, in
     /// `PARLEY_OCR_LANGUAGES` (default `eng`).
     public nonisolated func imageReader() -> any ImageTextReader {
@@ -149,9 +153,9 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
     private func answeringModels(_ selection: ProviderSelection) async throws -> (any LanguageModelProvider, (any LanguageModelProvider)?) {
         let chosen = try providers(.languageModel, selection, as: (any LanguageModelProvider).self)
         guard selection == .auto else { return (chosen[0], nil) }
-        let remote = chosen.filter { !($0 is LlamaLanguageModel) }
-        var onDevice: [any LanguageModelProvider] = chosen.filter { $0 is LlamaLanguageModel }
-        if let smallModel, let main = onDevice.first as? LlamaLanguageModel {
+        let remote = chosen.filter { !Self.isOnDevice($0) }
+        var onDevice: [any LanguageModelProvider] = chosen.filter(Self.isOnDevice)
+        if let smallModel, let main = onDevice.first as? SwitchableLanguageModel {
             // The main model steps aside (and is unloaded if need be) while the machine is
             // short of memory or too hot; the small one answers meanwhile.
             let size = (try? FileManager.default.attributesOfItem(atPath: main.configuration.modelPath)[.size] as? NSNumber)?.uint64Value ?? 0

@@ -15,7 +15,8 @@ import ParleyStore
 ///
 /// The key is the SHA-256, in hex, of a canonical JSON encoding (sorted keys) of everything
 /// that changes the answer: the owner, the provider selection the model name resolved to (not
-/// the name as sent, so `gpt-4o-mini` and `auto` share), the messages as the model reads them,
+/// the name as sent, so `gpt-4o-mini` and `auto` share), the on-device model's file (so a
+/// switched model does not repeat its predecessor's answers), the messages as the model reads them,
 /// and the sampling options (temperature, top_p, max tokens, stop sequences, seed) and the
 /// response format. The owner is part of it: keys of one server do not share answers, so that
 /// a hit cannot tell one key that another asked the same thing.
@@ -23,9 +24,9 @@ enum ChatCacheKey {
     /// The key of `body` (translated into `chat`, resolved to `selection`) for `owner`, or
     /// `nil` when the request may not be cached.
     static func key(for body: ChatCompletionRequest, chat: ChatRequest, selection: ProviderSelection, owner: Owner,
-                    headers: HTTPFields) -> String? {
+                    headers: HTTPFields, onDeviceModel: String = "") -> String? {
         guard body.temperature == 0, !chat.hasImages, !isPersonal(body, headers: headers) else { return nil }
-        let material = Material(owner: owner.id, selection: Selection(selection), messages: chat.messages,
+        let material = Material(owner: owner.id, selection: Selection(selection), onDeviceModel: onDeviceModel, messages: chat.messages,
                                 temperature: chat.sampling.temperature, topP: chat.sampling.topP, maxTokens: chat.sampling.maxTokens,
                                 stop: chat.sampling.stop, seed: chat.sampling.seed, format: body.response_format?.type,
                                 schema: chat.responseSchema.map(Schema.init))
@@ -53,6 +54,7 @@ enum ChatCacheKey {
         var version = "parley-chat-cache/1"
         var owner: String?
         var selection: Selection
+        var onDeviceModel: String
         var messages: [ChatMessage]
         var temperature: Double
         var topP: Double

@@ -34,7 +34,8 @@ struct ChatCompletionsEndpoint: Sendable {
         let reply = Reply(id: "chatcmpl-\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())",
                           created: ServerEnvironment.now, requested: body.model ?? "auto")
         let cache = environment.responseCache
-        let cacheKey = cache.isOn ? ChatCacheKey.key(for: body, chat: chat, selection: selection, owner: owner, headers: request.headers) : nil
+        let cacheKey = cache.isOn ? ChatCacheKey.key(for: body, chat: chat, selection: selection, owner: owner, headers: request.headers,
+                                                           onDeviceModel: runtime.currentLanguageModel.path) : nil
         if let cacheKey, let answer = await cache.lookup(cacheKey, owner: owner) {
             return try replay(answer, reply: reply, streams: body.streams, includeUsage: body.includesUsage)
         }

@@ -144,6 +144,7 @@ public struct ParleyServer: Service, CustomStringConvertible {
         HealthEndpoint(environment: environment).register(on: router)
         MetricsEndpoint(environment: environment).register(on: router)
         ModelsEndpoint(environment: environment).register(on: router)
+        ModelSettingEndpoint(environment: environment).register(on: router)
         ChatCompletionsEndpoint(environment: environment).register(on: router)
         TranscriptionsEndpoint(environment: environment).register(on: router)
         SpeechEndpoint(environment: environment).register(on: router)

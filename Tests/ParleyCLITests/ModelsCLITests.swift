@@ -96,6 +96,39 @@ struct ModelsCLITests {
         #expect(noChecksum.stderr.contains("--sha256"))
     }
 
+    @Test("a disk that fills mid-download (a file-size cap) stops the pull in one sentence, keeping the bytes; with room again it resumes and verifies")
+    func diskFillsMidDownload() async throws {
+        var generator = SystemRandomNumberGenerator()
+        let data = Data((0..<3_000_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let sha = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        let file = StallingFile(data: data, stallAfter: data.count)
+        file.release()
+        let server = try await WireServer.start { file.answer($0) }
+        defer { server.stop() }
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("parley-models-full-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let partial = home.appendingPathComponent("models/model.gguf.partial")
+        let arguments = ["models", "pull", "--url", server.baseURL + "/files/model.gguf", "--sha256", sha, "--quiet"]
+
+        // The shell caps the size of any file the pull writes at 1 MiB (ulimit -f, in KiB) and
+        // ignores SIGXFSZ, so the write past the cap fails as it does on a full disk.
+        let capped = try await CLI.run(
+            ["-c", #"trap '' XFSZ; ulimit -f 1024; exec "$0" "$@""#, CLI.executable.path] + arguments,
+            environment: ["PARLEY_HOME": home.path], executable: URL(fileURLWithPath: "/bin/bash"))
+        #expect(capped.status == 1)
+        let lines = capped.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].hasPrefix("error: The disk filled up while writing model.gguf"), "stderr: \(capped.stderr)")
+        #expect(capped.stderr.contains("the bytes so far are kept"))
+        let kept = (try FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? NSNumber)?.intValue ?? 0
+        #expect(kept > 0 && kept <= 1_048_576, "kept \(kept) bytes")
+
+        let resumed = try await CLI.run(arguments, environment: ["PARLEY_HOME": home.path])
+        #expect(resumed.status == 0, "stderr: \(resumed.stderr)")
+        #expect(try Data(contentsOf: home.appendingPathComponent("models/model.gguf")) == data)
+        let ranges = await server.requests.filter { $0.method == "GET" }.map { $0.headers["range"] }
+        #expect(ranges.last == "bytes=\(kept)-")
+    }
+
     @Test("use writes the choice into the settings file, keeping the rest; list reports it; auto undoes it")
     func useWritesSettings() async throws {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("parley-models-use-\(UUID())")

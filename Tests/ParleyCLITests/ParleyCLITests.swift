@@ -25,9 +25,10 @@ enum CLI {
     /// Runs `parley` and waits for it without holding a thread of Swift's cooperative pool: a
     /// test that serves the child from this process (a wire server) needs those threads free,
     /// and on two cores a blocking wait in each of two tests would starve the server.
-    static func run(_ arguments: [String], environment: [String: String] = [:], standardInput: URL? = nil) async throws -> Result {
+    static func run(_ arguments: [String], environment: [String: String] = [:], standardInput: URL? = nil,
+                    executable: URL? = nil) async throws -> Result {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = executable ?? Self.executable
         process.arguments = arguments
         // The suite runs on the fast preset (SmolLM2) unless told otherwise: quick, and the
         // answers the tests expect.

@@ -32,7 +32,7 @@ struct RuntimeConversationTests {
             #expect(turns.first?.reply.isEmpty == false)
             threads.append(try #require(await conversation.thread))
         }
-        #expect(await runtime.engines.llm.loads == 1)
+        #expect(await runtime.engines.llm.current.loads == 1)
         #expect(Set(threads).count == 2)
         #expect(try await runtime.store().threads(owner: .local).count == 2)
     }
