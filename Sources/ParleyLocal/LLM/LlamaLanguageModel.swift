@@ -107,6 +107,8 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
             do { return JSONGrammar(schema: try JSONSchema(json: response.schema)) } catch { throw .invalidInput("\(error)") }
         }
         let session = try loadedSession()
+        // No more threads than the cores other processes leave free (see CoreShare).
+        session.useThreads(CoreShare.shared.threads(upTo: configuration.threads))
         let sampling = request.sampling
         var messages = request.messages
         if let system = configuration.defaultSystemPrompt, !messages.contains(where: { $0.role == .system }) {

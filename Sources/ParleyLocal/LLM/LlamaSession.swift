@@ -50,6 +50,11 @@ final class LlamaSession {
         llama_model_free(model)
     }
 
+    /// Sets the threads the next evaluations use (prompt and generation alike).
+    func useThreads(_ threads: Int) {
+        llama_set_n_threads(context, Int32(threads), Int32(threads))
+    }
+
     /// The model's description from its metadata (e.g. "llama 135M Q4_1").
     var modelDescription: String {
         var buffer = [CChar](repeating: 0, count: 256)

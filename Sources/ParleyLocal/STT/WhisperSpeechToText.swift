@@ -49,7 +49,7 @@ public actor WhisperSpeechToText: SpeechToTextProvider {
         guard !audio.isEmpty else { throw ProviderError.invalidInput("The audio is empty.") }
         let samples = audio.resampled(to: preferredSampleRate).samples
         let context = try loadedContext()
-        let segments = try ComputeLane.shared.run { try context.transcribe(samples, threads: threads, prompt: options.prompt) }
+        let segments = try ComputeLane.shared.run { try context.transcribe(samples, threads: CoreShare.shared.threads(upTo: threads), prompt: options.prompt) }
         let parts = segments.map { Transcript.Segment(start: $0.start, end: $0.end, text: $0.text.trimmingCharacters(in: .whitespaces)) }
         let text = parts.map(\.text).joined(separator: " ").trimmingCharacters(in: .whitespacesAndNewlines)
         // Whisper writes tags such as "[BLANK_AUDIO]" or "(music)" where it hears no words.
