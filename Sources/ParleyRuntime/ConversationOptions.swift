@@ -40,6 +40,10 @@ public struct ConversationOptions: Sendable {
     /// Shows the user each final transcript before it is sent (see
     /// ``ConversationConfiguration/reviewTranscript``).
     public var reviewTranscript: (@Sendable (String) async -> String?)?
+    /// Ends a turn after a short silence (``shortSilence`` seconds) when the on-device model
+    /// finds the words complete, and only after ``endSilence`` otherwise; `nil` (the default)
+    /// ends every turn after ``endSilence``.
+    public var shortSilence: Double?
 
     /// The reply length of a new spoken conversation, in tokens.
     public static let defaultMaxTokens = 128
@@ -68,5 +72,6 @@ public struct ConversationOptions: Sendable {
         self.owner = owner
         self.startsListening = startsListening
         self.reviewTranscript = reviewTranscript
+        self.shortSilence = nil
     }
 }

@@ -65,6 +65,12 @@ extension Runtime {
         configuration.startsListening = options.startsListening
         configuration.reviewTranscript = options.reviewTranscript
         configuration.contextTokens = self.options.engines.contextLength
+        if let shortSilence = options.shortSilence {
+            // The on-device model scores the words whichever provider answers: it is here,
+            // and its cache then holds most of the reply's prompt.
+            configuration.turnPrediction = TurnPrediction(
+                predictor: engines.llm, policy: TurnPolicy(shortSilence: shortSilence, longSilence: options.endSilence))
+        }
 
         let settings = ThreadSettings(
             backend: saved?.backend ?? (llm.identity.isLocal ? "local" : llm.identity.name),

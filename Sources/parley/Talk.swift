@@ -59,6 +59,9 @@ struct Talk: AsyncParsableCommand {
     @Flag(name: .customLong("keep-audio"), help: "Keep each question's recorded speech with the saved conversation (audio/ in the data directory; parley history delete removes it).")
     var keepAudio = false
 
+    @Option(name: .customLong("predict-turn-end"), help: "End a turn after this many seconds of silence when the on-device model finds the words complete (e.g. 0.4); otherwise --end-silence ends it.")
+    var predictTurnEnd: Double?
+
     @Option(name: .customLong("image"), help: "An image (PNG, JPEG, WebP) that goes with the first spoken question (repeat for several).")
     var images: [String] = []
 
@@ -71,6 +74,9 @@ struct Talk: AsyncParsableCommand {
         guard maxTurn >= 1 else { throw ValidationError("--max-turn must be at least 1 second.") }
         guard (8_000...192_000).contains(rate) else { throw ValidationError("--rate must be between 8000 and 192000.") }
         if let partialInterval, partialInterval < 0 { throw ValidationError("--partial-interval cannot be negative.") }
+        if let predictTurnEnd, !(0.1...endSilence).contains(predictTurnEnd) {
+            throw ValidationError("--predict-turn-end must be between 0.1 s and --end-silence (\(endSilence) s).")
+        }
         if noSave, thread != nil { throw ValidationError("--thread continues a saved conversation; it cannot be used with --no-save.") }
         try validateOutput(output)
         if noSave, keepAudio { throw ValidationError("--keep-audio keeps audio with a saved conversation; it cannot be used with --no-save.") }
@@ -87,10 +93,11 @@ struct Talk: AsyncParsableCommand {
             let runtime = try await common.runtime(smallModel: model.smallModel, database: database)
             let paced = realtime || live
             let interval = partialInterval ?? (paced ? 1.0 : 0)
-            let options = ConversationOptions(
+            var options = ConversationOptions(
                 languageModel: model.selection, systemPrompt: systemPrompt, maxTokens: maxTokens, voice: common.voice,
                 endSilence: endSilence, maxTurn: maxTurn, partialInterval: interval > 0 ? interval : nil,
                 duplex: paced ? .full : .half, saves: !noSave, keepsAudio: keepAudio)
+            options.shortSilence = predictTurnEnd
             let speaker = RecordingOutput(clock: ContinuousClock(), realtime: paced)
             let made = try await runtime.makeConversation(options: options, thread: thread, output: speaker)
             let conversation = made.session
@@ -208,6 +215,8 @@ enum TalkReport {
             var speech: [Double]
             var reply_audio_seconds: Double
             var usage: Usage
+            /// Why the turn ended early (end-of-turn prediction), when it did.
+            var end_of_turn: String?
         }
         var turns: [Turn]
         var output: String
@@ -220,7 +229,7 @@ enum TalkReport {
                 .init(transcript: $0.transcript, reply: $0.reply, interrupted: $0.interrupted, full_reply: $0.fullReply,
                       partial_transcripts: $0.partialTranscripts, providers: $0.providers, timings_ms: $0.timings,
                       latency_ms: $0.latency, speech: [$0.segment.startTime, $0.segment.endTime],
-                      reply_audio_seconds: $0.replyAudioDuration, usage: $0.usage)
+                      reply_audio_seconds: $0.replyAudioDuration, usage: $0.usage, end_of_turn: $0.endOfTurn)
             },
             output: output, thread: thread)
         let encoder = JSONEncoder()

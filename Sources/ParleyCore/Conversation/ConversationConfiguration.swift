@@ -40,6 +40,11 @@ public struct ConversationConfiguration: Sendable {
     /// ``ConversationSession/setGate(_:open:)``, ``ConversationSession/arm()`` and
     /// ``ConversationSession/startListening(_:)``; audio before that is not listened to.
     public var startsListening: Bool
+    /// Ends a turn early when the words sound complete: at ``TurnPolicy/shortSilence`` the
+    /// utterance so far is transcribed and scored, and a complete one ends the turn then
+    /// (its transcript is used as the final one); otherwise the segmentation's `endSilence`
+    /// (set it to the policy's `longSilence`) ends it. `nil` (the default): silence alone.
+    public var turnPrediction: TurnPrediction?
 
     /// Creates a configuration with defaults for a hands-free conversation.
     public init(
@@ -66,5 +71,19 @@ public struct ConversationConfiguration: Sendable {
         self.rules = rules
         self.reviewTranscript = reviewTranscript
         self.startsListening = startsListening
+    }
+}
+
+/// End-of-turn prediction for a conversation: what scores the words, and the policy.
+public struct TurnPrediction: Sendable {
+    /// Scores how complete the words sound.
+    public var predictor: any TurnPredictor
+    /// When a pause ends the turn.
+    public var policy: TurnPolicy
+
+    /// Creates the prediction settings.
+    public init(predictor: any TurnPredictor, policy: TurnPolicy = TurnPolicy()) {
+        self.predictor = predictor
+        self.policy = policy
     }
 }

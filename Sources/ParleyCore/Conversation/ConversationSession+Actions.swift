@@ -168,6 +168,7 @@ extension ConversationSession {
                 let endpoint = clock.now
                 try await apply(.speechEnded(at: endpoint), .speechEnd(segment, at: endpoint))
             case nil:
+                try await predictTurnEnd()
                 guard let detector, let partial = transcriber.heard(scored, in: detector) else { break }
                 Task {
                     let text = await partial.transcribe()
@@ -175,6 +176,58 @@ extension ConversationSession {
                 }
             }
         }
+    }
+
+    // MARK: - End-of-turn prediction
+
+    /// Once per stretch of silence in the open utterance (after a fifth of a second, or the
+    /// policy's short silence if shorter), transcribes the utterance so far and scores its
+    /// words; on every frame after, decides with the silence so far whether the turn ends.
+    private func predictTurnEnd() async throws {
+        guard let prediction = configuration.turnPrediction, let detector, let silence = detector.silence else { return }
+        if silence < lastSilence { silenceStretch += 1 }
+        lastSilence = silence
+        guard let segment = detector.openSegment else { return }
+        if let scored = turnScore, scored.stretch == silenceStretch, scored.segment.end == segment.end {
+            try await decideTurnEnd(scored, silence: silence, policy: prediction.policy)
+            return
+        }
+        guard silence >= min(0.2, prediction.policy.shortSilence), scoredStretch != silenceStretch else { return }
+        scoredStretch = silenceStretch
+        let audio = detector.audio(from: segment.start, to: segment.end)
+        let stretch = silenceStretch, history = self.history, stt = self.stt, options = configuration.transcription
+        Task {
+            guard let transcript = try? await stt.transcribe(audio.resampled(to: stt.preferredSampleRate), options: options) else { return }
+            let words = transcript.text.trimmingWhitespace()
+            let completion = words.isEmpty ? nil : try? await prediction.predictor.completion(of: words, after: history)
+            await self.pauseScored(TurnScore(stretch: stretch, segment: segment, transcript: transcript, completion: completion))
+        }
+    }
+
+    /// Keeps the score of a stretch of silence and decides at once if the user has not spoken since.
+    private func pauseScored(_ score: TurnScore) async {
+        guard let prediction = configuration.turnPrediction, score.stretch == silenceStretch,
+              let silence = detector?.silence, detector?.openSegment?.end == score.segment.end else {
+            logger.debug("conversation: end of turn scored too late (\(score.completion.map { String(format: "%.2f", $0) } ?? "no score")): the user spoke again or the silence already ended the turn")
+            return
+        }
+        turnScore = score
+        do {
+            try await decideTurnEnd(score, silence: silence, policy: prediction.policy)
+        } catch {
+            await fail(error)
+        }
+    }
+
+    /// Ends the utterance now when the policy says its words and the silence so far end the turn.
+    private func decideTurnEnd(_ score: TurnScore, silence: Double, policy: TurnPolicy) async throws {
+        let decision = policy.decide(silence: silence, completion: score.completion)
+        guard decision.endsTurn, let ended = detector?.endSpeech() else { return }
+        logger.debug("conversation: turn ends: \(decision.reason)")
+        turnScore = nil
+        preheard = (ended.end, score.transcript, silence, decision.reason)
+        let endpoint = clock.now
+        try await apply(.speechEnded(at: endpoint), .speechEnd(ended, at: endpoint))
     }
 
     /// The input ended: an utterance still open ends with it.

@@ -18,7 +18,16 @@ extension ConversationSession {
         }
         broadcast(.speechStopped(at: ended.segment.endTime))
         let ending = transcriber.end(ended.segment, in: detector)
-        let transcript = try await ending.transcript(logger: logger)
+        // An utterance the end-of-turn prediction ended was transcribed to decide it.
+        let early = preheard.flatMap { $0.end == ended.segment.end ? $0 : nil }
+        preheard = nil
+        let transcript: Transcript
+        if let early {
+            transcript = early.transcript
+        } else {
+            transcript = try await ending.transcript(logger: logger)
+        }
+        if let early { logger.debug("conversation: turn ended early: \(early.reason)") }
         let partials = transcriber.finish()
         let transcription = ended.endpoint.duration(to: clock.now)
         let heard = transcript.text.trimmingWhitespace()
@@ -35,7 +44,8 @@ extension ConversationSession {
         }
         let turn = TurnRecorder<C.Instant>.UserTurn(
             text: sent, heard: heard, segment: ended.segment, partials: partials, endpoint: ended.endpoint,
-            transcription: transcription, detection: detection, audio: ending.speech, transcribedBy: transcript.provider)
+            transcription: transcription, detection: detection, audio: ending.speech, transcribedBy: transcript.provider,
+            predictedEnd: early.map { ($0.silence, $0.reason) })
         try await apply(.transcribed(sent, at: clock.now), .spoken(turn))
     }
 

@@ -71,6 +71,22 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
     var listenTimer: Task<Void, Never>?
     /// Time spent in voice activity detection since the last spoken turn.
     var detection = Duration.zero
+    /// End-of-turn prediction: the current silence stretch of the open utterance (it changes
+    /// whenever speech resumes), the stretch last scored, and a transcript already made for
+    /// an utterance the prediction ended.
+    var silenceStretch = 0
+    var lastSilence = 0.0
+    var scoredStretch = -1
+    var preheard: (end: Int, transcript: Transcript, silence: Double, reason: String)?
+    var turnScore: TurnScore?
+
+    /// The words of the open utterance, transcribed and scored during a stretch of silence.
+    struct TurnScore: Sendable {
+        var stretch: Int
+        var segment: SpeechSegment
+        var transcript: Transcript
+        var completion: Double?
+    }
     /// Images that go with the next spoken turn (``attach(images:)``).
     var pendingImages: [ImageAttachment] = []
     /// The failure that put the conversation in the error state, until it leaves it.

@@ -28,6 +28,8 @@ struct TurnRecorder<Instant: InstantProtocol>: Sendable where Instant.Duration =
         var transcribedBy: ProviderIdentity?
         /// Images sent with a typed turn.
         var images: [ImageAttachment] = []
+        /// The silence that ended the turn, and why, when end-of-turn prediction ended it.
+        var predictedEnd: (silence: Double, reason: String)?
 
         /// Whether the user typed the turn.
         var typed: Bool { heard == nil }
@@ -114,7 +116,8 @@ struct TurnRecorder<Instant: InstantProtocol>: Sendable where Instant.Duration =
         result.fullReply = interrupted ? outcome.text : nil
         result.partialTranscripts = user.partials
         result.isTyped = user.typed
-        result.latency = .init(endpointSilence: user.typed ? 0 : endpointSilence * 1000,
+        result.endOfTurn = user.predictedEnd?.reason
+        result.latency = .init(endpointSilence: user.typed ? 0 : (user.predictedEnd?.silence ?? endpointSilence) * 1000,
                                finalTranscript: user.transcription.milliseconds,
                                firstToken: sinceEndpoint(outcome.firstToken), firstAudio: sinceEndpoint(outcome.firstAudio))
         // An uninterrupted reply with no words has nothing to keep.

@@ -100,6 +100,9 @@ public struct TurnResult: Sendable, Equatable {
     public var partialTranscripts: [String] = []
     /// The latency trace of the turn.
     public var latency = Latency()
+    /// Why the turn ended when end-of-turn prediction ended it early (the words' score and the
+    /// silence); `nil` when the silence alone ended it.
+    public var endOfTurn: String?
     /// Seconds of the spoken answer the listener heard.
     public var replyAudioDuration: Double
     /// Who did each stage.

@@ -58,6 +58,12 @@ public struct UtteranceDetector: Sendable {
     /// Whether an utterance is open (speech was heard and has not ended).
     public var isInSpeech: Bool { segmenter.isInSpeech }
 
+    /// Seconds of silence in the open utterance since its last speech (see ``SpeechSegmenter/silence``).
+    public var silence: Double? { segmenter.silence }
+
+    /// The open utterance as it would end now (see ``SpeechSegmenter/openSegment``).
+    public var openSegment: SpeechSegment? { segmenter.openSegment }
+
     /// Adds a piece of mono audio at any rate (a change of rate starts a new conversion) and
     /// returns how many samples it gave at ``sampleRate``.
     @discardableResult

@@ -67,6 +67,20 @@ public struct SpeechSegmenter: Sendable {
     /// Whether a segment is open (speech has been heard and has not ended yet).
     public var isInSpeech: Bool { speechStartFrame != nil }
 
+    /// Seconds of silence since the last speech frame of the open segment (0 while speech
+    /// goes on); `nil` when no segment long enough to count is open.
+    public var silence: Double? {
+        guard speechStartFrame != nil, announced else { return nil }
+        return Double(frameIndex - 1 - lastSpeechFrame) * Double(frameSize) / Double(sampleRate)
+    }
+
+    /// The open segment as it would end if it ended now; `nil` when none long enough is open.
+    public var openSegment: SpeechSegment? {
+        guard let start = speechStartFrame, announced else { return nil }
+        let end = (lastSpeechFrame + 1) * frameSize + Int(configuration.padding * Double(sampleRate))
+        return SpeechSegment(start: paddedStart(start), end: end, sampleRate: sampleRate)
+    }
+
     /// Consumes the probability of the next frame and returns what it caused, if anything.
     public mutating func process(probability: Float) -> Event? {
         defer { frameIndex += 1 }

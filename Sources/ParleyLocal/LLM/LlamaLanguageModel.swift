@@ -156,6 +156,32 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         try loadedSession().formatPrompt(messages)
     }
 
+    /// How likely it is that the user has finished their turn with `utterance` (after
+    /// `history`): the probability the model gives to ending the user's message right after
+    /// these words, read from its chat template (the text-based end-of-utterance detection
+    /// LiveKit's turn detector uses). "What is the capital of France?" scores high; "Can you
+    /// tell me" low. The prompt shares its prefix with the reply's, so the context memory it
+    /// leaves is reused when the reply starts.
+    public func endOfTurnProbability(after history: [ChatMessage], utterance: String) throws -> Double {
+        let words = utterance.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !words.isEmpty else { return 0 }
+        let session = try loadedSession()
+        session.useThreads(CoreShare.shared.threads(upTo: configuration.threads))
+        // The template closes the user's message after the words; cut it there.
+        let marker = "\u{1F}parley-end-of-words\u{1F}"
+        var messages = history
+        if let system = configuration.defaultSystemPrompt, !messages.contains(where: { $0.role == .system }) {
+            messages.insert(.system(system), at: 0)
+        }
+        messages.append(.user(words + marker))
+        let rendered = try session.formatPrompt(messages)
+        guard let cut = rendered.range(of: marker, options: .backwards) else { return 0 }
+        let tokens = try session.tokenize(String(rendered[..<cut.lowerBound]))
+        guard tokens.count < session.contextLength else { throw LlamaError.promptTooLong(tokens: tokens.count, contextLength: session.contextLength) }
+        _ = try ComputeLane.shared.run { try session.load(prompt: tokens) }
+        return session.endOfTurnProbability()
+    }
+
     /// Tokenizes the conversation, dropping the oldest turns after the system prompt until it
     /// leaves `reserve` tokens free for the answer.
     private func fittedPrompt(_ messages: [ChatMessage], session: LlamaSession, reserve: Int) throws -> [Int32] {
@@ -172,5 +198,17 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
             }
             kept.remove(at: drop)
         }
+    }
+}
+
+extension LlamaLanguageModel: TurnPredictor {
+    public func completion(of utterance: String, after history: [ChatMessage]) async throws -> Double {
+        try endOfTurnProbability(after: history, utterance: utterance)
+    }
+}
+
+extension SwitchableLanguageModel: TurnPredictor {
+    public func completion(of utterance: String, after history: [ChatMessage]) async throws -> Double {
+        try await current.endOfTurnProbability(after: history, utterance: utterance)
     }
 }

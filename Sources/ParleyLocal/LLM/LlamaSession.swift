@@ -127,6 +127,22 @@ final class LlamaSession {
         }
     }
 
+    /// The probability, at the last evaluated position, that the next token ends the turn
+    /// (any end-of-generation token: `<|im_end|>`, `<|endoftext|>`, …), from the logits.
+    func endOfTurnProbability() -> Double {
+        guard let logits = llama_get_logits_ith(context, -1) else { return 0 }
+        let count = Int(llama_vocab_n_tokens(vocab))
+        var largest = -Float.infinity
+        for index in 0..<count { largest = max(largest, logits[index]) }
+        var total = 0.0, ending = 0.0
+        for index in 0..<count {
+            let weight = Double(expf(logits[index] - largest))
+            total += weight
+            if llama_vocab_is_eog(vocab, llama_token(index)) { ending += weight }
+        }
+        return total > 0 ? ending / total : 0
+    }
+
     /// Samples the next token from the last evaluated position.
     func sample(with sampler: LlamaSampler) -> llama_token {
         sampler.sample(context: context)

@@ -1,0 +1,67 @@
+/// When a pause ends the user's turn: soon after words that make a whole utterance, only after a
+/// long silence after words that do not ("Can you tell me…"), the way people take turns.
+///
+/// A pure value: give it the silence so far and how complete the words sound (a probability
+/// from an end-of-turn predictor, `nil` while unknown) and it says whether to end the turn now
+/// or how long to wait, and why.
+public struct TurnPolicy: Sendable, Equatable {
+    /// Silence (seconds) after which a complete utterance ends the turn.
+    public var shortSilence: Double
+    /// Silence (seconds) after which any utterance ends the turn.
+    public var longSilence: Double
+    /// The completion probability at or above which the words count as a whole utterance. Low
+    /// on purpose: the on-device models give cut-off words next to nothing (below 0.001 on
+    /// the test set) and whole ones from 0.03 (SmolLM2-135M) or 0.84 (Qwen2.5-Coder-1.5B) up.
+    public var threshold: Double
+
+    /// Creates a policy.
+    public init(shortSilence: Double = 0.4, longSilence: Double = 1.2, threshold: Double = 0.02) {
+        self.shortSilence = shortSilence
+        self.longSilence = max(shortSilence, longSilence)
+        self.threshold = threshold
+    }
+
+    /// What to do after `silence` seconds of silence, given the words' `completion`
+    /// probability (`nil` when none is known yet).
+    public func decide(silence: Double, completion: Double?) -> TurnDecision {
+        if silence >= longSilence {
+            return TurnDecision(endsTurn: true, wait: 0, reason: "a long silence (\(Self.seconds(silence)) ≥ \(Self.seconds(longSilence)))")
+        }
+        guard let completion else {
+            return TurnDecision(endsTurn: false, wait: max(0, shortSilence - silence), reason: "the words are not scored yet")
+        }
+        let score = Self.percent(completion)
+        if completion >= threshold {
+            if silence >= shortSilence {
+                return TurnDecision(endsTurn: true, wait: 0, reason: "the words sound complete (\(score)) after \(Self.seconds(silence)) of silence")
+            }
+            return TurnDecision(endsTurn: false, wait: shortSilence - silence, reason: "the words sound complete (\(score)); waiting for \(Self.seconds(shortSilence)) of silence")
+        }
+        return TurnDecision(endsTurn: false, wait: longSilence - silence,
+                            reason: "the words sound unfinished (\(score)); waiting up to \(Self.seconds(longSilence)) of silence")
+    }
+
+    static func seconds(_ value: Double) -> String {
+        "\(Double((value * 100).rounded()) / 100) s"
+    }
+
+    static func percent(_ value: Double) -> String {
+        "\(Int((value * 100).rounded()))% complete"
+    }
+}
+
+/// A turn decision and its reason.
+public struct TurnDecision: Sendable, Equatable {
+    /// Whether the turn ends now.
+    public var endsTurn: Bool
+    /// Otherwise, how many more seconds of silence to wait before deciding again.
+    public var wait: Double
+    /// Why, in words (for `talk --json` and the logs).
+    public var reason: String
+}
+
+/// Scores how complete the user's words sound as a turn: the probability that they are done.
+public protocol TurnPredictor: Sendable {
+    /// The probability in [0, 1] that `utterance`, after `history`, is the whole of the user's turn.
+    func completion(of utterance: String, after history: [ChatMessage]) async throws -> Double
+}

@@ -1,0 +1,32 @@
+import ParleyCore
+import Testing
+
+@Suite("When a pause ends the turn")
+struct TurnPolicyTests {
+    let policy = TurnPolicy(shortSilence: 0.4, longSilence: 1.2, threshold: 0.02)
+
+    @Test("complete words end the turn at the short silence, not before")
+    func complete() {
+        #expect(policy.decide(silence: 0.4, completion: 0.72).endsTurn)
+        #expect(policy.decide(silence: 0.4, completion: 0.72).reason == "the words sound complete (72% complete) after 0.4 s of silence")
+        let early = policy.decide(silence: 0.25, completion: 0.9)
+        #expect(!early.endsTurn)
+        #expect(abs(early.wait - 0.15) < 1e-9)
+    }
+
+    @Test("unfinished words wait for the long silence")
+    func incomplete() {
+        let decision = policy.decide(silence: 0.6, completion: 0.001)
+        #expect(!decision.endsTurn)
+        #expect(abs(decision.wait - 0.6) < 1e-9)
+        #expect(decision.reason == "the words sound unfinished (0% complete); waiting up to 1.2 s of silence")
+    }
+
+    @Test("a long silence ends any turn, scored or not")
+    func longSilence() {
+        #expect(policy.decide(silence: 1.2, completion: 0).endsTurn)
+        #expect(policy.decide(silence: 1.3, completion: nil).endsTurn)
+        #expect(!policy.decide(silence: 0.5, completion: nil).endsTurn)
+        #expect(TurnPolicy(shortSilence: 2, longSilence: 1).longSilence == 2, "the long silence is never the shorter")
+    }
+}
