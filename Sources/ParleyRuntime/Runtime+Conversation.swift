@@ -66,10 +66,13 @@ extension Runtime {
         configuration.reviewTranscript = options.reviewTranscript
         configuration.contextTokens = self.options.engines.contextLength
         if let shortSilence = options.shortSilence {
-            // The on-device model scores the words whichever provider answers: it is here,
-            // and its cache then holds most of the reply's prompt.
+            // An on-device model scores the words whichever provider answers. The small one
+            // when there is one: scoring must finish within the pause, and a 1.5B model's
+            // prefill on two cores does not. Otherwise the main model, whose cache then holds
+            // most of the reply's prompt.
             configuration.turnPrediction = TurnPrediction(
-                predictor: engines.llm, policy: TurnPolicy(shortSilence: shortSilence, longSilence: options.endSilence))
+                predictor: (smallModel as (any TurnPredictor)?) ?? engines.llm,
+                policy: TurnPolicy(shortSilence: shortSilence, longSilence: options.endSilence))
         }
 
         let settings = ThreadSettings(

@@ -39,7 +39,7 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
     /// the options named a file).
     public nonisolated let languageModelChoice: LanguageModelChoice?
 
-    private let smallModel: LlamaLanguageModel?
+    let smallModel: LlamaLanguageModel?
     private let logger: Logger
     private var openedStore: (any ConversationStoring)?
     private var spending: SpendingTracker?
