@@ -40,7 +40,8 @@ public struct MaterialReader: Sendable {
         let head = try Self.head(of: url)
         if ImageFormat.sniff(head) != nil {
             let image = try ImageAttachment.read(path: path)
-            let text = try await readText(image)
+            try await requireOCR()
+            let text = try await ocr.readText(in: image)
             guard !text.isEmpty else { throw MaterialError.noTextInImage(path) }
             return NewMaterial(title: name, kind: "image", source: path, text: text, pageCount: 1, readBy: "tesseract")
         }
@@ -96,7 +97,8 @@ public struct MaterialReader: Sendable {
             guard rendered.status == 0, !rendered.standardOutput.isEmpty else {
                 throw MaterialError.unreadablePDF(path, reason: "page \(number) could not be rendered: \(Self.lastLine(rendered.standardError))")
             }
-            let scanned = try await readText(ImageAttachment(data: rendered.standardOutput, mimeType: "image/png"))
+            if !readers.contains("tesseract") { try await requireOCR() }  // once per document
+            let scanned = try await ocr.readText(in: ImageAttachment(data: rendered.standardOutput, mimeType: "image/png"))
             pages[index] = [text, scanned].filter { !$0.isEmpty }.joined(separator: "\n")
             readers.insert("tesseract")
         }
@@ -128,10 +130,10 @@ public struct MaterialReader: Sendable {
 
     // MARK: - Helpers
 
-    private func readText(_ image: ImageAttachment) async throws -> String {
+    /// Throws ``MaterialError/noOCR(_:)`` when Tesseract cannot run (checking costs a process).
+    private func requireOCR() async throws {
         let availability = await ocr.availability()
         guard availability.isReady else { throw MaterialError.noOCR(availability.description) }
-        return try await ocr.readText(in: image)
     }
 
     static func run(_ program: String, _ arguments: [String], package: String) async throws -> ChildProcess.Output {

@@ -35,7 +35,12 @@ extension Runtime {
     public nonisolated func switchLanguageModel(to model: String) throws(RuntimeError) -> (LanguageModelSwitch, unloaded: Task<Void, Never>) {
         let trimmed = model.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { throw .unusableModel("Name the model to switch to: a catalog id (parley models list) or a .gguf file.") }
-        let choice = LanguageModelChoice.resolve(setting: trimmed, folder: paths.models)
+        let catalog = ModelCatalog.standard
+        guard catalog.model(trimmed)?.capability == .llm || trimmed.contains("/") || trimmed.hasSuffix(".gguf") else {
+            let known = catalog.languageModels.map(\.id).joined(separator: ", ")
+            throw .unusableModel("No language model called \(trimmed) in the catalog; use one of \(known), or the path of a .gguf file.")
+        }
+        let choice = LanguageModelChoice.resolve(setting: trimmed, folder: paths.models, catalog: catalog)
         let path = choice.path.path
         guard FileManager.default.fileExists(atPath: path) else {
             throw .unusableModel(choice.model.map { "The model \($0.id) is not installed: run parley models pull \($0.id) first." }

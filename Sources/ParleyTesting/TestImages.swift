@@ -24,6 +24,8 @@ public enum TestImages {
         [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) }
     }
 
+    /// Written here rather than taken from ParleyCore, so that the image checks are never
+    /// tested with fixtures their own code made.
     private static func crc32(_ data: Data) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
         for byte in data {

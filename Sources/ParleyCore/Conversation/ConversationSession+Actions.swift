@@ -184,30 +184,28 @@ extension ConversationSession {
     /// policy's short silence if shorter), transcribes the utterance so far and scores its
     /// words; on every frame after, decides with the silence so far whether the turn ends.
     private func predictTurnEnd() async throws {
-        guard let prediction = configuration.turnPrediction, let detector, let silence = detector.silence else { return }
-        if silence < lastSilence { silenceStretch += 1 }
-        lastSilence = silence
-        guard let segment = detector.openSegment else { return }
-        if let scored = turnScore, scored.stretch == silenceStretch, scored.segment.end == segment.end {
+        guard let prediction = configuration.turnPrediction, let detector, let silence = detector.silence,
+              let segment = detector.openSegment else { return }
+        if let scored = turnScore, scored.segment.end == segment.end {
             try await decideTurnEnd(scored, silence: silence, policy: prediction.policy)
             return
         }
-        guard silence >= min(0.2, prediction.policy.shortSilence), scoredStretch != silenceStretch else { return }
-        scoredStretch = silenceStretch
+        guard silence >= min(0.2, prediction.policy.shortSilence), scoringSegmentEnd != segment.end else { return }
+        scoringSegmentEnd = segment.end
         let audio = detector.audio(from: segment.start, to: segment.end)
-        let stretch = silenceStretch, history = self.history, stt = self.stt, options = configuration.transcription
+        let history = self.history, stt = self.stt, options = configuration.transcription
         Task {
             guard let transcript = try? await stt.transcribe(audio.resampled(to: stt.preferredSampleRate), options: options) else { return }
             let words = transcript.text.trimmingWhitespace()
             let completion = words.isEmpty ? nil : try? await prediction.predictor.completion(of: words, after: history)
-            await self.pauseScored(TurnScore(stretch: stretch, segment: segment, transcript: transcript, completion: completion))
+            await self.pauseScored(TurnScore(segment: segment, transcript: transcript, completion: completion))
         }
     }
 
     /// Keeps the score of a stretch of silence and decides at once if the user has not spoken since.
     private func pauseScored(_ score: TurnScore) async {
-        guard let prediction = configuration.turnPrediction, score.stretch == silenceStretch,
-              let silence = detector?.silence, detector?.openSegment?.end == score.segment.end else {
+        guard let prediction = configuration.turnPrediction, let silence = detector?.silence,
+              detector?.openSegment?.end == score.segment.end else {
             logger.debug("conversation: end of turn scored too late (\(score.completion.map { String(format: "%.2f", $0) } ?? "no score")): the user spoke again or the silence already ended the turn")
             return
         }

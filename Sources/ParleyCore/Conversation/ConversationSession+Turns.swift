@@ -23,11 +23,11 @@ extension ConversationSession {
         preheard = nil
         let transcript: Transcript
         if let early {
+            logger.debug("conversation: turn ended early: \(early.reason)")
             transcript = early.transcript
         } else {
             transcript = try await ending.transcript(logger: logger)
         }
-        if let early { logger.debug("conversation: turn ended early: \(early.reason)") }
         let partials = transcriber.finish()
         let transcription = ended.endpoint.duration(to: clock.now)
         let heard = transcript.text.trimmingWhitespace()

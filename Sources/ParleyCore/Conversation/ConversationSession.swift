@@ -71,18 +71,15 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
     var listenTimer: Task<Void, Never>?
     /// Time spent in voice activity detection since the last spoken turn.
     var detection = Duration.zero
-    /// End-of-turn prediction: the current silence stretch of the open utterance (it changes
-    /// whenever speech resumes), the stretch last scored, and a transcript already made for
-    /// an utterance the prediction ended.
-    var silenceStretch = 0
-    var lastSilence = 0.0
-    var scoredStretch = -1
-    var preheard: (end: Int, transcript: Transcript, silence: Double, reason: String)?
+    /// End-of-turn prediction. A stretch of silence is named by the end of the speech before
+    /// it (the open segment's end, which moves whenever speech resumes): the stretch being
+    /// scored, its score, and the transcript of an utterance the prediction ended.
+    var scoringSegmentEnd: Int?
     var turnScore: TurnScore?
+    var preheard: (end: Int, transcript: Transcript, silence: Double, reason: String)?
 
     /// The words of the open utterance, transcribed and scored during a stretch of silence.
     struct TurnScore: Sendable {
-        var stretch: Int
         var segment: SpeechSegment
         var transcript: Transcript
         var completion: Double?

@@ -2,8 +2,8 @@
 /// long silence after words that do not ("Can you tell me…"), the way people take turns.
 ///
 /// A pure value: give it the silence so far and how complete the words sound (a probability
-/// from an end-of-turn predictor, `nil` while unknown) and it says whether to end the turn now
-/// or how long to wait, and why.
+/// from an end-of-turn predictor, `nil` while unknown) and it says whether to end the turn now,
+/// and why. The conversation asks again at every frame of silence.
 public struct TurnPolicy: Sendable, Equatable {
     /// Silence (seconds) after which a complete utterance ends the turn.
     public var shortSilence: Double
@@ -25,20 +25,19 @@ public struct TurnPolicy: Sendable, Equatable {
     /// probability (`nil` when none is known yet).
     public func decide(silence: Double, completion: Double?) -> TurnDecision {
         if silence >= longSilence {
-            return TurnDecision(endsTurn: true, wait: 0, reason: "a long silence (\(Self.seconds(silence)) ≥ \(Self.seconds(longSilence)))")
+            return TurnDecision(endsTurn: true, reason: "a long silence (\(Self.seconds(silence)) ≥ \(Self.seconds(longSilence)))")
         }
         guard let completion else {
-            return TurnDecision(endsTurn: false, wait: max(0, shortSilence - silence), reason: "the words are not scored yet")
+            return TurnDecision(endsTurn: false, reason: "the words are not scored yet")
         }
         let score = Self.percent(completion)
         if completion >= threshold {
             if silence >= shortSilence {
-                return TurnDecision(endsTurn: true, wait: 0, reason: "the words sound complete (\(score)) after \(Self.seconds(silence)) of silence")
+                return TurnDecision(endsTurn: true, reason: "the words sound complete (\(score)) after \(Self.seconds(silence)) of silence")
             }
-            return TurnDecision(endsTurn: false, wait: shortSilence - silence, reason: "the words sound complete (\(score)); waiting for \(Self.seconds(shortSilence)) of silence")
+            return TurnDecision(endsTurn: false, reason: "the words sound complete (\(score)); waiting for \(Self.seconds(shortSilence)) of silence")
         }
-        return TurnDecision(endsTurn: false, wait: longSilence - silence,
-                            reason: "the words sound unfinished (\(score)); waiting up to \(Self.seconds(longSilence)) of silence")
+        return TurnDecision(endsTurn: false, reason: "the words sound unfinished (\(score)); waiting up to \(Self.seconds(longSilence)) of silence")
     }
 
     static func seconds(_ value: Double) -> String {
@@ -54,8 +53,6 @@ public struct TurnPolicy: Sendable, Equatable {
 public struct TurnDecision: Sendable, Equatable {
     /// Whether the turn ends now.
     public var endsTurn: Bool
-    /// Otherwise, how many more seconds of silence to wait before deciding again.
-    public var wait: Double
     /// Why, in words (for `talk --json` and the logs).
     public var reason: String
 }
