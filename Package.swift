@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "ParleyTesting", targets: ["ParleyTesting"]),
         .library(name: "ParleyMindMap", targets: ["ParleyMindMap"]),
         .library(name: "ParleyMaterials", targets: ["ParleyMaterials"]),
+        .library(name: "ParleyGoogle", targets: ["ParleyGoogle"]),
         .executable(name: "parley", targets: ["parley"]),
     ],
     dependencies: [
@@ -135,7 +136,7 @@ let package = Package(
         .target(
             name: "ParleyServer",
             dependencies: [
-                "ParleyCore", "ParleyCloud", "ParleyRuntime", "ParleyStore", "ParleyPostgres",
+                "ParleyCore", "ParleyCloud", "ParleyRuntime", "ParleyStore", "ParleyPostgres", "ParleyGoogle", "ParleyMaterials", "ParleyLocal", "ParleyTasks",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -156,6 +157,19 @@ let package = Package(
         // Study materials read from files: text, Markdown, PDF (poppler's pdftotext; scanned
         // pages and images through Tesseract OCR), each program a separate process.
         .target(name: "ParleyMaterials", dependencies: ["ParleyCore", "ParleyLocal", "ParleyStore"]),
+        // Google Drive, Calendar and Gmail: OAuth for installed apps, and sync into materials and assignments.
+        .target(
+            name: "ParleyGoogle",
+            dependencies: [
+                "ParleyCore", "ParleyStore", "ParleyMaterials",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Test doubles for the provider protocols.
         .target(name: "ParleyTesting", dependencies: ["ParleyCore", .product(name: "Logging", package: "swift-log")]),
         // The `.onDeviceEngines` test trait: tests that run the engines take turns across targets.
@@ -163,7 +177,7 @@ let package = Package(
         .executableTarget(
             name: "parley",
             dependencies: [
-                "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyRuntime", "ParleyServer", "ParleyModels", "ParleyTasks", "ParleyMindMap", "ParleyMaterials",
+                "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyRuntime", "ParleyServer", "ParleyModels", "ParleyTasks", "ParleyMindMap", "ParleyMaterials", "ParleyGoogle",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -217,6 +231,7 @@ let package = Package(
         ),
         .testTarget(name: "ParleyTasksTests", dependencies: ["ParleyTestLanes", "ParleyTasks", "ParleyCore", "ParleyLocal", "ParleyModels", "ParleyTesting"]),
         .testTarget(name: "ParleyMindMapTests", dependencies: ["ParleyMindMap"]),
+        .testTarget(name: "ParleyGoogleTests", dependencies: ["ParleyGoogle", "ParleyStore", "ParleyCore", "ParleyTestServers", "ParleyTesting", "ParleyTestLanes"]),
         .testTarget(name: "ParleyMaterialsTests", dependencies: ["ParleyTestLanes", "ParleyMaterials", "ParleyStore", "ParleyCore", "ParleyTesting"]),
         .testTarget(name: "ParleyCloudTests", dependencies: ["ParleyCloud", "ParleyCore", "ParleyTestServers", "ParleyTesting"]),
     ],

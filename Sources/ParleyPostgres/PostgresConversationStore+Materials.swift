@@ -9,8 +9,8 @@ extension PostgresConversationStore {
         let date = now()
         let pages = Int32(clamping: material.pageCount)
         let rows = try await rows("""
-            INSERT INTO material (owner, created_at, title, kind, source, text, page_count, read_by)
-            VALUES (\(owner.column), \(date), \(material.title), \(material.kind), \(material.source), \(material.text), \(pages), \(material.readBy))
+            INSERT INTO material (owner, created_at, title, kind, source, text, page_count, read_by, origin)
+            VALUES (\(owner.column), \(date), \(material.title), \(material.kind), \(material.source), \(material.text), \(pages), \(material.readBy), \(material.origin))
             RETURNING \(unescaped: PostgresRows.materialColumns)
             """)
         guard let row = rows.first else { throw .database(reason: "the material could not be read back") }

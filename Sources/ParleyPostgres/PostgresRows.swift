@@ -22,14 +22,26 @@ enum PostgresRows {
 
     /// A stash item's columns, as ``stashItem(_:)`` reads them.
     static let stashColumns = "id, created_at, kind, text, thread_id, message_id"
-    static let materialColumns = "id, created_at, title, kind, source, text, page_count, read_by"
+    static let materialColumns = "id, created_at, title, kind, source, text, page_count, read_by, origin"
+    /// An assignment's columns, as ``assignment(_:)`` reads them.
+    static let assignmentColumns = "id, created_at, updated_at, origin, source, title, details, due_day, due_at, link"
+
+    static func assignment(_ row: PostgresRow) throws -> Assignment {
+        let row = row.makeRandomAccess()
+        return Assignment(id: try row["id"].decode(Int64.self), createdAt: try row["created_at"].decode(Date.self),
+                          updatedAt: try row["updated_at"].decode(Date.self), origin: try row["origin"].decode(String.self),
+                          source: try row["source"].decode(String.self), title: try row["title"].decode(String.self),
+                          details: try row["details"].decode(String.self), dueDay: try row["due_day"].decode(String.self),
+                          dueAt: try row["due_at"].decode(Date?.self), link: try row["link"].decode(String?.self))
+    }
 
     static func material(_ row: PostgresRow) throws -> Material {
         let row = row.makeRandomAccess()
         return Material(id: try row["id"].decode(Int64.self), createdAt: try row["created_at"].decode(Date.self),
                         title: try row["title"].decode(String.self), kind: try row["kind"].decode(String.self),
                         source: try row["source"].decode(String.self), text: try row["text"].decode(String.self),
-                        pageCount: Int(try row["page_count"].decode(Int32.self)), readBy: try row["read_by"].decode(String.self))
+                        pageCount: Int(try row["page_count"].decode(Int32.self)), readBy: try row["read_by"].decode(String.self),
+                        origin: try row["origin"].decode(String?.self))
     }
 
     static func thread(_ row: PostgresRow) throws -> StoredThread {

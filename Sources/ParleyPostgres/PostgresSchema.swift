@@ -118,6 +118,36 @@ enum PostgresSchema {
             """,
             "CREATE INDEX IF NOT EXISTS material_on_owner ON material (owner, id DESC)",
         ]),
+        Migration(name: "v3-synced-materials-assignments-sync-state", statements: [
+            "ALTER TABLE material ADD COLUMN IF NOT EXISTS origin text",
+            "CREATE UNIQUE INDEX IF NOT EXISTS material_on_owner_origin ON material (owner, origin) WHERE origin IS NOT NULL",
+            """
+            CREATE TABLE IF NOT EXISTS assignment (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                owner text NOT NULL DEFAULT '',
+                created_at timestamptz NOT NULL,
+                updated_at timestamptz NOT NULL,
+                origin text NOT NULL,
+                source text NOT NULL,
+                title text NOT NULL,
+                details text NOT NULL,
+                due_day text NOT NULL,
+                due_at timestamptz,
+                link text,
+                UNIQUE (owner, origin)
+            )
+            """,
+            "CREATE INDEX IF NOT EXISTS assignment_on_owner_due ON assignment (owner, due_day)",
+            """
+            CREATE TABLE IF NOT EXISTS sync_state (
+                owner text NOT NULL DEFAULT '',
+                key text NOT NULL,
+                value text NOT NULL,
+                updated_at timestamptz NOT NULL,
+                PRIMARY KEY (owner, key)
+            )
+            """,
+        ]),
     ]
 
     /// A number that names Parley's migrations among the database's advisory locks.

@@ -32,13 +32,17 @@ public struct RuntimeSettings: Sendable {
             "PARLEY_LLM_MODEL", "PARLEY_PYPI_URL",
             // Provider order per learning task, e.g. `mind_map=openai,on-device; simplification=on-device`.
             "PARLEY_TASK_ORDER",
+            // Google Drive, Calendar and Gmail (parley google): the OAuth client (its secret is
+            // a secret), base URLs for a local stand-in, and what the server syncs and how often.
+            "GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET", "GOOGLE_API_BASE_URL", "GOOGLE_OAUTH_BASE_URL",
+            "PARLEY_GOOGLE_DRIVE_FOLDER", "PARLEY_GOOGLE_CALENDAR", "PARLEY_GOOGLE_GMAIL_QUERY", "PARLEY_GOOGLE_SYNC_INTERVAL",
         ]
     }()
 
     /// Whether setting `name` is a secret, which an access log never shows: API keys, and the
     /// database URL (it holds a password).
     public static func isSecret(_ name: String) -> Bool {
-        name.hasSuffix("_KEY") || name.hasSuffix("_KEYS") || name == "PARLEY_DATABASE_URL"
+        name.hasSuffix("_KEY") || name.hasSuffix("_KEYS") || name.hasSuffix("_SECRET") || name == "PARLEY_DATABASE_URL"
     }
 
     /// Why the settings could not be read.

@@ -20,6 +20,8 @@ import ServiceLifecycle
 /// | `GET /v1/models` | the names `model` can take |
 /// | `GET /v1/realtime` | a voice conversation over a WebSocket (OpenAI Realtime protocol) |
 /// | `/v1/threads…`, `/v1/stash…` | the caller's saved conversations and stash, as JSON (see ``ThreadsEndpoint``) |
+/// | `/v1/materials…`, `GET /v1/assignments` | the caller's study materials and assignments (see ``MaterialsEndpoint``) |
+/// | `GET`/`POST /v1/google/sync` | Google Drive, Calendar and Gmail sync (see ``GoogleSyncEndpoint``) |
 /// | `GET /health` | liveness and each chain's providers (open without a key) |
 /// | `GET /metrics` | Prometheus text |
 /// | `GET /` | the browser voice client (its files open without a key; see ``WebClientEndpoint``) |
@@ -65,7 +67,8 @@ public struct ParleyServer: Service, CustomStringConvertible {
         self.configuration = configuration
         let cache = ResponseCache(ttl: try configuration.effectiveCacheTTL(runtime.settings), runtime: runtime, metrics: metrics, logger: logger)
         let environment = ServerEnvironment(runtime: runtime, configuration: configuration, metrics: metrics, logger: logger,
-                                            responseCache: cache, started: ServerEnvironment.now)
+                                            responseCache: cache, google: GoogleSyncScheduler(runtime: runtime, logger: logger),
+                                            started: ServerEnvironment.now)
         self.environment = environment
         let router = Self.router(environment)
         let idleTimeout = configuration.idleTimeout.map { TimeAmount.nanoseconds(Self.nanoseconds($0)) }
@@ -75,7 +78,7 @@ public struct ParleyServer: Service, CustomStringConvertible {
             server: .http1WebSocketUpgrade(webSocketRouter: Self.webSocketRouter(environment),
                                            configuration: .init(http1: .init(idleTimeout: idleTimeout), ws: webSocket)),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "parley"),
-            services: [ServerMonitor(environment: environment)],
+            services: [ServerMonitor(environment: environment), GoogleSyncService(scheduler: environment.google, logger: logger)],
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
     }
@@ -151,6 +154,8 @@ public struct ParleyServer: Service, CustomStringConvertible {
         ThreadsEndpoint(environment: environment).register(on: router)
         ThreadMessagesEndpoint(environment: environment).register(on: router)
         StashEndpoint(environment: environment).register(on: router)
+        MaterialsEndpoint(environment: environment).register(on: router)
+        GoogleSyncEndpoint(environment: environment).register(on: router)
         return router
     }
 

@@ -15,6 +15,8 @@ struct ServerEnvironment: Sendable, CustomStringConvertible {
     let responseCache: ResponseCache
     /// The realtime connections open now.
     let realtime = RealtimeSessions()
+    /// Google syncs, on request and on a schedule.
+    let google: GoogleSyncScheduler
     /// When the server started, as a Unix time.
     let started: Int
 

@@ -21,7 +21,8 @@ public final class ConversationStore: Sendable {
     let pool: DatabasePool
 
     /// Opens the database at `path`, creating it and its parent directories if needed, and
-    /// brings its schema up to date.
+    /// brings its schema up to date. The file (with its `-wal` and `-shm` files) is made
+    /// readable and writable by its owner only, mode 0600, where the file system allows it.
     ///
     /// - Parameters:
     ///   - path: The database file.
@@ -37,6 +38,7 @@ public final class ConversationStore: Sendable {
         } catch {
             throw .cannotOpen(path: path.path, reason: StoreError.reason(error))
         }
+        Self.restrictToOwner(path)
         var configuration = Configuration()
         configuration.label = "ParleyStore"
         configuration.foreignKeysEnabled = true
@@ -52,6 +54,26 @@ public final class ConversationStore: Sendable {
             try StoreSchema.migrator.migrate(pool)
         } catch {
             throw .cannotOpen(path: path.path, reason: StoreError.reason(error))
+        }
+        Self.restrictToOwner(path)
+    }
+
+    /// Makes the database and its WAL files readable and writable by their owner only (mode
+    /// 0600): they hold conversations, and a sign-in's OAuth tokens. Called before the file is
+    /// opened (a new file is created with that mode, and SQLite gives its `-wal` and `-shm`
+    /// files the database's mode) and again after, for files that an older version left
+    /// readable by others. A file system without permissions, or a file owned by another
+    /// account, keeps what it has: opening goes on, and nothing is logged.
+    private static func restrictToOwner(_ path: URL) {
+        // Created empty, only if absent (O_EXCL: never over a database another process has
+        // just made); SQLite takes an empty file for a new database.
+        let created = open(path.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if created >= 0 { try? FileHandle(fileDescriptor: created, closeOnDealloc: true).close() }
+        let files = FileManager.default
+        for suffix in ["", "-wal", "-shm"] {
+            let file = path.path + suffix
+            guard files.fileExists(atPath: file) else { continue }
+            try? files.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
         }
     }
 

@@ -3,15 +3,17 @@ import ParleyCore
 
 /// Where conversations are kept, as the server, the ``ThreadJournal`` and the runtime use it:
 /// threads, their messages (raw and edited transcripts, images, structured results, kept
-/// recordings), the stash, the spending ledger and the response cache.
+/// recordings), the stash, study materials, assignments, sync state, the spending ledger and the
+/// response cache.
 ///
 /// Two implementations exist: ``ConversationStore`` (one SQLite file, the default) and
 /// `PostgresConversationStore` in the `ParleyPostgres` library (one PostgreSQL database that
 /// several server instances share). Both keep the same rules:
 ///
-/// - Every call that reads or changes a thread, a message, kept audio, a stash item or a
-///   cached response takes an ``Owner`` and acts on that owner's rows only, in the query
-///   itself: another owner's id is *not found*, exactly as if it did not exist.
+/// - Every call that reads or changes a thread, a message, kept audio, a stash item, a
+///   material, an assignment, a sync state value or a cached response takes an ``Owner`` and acts on that owner's rows only, in the query
+///   itself: another owner's id (or origin, or key) is *not found*, exactly as if it did not
+///   exist.
 /// - Each call is one transaction; once it returns, what it wrote is committed.
 /// - Ids are unique and never reused; a thread's messages come back in append order.
 /// - Deleting a thread deletes its messages, their images and kept audio; stash items that
@@ -114,6 +116,47 @@ public protocol ConversationStoring: SpendingLedger {
     /// Removes `owner`'s material `id`; throws ``StoreError/materialNotFound(_:)`` when `owner`
     /// has none with that id.
     func deleteMaterial(_ id: Int64, owner: Owner) async throws(StoreError)
+
+    // MARK: Synced materials
+
+    /// Adds the material from `material.origin`, or replaces the one `owner` already has from
+    /// that origin (keeping its id and creation date). A material without an origin is simply
+    /// added.
+    @discardableResult
+    func saveMaterial(_ material: NewMaterial, owner: Owner) async throws(StoreError) -> Material
+
+    /// `owner`'s material from `origin`, or `nil`.
+    func material(origin: String, owner: Owner) async throws(StoreError) -> Material?
+
+    /// Removes `owner`'s material from `origin`; returns whether there was one.
+    @discardableResult
+    func deleteMaterial(origin: String, owner: Owner) async throws(StoreError) -> Bool
+
+    // MARK: Assignments
+
+    /// Adds the assignment from `assignment.origin`, or replaces the one `owner` has from that
+    /// origin (keeping its id and ``Assignment/createdAt``; ``Assignment/updatedAt`` becomes
+    /// now).
+    @discardableResult
+    func saveAssignment(_ assignment: NewAssignment, owner: Owner) async throws(StoreError) -> Assignment
+
+    /// `owner`'s assignments, soonest due first: by ``Assignment/dueDay``, then by
+    /// ``Assignment/dueAt`` (a whole-day one, without a time, after the timed ones of its day),
+    /// then by id.
+    func assignments(owner: Owner) async throws(StoreError) -> [Assignment]
+
+    /// Removes `owner`'s assignment from `origin`; returns whether there was one.
+    @discardableResult
+    func deleteAssignment(origin: String, owner: Owner) async throws(StoreError) -> Bool
+
+    // MARK: Sync state
+
+    /// The value `owner` saved under `key` (e.g. `google.drive.page-token`), or `nil`. Values
+    /// may be secrets (a sign-in's OAuth tokens): they never appear in errors or logs.
+    func syncState(_ key: String, owner: Owner) async throws(StoreError) -> String?
+
+    /// Saves `value` under `key` for `owner`, replacing what was there; `nil` removes it.
+    func setSyncState(_ key: String, to value: String?, owner: Owner) async throws(StoreError)
 
     // MARK: Response cache
 

@@ -19,9 +19,12 @@ public struct Material: Sendable, Equatable, Codable {
     public var pageCount: Int
     /// What read the text: `file`, `pdftotext`, `tesseract`, or both joined with `+`.
     public var readBy: String
+    /// Where a synced material came from, e.g. `drive:FILE_ID`; `nil` for one added from a file.
+    public var origin: String?
 
     /// Creates a material value.
-    public init(id: Int64, createdAt: Date, title: String, kind: String, source: String, text: String, pageCount: Int, readBy: String) {
+    public init(id: Int64, createdAt: Date, title: String, kind: String, source: String, text: String, pageCount: Int, readBy: String,
+                origin: String? = nil) {
         self.id = id
         self.createdAt = createdAt
         self.title = title
@@ -30,10 +33,11 @@ public struct Material: Sendable, Equatable, Codable {
         self.text = text
         self.pageCount = pageCount
         self.readBy = readBy
+        self.origin = origin
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, title, kind, source, text
+        case id, title, kind, source, text, origin
         case createdAt = "created_at"
         case pageCount = "page_count"
         case readBy = "read_by"
@@ -48,14 +52,18 @@ public struct NewMaterial: Sendable, Equatable {
     public var text: String
     public var pageCount: Int
     public var readBy: String
+    /// Where a synced material came from (e.g. `drive:FILE_ID`): saving another material from
+    /// the same origin replaces it. `nil` for a material added from a file.
+    public var origin: String?
 
     /// Creates a material to add.
-    public init(title: String, kind: String, source: String, text: String, pageCount: Int, readBy: String) {
+    public init(title: String, kind: String, source: String, text: String, pageCount: Int, readBy: String, origin: String? = nil) {
         self.title = title
         self.kind = kind
         self.source = source
         self.text = text
         self.pageCount = pageCount
         self.readBy = readBy
+        self.origin = origin
     }
 }

@@ -15,9 +15,11 @@ struct MaterialRecord: Codable, FetchableRecord, MutablePersistableRecord {
     var readBy: String
     /// ``Owner/id``: `nil` for the local user.
     var owner: String?
+    /// Where a synced material came from.
+    var origin: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, title, kind, source, text, owner
+        case id, title, kind, source, text, owner, origin
         case createdAt = "created_at"
         case pageCount = "page_count"
         case readBy = "read_by"
@@ -32,6 +34,7 @@ struct MaterialRecord: Codable, FetchableRecord, MutablePersistableRecord {
         text = material.text
         pageCount = material.pageCount
         readBy = material.readBy
+        origin = material.origin
     }
 
     mutating func didInsert(_ inserted: InsertionSuccess) {
@@ -41,6 +44,6 @@ struct MaterialRecord: Codable, FetchableRecord, MutablePersistableRecord {
     /// The public value; a row always has an id once saved.
     func stored() throws -> Material {
         guard let id else { throw StoreError.database(reason: "a material row has no id") }
-        return Material(id: id, createdAt: createdAt, title: title, kind: kind, source: source, text: text, pageCount: pageCount, readBy: readBy)
+        return Material(id: id, createdAt: createdAt, title: title, kind: kind, source: source, text: text, pageCount: pageCount, readBy: readBy, origin: origin)
     }
 }

@@ -14,7 +14,41 @@ enum StoreSchema {
         migrator.registerMigration("v4-owners", migrate: addOwners)
         migrator.registerMigration("v5-response-cache", migrate: createResponseCache)
         migrator.registerMigration("v6-materials", migrate: createMaterials)
+        migrator.registerMigration("v7-synced-materials-assignments-sync-state", migrate: createSyncTables)
         return migrator
+    }
+
+    /// What syncs with other services keep: where a material came from (one per origin and
+    /// owner), assignments (one per origin and owner) and small per-owner values (increment
+    /// tokens, a sign-in). `owner` is `NULL` for the local user and SQLite's UNIQUE holds
+    /// NULLs distinct, so uniqueness is on `ifnull(owner, '')`.
+    private static func createSyncTables(_ db: Database) throws {
+        try db.alter(table: MaterialRecord.databaseTableName) { t in
+            t.add(column: "origin", .text)
+        }
+        try db.execute(sql: "CREATE UNIQUE INDEX material_on_owner_origin ON material (ifnull(owner, ''), origin) WHERE origin IS NOT NULL")
+        try db.create(table: AssignmentRecord.databaseTableName) { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("owner", .text)
+            t.column("created_at", .datetime).notNull()
+            t.column("updated_at", .datetime).notNull()
+            t.column("origin", .text).notNull()
+            t.column("source", .text).notNull()
+            t.column("title", .text).notNull()
+            t.column("details", .text).notNull()
+            t.column("due_day", .text).notNull()
+            t.column("due_at", .datetime)
+            t.column("link", .text)
+        }
+        try db.execute(sql: "CREATE UNIQUE INDEX assignment_on_owner_origin ON assignment (ifnull(owner, ''), origin)")
+        try db.execute(sql: "CREATE INDEX assignment_on_owner_due ON assignment (owner, due_day)")
+        try db.create(table: "sync_state") { t in
+            t.column("owner", .text)
+            t.column("key", .text).notNull()
+            t.column("value", .text).notNull()
+            t.column("updated_at", .datetime).notNull()
+        }
+        try db.execute(sql: "CREATE UNIQUE INDEX sync_state_on_owner_key ON sync_state (ifnull(owner, ''), key)")
     }
 
     /// Study materials: the text read from a document or an image, each its owner's.

@@ -213,7 +213,7 @@ struct OwnershipTests {
         try old.close()
 
         let store = try ConversationStore(path: path)
-        #expect(try store.diagnostics().appliedMigrations.last == "v6-materials")
+        #expect(try store.diagnostics().appliedMigrations.last == "v7-synced-materials-assignments-sync-state")
         #expect(try store.threads().map(\.thread.title) == ["old"])
         #expect(try store.messages(in: 1).map(\.text) == ["hello"])
         #expect(try store.stashItems().map(\.text) == ["kept"])
@@ -223,6 +223,7 @@ struct OwnershipTests {
         let indexes = try store.pool.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND sql LIKE '%owner%' ORDER BY name")
         }
-        #expect(indexes == ["material_on_owner", "stash_item_on_owner", "thread_on_owner_updated_at"])
+        #expect(indexes == ["assignment_on_owner_due", "assignment_on_owner_origin", "material_on_owner", "material_on_owner_origin",
+                            "stash_item_on_owner", "sync_state_on_owner_key", "thread_on_owner_updated_at"])
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import ParleyPostgres
+@testable import ParleyPostgres
 import ParleyStore
 import ParleyTestServers
 import Testing
@@ -28,8 +28,8 @@ struct PostgresStoreTests {
         #expect(StoreBackend.available == [.sqlite, .postgres])
     }
 
-    static let tables = ["material", "message", "message_audio", "message_image", "parley_schema_migrations", "response_cache", "spending",
-                         "stash_item", "thread"]
+    static let tables = ["assignment", "material", "message", "message_audio", "message_image", "parley_schema_migrations", "response_cache",
+                         "spending", "stash_item", "sync_state", "thread"]
 
     @Test("an empty database gets every table and each migration recorded once; opening again changes nothing")
     func schema() async throws {
@@ -41,7 +41,8 @@ struct PostgresStoreTests {
             #expect(try await TestPostgres.integer(tables, on: database) == Self.tables.count)
             #expect(try await TestPostgres.integer("SELECT COUNT(*) FROM parley_schema_migrations", on: database) == PostgresSchemaCount.migrations)
             #expect(try await TestPostgres.integer(
-                "SELECT COUNT(*) FROM parley_schema_migrations WHERE name IN ('v1-threads-messages-stash-spending-cache', 'v2-materials')", on: database) == 2)
+                "SELECT COUNT(*) FROM parley_schema_migrations WHERE name IN ('v1-threads-messages-stash-spending-cache', 'v2-materials', "
+                + "'v3-synced-materials-assignments-sync-state')", on: database) == 3)
 
             let again = try await PostgresConversationStore.open(database)
             let thread = try await again.createThread(title: "kept", settings: ThreadSettings(), owner: .local)
@@ -50,6 +51,37 @@ struct PostgresStoreTests {
             #expect(try await third.thread(thread.id, owner: .local) == thread)
             await third.close()
             #expect(try await TestPostgres.integer("SELECT COUNT(*) FROM parley_schema_migrations", on: database) == PostgresSchemaCount.migrations)
+        }
+    }
+
+    @Test("a database at v2 is migrated: its materials are kept, without origin, and the new tables work")
+    func migratesFromV2() async throws {
+        try await withDatabase { database in
+            let old = PostgresSchema.migrations.prefix { $0.name != "v3-synced-materials-assignments-sync-state" }
+            #expect(old.map(\.name) == ["v1-threads-messages-stash-spending-cache", "v2-materials"])
+            try await TestPostgres.run("CREATE TABLE parley_schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
+                                       on: database)
+            for migration in old {
+                for statement in migration.statements { try await TestPostgres.run(statement, on: database) }
+                try await TestPostgres.run("INSERT INTO parley_schema_migrations (name) VALUES ('\(migration.name)')", on: database)
+            }
+            try await TestPostgres.run("""
+                INSERT INTO material (owner, created_at, title, kind, source, text, page_count, read_by)
+                VALUES ('', now(), 'Old', 'text', 'old.txt', 'kept', 1, 'file'), ('key-a11a', now(), 'Hers', 'text', 'hers.txt', 'hers', 1, 'file')
+                """, on: database)
+
+            let store = try await PostgresConversationStore.open(database)
+            #expect(try await TestPostgres.integer("SELECT COUNT(*) FROM parley_schema_migrations", on: database) == PostgresSchemaCount.migrations)
+            let kept = try await store.materials(owner: .local)
+            #expect(kept.map(\.text) == ["kept"] && kept.first?.origin == nil)
+            #expect(try await store.materials(owner: .key("key-a11a")).map(\.text) == ["hers"])
+            let synced = try await store.saveMaterial(SyncStoreTests.drive("new"), owner: .local)
+            #expect(try await store.saveMaterial(SyncStoreTests.drive("newer"), owner: .local).id == synced.id)
+            #expect(try await store.materials(owner: .local).count == 2)
+            try await store.saveAssignment(NewAssignment(origin: "gmail:M#0", source: "gmail", title: "t", dueDay: "2026-03-09"), owner: .local)
+            try await store.setSyncState("google.gmail.history-id", to: "42", owner: .local)
+            #expect(try await store.syncState("google.gmail.history-id", owner: .local) == "42")
+            await store.close()
         }
     }
 
@@ -131,5 +163,5 @@ struct PostgresStoreTests {
 
 /// How many migrations the PostgreSQL schema has.
 enum PostgresSchemaCount {
-    static let migrations = 2
+    static let migrations = 3
 }

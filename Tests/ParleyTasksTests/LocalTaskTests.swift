@@ -29,6 +29,20 @@ struct LocalTaskTests {
         which will consequently provide residents with substantially improved educational opportunities.
         """
 
+    @Test("assignments in a teacher's message are named one per sentence, in the sentences' words")
+    func assignmentNames() async throws {
+        let sentences = ["The essay on the water cycle is due Friday.", "Please hand in the map exercise by December 1 at 5 pm."]
+        let answer = try await coordinator().nameAssignments(subject: "Homework for next week", sentences: sentences)
+        #expect(answer.value.titles.count == 2)
+        #expect(answer.value.titles.allSatisfy { !$0.isEmpty && $0.count <= 80 })
+        // At least one name takes a word of four letters or more from its own sentence.
+        let shared = zip(answer.value.titles, sentences).filter { title, sentence in
+            let words = Set(sentence.lowercased().split { !$0.isLetter }.filter { $0.count >= 4 })
+            return title.lowercased().split { !$0.isLetter }.contains { words.contains($0) }
+        }
+        #expect(!shared.isEmpty, "names: \(answer.value.titles)")
+    }
+
     @Test("a breakdown has three to seven steps, each with minutes in range")
     func breakdown() async throws {
         let answer = try await coordinator().breakDown("clean my bedroom")
