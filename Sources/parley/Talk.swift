@@ -108,18 +108,19 @@ struct Talk: AsyncParsableCommand {
             let reporter = Task {
                 for await update in updates where printText {
                     switch update {
-                    case .turn(let turn): TalkReport.printTurn(turn)
+                    case .turn(let turn): TalkReport.printTurn(paced ? turn : TalkReport.unpaced(turn))
                     case .partialTranscript(let text): print("  … \(text)")
                     default: break
                     }
                 }
             }
-            let turns: [TurnResult]
+            var turns: [TurnResult]
             if let recording {
                 turns = try await conversation.run(AudioFrames.from(recording, realtime: realtime))
             } else {
                 turns = try await conversation.run(AudioFrames.standardInput(sampleRate: rate))
             }
+            if !paced { turns = turns.map(TalkReport.unpaced) }
             await conversation.close()
             await reporter.value
 
@@ -191,6 +192,14 @@ enum AudioFrames {
 
 /// Formatting of `parley talk`'s results.
 enum TalkReport {
+    /// A turn of a file read as fast as it goes: the whole file arrives at once, so the time
+    /// from the last voiced frame's arrival to the reply means nothing and is left out.
+    static func unpaced(_ turn: TurnResult) -> TurnResult {
+        var turn = turn
+        turn.latency.voiceToVoice = nil
+        return turn
+    }
+
     static func printTurn(_ turn: TurnResult) {
         let t = turn.timings, l = turn.latency
         print("You said:  \(turn.transcript)")
@@ -199,7 +208,8 @@ enum TalkReport {
         print(String(format: "Timings:   stt %.0f ms · first token %.0f ms · first audio %.0f ms · llm %.0f ms · tts %.0f ms",
                      t.stt, t.llmFirstToken, t.firstAudio, t.llmTotal, t.tts))
         print(String(format: "Latency:   after the %.1f s end silence: transcript %.0f ms → first token %.0f ms → first audio %.0f ms",
-                     l.endpointSilence / 1000, l.finalTranscript, l.firstToken, l.firstAudio))
+                     l.endpointSilence / 1000, l.finalTranscript, l.firstToken, l.firstAudio)
+              + (l.voiceToVoice.map { String(format: " (voice to voice %.0f ms)", $0) } ?? ""))
     }
 
     struct Document: Encodable {

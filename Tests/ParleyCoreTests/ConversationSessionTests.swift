@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 import Testing
 import ParleyTesting
@@ -110,6 +111,32 @@ struct ConversationSessionTests {
         #expect(turn.timings.firstAudio == 60)
         #expect(turn.timings.llmTotal == 180)
         #expect(turn.latency.firstAudio == 60)
+    }
+
+    @Test("voice to voice runs from the arrival of the last voiced frame to the first audio of the reply")
+    func voiceToVoice() async throws {
+        let clock = ManualClock()
+        let session = makeSession(stt: ScriptedSpeechToText(transcripts: ["hi"]), llm: ScriptedLanguageModel(replies: [["Hello."]]), clock: clock)
+        let frames = TestAudio.frames(TestAudio.speech(1) + TestAudio.silence(2))
+        let pulled = Mutex(0)
+        // Each 100 ms frame is handed over 100 ms after the one before, as a microphone would.
+        let paced = AsyncStream<AudioBuffer>(unfolding: {
+            let index = pulled.withLock { count in
+                defer { count += 1 }
+                return count
+            }
+            guard index < frames.count else { return nil }
+            if index > 0 { clock.advance(by: .milliseconds(100)) }
+            return frames[index]
+        })
+        let turn = try #require(try await session.run(paced).first)
+        let felt = try #require(turn.latency.voiceToVoice)
+        // The speech ends 1 s in, the turn 1.2 s of silence later; the rest is the reply's own
+        // first audio after the endpoint.
+        #expect(abs(felt - turn.latency.firstAudio - 1200) <= 100, "voice to voice \(felt) ms, first audio \(turn.latency.firstAudio) ms, speech \(turn.segment.startTime)–\(turn.segment.endTime)")
+        // A typed turn has no voice to measure from.
+        let typed = try #require(try await session.send(text: "and you?"))
+        #expect(typed.latency.voiceToVoice == nil)
     }
 
     @Test("silent audio is reported as no speech")

@@ -93,6 +93,7 @@ extension ConversationSession {
         case .openAudio:
             detector = try UtteranceDetector(vad: vad, segmentation: configuration.segmentation)
             detection = .zero
+            arrivals = ArrivalLog()
         case .scheduleListenTimeout(let deadline):
             scheduleListenTimeout(deadline)
         case .beginUtterance:
@@ -156,6 +157,7 @@ extension ConversationSession {
         // (Appended first: an optional chain would skip the right-hand side outside a run.)
         let appended = detector?.append(frame) ?? 0
         currentRun?.received += appended
+        if let received = detector?.received { arrivals.record(samples: received, at: clock.now, sampleRate: vad.sampleRate) }
         while true {
             let started = clock.now
             guard let scored = detector?.next() else { break }

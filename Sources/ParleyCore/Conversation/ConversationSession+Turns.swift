@@ -42,8 +42,11 @@ extension ConversationSession {
             logger.debug("conversation: dropping a transcript nobody waits for any more")
             return
         }
+        // The segment ends with padding after its last voiced frame.
+        let padding = Int(configuration.segmentation.padding * Double(vad.sampleRate))
         let turn = TurnRecorder<C.Instant>.UserTurn(
             text: sent, heard: heard, segment: ended.segment, partials: partials, endpoint: ended.endpoint,
+            voiceEnded: arrivals.arrival(of: max(ended.segment.start, ended.segment.end - padding)),
             transcription: transcription, detection: detection, audio: ending.speech, transcribedBy: transcript.provider,
             predictedEnd: early.map { ($0.silence, $0.reason) })
         try await apply(.transcribed(sent, at: clock.now), .spoken(turn))

@@ -71,6 +71,8 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
     var listenTimer: Task<Void, Never>?
     /// Time spent in voice activity detection since the last spoken turn.
     var detection = Duration.zero
+    /// When the audio arrived: the detector's sample count after each frame, and the time.
+    var arrivals = ArrivalLog<C.Instant>()
     /// End-of-turn prediction. A stretch of silence is named by the end of the speech before
     /// it (the open segment's end, which moves whenever speech resumes): the stretch being
     /// scored, its score, and the transcript of an utterance the prediction ended.

@@ -18,6 +18,8 @@ struct TurnRecorder<Instant: InstantProtocol>: Sendable where Instant.Duration =
         var partials: [String] = []
         /// When the turn ended: the speech endpoint, or when the message was sent.
         var endpoint: Instant
+        /// When the last voiced frame of the speech arrived (a spoken turn).
+        var voiceEnded: Instant?
         /// From the endpoint to the final transcript.
         var transcription: Duration = .zero
         /// Time spent in voice activity detection since the last turn.
@@ -120,6 +122,9 @@ struct TurnRecorder<Instant: InstantProtocol>: Sendable where Instant.Duration =
         result.latency = .init(endpointSilence: user.typed ? 0 : (user.predictedEnd?.silence ?? endpointSilence) * 1000,
                                finalTranscript: user.transcription.milliseconds,
                                firstToken: sinceEndpoint(outcome.firstToken), firstAudio: sinceEndpoint(outcome.firstAudio))
+        if let voiceEnded = user.voiceEnded, outcome.firstAudio != nil {
+            result.latency.voiceToVoice = voiceEnded.duration(to: user.endpoint).milliseconds + result.latency.firstAudio
+        }
         // An uninterrupted reply with no words has nothing to keep.
         guard interrupted || !heard.isEmpty else { return Finished(result: result, heard: heard, entry: nil) }
         let timings = result.timings

@@ -66,13 +66,20 @@ public struct TurnResult: Sendable, Equatable {
         public var firstToken: Double
         /// Until the first audio of the reply.
         public var firstAudio: Double
+        /// Wall-clock time from the arrival of the last voiced frame of the user's speech to
+        /// the first audio of the reply: what a listener feels. `nil` for a typed turn or a
+        /// reply without audio. It means what it says only when the audio arrives at its own
+        /// pace (a microphone, or a file played in real time).
+        public var voiceToVoice: Double?
 
         /// Creates a trace.
-        public init(endpointSilence: Double = 0, finalTranscript: Double = 0, firstToken: Double = 0, firstAudio: Double = 0) {
+        public init(endpointSilence: Double = 0, finalTranscript: Double = 0, firstToken: Double = 0, firstAudio: Double = 0,
+                    voiceToVoice: Double? = nil) {
             self.endpointSilence = endpointSilence
             self.finalTranscript = finalTranscript
             self.firstToken = firstToken
             self.firstAudio = firstAudio
+            self.voiceToVoice = voiceToVoice
         }
 
         enum CodingKeys: String, CodingKey {
@@ -80,6 +87,7 @@ public struct TurnResult: Sendable, Equatable {
             case finalTranscript = "final_transcript"
             case firstToken = "first_token"
             case firstAudio = "first_audio"
+            case voiceToVoice = "voice_to_voice"
         }
     }
 
