@@ -26,7 +26,8 @@ actor GoogleSyncScheduler {
     let settings: GoogleConfiguration
     private let runtime: Runtime<ContinuousClock>
     private let logger: Logger
-    private var running: Task<GoogleSyncReport, any Error>?
+    /// The sync asked for last; the next one starts after it.
+    private var last: Task<GoogleSyncReport, any Error>?
     private var outcomes: [Owner: Outcome] = [:]
 
     init(runtime: Runtime<ContinuousClock>, logger: Logger) {
@@ -45,19 +46,19 @@ actor GoogleSyncScheduler {
 
     /// Syncs `options` for `owner`, after any sync in progress.
     func sync(owner: Owner, options: GoogleSyncOptions) async throws -> GoogleSyncReport {
-        while let running {
-            _ = try? await running.value
-            if self.running == running { self.running = nil }
-        }
         let session = try await session(owner: owner)
         let store = try await runtime.store()
         let namer = await namer()
         let sync = GoogleSync(session: session, endpoints: settings.endpoints, store: store, owner: owner,
                               reader: MaterialReader(ocr: TesseractImageReader(languages: runtime.settings.ocrLanguages)),
                               extractor: AssignmentExtractor(namer: namer), logger: logger)
-        let task = Task { try await sync.run(options) }
-        running = task
-        defer { running = nil }
+        // Each sync waits for the one asked for before it: they run one at a time, in order.
+        let previous = last
+        let task = Task {
+            _ = try? await previous?.value
+            return try await sync.run(options)
+        }
+        last = task
         let report = try await task.value
         outcomes[owner] = Outcome(finishedAt: Date(), report: report)
         return report

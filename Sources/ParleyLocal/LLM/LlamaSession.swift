@@ -225,9 +225,13 @@ final class LlamaSampler {
             llama_sampler_apply(chain, &all)
             var proposed = all.selected >= 0 ? all.data[Int(all.selected)] : llama_token_data(id: 0, logit: 0, p: 0)
             proposed.logit = 1
-            var single = llama_token_data_array(data: &proposed, size: 1, selected: -1, sorted: false)
-            llama_sampler_apply(grammar, &single)
-            if proposed.logit.isFinite { return proposed.id }
+            // The one-candidate array points at `proposed` only while the grammar reads it.
+            let allowed = withUnsafeMutablePointer(to: &proposed) { pointer in
+                var single = llama_token_data_array(data: pointer, size: 1, selected: -1, sorted: false)
+                llama_sampler_apply(grammar, &single)
+                return pointer.pointee.logit.isFinite
+            }
+            if allowed { return proposed.id }
             resamples += 1
             var constrained = fill()
             llama_sampler_apply(grammar, &constrained)
