@@ -96,6 +96,7 @@ let package = Package(
             name: "ParleyTestServers",
             dependencies: [
                 "ParleyStore",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -161,7 +162,7 @@ let package = Package(
         .target(
             name: "ParleyGoogle",
             dependencies: [
-                "ParleyCore", "ParleyStore", "ParleyMaterials",
+                "ParleyCore", "ParleyCloud", "ParleyStore", "ParleyMaterials",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -31,11 +31,13 @@ extension Duration {
 }
 
 /// Process-wide HTTP clients, one per connect/idle timeout pair (AsyncHTTPClient sets those
-/// per client). They live as long as the process, like `HTTPClient.shared`.
-enum HTTPClients {
+/// per client). They live as long as the process, like `HTTPClient.shared`. A refused
+/// connection fails at once rather than being retried until the request's deadline.
+public enum HTTPClients {
     private static let clients = Mutex<[HTTPTimeouts: HTTPClient]>([:])
 
-    static func client(for timeouts: HTTPTimeouts) -> HTTPClient {
+    /// The client for `timeouts`, made on first use.
+    public static func client(for timeouts: HTTPTimeouts) -> HTTPClient {
         var key = timeouts
         key.firstByte = max(timeouts.idle, timeouts.firstByte)  // only the backstop depends on it
         return clients.withLock { clients in

@@ -1,13 +1,8 @@
 import Foundation
 
-/// Google settings, read from Parley's settings (environment, then the settings file).
+/// Google settings, read from Parley's settings (environment, then the settings file; their
+/// names are listed with the rest in `RuntimeSettings.names`).
 public struct GoogleConfiguration: Sendable, Equatable {
-    /// The settings this reads.
-    public static let settingNames = [
-        "GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET", "GOOGLE_API_BASE_URL", "GOOGLE_OAUTH_BASE_URL",
-        "PARLEY_GOOGLE_DRIVE_FOLDER", "PARLEY_GOOGLE_CALENDAR", "PARLEY_GOOGLE_GMAIL_QUERY", "PARLEY_GOOGLE_SYNC_INTERVAL",
-    ]
-
     /// The OAuth client, when both its id and secret are set.
     public var client: GoogleClient?
     /// Where Google is (or the local server standing in for it).

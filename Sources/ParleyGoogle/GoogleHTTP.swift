@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import ParleyCloud
 
 /// A response, read whole.
 struct GoogleResponse: Sendable {
@@ -54,7 +55,9 @@ struct GoogleHTTP: Sendable {
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         do {
-            let response = try await Self.client.execute(request, timeout: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000))
+            // ParleyCloud's clients: a refused connection fails at once, not at the deadline.
+            let client = HTTPClients.client(for: HTTPTimeouts(connect: .seconds(10), firstByte: timeout, idle: timeout))
+            let response = try await client.execute(request, timeout: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000))
             let buffer = try await response.body.collect(upTo: limit)
             return GoogleResponse(status: Int(response.status.code), headers: response.headers, body: Data(buffer.readableBytesView))
         } catch is NIOTooManyBytesError {
@@ -65,17 +68,6 @@ struct GoogleHTTP: Sendable {
             throw .unreachable(name: service, reason: Self.reason(error))
         }
     }
-
-    /// One client for the process: connections time out after 10 s, a refused connection
-    /// fails at once (rather than the pool retrying it until the deadline), and responses
-    /// are read as sent.
-    private static let client: HTTPClient = {
-        var configuration = HTTPClient.Configuration()
-        configuration.timeout = .init(connect: .seconds(10), read: .seconds(60))
-        configuration.decompression = .disabled
-        configuration.connectionPool.retryConnectionEstablishment = false
-        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-    }()
 
     /// A form-encoded POST (the OAuth endpoints).
     func postForm(_ url: String, _ fields: [(String, String)], service: String) async throws(GoogleError) -> GoogleResponse {

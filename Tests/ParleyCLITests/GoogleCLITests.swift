@@ -82,7 +82,7 @@ struct GoogleCLITests {
 
         // No token or secret in anything printed, logs included.
         let store = try ConversationStore(path: database)
-        let token = try #require(try await store.syncState("google.token", owner: .local))
+        let token = try #require(try store.syncState("google.token", owner: .local))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(token.utf8)) as? [String: Any])
         let secrets = [object["access_token"] as? String, object["refresh_token"] as? String, secret].compactMap { $0 }
         #expect(secrets.count == 3)

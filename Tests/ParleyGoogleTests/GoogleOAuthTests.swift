@@ -148,7 +148,6 @@ import Testing
         // Signed in again with a refresh token the server then forgets: 401, renewal refused.
         let (second, secondToken) = try await google.signedInSession()
         try await google.oauth.revoke(secondToken)
-        await google.server.expireAccessTokens()
         let error = await #expect(throws: GoogleError.self) {
             try await DriveAPI(session: second, endpoints: google.endpoints).files(inFolder: "folder")
         }

@@ -157,7 +157,7 @@ extension ConversationSession {
         // (Appended first: an optional chain would skip the right-hand side outside a run.)
         let appended = detector?.append(frame) ?? 0
         currentRun?.received += appended
-        if let received = detector?.received { arrivals.record(samples: received, at: clock.now, sampleRate: vad.sampleRate) }
+        if let received = detector?.received { arrivals.record(samples: received, at: clock.now) }
         while true {
             let started = clock.now
             guard let scored = detector?.next() else { break }
