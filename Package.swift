@@ -137,7 +137,7 @@ let package = Package(
         .target(
             name: "ParleyServer",
             dependencies: [
-                "ParleyCore", "ParleyCloud", "ParleyRuntime", "ParleyStore", "ParleyPostgres", "ParleyGoogle", "ParleyMaterials", "ParleyLocal", "ParleyTasks",
+                "ParleyCore", "ParleyCloud", "ParleyRuntime", "ParleyStore", "ParleyPostgres", "ParleyGoogle", "ParleyMaterials", "ParleyLocal", "ParleyTasks", "ParleyMindMap",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -10,7 +10,8 @@ reached and named), talks with the space bar (the orb's state announced, partial
 transcripts shown), corrects the transcript in the review and sends it (Ctrl+Enter), hears the
 reply (the page's playback counters) and types a second question; then it attaches and removes
 an image, reloads to find the thread in the history, stashes a reply, corrects a past
-transcript, opens Settings (provider health), and fails on any console error. A second browser,
+transcript, opens Settings (provider health), saves settings that come back from the server after
+the browser forgets them, draws a mind map of the conversation, and fails on any console error. A second browser,
 whose microphone says the question again and again, talks hands-free until the question comes
 back over a reply: barge-in stops the reply, and the server saves it only as far as it was
 heard. Screenshots of each state go to OUTPUT_DIR. Prints one "ok:" line per check; exits 1
@@ -250,6 +251,9 @@ async def enter_key(page, base, key):
 
 async def barge_in(page, base, key, output):
     await enter_key(page, base, key)
+    # Another browser, another profile: the settings saved by the first come with the key.
+    await page.wait_for("document.documentElement.classList.contains('large-text')", "the key's settings in another browser")
+    print("ok: the settings saved in the first browser apply in a second one with the same key")
     # Hands-free on, review off, by keyboard: focus each box and press space.
     for box in ("continuous", "review-toggle"):
         await page.eval(f"document.getElementById('{box}').focus()")
@@ -414,6 +418,47 @@ async def drive(page, base, key, output):
     await page.key("Escape", "Escape", key_code=27)
     await page.wait_for("!document.getElementById('settings').open", "Settings to close on Escape")
     print("ok: Settings lists the providers with their health; Escape closes it")
+
+    # Settings are kept on the server for the key: saved here, read back after this device forgets them.
+    await page.eval("document.getElementById('settings-open').click()")
+    await page.wait_for("document.getElementById('settings').open", "Settings to open")
+    for box in ("setting-large", "setting-dyslexia"):
+        await page.eval(f"document.getElementById('{box}').focus()")
+        await page.space()
+    await page.eval("document.getElementById('settings-save').click()")
+    await page.wait_for("document.documentElement.classList.contains('large-text')", "larger text after Save")
+    deadline = time.monotonic() + 30
+    while True:
+        kept = api(base, key, "/v1/settings/preferences")
+        if kept["saved"] and kept["preferences"]["large_text"] or time.monotonic() > deadline:
+            break
+        await asyncio.sleep(0.3)
+    expect(kept["saved"] and kept["preferences"]["large_text"] and kept["preferences"]["dyslexia_font"],
+           f"the server did not keep the settings: {kept}")
+    await page.eval("localStorage.removeItem('parley.prefs')")
+    await page.send("Page.reload")
+    await page.wait_for("document.documentElement?.classList.contains('large-text') && document.documentElement.classList.contains('dyslexia')",
+                        "the settings from the server after this device forgot them")
+    print("ok: settings saved on the server for the key (large text, dyslexia-friendly font) and restored from it after a reload")
+
+    # A mind map of the conversation, drawn by the server, with the same map as a list.
+    await page.wait_for("!document.getElementById('mindmap-open').disabled", "the mind map button for the open conversation")
+    await page.eval("document.getElementById('mindmap-open').focus()")
+    await page.enter()
+    await page.wait_for("document.getElementById('mindmap').open", "the mind map dialog")
+    await page.wait_for("!!document.querySelector('#mindmap-figure svg') || document.getElementById('mindmap-status').classList.contains('error-text')",
+                        "the mind map", timeout=240)
+    status = await page.eval("document.getElementById('mindmap-status').textContent")
+    expect(await page.eval("!!document.querySelector('#mindmap-figure svg[role=img] title')"), f"no mind map drawn: {status}")
+    labels = await page.eval("[...document.querySelectorAll('#mindmap-outline li')].length")
+    drawn = await page.eval("[...document.querySelectorAll('#mindmap-figure svg text')].map((t) => t.textContent).join(' ')")
+    expect(labels >= 3, f"the mind map's list has {labels} items")
+    await page.eval("document.querySelector('#mindmap-outline-box summary').click()")
+    await page.screenshot(output, "10-mindmap")
+    await page.key("Escape", "Escape", key_code=27)
+    await page.wait_for("!document.getElementById('mindmap').open && document.activeElement.id === 'mindmap-open'",
+                        "the mind map to close on Escape, the focus back on its button")
+    print(f"ok: mind map of the conversation: {status} ({labels} items; drawn: {drawn[:80]}…)")
 
     expect(not page.console_errors, f"console errors: {page.console_errors}")
     print("ok: no console errors")

@@ -1,5 +1,5 @@
-// The server's HTTP API as the page uses it: health, models, threads, messages and the stash,
-// with the API key (when the server needs one) sent as a bearer token.
+// The server's HTTP API as the page uses it: health, models, preferences, threads, messages, the
+// stash and mind maps, with the API key (when the server needs one) sent as a bearer token.
 
 const keyName = "parley.apiKey";
 
@@ -67,6 +67,11 @@ export class Api {
   async editMessage(thread, message, text) {
     return (await this.request("PATCH", `/v1/threads/${thread}/messages/${message}`, { edited_text: text })).json;
   }
+  /** The key's preferences kept on the server: `{saved, preferences}`. */
+  preferences() { return this.get("/v1/settings/preferences"); }
+  async savePreferences(preferences) { return (await this.request("PUT", "/v1/settings/preferences", preferences)).json; }
+  /** A mind map of a saved conversation: `{topic, branches, svg, provider}`. */
+  async mindMap(thread) { return (await this.request("POST", "/v1/mindmaps", { thread })).json; }
   stash() { return this.get("/v1/stash"); }
   async addToStash(item) { return (await this.request("POST", "/v1/stash", item)).json; }
   async removeFromStash(id) { return (await this.request("DELETE", `/v1/stash/${id}`)).json; }

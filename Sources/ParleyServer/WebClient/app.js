@@ -6,6 +6,7 @@ import { Chat } from "./chat.js";
 import { askForKey, keyWorks } from "./key-prompt.js";
 import { Library } from "./library.js";
 import { Microphone } from "./microphone.js";
+import { MindMapView } from "./mindmap.js";
 import { $, announce, setConnection, showError } from "./notices.js";
 import { Orb } from "./orb.js";
 import { Player } from "./player.js";
@@ -30,6 +31,8 @@ const library = new Library(api, {
   deletedCurrent: () => newConversation(),
 });
 
+const mindMap = new MindMapView(api);
+
 const prefs = {
   model: "auto", prompt: "", maxTokens: null, voice: "", silenceMs: 800, review: true, continuous: false,
   large: false, dyslexia: false, contrast: false, motion: false,
@@ -41,6 +44,8 @@ const state = {
   threadSettings: null, // its saved settings (system prompt, reply length)
   keyRequired: false,
   connecting: null,
+  prefsLoaded: false, // the server's copy of the preferences has been read (saving before would overwrite it)
+  prefsSaving: Promise.resolve(), // saves go to the server one after another, in order
   sessionSent: "", // the session.update last sent, to send only changes
   sessionReviews: prefs.review, // whether the live session holds transcripts for review
   capture: null, // null, "hold", "toggle" or "continuous": how the microphone was started
@@ -67,8 +72,48 @@ function readPrefs() {
   }
 }
 
+// The preferences' names on the server (GET/PUT /v1/settings/preferences).
+const serverNames = {
+  model: "model", prompt: "system_prompt", maxTokens: "max_tokens", voice: "voice", silenceMs: "silence_ms", review: "review",
+  continuous: "continuous", large: "large_text", dyslexia: "dyslexia_font", contrast: "high_contrast", motion: "reduced_motion",
+};
+
+/**
+ * Keeps the preferences on the server for this key (they follow the person to other devices)
+ * and on this device (so the display is right before the server answers).
+ */
 function savePrefs() {
   localStorage.setItem(prefsName, JSON.stringify(prefs));
+  if (!state.prefsLoaded) return;
+  const document = {};
+  for (const [local, remote] of Object.entries(serverNames)) document[remote] = prefs[local] ?? null;
+  document.system_prompt ??= "";
+  state.prefsSaving = state.prefsSaving
+    .then(() => api.savePreferences(document))
+    .catch((error) => showError(`Your settings were kept on this device only: ${error.message}`));
+}
+
+/** Takes the preferences saved on the server; a first visit sends this device's instead. */
+async function loadServerPrefs() {
+  let answer;
+  try {
+    answer = await api.preferences();
+  } catch (error) {
+    showError(`Your saved settings could not be read; this device's are used: ${error.message}`);
+    return;
+  }
+  state.prefsLoaded = true;
+  if (!answer.saved) {
+    if (localStorage.getItem(prefsName)) savePrefs();
+    return;
+  }
+  const model = prefs.model;
+  for (const [local, remote] of Object.entries(serverNames)) {
+    if (remote in answer.preferences) prefs[local] = answer.preferences[remote];
+  }
+  localStorage.setItem(prefsName, JSON.stringify(prefs));
+  applyDisplay();
+  if (prefs.model !== model && realtime.isOpen) reconnect();
 }
 
 function applyDisplay() {
@@ -691,7 +736,12 @@ function setURL(thread) {
   if (thread) url.searchParams.set("thread", String(thread));
   else url.searchParams.delete("thread");
   history.replaceState(null, "", url);
+  $("mindmap-open").disabled = !thread; // a map needs a saved conversation
 }
+
+$("mindmap-open").addEventListener("click", () => {
+  if (state.thread) mindMap.show(state.thread);
+});
 
 function adoptThread(id) {
   if (state.thread === id) return;
@@ -863,6 +913,8 @@ $("key-enter").addEventListener("click", async () => {
 // ---------------------------------------------------------------- start
 
 async function afterAuthorised() {
+  await loadServerPrefs();
+  configureSession();
   await Promise.all([library.refreshThreads(), library.refreshStash(), fillModels(api, $("setting-model"), prefs.model)]);
 }
 
