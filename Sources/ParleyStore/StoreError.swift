@@ -14,6 +14,7 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         case cannotRemoveAudio(paths: [String], reason: String)
         case database(reason: String)
         case invalidDatabaseURL(reason: String)
+        case invalidPoolSize(String)
         case cannotConnect(location: String, reason: String)
     }
 
@@ -55,6 +56,9 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
     /// the URL, which may hold a password.
     public static func invalidDatabaseURL(reason: String) -> StoreError { StoreError(.invalidDatabaseURL(reason: reason)) }
 
+    /// `PARLEY_DATABASE_POOL_SIZE` is not a whole number of connections Parley accepts.
+    public static func invalidPoolSize(_ value: String) -> StoreError { StoreError(.invalidPoolSize(value)) }
+
     /// The database server at `location` (a URL without its password) could not be reached,
     /// logged in to, or brought up to date.
     public static func cannotConnect(location: String, reason: String) -> StoreError {
@@ -94,6 +98,9 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         case .invalidDatabaseURL(let reason):
             "PARLEY_DATABASE_URL cannot be used (\(reason)): write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE, "
                 + "or unset it to keep conversations in the local SQLite file"
+        case .invalidPoolSize(let value):
+            "PARLEY_DATABASE_POOL_SIZE is '\(value)': set it to a whole number of connections from \(DatabaseURL.poolSizes.lowerBound) "
+                + "to \(DatabaseURL.poolSizes.upperBound) (each server instance opens at most that many), or unset it for \(DatabaseURL.defaultPoolSize)"
         case .cannotConnect(let location, let reason):
             "cannot use the conversation database at \(location) (\(reason)): check that PostgreSQL is running there and "
                 + "that PARLEY_DATABASE_URL names the right user, password and database"

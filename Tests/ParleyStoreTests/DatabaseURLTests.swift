@@ -18,6 +18,18 @@ struct DatabaseURLTests {
         #expect(try DatabaseURL(parsing: "postgres://a:b@h/d?sslmode=verify-full").tls == .require)
     }
 
+    @Test("the pool size is 20 unless pool_size says otherwise; a bad one is refused")
+    func poolSize() throws {
+        #expect(try DatabaseURL(parsing: "postgres://a:b@h/d").poolSize == 20)
+        let url = try DatabaseURL(parsing: "postgres://a:b@h/d?sslmode=disable&pool_size=4")
+        #expect(url.poolSize == 4 && url.tls == .disable)
+        for bad in ["0", "-3", "1001", "many", ""] {
+            let error = #expect(throws: StoreError.self) { try DatabaseURL(parsing: "postgres://a:secretpw@h/d?pool_size=\(bad)") }
+            #expect(error?.description.contains("pool_size must be a whole number from 1 to 1000") == true, "\(bad)")
+            #expect(error?.description.contains("secretpw") == false)
+        }
+    }
+
     @Test("the description never shows the password")
     func redacted() throws {
         let url = try DatabaseURL(parsing: "postgres://parley:hunter2@127.0.0.1:5433/parley")

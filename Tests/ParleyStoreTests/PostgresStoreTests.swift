@@ -102,6 +102,30 @@ struct PostgresStoreTests {
         }
     }
 
+    @Test("a pool of two connections serves sixteen calls at once, and never opens a third")
+    func poolSize() async throws {
+        try await withDatabase { database in
+            var small = database
+            small.poolSize = 2
+            let store = try await PostgresConversationStore.open(small)
+            let ids = try await withThrowingTaskGroup(of: Int64.self) { group in
+                for index in 0..<16 {
+                    group.addTask {
+                        let thread = try await store.createThread(title: "call \(index)", settings: ThreadSettings(), owner: .key("pool"))
+                        _ = try await store.threads(owner: .key("pool"))
+                        return thread.id
+                    }
+                }
+                return try await group.reduce(into: Set<Int64>()) { $0.insert($1) }
+            }
+            #expect(ids.count == 16)
+            let open = try await TestPostgres.integer(
+                "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()", on: database)
+            #expect(open <= 2, "\(open) connections open for a pool of 2")
+            await store.close()
+        }
+    }
+
     @Test("the local user's rows keep '' as owner; a key's keep its id, never the key")
     func ownerColumn() async throws {
         try await withDatabase { database in
