@@ -74,17 +74,18 @@ extension PostgresConversationStore {
     public func attachAudio(message: Int64, file: URL, owner: Owner) async throws(StoreError) {
         let path = file.standardizedFileURL.path
         guard let data = FileManager.default.contents(atPath: path) else { throw .audioFileMissing(path: path) }
-        let previous = try await transaction { connection -> String? in
+        let previous = try await transaction { connection -> KeptRecording? in
             let old = try await Self.lockedAudioPath(connection, message: message, owner: owner, logger: self.logger)
-            try await connection.query("UPDATE message SET audio_path = \(path) WHERE id = \(message)", logger: self.logger)
+            try await connection.query("UPDATE message SET audio_path = \(path), audio_file_shared = false WHERE id = \(message)",
+                                       logger: self.logger)
             try await connection.query("""
                 INSERT INTO message_audio (message_id, data) VALUES (\(message), \(data))
                 ON CONFLICT (message_id) DO UPDATE SET data = excluded.data
                 """, logger: self.logger)
             return old
         }
-        if let previous, previous != path {
-            try KeptAudio.remove([previous])
+        if let previous, previous.path != path, !previous.shared {
+            try KeptAudio.remove([previous.path])
         }
     }
 
@@ -99,13 +100,14 @@ extension PostgresConversationStore {
         return try Self.decoding { try row.decode(Data?.self) }
     }
 
-    /// Removes a message's recording (its file here, and its bytes) and forgets it; when the
-    /// file cannot be removed, nothing changes.
+    /// Removes a message's recording (its file here, unless it is another store's, and its
+    /// bytes) and forgets it; when the file cannot be removed, nothing changes.
     public func deleteAudio(message: Int64, owner: Owner) async throws(StoreError) {
         try await transaction { connection in
-            guard let path = try await Self.lockedAudioPath(connection, message: message, owner: owner, logger: self.logger) else { return }
-            try KeptAudio.remove([path])
-            try await connection.query("UPDATE message SET audio_path = NULL WHERE id = \(message)", logger: self.logger)
+            guard let kept = try await Self.lockedAudioPath(connection, message: message, owner: owner, logger: self.logger) else { return }
+            if !kept.shared { try KeptAudio.remove([kept.path]) }
+            try await connection.query("UPDATE message SET audio_path = NULL, audio_file_shared = false WHERE id = \(message)",
+                                       logger: self.logger)
             try await connection.query("DELETE FROM message_audio WHERE message_id = \(message)", logger: self.logger)
         }
     }
@@ -128,15 +130,25 @@ extension PostgresConversationStore {
         }
     }
 
-    /// The message's recording path, with its row locked, if the message is in one of
-    /// `owner`'s threads; else ``StoreError/messageNotFound(_:)``.
-    private static func lockedAudioPath(_ connection: PostgresConnection, message: Int64, owner: Owner, logger: Logger) async throws -> String? {
+    /// The message's recording, with its row locked, if the message is in one of `owner`'s
+    /// threads; else ``StoreError/messageNotFound(_:)``.
+    private static func lockedAudioPath(_ connection: PostgresConnection, message: Int64, owner: Owner,
+                                        logger: Logger) async throws -> KeptRecording? {
         let rows = try await connection.query("""
-            SELECT message.audio_path FROM message JOIN thread ON thread.id = message.thread_id
+            SELECT message.audio_path, message.audio_file_shared FROM message JOIN thread ON thread.id = message.thread_id
             WHERE message.id = \(message) AND thread.owner = \(owner.column)
             FOR UPDATE OF message
             """, logger: logger).collect()
         guard let row = rows.first else { throw StoreError.messageNotFound(message) }
-        return try row.decode(String?.self)
+        let (path, shared) = try row.decode((String?, Bool).self)
+        return path.map { KeptRecording(path: $0, shared: shared) }
     }
+}
+
+/// A message's kept recording: its file, and whether that file is another store's (a
+/// recording `parley store copy` brought in from SQLite), which deleting the message here must
+/// leave in place.
+struct KeptRecording {
+    var path: String
+    var shared: Bool
 }

@@ -86,7 +86,8 @@ extension PostgresConversationStore {
     }
 
     /// Deletes a conversation with its messages, images and recordings (the rows, and the
-    /// recordings' files where they are on this machine). Stash items that came from it are
+    /// recordings' files where they are on this machine, unless another store still refers to
+    /// them: see `importContents`). Stash items that came from it are
     /// kept without their thread and message ids.
     public func deleteThread(_ id: Int64, owner: Owner) async throws(StoreError) {
         let audioPaths = try await transaction { connection -> [String] in
@@ -96,7 +97,7 @@ extension PostgresConversationStore {
             guard !owned.isEmpty else { throw StoreError.threadNotFound(id) }
             var paths: [String] = []
             let rows = try await connection.query(
-                "SELECT audio_path FROM message WHERE thread_id = \(id) AND audio_path IS NOT NULL ORDER BY id", logger: self.logger)
+                "SELECT audio_path FROM message WHERE thread_id = \(id) AND audio_path IS NOT NULL AND NOT audio_file_shared ORDER BY id", logger: self.logger)
             for try await path in rows.decode(String.self) { paths.append(path) }
             try await connection.query("DELETE FROM thread WHERE id = \(id)", logger: self.logger)
             return paths

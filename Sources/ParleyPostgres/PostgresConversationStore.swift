@@ -107,14 +107,14 @@ public final class PostgresConversationStore: ConversationStoring {
     // MARK: - Running queries
 
     /// Runs `body` on a pooled connection inside one transaction (committed when it returns,
-    /// rolled back when it throws), within the store's timeout; every failure becomes a
-    /// ``StoreError``.
-    func transaction<T: Sendable>(readOnly: Bool = false,
+    /// rolled back when it throws), within `limit` (the store's timeout unless given); every
+    /// failure becomes a ``StoreError``.
+    func transaction<T: Sendable>(readOnly: Bool = false, within limit: Duration? = nil,
                                   _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(StoreError) -> T {
         let client = client
         let logger = logger
         do {
-            return try await Self.withTimeout(timeout) {
+            return try await Self.withTimeout(limit ?? timeout) {
                 try await client.withTransaction(logger: logger) { connection in
                     if readOnly {
                         // One snapshot for every read of the call, as SQLite's read transactions give.

@@ -148,6 +148,11 @@ enum PostgresSchema {
             )
             """,
         ]),
+        // A recording copied in by `parley store copy` keeps the SQLite store's path, but that
+        // file is still the SQLite store's: deleting the copy must not remove it.
+        Migration(name: "v4-copied-recordings", statements: [
+            "ALTER TABLE message ADD COLUMN IF NOT EXISTS audio_file_shared boolean NOT NULL DEFAULT false",
+        ]),
     ]
 
     /// A number that names Parley's migrations among the database's advisory locks.

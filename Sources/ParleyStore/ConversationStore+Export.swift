@@ -14,21 +14,28 @@ extension ConversationStore {
                 let messages = try Self.fetchMessages(db, thread: thread)
                 return ConversationExport(threads: [ExportedThread(thread: try record.stored(), messages: messages)])
             }
-            let threads = try ThreadRecord
-                .filter(Column(ThreadRecord.CodingKeys.owner) == owner.id)
-                .order(Column(ThreadRecord.CodingKeys.updatedAt).desc, Column(ThreadRecord.CodingKeys.id).desc)
-                .fetchAll(db)
-            let images = try MessageImageRecord.images(db, owner: owner)
-            let messages = try MessageRecord.fetchAll(db, sql: """
-                SELECT message.* FROM message JOIN thread ON thread.id = message.thread_id
-                WHERE thread.owner IS ? ORDER BY message.thread_id, message.id
-                """, arguments: [owner.id])
-                .map { try $0.stored(images: images[$0.id ?? -1] ?? []) }
-            let byThread = Dictionary(grouping: messages, by: \.threadID)
-            return ConversationExport(threads: try threads.map { record in
-                let stored = try record.stored()
-                return ExportedThread(thread: stored, messages: byThread[stored.id] ?? [])
-            })
+            return ConversationExport(threads: try Self.exportedThreads(db, owner: owner, newestFirst: true))
+        }
+    }
+
+    /// All of `owner`'s threads with every message: most recently active first, or in the
+    /// order they were created.
+    static func exportedThreads(_ db: Database, owner: Owner, newestFirst: Bool) throws -> [ExportedThread] {
+        let id = Column(ThreadRecord.CodingKeys.id)
+        let threads = try ThreadRecord
+            .filter(Column(ThreadRecord.CodingKeys.owner) == owner.id)
+            .order(newestFirst ? [Column(ThreadRecord.CodingKeys.updatedAt).desc, id.desc] : [id.asc])
+            .fetchAll(db)
+        let images = try MessageImageRecord.images(db, owner: owner)
+        let messages = try MessageRecord.fetchAll(db, sql: """
+            SELECT message.* FROM message JOIN thread ON thread.id = message.thread_id
+            WHERE thread.owner IS ? ORDER BY message.thread_id, message.id
+            """, arguments: [owner.id])
+            .map { try $0.stored(images: images[$0.id ?? -1] ?? []) }
+        let byThread = Dictionary(grouping: messages, by: \.threadID)
+        return try threads.map { record in
+            let stored = try record.stored()
+            return ExportedThread(thread: stored, messages: byThread[stored.id] ?? [])
         }
     }
 

@@ -16,6 +16,7 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         case invalidDatabaseURL(reason: String)
         case invalidPoolSize(String)
         case cannotConnect(location: String, reason: String)
+        case targetNotEmpty(location: String, owners: [String])
     }
 
     private let code: Code
@@ -65,6 +66,31 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         StoreError(.cannotConnect(location: location, reason: reason))
     }
 
+    /// The database at `location` (a URL without its password) already holds rows of
+    /// `owners` (``Owner/description``s, and `the spending ledger` when it holds charges), so a
+    /// copy into it was refused and nothing was written.
+    public static func targetNotEmpty(location: String, owners: [String]) -> StoreError {
+        StoreError(.targetNotEmpty(location: location, owners: owners))
+    }
+
+    /// The database server could not be reached, logged in to, or brought up to date
+    /// (``cannotConnect(location:reason:)``).
+    public var isConnectionFailure: Bool {
+        if case .cannotConnect = code { return true }
+        return false
+    }
+
+    /// What went wrong, without the advice that ``description`` adds: why a database URL
+    /// cannot be used, why a server could not be reached, or why a database failed; `nil` for
+    /// the other errors. For a caller that names the setting itself (such as a command-line
+    /// option).
+    public var reason: String? {
+        switch code {
+        case .invalidDatabaseURL(let reason), .cannotConnect(_, let reason), .database(let reason), .cannotOpen(_, let reason): reason
+        default: nil
+        }
+    }
+
     /// Whether the error says an id does not exist (a thread, message or stash item).
     public var isNotFound: Bool {
         switch code {
@@ -104,6 +130,9 @@ public struct StoreError: Error, CustomStringConvertible, Equatable, Sendable {
         case .cannotConnect(let location, let reason):
             "cannot use the conversation database at \(location) (\(reason)): check that PostgreSQL is running there and "
                 + "that PARLEY_DATABASE_URL names the right user, password and database"
+        case .targetNotEmpty(let location, let owners):
+            "the database at \(location) already holds conversations or other data of \(owners.joined(separator: ", ")), so nothing "
+                + "was copied: copy into an empty database, or pass --into-nonempty to add the copy to what is there"
         }
     }
 }
