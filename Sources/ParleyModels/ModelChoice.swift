@@ -79,4 +79,17 @@ public struct LanguageModelChoice: Sendable, Equatable {
         return LanguageModelChoice(path: library.path(of: model), model: model,
                                    reason: "no language model is installed; run parley models pull \(model.id)")
     }
+
+    /// The catalog model to install: the one `PARLEY_LLM_MODEL` names, else the preset the
+    /// machine affords, whatever is installed already (``resolve(setting:folder:catalog:machine:)``
+    /// falls back to an installed smaller one; this is what would take its place). `nil` when
+    /// the setting names a file rather than a catalog model.
+    public static func wanted(setting: String?, catalog: ModelCatalog = .standard,
+                              machine: MachineProfile = .current()) -> CatalogModel? {
+        if let setting, !setting.isEmpty {
+            guard let model = catalog.model(setting), model.capability == .llm else { return nil }
+            return model
+        }
+        return catalog.languageModel(machine.recommendedPreset(in: catalog)) ?? catalog.languageModels.first
+    }
 }

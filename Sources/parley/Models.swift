@@ -79,7 +79,7 @@ struct Models: AsyncParsableCommand {
         @Option(help: "The file name in the models folder (default: the URL's last part).")
         var name: String?
 
-        @Flag(help: "Pull the language model the settings and this machine choose (what `models list` marks in use).")
+        @Flag(help: "Pull the language model the settings name, else the preset this machine affords (even when a smaller one is installed and in use meanwhile).")
         var chosen = false
 
         @Flag(name: .shortAndLong, help: "Print nothing but errors.")
@@ -102,7 +102,7 @@ struct Models: AsyncParsableCommand {
 
         func run() async throws {
             do {
-                let (library, choice, _) = try await Models.context()
+                let (library, choice, settings) = try await Models.context()
                 let bar = ProgressBar(quiet: quiet)
                 if let url, let sha256, let parsed = URL(string: url) {
                     let file = try await library.pull(url: parsed, sha256: sha256, name: name, progress: bar.handler)
@@ -111,7 +111,7 @@ struct Models: AsyncParsableCommand {
                 }
                 let model: CatalogModel
                 if chosen {
-                    guard let picked = choice.model else {
+                    guard let picked = LanguageModelChoice.wanted(setting: settings.value("PARLEY_LLM_MODEL"), catalog: library.catalog) else {
                         throw ValidationError("The settings name a file (\(choice.path.path)), not a catalog model; pull it with --url.")
                     }
                     model = picked

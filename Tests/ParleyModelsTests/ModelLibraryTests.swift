@@ -177,5 +177,12 @@ struct ModelCatalogTests {
         // A setting names a model, or a file.
         #expect(LanguageModelChoice.resolve(setting: "qwen2.5-coder-0.5b", folder: folder, machine: big).model?.id == "qwen2.5-coder-0.5b")
         #expect(LanguageModelChoice.resolve(setting: "/srv/m.gguf", folder: folder, machine: big).path.path == "/srv/m.gguf")
+        // What `models pull --chosen` installs: the machine's preset even though the fast one
+        // stands in (setup pulls the fast one first, for the tests); the setting's model; no
+        // catalog model for a file.
+        #expect(LanguageModelChoice.wanted(setting: nil, machine: big)?.id == "qwen2.5-coder-1.5b")
+        #expect(LanguageModelChoice.wanted(setting: nil, machine: MachineProfile(availableMemory: 1_000_000_000, cores: 8))?.id == "smollm2-135m")
+        #expect(LanguageModelChoice.wanted(setting: "qwen2.5-coder-0.5b", machine: big)?.id == "qwen2.5-coder-0.5b")
+        #expect(LanguageModelChoice.wanted(setting: "/srv/m.gguf", machine: big) == nil)
     }
 }
