@@ -43,3 +43,31 @@ struct SentenceChunkerTests {
         #expect(chunk(text.map(String.init)) == chunk([text]))
     }
 }
+
+@Suite("The first clause of a long first sentence")
+struct FirstClauseTests {
+    @Test("the first chunk ends at a clause with enough words before it; later ones only at sentence ends")
+    func firstClause() {
+        var chunker = SentenceChunker(firstClauseWords: 5)
+        var chunks: [String] = []
+        for piece in ["The largest planet in our", " solar system, by far,", " is Jupiter. It has", " moons, rings, and storms.", " Next"] {
+            chunks += chunker.append(piece)
+        }
+        chunks += chunker.finish().map { [$0] } ?? []
+        #expect(chunks == ["The largest planet in our solar system,", "by far, is Jupiter.", "It has moons, rings, and storms.", "Next"])
+    }
+
+    @Test("a short clause, a number with a comma, and a clause at the end of what is written so far do not cut")
+    func noCut() {
+        var chunker = SentenceChunker(firstClauseWords: 5)
+        #expect(chunker.append("Yes, it has 1,000 moons and more,") == [])
+        #expect(chunker.append(" I think") == ["Yes, it has 1,000 moons and more,"])
+        #expect(chunker.finish() == "I think")
+        var aside = SentenceChunker(firstClauseWords: 5)
+        #expect(aside.append("The moon is about 384,400 kilometers (238,855 miles) away. Yes (really).") ==
+                ["The moon is about 384,400 kilometers", "(238,855 miles) away."])
+        #expect(aside.finish() == "Yes (really).")
+        var plain = SentenceChunker()
+        #expect(plain.append("The largest planet in our solar system, by far, is Jupiter. ") == ["The largest planet in our solar system, by far, is Jupiter."])
+    }
+}

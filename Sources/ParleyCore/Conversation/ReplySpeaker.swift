@@ -30,6 +30,10 @@ public struct ReplySpeaker: Sendable {
         public var cancelled: Bool
     }
 
+    /// The words a first clause needs to be spoken on its own (see
+    /// ``SentenceChunker/init(firstClauseWords:)``).
+    public static let firstClauseWords = 5
+
     /// The model.
     public let llm: any LanguageModelProvider
     /// The voice.
@@ -73,7 +77,8 @@ public struct ReplySpeaker: Sendable {
         // as it arrives.
         async let generation: (text: String, usage: Usage, firstToken: Duration?, total: Duration, provider: ProviderIdentity) = {
             var provider = llm.identity
-            var chunker = SentenceChunker()
+            // A long first sentence is spoken from its first clause on.
+            var chunker = SentenceChunker(firstClauseWords: Self.firstClauseWords)
             var text = ""
             var usage = Usage()
             var firstToken: Duration?

@@ -14,9 +14,20 @@ public struct SentenceChunker: Sendable {
     ]
 
     private var pending = ""
+    /// Whether a chunk has been cut yet.
+    private var cutAny = false
+    /// The words the first chunk needs before it may end at a clause (`,` `;` `:`); `nil`:
+    /// only at sentence ends.
+    public let firstClauseWords: Int?
 
     /// Creates an empty chunker.
-    public init() {}
+    /// - Parameter firstClauseWords: when set, the first chunk also ends at a comma, semicolon
+    ///   or colon, or before an opening parenthesis, with at least this many words before it ("The largest planet in our solar
+    ///   system," of a long first sentence), so the voice can start on it while the model
+    ///   writes the rest; later chunks are whole sentences.
+    public init(firstClauseWords: Int? = nil) {
+        self.firstClauseWords = firstClauseWords
+    }
 
     /// Adds text and returns the sentences it completed, trimmed, in order.
     public mutating func append(_ text: String) -> [String] {
@@ -25,7 +36,10 @@ public struct SentenceChunker: Sendable {
         while let cut = firstBoundary() {
             let sentence = String(pending[..<cut]).trimmingWhitespace()
             pending = String(pending[cut...])
-            if !sentence.isEmpty { sentences.append(sentence) }
+            if !sentence.isEmpty {
+                sentences.append(sentence)
+                cutAny = true
+            }
         }
         return sentences
     }
@@ -45,6 +59,16 @@ public struct SentenceChunker: Sendable {
             let character = text[index]
             if character == "\n" {
                 return text.index(after: index)
+            }
+            if !cutAny, let firstClauseWords, text[..<index].split(whereSeparator: \.isWhitespace).count >= firstClauseWords {
+                if character == "," || character == ";" || character == ":" {
+                    let end = text.index(after: index)
+                    guard end < text.endIndex else { return nil }  // need to see what follows
+                    if text[end].isWhitespace { return end }
+                } else if character == "(", index > text.startIndex, text[text.index(before: index)].isWhitespace {
+                    // A parenthesis opens an aside: the clause ends before it.
+                    return index
+                }
             }
             if character == "." || character == "!" || character == "?" || character == "…" {
                 var end = text.index(after: index)
