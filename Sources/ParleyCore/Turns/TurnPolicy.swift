@@ -5,17 +5,24 @@
 /// from an end-of-turn predictor, `nil` while unknown) and it says whether to end the turn now,
 /// and why. The conversation asks again at every frame of silence.
 public struct TurnPolicy: Sendable, Equatable {
+    /// Silence (seconds) after which the words so far are transcribed and scored (and, with
+    /// speculation, the reply started): before ``shortSilence``, so that the work is done, or
+    /// well under way, when the turn may end.
+    public var scoringSilence: Double
     /// Silence (seconds) after which a complete utterance ends the turn.
     public var shortSilence: Double
     /// Silence (seconds) after which any utterance ends the turn.
     public var longSilence: Double
     /// The completion probability at or above which the words count as a whole utterance. Low
-    /// on purpose: the on-device models give cut-off words next to nothing (below 0.001 on
-    /// the test set) and whole ones from 0.03 (SmolLM2-135M) or 0.84 (Qwen2.5-Coder-1.5B) up.
+    /// on purpose: asked whether a sentence ends after the words, the on-device models give
+    /// cut-off words next to nothing (at most 0.001 on a test set of 13 questions cut where a
+    /// speaker pauses) and whole ones 0.025 (SmolLM2-135M) or 0.15 (Qwen2.5-Coder-1.5B) and
+    /// up; the threshold sits between, on a log scale.
     public var threshold: Double
 
     /// Creates a policy.
-    public init(shortSilence: Double = 0.4, longSilence: Double = 1.2, threshold: Double = 0.02) {
+    public init(shortSilence: Double = 0.4, longSilence: Double = 1.2, threshold: Double = 0.005, scoringSilence: Double = 0.1) {
+        self.scoringSilence = min(scoringSilence, shortSilence)
         self.shortSilence = shortSilence
         self.longSilence = max(shortSilence, longSilence)
         self.threshold = threshold

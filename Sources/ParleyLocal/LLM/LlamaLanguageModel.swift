@@ -162,8 +162,9 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
     /// LiveKit's turn detector uses). "What is the capital of France?" scores high; "Can you
     /// tell me" low. The prompt shares its prefix with the reply's, so the context memory it
     /// leaves is reused when the reply starts.
-    public func endOfTurnProbability(after history: [ChatMessage], utterance: String) throws -> Double {
-        let words = utterance.trimmingCharacters(in: .whitespacesAndNewlines)
+    public func endOfTurnProbability(after history: [ChatMessage], utterance: String,
+                                     scoring: TurnScoring = .sentenceEnd) throws -> Double {
+        let words = scoring == .sentenceEnd ? Self.withoutFinalPunctuation(utterance) : utterance.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !words.isEmpty else { return 0 }
         let session = try loadedSession()
         session.useThreads(CoreShare.shared.threads(upTo: configuration.threads))
@@ -179,7 +180,26 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         let tokens = try session.tokenize(String(rendered[..<cut.lowerBound]))
         guard tokens.count < session.contextLength else { throw LlamaError.promptTooLong(tokens: tokens.count, contextLength: session.contextLength) }
         _ = try ComputeLane.shared.run { try session.load(prompt: tokens) }
-        return session.endOfTurnProbability()
+        return scoring == .sentenceEnd ? session.sentenceEndProbability() : session.endOfTurnProbability()
+    }
+
+    /// What ``endOfTurnProbability(after:utterance:scoring:)`` reads after the words.
+    public enum TurnScoring: Sendable {
+        /// The probability that the sentence, or the message, ends there (`.`, `?`, `!` or the
+        /// end of the turn next), on the words without their final punctuation. A transcriber
+        /// punctuates what it hears as if it were whole ("What is the name of?"), so the mark
+        /// says nothing; whether the model would put one there does.
+        case sentenceEnd
+        /// The probability that the message ends there, on the words as written.
+        case messageEnd
+    }
+
+    /// `text` without surrounding whitespace and without the punctuation a transcriber puts at
+    /// its end (`.`, `?`, `!`, `,`, `;`, `:`, `…`, and quotes).
+    static func withoutFinalPunctuation(_ text: String) -> String {
+        var words = Substring(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        while let last = words.last, last.isWhitespace || ".?!,;:…\"'”’".contains(last) { words.removeLast() }
+        return String(words)
     }
 
     /// Tokenizes the conversation, dropping the oldest turns after the system prompt until it

@@ -130,17 +130,46 @@ final class LlamaSession {
     /// The probability, at the last evaluated position, that the next token ends the turn
     /// (any end-of-generation token: `<|im_end|>`, `<|endoftext|>`, …), from the logits.
     func endOfTurnProbability() -> Double {
+        probability { llama_vocab_is_eog(vocab, $0) }
+    }
+
+    /// The probability, at the last evaluated position, that the words end here: that the next
+    /// token closes the sentence (`.`, `?` or `!`, alone or leading the token, but not an
+    /// ellipsis, which trails off) or the turn.
+    func sentenceEndProbability() -> Double {
+        let ending = sentenceEnds
+        return probability { ending.contains($0) }
+    }
+
+    /// The tokens ``sentenceEndProbability()`` counts, found in the vocabulary once.
+    private lazy var sentenceEnds: Set<llama_token> = {
+        var found = Set<llama_token>()
+        for index in 0..<llama_vocab_n_tokens(vocab) {
+            let token = llama_token(index)
+            if llama_vocab_is_eog(vocab, token) {
+                found.insert(token)
+                continue
+            }
+            let text = String(decoding: bytes(of: token), as: UTF8.self).drop { $0 == " " }
+            guard let first = text.first, ".?!".contains(first), !text.hasPrefix("..") else { continue }
+            found.insert(token)
+        }
+        return found
+    }()
+
+    /// The softmax mass, at the last evaluated position, of the tokens `counted` selects.
+    private func probability(of counted: (llama_token) -> Bool) -> Double {
         guard let logits = llama_get_logits_ith(context, -1) else { return 0 }
         let count = Int(llama_vocab_n_tokens(vocab))
         var largest = -Float.infinity
         for index in 0..<count { largest = max(largest, logits[index]) }
-        var total = 0.0, ending = 0.0
+        var total = 0.0, selected = 0.0
         for index in 0..<count {
             let weight = Double(expf(logits[index] - largest))
             total += weight
-            if llama_vocab_is_eog(vocab, llama_token(index)) { ending += weight }
+            if counted(llama_token(index)) { selected += weight }
         }
-        return total > 0 ? ending / total : 0
+        return total > 0 ? selected / total : 0
     }
 
     /// Samples the next token from the last evaluated position.
