@@ -44,6 +44,10 @@ public struct ConversationOptions: Sendable {
     /// finds the words complete, and only after ``endSilence`` otherwise; `nil` (the default)
     /// ends every turn after ``endSilence``.
     public var shortSilence: Double?
+    /// With ``shortSilence``: whether the reply starts during the pause, on the words heard so
+    /// far, while the end of the turn is confirmed (held back, and dropped unheard if the user
+    /// goes on). Only ever on the on-device model. On by default.
+    public var startsReplyEarly = true
 
     /// The reply length of a new spoken conversation, in tokens.
     public static let defaultMaxTokens = 128

@@ -47,7 +47,8 @@ extension Runtime {
         let tts = try textToSpeech(options.textToSpeech)
         try await ensureReady([stt, llm, tts])
         // The on-device model loads on its own thread while the first turn is heard.
-        if Self.isOnDevice(await Self.firstReady(llm)) {
+        let onDevice = Self.isOnDevice(await Self.firstReady(llm))
+        if onDevice {
             let local = engines.llm
             Task { try? await local.load() }
         }
@@ -69,10 +70,12 @@ extension Runtime {
             // An on-device model scores the words whichever provider answers. The small one
             // when there is one: scoring must finish within the pause, and a 1.5B model's
             // prefill on two cores does not. Otherwise the main model, whose cache then holds
-            // most of the reply's prompt.
+            // most of the reply's prompt. The reply starts during the pause on the on-device
+            // model, which costs nothing when it is dropped; not on a model billed per token.
             configuration.turnPrediction = TurnPrediction(
                 predictor: (smallModel as (any TurnPredictor)?) ?? engines.llm,
-                policy: TurnPolicy(shortSilence: shortSilence, longSilence: options.endSilence))
+                policy: TurnPolicy(shortSilence: shortSilence, longSilence: options.endSilence),
+                speculates: onDevice && options.startsReplyEarly)
         }
 
         let settings = ThreadSettings(
@@ -96,8 +99,10 @@ extension Runtime {
     /// The provider that would serve first: a chain's first ready provider, else itself.
     static func firstReady(_ provider: any LanguageModelProvider) async -> any LanguageModelProvider {
         if let reading = provider as? ImageReadingLanguageModel { return await firstReady(reading.base) }
+        // The main on-device model, standing aside only while the machine is short of memory.
+        if let guarded = provider as? ResourceGuardedLanguageModel { return guarded.base }
         if let chain = provider as? LanguageModelChain<C> {
-            for candidate in chain.providers where await candidate.availability().isReady { return candidate }
+            for candidate in chain.providers where await candidate.availability().isReady { return await firstReady(candidate) }
         }
         return provider
     }

@@ -12,7 +12,8 @@ struct Talk: AsyncParsableCommand {
         discussion: """
             Each stretch of speech followed by a pause (--end-silence, 1.2 s) is one turn of the conversation: \
             VAD → STT → LLM → TTS, the reply spoken sentence by sentence while the model still writes. Turns are \
-            saved (parley history shows them). With --realtime, or with --input - (raw 16-bit mono PCM, e.g. \
+            saved (parley history shows them). Heard in real time, a turn whose words sound complete ends sooner \
+            (--predict-turn-end, 0.5 s), and the reply starts during the pause. With --realtime, or with --input - (raw 16-bit mono PCM, e.g. \
             `arecord -f S16_LE -r 16000 -c 1 -t raw | parley talk --input -`), audio arrives in real time and speech \
             during a reply interrupts it; the saved reply is what was heard.
             """)
@@ -59,8 +60,14 @@ struct Talk: AsyncParsableCommand {
     @Flag(name: .customLong("keep-audio"), help: "Keep each question's recorded speech with the saved conversation (audio/ in the data directory; parley history delete removes it).")
     var keepAudio = false
 
-    @Option(name: .customLong("predict-turn-end"), help: "End a turn after this many seconds of silence when the on-device model finds the words complete (e.g. 0.4); otherwise --end-silence ends it.")
+    @Option(name: .customLong("predict-turn-end"), help: "End a turn after this many seconds of silence when the on-device model finds the words complete; otherwise --end-silence ends it (default: 0.5 with --realtime or live input; a file read at full speed waits for --end-silence).")
     var predictTurnEnd: Double?
+
+    @Flag(name: .customLong("no-turn-prediction"), help: "End every turn after --end-silence, however complete the words sound.")
+    var noTurnPrediction = false
+
+    @Flag(name: .customLong("no-early-reply"), help: "With --predict-turn-end: do not start the reply during the pause (by default the on-device model starts it on the words so far, held back until the turn ends, and dropped unheard if you go on).")
+    var noEarlyReply = false
 
     @Option(name: .customLong("image"), help: "An image (PNG, JPEG, WebP) that goes with the first spoken question (repeat for several).")
     var images: [String] = []
@@ -77,12 +84,17 @@ struct Talk: AsyncParsableCommand {
         if let predictTurnEnd, !(0.1...endSilence).contains(predictTurnEnd) {
             throw ValidationError("--predict-turn-end must be between 0.1 s and --end-silence (\(endSilence) s).")
         }
+        if noTurnPrediction, predictTurnEnd != nil { throw ValidationError("--no-turn-prediction and --predict-turn-end cannot be used together.") }
+        if noTurnPrediction, noEarlyReply { throw ValidationError("--no-early-reply has no effect with --no-turn-prediction: leave one out.") }
         if noSave, thread != nil { throw ValidationError("--thread continues a saved conversation; it cannot be used with --no-save.") }
         try validateOutput(output)
         if noSave, keepAudio { throw ValidationError("--keep-audio keeps audio with a saved conversation; it cannot be used with --no-save.") }
     }
 
     private var live: Bool { input == "-" }
+
+    /// The silence after which complete words end a turn, for input that arrives in real time.
+    static let defaultShortSilence = 0.5
 
     func run() async throws {
         common.bootstrapLogging()
@@ -97,7 +109,8 @@ struct Talk: AsyncParsableCommand {
                 languageModel: model.selection, systemPrompt: systemPrompt, maxTokens: maxTokens, voice: common.voice,
                 endSilence: endSilence, maxTurn: maxTurn, partialInterval: interval > 0 ? interval : nil,
                 duplex: paced ? .full : .half, saves: !noSave, keepsAudio: keepAudio)
-            options.shortSilence = predictTurnEnd
+            options.shortSilence = noTurnPrediction ? nil : predictTurnEnd ?? (paced ? min(Self.defaultShortSilence, endSilence) : nil)
+            options.startsReplyEarly = !noEarlyReply
             let speaker = RecordingOutput(clock: ContinuousClock(), realtime: paced)
             let made = try await runtime.makeConversation(options: options, thread: thread, output: speaker)
             let conversation = made.session
@@ -227,6 +240,8 @@ enum TalkReport {
             var usage: Usage
             /// Why the turn ended early (end-of-turn prediction), when it did.
             var end_of_turn: String?
+            /// Whether the reply was started during the pause, before the end of the turn was confirmed.
+            var reply_started_early: Bool
         }
         var turns: [Turn]
         var output: String
@@ -239,7 +254,8 @@ enum TalkReport {
                 .init(transcript: $0.transcript, reply: $0.reply, interrupted: $0.interrupted, full_reply: $0.fullReply,
                       partial_transcripts: $0.partialTranscripts, providers: $0.providers, timings_ms: $0.timings,
                       latency_ms: $0.latency, speech: [$0.segment.startTime, $0.segment.endTime],
-                      reply_audio_seconds: $0.replyAudioDuration, usage: $0.usage, end_of_turn: $0.endOfTurn)
+                      reply_audio_seconds: $0.replyAudioDuration, usage: $0.usage, end_of_turn: $0.endOfTurn,
+                      reply_started_early: $0.startedEarly)
             },
             output: output, thread: thread)
         let encoder = JSONEncoder()

@@ -40,10 +40,12 @@ public struct ConversationConfiguration: Sendable {
     /// ``ConversationSession/setGate(_:open:)``, ``ConversationSession/arm()`` and
     /// ``ConversationSession/startListening(_:)``; audio before that is not listened to.
     public var startsListening: Bool
-    /// Ends a turn early when the words sound complete: at ``TurnPolicy/shortSilence`` the
-    /// utterance so far is transcribed and scored, and a complete one ends the turn then
-    /// (its transcript is used as the final one); otherwise the segmentation's `endSilence`
-    /// (set it to the policy's `longSilence`) ends it. `nil` (the default): silence alone.
+    /// Ends a turn early when the words sound complete: after ``TurnPolicy/scoringSilence``
+    /// the utterance so far is transcribed and scored, and a complete one ends the turn at
+    /// ``TurnPolicy/shortSilence`` (its transcript is used as the final one; with
+    /// ``TurnPrediction/speculates`` its reply is already under way); otherwise the
+    /// segmentation's `endSilence` (set it to the policy's `longSilence`) ends it. `nil` (the
+    /// default): silence alone.
     public var turnPrediction: TurnPrediction?
 
     /// Creates a configuration with defaults for a hands-free conversation.
@@ -80,10 +82,15 @@ public struct TurnPrediction: Sendable {
     public var predictor: any TurnPredictor
     /// When a pause ends the turn.
     public var policy: TurnPolicy
+    /// Whether the reply starts on the words of a pause while the end of the turn is being
+    /// confirmed (its text and audio held back, and dropped unheard if the user goes on). It
+    /// costs a model call per pause: leave it off for a model billed by the token.
+    public var speculates: Bool
 
     /// Creates the prediction settings.
-    public init(predictor: any TurnPredictor, policy: TurnPolicy = TurnPolicy()) {
+    public init(predictor: any TurnPredictor, policy: TurnPolicy = TurnPolicy(), speculates: Bool = false) {
         self.predictor = predictor
         self.policy = policy
+        self.speculates = speculates
     }
 }

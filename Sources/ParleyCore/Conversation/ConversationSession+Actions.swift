@@ -106,6 +106,7 @@ extension ConversationSession {
         case .transcribe:
             try await transcribe(cue)
         case .discardUtterance(let deadline):
+            discardSpeculation(because: "the utterance was dropped")
             if case .spoken(let turn) = cue, turn.heard?.isEmpty != false {
                 currentRun?.heardNothing = true
                 logger.info("Skipping speech at \(turn.segment.startTime) s with no recognisable words")
@@ -138,6 +139,7 @@ extension ConversationSession {
             logger.info("Stopped listening: no speech within \(configuration.rules.listenTimeout.map { "\($0)" } ?? "the timeout")")
         case .shutDown(let cut):
             cancelListenTimeout()
+            discardSpeculation(because: "the conversation stopped")
             transcriber.discard()
             detector = nil
             if let cut { try await cutReply(cut) }
@@ -182,17 +184,18 @@ extension ConversationSession {
 
     // MARK: - End-of-turn prediction
 
-    /// Once per stretch of silence in the open utterance (after a fifth of a second, or the
-    /// policy's short silence if shorter), transcribes the utterance so far and scores its
-    /// words; on every frame after, decides with the silence so far whether the turn ends.
+    /// Once per stretch of silence in the open utterance (after the policy's scoring silence),
+    /// transcribes the utterance so far and scores its words; on every frame after, decides
+    /// with the silence so far whether the turn ends.
     private func predictTurnEnd() async throws {
+        checkSpeculation()
         guard let prediction = configuration.turnPrediction, let detector, let silence = detector.silence,
               let segment = detector.openSegment else { return }
         if let scored = turnScore, scored.segment.end == segment.end {
             try await decideTurnEnd(scored, silence: silence, policy: prediction.policy)
             return
         }
-        guard silence >= min(0.2, prediction.policy.shortSilence), scoringSegmentEnd != segment.end else { return }
+        guard silence >= prediction.policy.scoringSilence, scoringSegmentEnd != segment.end else { return }
         scoringSegmentEnd = segment.end
         let audio = detector.audio(from: segment.start, to: segment.end)
         let history = self.history, stt = self.stt, options = configuration.transcription
@@ -212,8 +215,13 @@ extension ConversationSession {
             return
         }
         turnScore = score
+        logger.debug("conversation: words scored after \(silence) s of silence: \(score.completion.map { String(format: "%.4f", $0) } ?? "no words")")
         do {
             try await decideTurnEnd(score, silence: silence, policy: prediction.policy)
+            // Not over yet, but the words sound whole: the reply can start while the pause
+            // goes on. (Unfinished words most likely go on: starting on them would only hold
+            // up the engines.)
+            if turnScore != nil, let completion = score.completion, completion >= prediction.policy.threshold { speculate(on: score) }
         } catch {
             await fail(error)
         }

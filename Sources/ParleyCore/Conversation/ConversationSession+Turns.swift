@@ -18,13 +18,18 @@ extension ConversationSession {
         }
         broadcast(.speechStopped(at: ended.segment.endTime))
         let ending = transcriber.end(ended.segment, in: detector)
-        // An utterance the end-of-turn prediction ended was transcribed to decide it.
+        // An utterance the end-of-turn prediction ended was transcribed to decide it; one the
+        // long silence ended was transcribed too, if the prediction scored its last pause.
         let early = preheard.flatMap { $0.end == ended.segment.end ? $0 : nil }
+        let scored = turnScore.flatMap { $0.segment.end == ended.segment.end ? $0.transcript : nil }
         preheard = nil
+        turnScore = nil
         let transcript: Transcript
         if let early {
             logger.debug("conversation: turn ended early: \(early.reason)")
             transcript = early.transcript
+        } else if let scored {
+            transcript = scored
         } else {
             transcript = try await ending.transcript(logger: logger)
         }
@@ -79,10 +84,12 @@ extension ConversationSession {
 
     /// Starts generating and speaking reply `id` to the history.
     func startReply(_ id: Int) {
-        var sampling = configuration.sampling
-        sampling.maxTokens = max(1, min(sampling.maxTokens, configuration.contextTokens / 2))
-        let window = ContextWindow(tokens: configuration.contextTokens, reservedForReply: sampling.maxTokens)
-        let request = ChatRequest(messages: window.trim(history), sampling: sampling)
+        let request = replyRequest(history)
+        // A reply started on these very words during the pause is already on its way.
+        if let adopted = adoptSpeculation(for: request, reply: id) {
+            reply = Reply(id: id, task: adopted)
+            return
+        }
         recorder.requested(reply: id, at: clock.now)
         let speaker = self.speaker, output = self.output, clock = self.clock
         let task = Task {
@@ -91,11 +98,7 @@ extension ConversationSession {
                     request, to: output, clock: clock,
                     onText: { await self.replyText($0, reply: id) },
                     onFirstAudio: { await self.replyAudioStarted(id) })
-                self.replyGenerated(outcome, reply: id)
-                guard !Task.isCancelled else { return }
-                let played = self.isPlaying(id) ? await output.finish() : 0
-                guard !Task.isCancelled else { return }
-                try await self.replyFinished(id, played: played)
+                try await self.playedOut(outcome, reply: id)
             } catch {
                 await self.replyFailed(error, reply: id)
             }
@@ -103,17 +106,36 @@ extension ConversationSession {
         reply = Reply(id: id, task: task)
     }
 
+    /// Keeps reply `id`'s outcome, waits until it has played to its end and closes its turn;
+    /// returns early when the calling reply task is cancelled (the reply is being cut short).
+    func playedOut(_ outcome: ReplySpeaker.Outcome, reply id: Int) async throws {
+        replyGenerated(outcome, reply: id)
+        guard !Task.isCancelled else { return }
+        let played = isPlaying(id) ? await output.finish() : 0
+        guard !Task.isCancelled else { return }
+        try await replyFinished(id, played: played)
+    }
+
+    /// What the model is asked for a reply to `history`: the history trimmed to the context
+    /// window, with room left for the reply.
+    func replyRequest(_ history: [ChatMessage]) -> ChatRequest {
+        var sampling = configuration.sampling
+        sampling.maxTokens = max(1, min(sampling.maxTokens, configuration.contextTokens / 2))
+        let window = ContextWindow(tokens: configuration.contextTokens, reservedForReply: sampling.maxTokens)
+        return ChatRequest(messages: window.trim(history), sampling: sampling)
+    }
+
     private func isCurrent(_ id: Int) -> Bool {
         guard let reply, reply.id == id else { return false }
         return !reply.cut
     }
 
-    private func replyText(_ piece: String, reply id: Int) {
+    func replyText(_ piece: String, reply id: Int) {
         guard isCurrent(id) else { return }
         broadcast(.replyText(piece))
     }
 
-    private func replyAudioStarted(_ id: Int) async {
+    func replyAudioStarted(_ id: Int) async {
         guard isCurrent(id) else { return }
         do {
             try await apply(.replyAudioStarted)
@@ -135,7 +157,7 @@ extension ConversationSession {
         try await apply(.replyFinished(at: clock.now), .played(played, reply: id))
     }
 
-    private func replyFailed(_ error: any Error, reply id: Int) async {
+    func replyFailed(_ error: any Error, reply id: Int) async {
         if let current = reply, current.id == id {
             // A reply being cut short has nothing more to say.
             guard !current.cut else { return }

@@ -79,6 +79,12 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
     var scoringSegmentEnd: Int?
     var turnScore: TurnScore?
     var preheard: (end: Int, transcript: Transcript, silence: Double, reason: String)?
+    /// The reply started on the words of the current pause, before the turn was confirmed.
+    var speculation: Speculation?
+    /// The number of the last speculative reply started.
+    var speculations = 0
+    /// The speculative reply that became a reply: its number, and the reply's.
+    var adoptedSpeculation: (number: Int, reply: Int)?
 
     /// The words of the open utterance, transcribed and scored during a stretch of silence.
     struct TurnScore: Sendable {
@@ -339,6 +345,7 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
             }
         }
         closed = true
+        discardSpeculation(because: "the conversation closed")
         listenTimer?.cancel()
         listenTimer = nil
         transcriber.discard()

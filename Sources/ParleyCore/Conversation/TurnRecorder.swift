@@ -51,6 +51,7 @@ struct TurnRecorder<Instant: InstantProtocol>: Sendable where Instant.Duration =
     private struct Pending: Sendable {
         var turn: UserTurn
         var requested: Instant?
+        var speculative = false
         var outcome: ReplySpeaker.Outcome?
     }
 
@@ -78,9 +79,11 @@ struct TurnRecorder<Instant: InstantProtocol>: Sendable where Instant.Duration =
                             images: turn.images, provider: turn.transcribedBy?.description ?? stt, timingsMs: ["stt": turn.transcription.milliseconds], audio: turn.audio)
     }
 
-    /// The reply of turn `reply` was requested at `now`.
-    mutating func requested(reply: Int, at now: Instant) {
+    /// The reply of turn `reply` was requested at `now`; `speculative` when that was before
+    /// the end of the turn was confirmed (a reply started during the pause).
+    mutating func requested(reply: Int, at now: Instant, speculative: Bool = false) {
         pending[reply]?.requested = now
+        pending[reply]?.speculative = speculative
     }
 
     /// The reply of turn `reply` is written (and spoken, or cut short).
@@ -119,6 +122,7 @@ struct TurnRecorder<Instant: InstantProtocol>: Sendable where Instant.Duration =
         result.partialTranscripts = user.partials
         result.isTyped = user.typed
         result.endOfTurn = user.predictedEnd?.reason
+        result.startedEarly = turn.speculative
         result.latency = .init(endpointSilence: user.typed ? 0 : (user.predictedEnd?.silence ?? endpointSilence) * 1000,
                                finalTranscript: user.transcription.milliseconds,
                                firstToken: sinceEndpoint(outcome.firstToken), firstAudio: sinceEndpoint(outcome.firstAudio))

@@ -111,6 +111,9 @@ public struct TurnResult: Sendable, Equatable {
     /// Why the turn ended when end-of-turn prediction ended it early (the words' score and the
     /// silence); `nil` when the silence alone ended it.
     public var endOfTurn: String?
+    /// Whether the reply was started during the pause, on the words heard so far, before the
+    /// end of the turn was confirmed (and kept because the turn ended with those words).
+    public var startedEarly: Bool = false
     /// Seconds of the spoken answer the listener heard.
     public var replyAudioDuration: Double
     /// Who did each stage.

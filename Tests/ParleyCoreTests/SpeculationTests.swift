@@ -1,0 +1,223 @@
+import Foundation
+import Testing
+import ParleyTesting
+@testable import ParleyCore
+
+/// Scores every utterance as complete, or as `scores[text]` when given, and counts the calls.
+actor FixedTurnPredictor: TurnPredictor {
+    private let scores: [String: Double]
+    private(set) var scored: [String] = []
+
+    init(_ scores: [String: Double] = [:]) {
+        self.scores = scores
+    }
+
+    private func record(_ utterance: String) -> Double {
+        scored.append(utterance)
+        return scores[utterance] ?? 0.9
+    }
+
+    nonisolated func completion(of utterance: String, after history: [ChatMessage]) async throws -> Double {
+        await record(utterance)
+    }
+}
+
+/// Frames the test hands to a session one at a time, so that it can wait for the session to
+/// act on a pause before the user goes on.
+final class FrameFeed: Sendable {
+    let stream: AsyncStream<AudioBuffer>
+    private let sink: AsyncStream<AudioBuffer>.Continuation
+
+    init() {
+        (stream, sink) = AsyncStream.makeStream(of: AudioBuffer.self)
+    }
+
+    func feed(_ samples: [Float]) {
+        for frame in TestAudio.frames(samples) { sink.yield(frame) }
+    }
+
+    func finish() { sink.finish() }
+}
+
+@Suite("Replies started during a pause (speculation), with test doubles on a manual clock", .timeLimit(.minutes(1)))
+struct SpeculationTests {
+    /// A session with end-of-turn prediction (complete words end the turn after 0.4 s of
+    /// silence, any after 1.2 s) and speculation.
+    func makeSpeculatingSession(stt: ScriptedSpeechToText, llm: ScriptedLanguageModel, tts: ToneTextToSpeech, output: any AudioOutput,
+                                journal: RecordingJournal, predictor: FixedTurnPredictor, clock: ManualClock,
+                                speculates: Bool = true) -> TestSession {
+        makeSession(stt: stt, llm: llm, tts: tts, output: output, journal: journal, clock: clock) {
+            $0.duplex = .full
+            $0.segmentation.endSilence = 1.2
+            $0.turnPrediction = TurnPrediction(predictor: predictor, policy: TurnPolicy(shortSilence: 0.4, longSilence: 1.2),
+                                               speculates: speculates)
+        }
+    }
+
+    @Test("a user who goes on after a reply was started never hears it, and only the final turn is kept")
+    func discardedWhenTheUserGoesOn() async throws {
+        let clock = ManualClock()
+        // Each pause is transcribed once to score it: first the words before the pause, then
+        // the whole question.
+        let stt = ScriptedSpeechToText(transcripts: ["Can you tell me", "Can you tell me what the largest planet is?"])
+        let llm = ScriptedLanguageModel(replies: [["Tell you what?", " I am not sure."], ["Jupiter is the largest planet."]])
+        let tts = ToneTextToSpeech()
+        let output = RecordingOutput(clock: clock, realtime: false)
+        let journal = RecordingJournal()
+        let predictor = FixedTurnPredictor()
+        let session = makeSpeculatingSession(stt: stt, llm: llm, tts: tts, output: output, journal: journal, predictor: predictor, clock: clock)
+        let updates = collect(await session.updates())
+        let input = FrameFeed()
+        let run = Task { try await session.run(input.stream) }
+
+        // A pause of 0.3 s: long enough to be scored and answered, too short to end the turn.
+        input.feed(TestAudio.speech(1) + TestAudio.silence(0.3))
+        // The reply to "Can you tell me" is written and synthesized in full, and held.
+        await eventually { await tts.spoken == ["Tell you what?", "I am not sure."] }
+        #expect(await llm.requests.last?.messages.last?.text == "Can you tell me")
+        // The user goes on, then pauses again: the question is answered in its turn.
+        input.feed(TestAudio.speech(1) + TestAudio.silence(0.3))
+        await eventually { await tts.spoken.count == 3 }
+        input.feed(TestAudio.silence(1.5))
+        input.finish()
+        let turns = try await run.value
+        await session.close()
+        let seen = await updates.value
+
+        #expect(turns.map(\.transcript) == ["Can you tell me what the largest planet is?"])
+        #expect(turns.map(\.reply) == ["Jupiter is the largest planet."])
+        #expect(turns.first?.startedEarly == true)
+        // Both replies were made; only the second was heard, shown or kept.
+        #expect(await llm.requests.map { $0.messages.last?.text } == ["Can you tell me", "Can you tell me what the largest planet is?"])
+        #expect(await tts.spoken == ["Tell you what?", "I am not sure.", "Jupiter is the largest planet."])
+        let heard = try #require(await output.heardAudio)
+        let secondReply = try await ToneTextToSpeech().synthesize("Jupiter is the largest planet.", options: SpeechOptions()).reduce(0.0) { $0 + $1.duration }
+        #expect(abs(heard.duration - secondReply) < 0.001)
+        let shown = seen.compactMap { if case .replyText(let piece) = $0 { piece } else { nil } }
+        #expect(shown == ["Jupiter is the largest planet."])
+        #expect(seen.states.filter { $0 == .speaking }.count == 1)
+        let entries = await journal.entries
+        #expect(entries.map(\.role) == [.user, .assistant])
+        #expect(entries.map(\.text) == ["Can you tell me what the largest planet is?", "Jupiter is the largest planet."])
+        // The turn's transcript was the one made to score the last pause: no third transcription.
+        #expect(await stt.received.count == 2)
+    }
+
+    @Test("the reply started during a pause is stopped as soon as the user speaks again, not at the next pause")
+    func stoppedWhenSpeechResumes() async throws {
+        let clock = ManualClock()
+        let stt = ScriptedSpeechToText(transcripts: ["Can you tell me"])
+        // A model that writes its first piece only when the clock moves, which it does not here.
+        let llm = PacedLanguageModel(pieces: ["Tell you what?"], pause: .seconds(3_600), clock: clock)
+        let session = makeSession(stt: stt, llm: llm, tts: ToneTextToSpeech(), output: RecordingOutput(clock: clock, realtime: false),
+                                  clock: clock) {
+            $0.duplex = .full
+            $0.turnPrediction = TurnPrediction(predictor: FixedTurnPredictor(), policy: TurnPolicy(shortSilence: 0.4, longSilence: 1.2),
+                                               speculates: true)
+        }
+        let input = FrameFeed()
+        let run = Task { try await session.run(input.stream) }
+        input.feed(TestAudio.speech(1) + TestAudio.silence(0.3))
+        await clock.waitForSleepers(1)
+        // The user goes on: a frame of speech is enough to stop the reply being written.
+        input.feed(TestAudio.speech(0.2))
+        await eventually { clock.sleepers == 0 }
+        // The user stops; the model writes when the clock moves.
+        input.feed(TestAudio.silence(1.5))
+        input.finish()
+        let advancing = Task {
+            while !Task.isCancelled {
+                if clock.sleepers > 0 { clock.advance(by: .seconds(3_600)) }
+                await Task.yield()
+            }
+        }
+        let turns = try await run.value
+        advancing.cancel()
+        await session.close()
+        #expect(turns.map(\.reply) == ["Tell you what?"])
+    }
+
+    @Test("a reply started during the pause plays once the turn is confirmed, its latency counted from the endpoint")
+    func adoptedWhenTheTurnEnds() async throws {
+        let clock = ManualClock()
+        let stt = ScriptedSpeechToText(transcripts: ["What is the capital of France?"])
+        let llm = ScriptedLanguageModel(replies: [["The capital", " is Paris."]])
+        let tts = ToneTextToSpeech()
+        let output = RecordingOutput(clock: clock, realtime: false)
+        let journal = RecordingJournal()
+        let session = makeSpeculatingSession(stt: stt, llm: llm, tts: tts, output: output, journal: journal,
+                                             predictor: FixedTurnPredictor(), clock: clock)
+        let updates = collect(await session.updates())
+        let input = FrameFeed()
+        let run = Task { try await session.run(input.stream) }
+        input.feed(TestAudio.speech(1) + TestAudio.silence(0.3))
+        await eventually { await tts.spoken == ["The capital is Paris."] }
+        // Written and spoken, but not yet heard: the turn is not over.
+        #expect(await output.heardAudio == nil)
+        #expect(await session.state == .listening)
+        input.feed(TestAudio.silence(1.5))
+        input.finish()
+        let turn = try #require(try await run.value.first)
+        await session.close()
+        let seen = await updates.value
+
+        #expect(turn.reply == "The capital is Paris.")
+        #expect(turn.startedEarly)
+        #expect(turn.endOfTurn?.contains("complete") == true)
+        // One model call, one synthesis: the speculative reply was the reply.
+        #expect(await llm.requests.count == 1)
+        #expect(await tts.spoken == ["The capital is Paris."])
+        #expect(try #require(await output.heardAudio).duration > 0.2)
+        #expect(seen.compactMap { if case .replyText(let piece) = $0 { piece } else { nil } } == ["The capital", " is Paris."])
+        // Nothing was heard before the endpoint, so the first audio is not before it.
+        #expect(turn.latency.firstAudio >= 0)
+        #expect(await journal.entries.map(\.text) == ["What is the capital of France?", "The capital is Paris."])
+    }
+
+    @Test("a reply started on words the user then corrects is dropped, and the corrected words are answered")
+    func droppedWhenTheTranscriptIsCorrected() async throws {
+        let clock = ManualClock()
+        let stt = ScriptedSpeechToText(transcripts: ["What is the capitol of France?"])
+        let llm = ScriptedLanguageModel(replies: [["Capitol?"], ["Paris."]])
+        let tts = ToneTextToSpeech()
+        let output = RecordingOutput(clock: clock, realtime: false)
+        let session = makeSession(stt: stt, llm: llm, tts: tts, output: output, clock: clock) {
+            $0.duplex = .full
+            $0.turnPrediction = TurnPrediction(predictor: FixedTurnPredictor(), policy: TurnPolicy(shortSilence: 0.4, longSilence: 1.2),
+                                               speculates: true)
+            $0.reviewTranscript = { _ in "What is the capital of France?" }
+        }
+        let input = FrameFeed()
+        let run = Task { try await session.run(input.stream) }
+        input.feed(TestAudio.speech(1) + TestAudio.silence(0.3))
+        await eventually { await tts.spoken == ["Capitol?"] }
+        input.feed(TestAudio.silence(1.5))
+        input.finish()
+        let turn = try #require(try await run.value.first)
+        #expect(turn.transcript == "What is the capital of France?")
+        #expect(turn.reply == "Paris.")
+        #expect(!turn.startedEarly)
+        #expect(await llm.requests.map { $0.messages.last?.text } == ["What is the capitol of France?", "What is the capital of France?"])
+        let heard = try #require(await output.heardAudio)
+        #expect(abs(heard.duration - 0.06) < 0.001)  // "Paris." alone: 6 characters at 10 ms
+    }
+
+    @Test("without speculation the reply starts only when the turn ends")
+    func offMeansAfterTheTurn() async throws {
+        let clock = ManualClock()
+        let stt = ScriptedSpeechToText(transcripts: ["Can you tell me", "Can you tell me what the largest planet is?"])
+        let llm = ScriptedLanguageModel(replies: [["Jupiter."]])
+        let session = makeSpeculatingSession(stt: stt, llm: llm, tts: ToneTextToSpeech(), output: RecordingOutput(clock: clock, realtime: false),
+                                             journal: RecordingJournal(), predictor: FixedTurnPredictor(), clock: clock, speculates: false)
+        let input = FrameFeed()
+        let run = Task { try await session.run(input.stream) }
+        input.feed(TestAudio.speech(1) + TestAudio.silence(0.3))
+        await eventually { await stt.received.count == 1 }
+        input.feed(TestAudio.speech(1) + TestAudio.silence(1.5))
+        input.finish()
+        let turns = try await run.value
+        #expect(turns.map(\.reply) == ["Jupiter."])
+        #expect(turns.first?.startedEarly == false)
+        #expect(await llm.requests.map { $0.messages.last?.text } == ["Can you tell me what the largest planet is?"])
+    }
+}
