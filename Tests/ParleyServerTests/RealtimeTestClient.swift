@@ -74,10 +74,12 @@ final class RealtimeTestClient: Sendable {
         try await outbound.write(.text(text))
     }
 
-    /// Sends `audio` as `input_audio_buffer.append` events of 100 ms at `rate`.
-    func append(_ audio: AudioBuffer, rate: Int = 24_000) async throws {
+    /// Sends `audio` as `input_audio_buffer.append` events of 100 ms at `rate`; `paced`, one
+    /// every 100 ms, as a microphone would.
+    func append(_ audio: AudioBuffer, rate: Int = 24_000, paced: Bool = false) async throws {
         let samples = audio.resampled(to: rate).samples
         for start in stride(from: 0, to: samples.count, by: rate / 10) {
+            if paced, start > 0 { try await Task.sleep(for: .milliseconds(100)) }
             let bytes = Data(PCM16.encode(Array(samples[start..<min(samples.count, start + rate / 10)])))
             try await send(["type": "input_audio_buffer.append", "audio": bytes.base64EncodedString()])
         }

@@ -252,9 +252,54 @@ struct RealtimeTests {
     }
 }
 
+extension RealtimeTests {
+    @Test("semantic_vad: its eagerness is taken and reported, auto by default; an unknown one is an error event, and nothing changes")
+    func semanticVAD() async throws {
+        let server = try await TestServer.scripted()
+        defer { server.stop() }
+        try await RealtimeTestClient.with(server) { client in
+            try await client.next("session.created")
+            func detection(_ event: [String: Any]) -> [String: Any]? {
+                (((event["session"] as? [String: Any])?["audio"] as? [String: Any])?["input"] as? [String: Any])?["turn_detection"] as? [String: Any]
+            }
+            try await client.send(["type": "session.update", "session": ["audio": ["input": ["turn_detection": ["type": "semantic_vad", "eagerness": "low"]]]]])
+            var updated = try await client.next("session.updated")
+            #expect(detection(updated)?["type"] as? String == "semantic_vad")
+            #expect(detection(updated)?["eagerness"] as? String == "low")
+            try await client.send(["type": "session.update", "session": ["turn_detection": ["type": "semantic_vad", "eagerness": "eventually"]]])
+            let error = try await client.next("error")
+            #expect((error["error"] as? [String: Any])?["param"] as? String == "session.turn_detection.eagerness")
+            try await client.send(["type": "session.update", "session": ["turn_detection": ["type": "semantic_vad"]]])
+            updated = try await client.next("session.updated")
+            #expect(detection(updated)?["eagerness"] as? String == "auto")
+        }
+    }
+}
+
 extension OnDeviceServerTests {
     @Suite("realtime on the on-device engines")
     struct Realtime {
+        @Test("semantic_vad on the on-device engines: words that sound whole end the turn before the long silence, and it says why")
+        func semanticTurnEnd() async throws {
+            let server = try await TestServer.start()
+            defer { server.stop() }
+            let question = try RealtimeTests.question()
+            try await RealtimeTestClient.with(server) { client in
+                try await client.send(["type": "session.update", "session": ["audio": ["input": ["turn_detection": ["type": "semantic_vad", "eagerness": "high"]]]]])
+                try await client.next("session.updated")
+                // Played as a microphone would, so that the pause is scored while it lasts.
+                try await client.append(question.followed(bySilence: 1.5), paced: true)
+                let done = try await client.next("response.done", within: 180)
+                let response = done["response"] as? [String: Any]
+                let parley = response?["parley"] as? [String: Any]
+                let why = parley?["end_of_turn"] as? String
+                #expect(why?.contains("complete") == true, "\(parley ?? [:])")
+                #expect(parley?["reply_started_early"] is Bool)
+                let content = ((response?["output"] as? [[String: Any]])?.first?["content"] as? [[String: Any]])?.first
+                #expect((content?["transcript"] as? String)?.contains("Paris") == true, "\(content ?? [:])")
+            }
+        }
+
         @Test("the spoken question through the WebSocket: Silero, whisper.cpp, llama.cpp, espeak-ng answer Paris")
         func spokenQuestion() async throws {
             let server = try await TestServer.start()

@@ -341,6 +341,9 @@ actor RealtimeConnection {
         switch settings.turnDetection {
         case .serverVAD(let silence):
             options.endSilence = silence
+        case .semanticVAD(let eagerness):
+            options.endSilence = eagerness.longSilence
+            options.shortSilence = eagerness.shortSilence
         case .manual:
             // Turns end on commit; a long pause does not end one.
             options.endSilence = options.maxTurn
@@ -525,7 +528,8 @@ actor RealtimeConnection {
     }
 
     /// What `response.done` tells beside OpenAI's fields (a Parley extension, in an object of
-    /// its own): the saved thread, who answered and how long each stage took.
+    /// its own): the saved thread, who answered, how long each stage took, and (with
+    /// `semantic_vad`) why the turn ended and whether the reply was started during the pause.
     private static func parleyJSON(_ turn: TurnResult, thread: Int64?) -> JSONValue {
         .object([
             "thread_id": thread.map { .number(Double($0)) } ?? .null,
@@ -533,6 +537,8 @@ actor RealtimeConnection {
             "latency_ms": encoded(turn.latency),
             "timings_ms": encoded(turn.timings),
             "interrupted": .bool(turn.interrupted),
+            "end_of_turn": turn.endOfTurn.map(JSONValue.string) ?? .null,
+            "reply_started_early": .bool(turn.startedEarly),
         ])
     }
 

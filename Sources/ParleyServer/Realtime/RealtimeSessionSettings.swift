@@ -7,8 +7,35 @@ struct RealtimeSessionSettings: Sendable, Equatable {
     enum TurnDetection: Sendable, Equatable {
         /// The server's VAD ends the turn after this many seconds of silence, and answers it.
         case serverVAD(silence: Double)
+        /// The words decide (`semantic_vad`): words that sound whole end the turn after a short
+        /// silence, unfinished ones wait for a long one, as eager as the client asked; the reply
+        /// starts during the pause on the on-device model.
+        case semanticVAD(eagerness: Eagerness)
         /// The client ends the turn with `input_audio_buffer.commit`.
         case manual
+    }
+
+    /// How soon `semantic_vad` takes the turn (OpenAI's `eagerness`; `auto` is `medium`).
+    enum Eagerness: String, Sendable, CaseIterable {
+        case low, medium, high, auto
+
+        /// Seconds of silence after which words that sound whole end the turn.
+        var shortSilence: Double {
+            switch self {
+            case .high: 0.3
+            case .medium, .auto: 0.5
+            case .low: 0.8
+            }
+        }
+
+        /// Seconds of silence after which any words end the turn.
+        var longSilence: Double {
+            switch self {
+            case .high: 0.8
+            case .medium, .auto: 1.2
+            case .low: 2.0
+            }
+        }
     }
 
     /// The rates accepted for input and output PCM (OpenAI's is 24 kHz; others are a Parley
@@ -177,8 +204,15 @@ struct RealtimeSessionSettings: Sendable, Equatable {
         if value.isNull { return .manual }
         guard let detection = value.object else { throw .invalidValue(param, "'\(param)' must be an object or null.") }
         let type = detection["type"]?.string ?? "server_vad"
-        guard type == "server_vad" || type == "semantic_vad" else {
-            throw .invalidValue("\(param).type", "Unsupported turn detection '\(type)': use server_vad, or null to commit turns yourself.")
+        if type == "semantic_vad" {
+            guard let value = detection["eagerness"] else { return .semanticVAD(eagerness: .auto) }
+            guard let eagerness = value.string.flatMap(Eagerness.init(rawValue:)) else {
+                throw .invalidValue("\(param).eagerness", "'eagerness' must be one of low, medium, high or auto.")
+            }
+            return .semanticVAD(eagerness: eagerness)
+        }
+        guard type == "server_vad" else {
+            throw .invalidValue("\(param).type", "Unsupported turn detection '\(type)': use server_vad, semantic_vad, or null to commit turns yourself.")
         }
         guard let milliseconds = detection["silence_duration_ms"] else { return .serverVAD(silence: 1.2) }
         guard let number = milliseconds.number, (100...10_000).contains(number) else {
@@ -196,6 +230,9 @@ struct RealtimeSessionSettings: Sendable, Equatable {
         case .manual: .null
         case .serverVAD(let silence):
             .object(["type": .string("server_vad"), "silence_duration_ms": .number((silence * 1_000).rounded()),
+                     "create_response": .bool(createsResponse), "interrupt_response": .bool(true)])
+        case .semanticVAD(let eagerness):
+            .object(["type": .string("semantic_vad"), "eagerness": .string(eagerness.rawValue),
                      "create_response": .bool(createsResponse), "interrupt_response": .bool(true)])
         }
         return .object([
