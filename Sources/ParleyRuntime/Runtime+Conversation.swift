@@ -76,6 +76,14 @@ extension Runtime {
                 predictor: (smallModel as (any TurnPredictor)?) ?? engines.llm,
                 policy: TurnPolicy(shortSilence: shortSilence, longSilence: options.endSilence),
                 speculates: onDevice && options.startsReplyEarly)
+            // The first pause is scored on its words within a fraction of a second: the
+            // scoring model, and the on-device transcriber when the on-device engines serve,
+            // must be loaded by then, not on that pause.
+            let whisper = onDevice ? engines.stt : nil, small = smallModel
+            Task {
+                try? await whisper?.load()
+                try? await small?.load()
+            }
         }
 
         let settings = ThreadSettings(

@@ -22,4 +22,11 @@ enum TestEnvironment {
         })
         return cleaned.split(separator: " ").map { String($0) }
     }
+
+    /// The words that carry meaning, in order: ``words(_:)`` without the short function words
+    /// tiny.en confuses on espeak-ng's voice ("of" heard as "on" on some CPUs and not others).
+    static func contentWords(_ text: String) -> [String] {
+        let function: Set<String> = ["a", "an", "the", "of", "on", "in", "at", "to", "is", "it", "and", "for"]
+        return words(text).filter { !function.contains($0) }
+    }
 }

@@ -12,4 +12,16 @@ struct WhisperTranscriptTests {
     func speech(text: String) {
         #expect(!WhisperSpeechToText.isNonSpeechMarker(text))
     }
+
+    @Test("the encoder's context fits the clip, plus a margin, and is the whole window when that is not shorter")
+    func audioContext() {
+        // 3 s: 150 positions of audio and the margin.
+        #expect(WhisperContext.audioContext(samples: 48_000, modelContext: 1_500) == 150 + Int32(WhisperContext.audioContextMargin))
+        // A part of a position counts as one.
+        #expect(WhisperContext.audioContext(samples: 48_001, modelContext: 1_500) == 151 + Int32(WhisperContext.audioContextMargin))
+        // 25 s and 30 s: the fitted context would be no shorter than the model's.
+        #expect(WhisperContext.audioContext(samples: 400_000, modelContext: 1_500) == 0)
+        #expect(WhisperContext.audioContext(samples: 480_000, modelContext: 1_500) == 0)
+        #expect(WhisperContext.audioContext(samples: 2_000_000, modelContext: 1_500) == 0)
+    }
 }

@@ -36,6 +36,7 @@ final class WhisperContext {
         // word is not clipped.
         var padded = samples
         if padded.count < 16_000 { padded += [Float](repeating: 0, count: 16_000 - padded.count) }
+        params.audio_ctx = Self.audioContext(samples: padded.count, modelContext: Int(whisper_model_n_audio_ctx(context)))
         let code: Int32 = prompt.map { text in
             text.withCString { cPrompt in
                 params.initial_prompt = cPrompt
@@ -51,6 +52,23 @@ final class WhisperContext {
                     Double(whisper_full_get_segment_t1(context, index)) / 100,
                     text)
         }
+    }
+}
+
+extension WhisperContext {
+    /// Encoder positions past the audio that the encoder still attends to.
+    static let audioContextMargin = 256
+
+    /// The encoder context for a clip of `samples` (16 kHz): the clip's own length (50
+    /// positions a second) plus ``audioContextMargin``, or 0 (the model's whole 30 s window)
+    /// when that would not be shorter. Whisper encodes a full 30 s window whatever the clip's
+    /// length, so a 3 s question paid for 30 s of encoding; fitted, it is 3.5× faster (p50
+    /// 638 → 182 ms on 144 questions from six espeak-ng voices, 2 cores) at the same word error
+    /// rate (0.193 whole window, 0.175 fitted; 0.094 and 0.081 on 8–10 s passages). A margin of
+    /// 128 let some clips loop (p95 422 ms) and 64 lost one clip's words entirely.
+    static func audioContext(samples: Int, modelContext: Int) -> Int32 {
+        let positions = (samples + 319) / 320 + audioContextMargin
+        return positions < modelContext ? Int32(positions) : 0
     }
 }
 
