@@ -263,6 +263,9 @@ async def barge_in(page, base, key, output):
     await page.eval("document.getElementById('orb').focus()")
     await page.enter()
     await page.wait_for("window.parleyClient.capture === 'continuous'", "hands-free listening")
+    detection = await page.eval("window.parleyClient.turnDetection")
+    expect(detection and detection.get("type") == "semantic_vad" and detection.get("eagerness") == "auto",
+           f"hands-free turns are not ended by the words (semantic_vad, the default): {detection}")
     await page.wait_for("window.parleyClient.stats.interruptions >= 1", "the reply to be interrupted by speech", timeout=180)
     await page.screenshot(output, "9-barge-in")
     await page.wait_for("[...document.querySelectorAll('.bubble.assistant .facts')].some((f) => f.textContent.includes('interrupted'))",

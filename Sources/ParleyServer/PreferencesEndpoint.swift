@@ -16,8 +16,13 @@ struct ClientPreferences: Codable, Sendable, Equatable {
     var maxTokens: Int?
     /// The voice replies are spoken in; empty for the default.
     var voice = ""
-    /// How long a pause ends a hands-free turn, in milliseconds.
+    /// How long a pause ends a hands-free turn, in milliseconds (with `server_vad`).
     var silenceMs = 800
+    /// What ends a hands-free turn: `semantic_vad` (the words: whole ones after a short pause,
+    /// unfinished ones after a long one) or `server_vad` (``silenceMs`` of silence).
+    var turnDetection = "semantic_vad"
+    /// How soon `semantic_vad` takes the turn: `low`, `medium`, `high` or `auto` (OpenAI's names).
+    var eagerness = "auto"
     /// Whether a spoken turn waits in the review (Send, Retry, Append, Cancel).
     var review = true
     /// Whether the microphone stays open between turns (hands-free).
@@ -32,6 +37,8 @@ struct ClientPreferences: Codable, Sendable, Equatable {
     var reducedMotion = false
 
     static let silenceRange = 200...5_000
+    static let turnDetections = ["semantic_vad", "server_vad"]
+    static let eagernesses = ["auto", "low", "medium", "high"]
     static let maxTokensRange = 1...4_096
     static let promptLimit = 8_000
     static let nameLimit = 200
@@ -41,6 +48,8 @@ struct ClientPreferences: Codable, Sendable, Equatable {
         case systemPrompt = "system_prompt"
         case maxTokens = "max_tokens"
         case silenceMs = "silence_ms"
+        case turnDetection = "turn_detection"
+        case eagerness
         case largeText = "large_text"
         case dyslexiaFont = "dyslexia_font"
         case highContrast = "high_contrast"
@@ -58,6 +67,8 @@ struct ClientPreferences: Codable, Sendable, Equatable {
         maxTokens = try container.decodeIfPresent(Int.self, forKey: .maxTokens)
         voice = try container.decodeIfPresent(String.self, forKey: .voice) ?? defaults.voice
         silenceMs = try container.decodeIfPresent(Int.self, forKey: .silenceMs) ?? defaults.silenceMs
+        turnDetection = try container.decodeIfPresent(String.self, forKey: .turnDetection) ?? defaults.turnDetection
+        eagerness = try container.decodeIfPresent(String.self, forKey: .eagerness) ?? defaults.eagerness
         review = try container.decodeIfPresent(Bool.self, forKey: .review) ?? defaults.review
         continuous = try container.decodeIfPresent(Bool.self, forKey: .continuous) ?? defaults.continuous
         largeText = try container.decodeIfPresent(Bool.self, forKey: .largeText) ?? defaults.largeText
@@ -73,6 +84,8 @@ struct ClientPreferences: Codable, Sendable, Equatable {
         try container.encode(maxTokens, forKey: .maxTokens) // null, not absent: the client sees every member
         try container.encode(voice, forKey: .voice)
         try container.encode(silenceMs, forKey: .silenceMs)
+        try container.encode(turnDetection, forKey: .turnDetection)
+        try container.encode(eagerness, forKey: .eagerness)
         try container.encode(review, forKey: .review)
         try container.encode(continuous, forKey: .continuous)
         try container.encode(largeText, forKey: .largeText)
@@ -100,6 +113,10 @@ struct ClientPreferences: Codable, Sendable, Equatable {
         guard Self.silenceRange.contains(silenceMs) else {
             throw refuse(.silenceMs, "must be from \(Self.silenceRange.lowerBound) to \(Self.silenceRange.upperBound) milliseconds")
         }
+        guard Self.turnDetections.contains(turnDetection) else {
+            throw refuse(.turnDetection, "must be semantic_vad (the words end the turn) or server_vad (a silence of silence_ms does)")
+        }
+        guard Self.eagernesses.contains(eagerness) else { throw refuse(.eagerness, "must be one of low, medium, high or auto") }
         var checked = self
         checked.model = model
         checked.voice = voice.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -112,7 +129,7 @@ struct ClientPreferences: Codable, Sendable, Equatable {
 /// | route | |
 /// | --- | --- |
 /// | `GET /v1/settings/preferences` | `{"object": "settings.preferences", "saved", "preferences": {…}}`: the saved preferences, or the defaults with `saved: false` |
-/// | `PUT /v1/settings/preferences` | `{"model", "system_prompt", "max_tokens", "voice", "silence_ms", "review", "continuous", "large_text", "dyslexia_font", "high_contrast", "reduced_motion"}` (each optional; left out: its default) → the saved document |
+/// | `PUT /v1/settings/preferences` | `{"model", "system_prompt", "max_tokens", "voice", "silence_ms", "turn_detection", "eagerness", "review", "continuous", "large_text", "dyslexia_font", "high_contrast", "reduced_motion"}` (each optional; left out: its default) → the saved document |
 /// | `DELETE /v1/settings/preferences` | forgets them: the defaults apply again |
 struct PreferencesEndpoint: Sendable {
     let environment: ServerEnvironment

@@ -22,9 +22,11 @@ struct PreferencesAndMindMapTests {
         let defaults = try #require(fresh.json?["preferences"] as? [String: Any])
         #expect(defaults["silence_ms"] as? Int == 800 && defaults["review"] as? Bool == true && defaults["model"] as? String == "auto")
         #expect(defaults.keys.contains("max_tokens") && defaults["max_tokens"] is NSNull)
+        #expect(defaults["turn_detection"] as? String == "semantic_vad" && defaults["eagerness"] as? String == "auto")
 
         let chosen: [String: Any] = ["model": "smollm2-135m", "system_prompt": "Answer like a patient tutor.", "max_tokens": 200,
-                                     "voice": " en-gb ", "silence_ms": 1200, "large_text": true, "dyslexia_font": true, "continuous": true]
+                                     "voice": " en-gb ", "silence_ms": 1200, "large_text": true, "dyslexia_font": true, "continuous": true,
+                                     "turn_detection": "server_vad", "eagerness": "high"]
         let saved = try await server.send(.PUT, "/v1/settings/preferences", headers: Self.one + [("content-type", "application/json")],
                                           body: try JSONSerialization.data(withJSONObject: chosen))
         #expect(saved.status == 200, "\(saved.text)")
@@ -34,6 +36,7 @@ struct PreferencesAndMindMapTests {
         #expect(kept["model"] as? String == "smollm2-135m" && kept["system_prompt"] as? String == "Answer like a patient tutor.")
         #expect(kept["max_tokens"] as? Int == 200 && kept["silence_ms"] as? Int == 1200 && kept["voice"] as? String == "en-gb")
         #expect(kept["large_text"] as? Bool == true && kept["dyslexia_font"] as? Bool == true && kept["continuous"] as? Bool == true)
+        #expect(kept["turn_detection"] as? String == "server_vad" && kept["eagerness"] as? String == "high")
         #expect(kept["high_contrast"] as? Bool == false && kept["review"] as? Bool == true) // left out: the default
 
         // The second key sees its own (none), and its save does not touch the first key's.
@@ -47,7 +50,8 @@ struct PreferencesAndMindMapTests {
         // Refused with the member named; what was saved stays.
         for (body, param) in [(#"{"silence_ms": 50}"#, "silence_ms"), (#"{"max_tokens": 0}"#, "max_tokens"),
                               (#"{"model": "  "}"#, "model"), (#"{"large_text": "yes"}"#, "large_text"),
-                              (#"{"colour": "blue"}"#, "colour")] {
+                              (#"{"colour": "blue"}"#, "colour"), (#"{"turn_detection": "magic_vad"}"#, "turn_detection"),
+                              (#"{"eagerness": "eventually"}"#, "eagerness")] {
             let refused = try await server.send(.PUT, "/v1/settings/preferences", headers: Self.one + [("content-type", "application/json")],
                                                 body: Data(body.utf8))
             #expect(refused.status == 400, "\(body)")

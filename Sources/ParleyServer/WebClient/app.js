@@ -34,7 +34,7 @@ const library = new Library(api, {
 const mindMap = new MindMapView(api);
 
 const prefs = {
-  model: "auto", prompt: "", maxTokens: null, voice: "", silenceMs: 800, review: true, continuous: false,
+  model: "auto", prompt: "", maxTokens: null, voice: "", silenceMs: 800, turnDetection: "semantic_vad", eagerness: "auto", review: true, continuous: false,
   large: false, dyslexia: false, contrast: false, motion: false,
   ...readPrefs(),
 };
@@ -74,7 +74,7 @@ function readPrefs() {
 
 // The preferences' names on the server (GET/PUT /v1/settings/preferences).
 const serverNames = {
-  model: "model", prompt: "system_prompt", maxTokens: "max_tokens", voice: "voice", silenceMs: "silence_ms", review: "review",
+  model: "model", prompt: "system_prompt", maxTokens: "max_tokens", voice: "voice", silenceMs: "silence_ms", turnDetection: "turn_detection", eagerness: "eagerness", review: "review",
   continuous: "continuous", large: "large_text", dyslexia: "dyslexia_font", contrast: "high_contrast", motion: "reduced_motion",
 };
 
@@ -184,6 +184,17 @@ function currentMaxTokens() {
   return state.threadSettings?.max_tokens ?? prefs.maxTokens;
 }
 
+/**
+ * How the server ends a spoken turn: hands-free, by the words (semantic_vad) or by a silence
+ * (server_vad), as chosen; with push-to-talk, the user does, so pauses never end it.
+ */
+function turnDetection(continuous, review) {
+  if (continuous && prefs.turnDetection === "semantic_vad") {
+    return { type: "semantic_vad", eagerness: prefs.eagerness || "auto", create_response: !review };
+  }
+  return { type: "server_vad", silence_duration_ms: continuous ? prefs.silenceMs : pushToTalkSilenceMs, create_response: !review };
+}
+
 function sessionConfig() {
   const continuous = $("continuous").checked;
   const review = $("review-toggle").checked;
@@ -194,11 +205,7 @@ function sessionConfig() {
     audio: {
       input: {
         format: { type: "audio/pcm", rate: 24000 },
-        turn_detection: {
-          type: "server_vad",
-          silence_duration_ms: continuous ? prefs.silenceMs : pushToTalkSilenceMs,
-          create_response: !review,
-        },
+        turn_detection: turnDetection(continuous, review),
       },
       output: { format: { type: "audio/pcm", rate: 24000 }, voice: prefs.voice || "alloy" },
     },
@@ -840,6 +847,9 @@ function openSettings() {
   $("setting-tokens").value = currentMaxTokens() ?? "";
   $("setting-voice").value = prefs.voice;
   $("setting-silence").value = prefs.silenceMs;
+  // (medium is auto by another name)
+  const eagerness = !prefs.eagerness || prefs.eagerness === "medium" ? "auto" : prefs.eagerness;
+  $("setting-turn").value = prefs.turnDetection === "server_vad" ? "server_vad" : `semantic_vad:${eagerness}`;
   $("setting-large").checked = prefs.large;
   $("setting-dyslexia").checked = prefs.dyslexia;
   $("setting-contrast").checked = prefs.contrast;
@@ -857,11 +867,14 @@ async function saveSettings() {
   const tokens = Number.parseInt($("setting-tokens").value, 10);
   const maxTokens = Number.isFinite(tokens) && tokens >= 1 ? Math.min(tokens, 4096) : null;
   const silence = Number.parseInt($("setting-silence").value, 10);
+  const [detection, eagerness] = $("setting-turn").value.split(":");
   const modelChanged = model !== prefs.model;
   Object.assign(prefs, {
     model,
     voice: $("setting-voice").value.trim(),
     silenceMs: Number.isFinite(silence) ? Math.min(5000, Math.max(200, silence)) : 800,
+    turnDetection: detection === "server_vad" ? "server_vad" : "semantic_vad",
+    eagerness: eagerness || prefs.eagerness || "auto",
     large: $("setting-large").checked,
     dyslexia: $("setting-dyslexia").checked,
     contrast: $("setting-contrast").checked,
@@ -952,6 +965,7 @@ window.parleyClient = Object.freeze({
   get thread() { return state.thread; },
   get connected() { return realtime.isOpen; },
   get capture() { return state.capture; },
+  get turnDetection() { return state.sessionSent ? JSON.parse(state.sessionSent).audio.input.turn_detection : null; },
   get reviewing() { return state.reviewing !== null; },
   get audio() { return audio ? { context: audio.context.state, microphone: audio.mic.isOpen, sending: audio.mic.sending } : null; },
   get stats() { return { ...(audio?.player.stats ?? { chunksReceived: 0, chunksPlayed: 0, secondsPlayed: 0, interruptions: 0 }), chunksSent: state.chunksSent }; },
