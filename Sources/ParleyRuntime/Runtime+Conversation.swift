@@ -77,9 +77,9 @@ extension Runtime {
                 policy: TurnPolicy(shortSilence: shortSilence, longSilence: options.endSilence),
                 speculates: onDevice && options.startsReplyEarly)
             // The first pause is scored on its words within a fraction of a second: the
-            // scoring model, and the on-device transcriber when the on-device engines serve,
-            // must be loaded by then, not on that pause.
-            let whisper = onDevice ? engines.stt : nil, small = smallModel
+            // scoring model, and the on-device transcriber when it is the one that hears, must
+            // be loaded by then, not on that pause.
+            let whisper = await Self.firstReady(stt) is WhisperSpeechToText ? engines.stt : nil, small = smallModel
             Task {
                 try? await whisper?.load()
                 try? await small?.load()
@@ -102,6 +102,13 @@ extension Runtime {
             vad: try voiceActivityDetector().activeDetector(), stt: stt, llm: llm, tts: tts,
             output: output, journal: journal, history: history, configuration: configuration, clock: clock)
         return RuntimeConversation(session: session, journal: journal, settings: settings)
+    }
+
+    /// The transcriber that would serve first: a chain's first ready provider, else itself.
+    static func firstReady(_ provider: any SpeechToTextProvider) async -> any SpeechToTextProvider {
+        guard let chain = provider as? SpeechToTextChain<C> else { return provider }
+        for candidate in chain.providers where await candidate.availability().isReady { return candidate }
+        return provider
     }
 
     /// The provider that would serve first: a chain's first ready provider, else itself.

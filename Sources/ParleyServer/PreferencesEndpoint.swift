@@ -38,7 +38,6 @@ struct ClientPreferences: Codable, Sendable, Equatable {
 
     static let silenceRange = 200...5_000
     static let turnDetections = ["semantic_vad", "server_vad"]
-    static let eagernesses = ["auto", "low", "medium", "high"]
     static let maxTokensRange = 1...4_096
     static let promptLimit = 8_000
     static let nameLimit = 200
@@ -116,7 +115,9 @@ struct ClientPreferences: Codable, Sendable, Equatable {
         guard Self.turnDetections.contains(turnDetection) else {
             throw refuse(.turnDetection, "must be semantic_vad (the words end the turn) or server_vad (a silence of silence_ms does)")
         }
-        guard Self.eagernesses.contains(eagerness) else { throw refuse(.eagerness, "must be one of low, medium, high or auto") }
+        guard RealtimeSessionSettings.Eagerness(rawValue: eagerness) != nil else {
+            throw refuse(.eagerness, "must be one of \(RealtimeSessionSettings.Eagerness.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
         var checked = self
         checked.model = model
         checked.voice = voice.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -29,4 +29,18 @@ enum TestEnvironment {
         let function: Set<String> = ["a", "an", "the", "of", "on", "in", "at", "to", "is", "it", "and", "for"]
         return words(text).filter { !function.contains($0) }
     }
+
+    /// How many words must be inserted, removed or replaced to turn `heard` into `said`.
+    static func wordEdits(_ heard: String, _ said: String) -> Int {
+        let a = words(heard), b = words(said)
+        var row = Array(0...b.count)  // edits from a[..<i] to each b[..<j]
+        for i in a.indices {
+            var next = [i + 1]
+            for j in b.indices {
+                next.append(min(row[j + 1] + 1, next[j] + 1, row[j] + (a[i] == b[j] ? 0 : 1)))
+            }
+            row = next
+        }
+        return row[b.count]
+    }
 }

@@ -24,4 +24,13 @@ struct WhisperTranscriptTests {
         #expect(WhisperContext.audioContext(samples: 480_000, modelContext: 1_500) == 0)
         #expect(WhisperContext.audioContext(samples: 2_000_000, modelContext: 1_500) == 0)
     }
+
+    @Test("word edits count the words inserted, removed or replaced")
+    func wordEdits() {
+        #expect(TestEnvironment.wordEdits("What is the capital of France?", "what is the capital of france") == 0)
+        #expect(TestEnvironment.wordEdits("What is the capital on France?", "What is the capital of France?") == 1)
+        #expect(TestEnvironment.wordEdits("What is capital France", "What is the capital of France") == 2)
+        #expect(TestEnvironment.wordEdits("", "two words") == 2)
+        #expect(TestEnvironment.wordEdits("two words", "") == 2)
+    }
 }
