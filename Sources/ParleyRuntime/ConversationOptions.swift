@@ -48,6 +48,11 @@ public struct ConversationOptions: Sendable {
     /// far, while the end of the turn is confirmed (held back, and dropped unheard if the user
     /// goes on). Only ever on the on-device model. On by default.
     public var startsReplyEarly = true
+    /// Whether the on-device model evaluates the reply's prompt while the user speaks (the
+    /// conversation and the words of each partial transcript), so that the reply's first token
+    /// waits only for the last words (see ``ConversationConfiguration/prefiller``). On by
+    /// default; it does nothing when another provider answers first.
+    public var prefillsPrompt = true
 
     /// The reply length of a new spoken conversation, in tokens.
     public static let defaultMaxTokens = 128

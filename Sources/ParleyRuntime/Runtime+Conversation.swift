@@ -47,7 +47,8 @@ extension Runtime {
         let tts = try textToSpeech(options.textToSpeech)
         try await ensureReady([stt, llm, tts])
         // The on-device model loads on its own thread while the first turn is heard.
-        let onDevice = Self.isOnDevice(await Self.firstReady(llm))
+        let answerer = await Self.firstReady(llm)
+        let onDevice = Self.isOnDevice(answerer)
         if onDevice {
             let local = engines.llm
             Task { try? await local.load() }
@@ -66,6 +67,7 @@ extension Runtime {
         configuration.startsListening = options.startsListening
         configuration.reviewTranscript = options.reviewTranscript
         configuration.contextTokens = self.options.engines.contextLength
+        if options.prefillsPrompt { configuration.prefiller = answerer as? any PromptPrefiller }
         if let shortSilence = options.shortSilence {
             // An on-device model scores the words whichever provider answers. The small one
             // when there is one: scoring must finish within the pause, and a 1.5B model's

@@ -69,6 +69,9 @@ struct Talk: AsyncParsableCommand {
     @Flag(name: .customLong("no-early-reply"), help: "With --predict-turn-end: do not start the reply during the pause (by default the on-device model starts it on the words so far, held back until the turn ends, and dropped unheard if you go on).")
     var noEarlyReply = false
 
+    @Flag(name: .customLong("no-prefill"), help: "Do not evaluate the reply's prompt while you speak (by default the on-device model evaluates the conversation and the words of each partial transcript ahead, so the reply waits only for your last words).")
+    var noPrefill = false
+
     @Option(name: .customLong("image"), help: "An image (PNG, JPEG, WebP) that goes with the first spoken question (repeat for several).")
     var images: [String] = []
 
@@ -111,6 +114,7 @@ struct Talk: AsyncParsableCommand {
                 duplex: paced ? .full : .half, saves: !noSave, keepsAudio: keepAudio)
             options.shortSilence = noTurnPrediction ? nil : predictTurnEnd ?? (paced ? min(Self.defaultShortSilence, endSilence) : nil)
             options.startsReplyEarly = !noEarlyReply
+            options.prefillsPrompt = !noPrefill
             let speaker = RecordingOutput(clock: ContinuousClock(), realtime: paced)
             let made = try await runtime.makeConversation(options: options, thread: thread, output: speaker)
             let conversation = made.session

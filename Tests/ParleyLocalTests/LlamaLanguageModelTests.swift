@@ -50,6 +50,41 @@ struct LlamaLanguageModelTests {
         #expect(second.text.contains("Rome"), "reply: \(second.text)")
     }
 
+    @Test("a prompt prefilled with the first words of a question leaves only the rest to evaluate, and the reply is the same")
+    func prefill() async throws {
+        let path = try TestEnvironment.require(TestEnvironment.paths.defaultLanguageModel).path
+        // Fresh models: the shared one's memory holds other tests' prompts.
+        let ahead = LlamaLanguageModel(configuration: .init(modelPath: path, contextLength: 1024, threads: 2))
+        let cold = LlamaLanguageModel(configuration: .init(modelPath: path, contextLength: 1024, threads: 2))
+        let conversation: [ChatMessage] = [.system("You are a helpful assistant.")]
+        let request = ChatRequest(messages: conversation + [.user("What is the capital of France?")], sampling: greedy)
+
+        // Not loaded: a prefill never loads the model, so nothing is kept.
+        try await ahead.prefill(conversation + [.user("What is the")])
+        #expect(await ahead.isLoaded == false)
+        try await ahead.load()
+        try await ahead.prefill(conversation + [.user("What is the")])
+        let prefilled = try await ahead.completeText(request)
+        let baseline = try await cold.completeText(request)
+
+        #expect(baseline.usage.cachedInputTokens == 0)
+        // Left to evaluate: " capital of France?" and the template's close of the message.
+        #expect(prefilled.usage.inputTokens - prefilled.usage.cachedInputTokens <= 12,
+                "reused \(prefilled.usage.cachedInputTokens) of \(prefilled.usage.inputTokens)")
+        #expect(prefilled.text == baseline.text)
+        #expect(prefilled.text.contains("Paris"), "reply: \(prefilled.text)")
+
+        // A cancelled prefill evaluates nothing more.
+        let conversationB: [ChatMessage] = [.system("You answer in French.")]
+        let cancelled = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await ahead.prefill(conversationB + [.user("Where is the Eiffel Tower?")])
+        }
+        try await cancelled.value
+        let next = try await ahead.completeText(ChatRequest(messages: conversationB + [.user("Where is the Eiffel Tower?")], sampling: greedy))
+        #expect(next.usage.cachedInputTokens < next.usage.inputTokens / 2, "reused \(next.usage.cachedInputTokens) of \(next.usage.inputTokens)")
+    }
+
     @Test("respects the token limit")
     func tokenLimit() async throws {
         let result = try await llm().completeText(ChatRequest(

@@ -47,6 +47,11 @@ public struct ConversationConfiguration: Sendable {
     /// segmentation's `endSilence` (set it to the policy's `longSilence`) ends it. `nil` (the
     /// default): silence alone.
     public var turnPrediction: TurnPrediction?
+    /// Evaluates the reply's prompt while the user speaks: the conversation and the open
+    /// user message when speech starts, then the words of each partial transcript (its last,
+    /// possibly cut-off word left out), so the reply's first token waits only for the words
+    /// said since. `nil` (the default): the prompt is evaluated when the reply starts.
+    public var prefiller: (any PromptPrefiller)?
 
     /// Creates a configuration with defaults for a hands-free conversation.
     public init(

@@ -252,11 +252,15 @@ extension ConversationSession {
         transcriber.begin(at: start, live: live) { id, text in
             await self.partialArrived(text, utterance: id, windowed: false)
         }
+        // The conversation so far and the opening of the user's message.
+        prefillReply(upTo: "")
     }
 
     private func partialArrived(_ text: String, utterance id: Int, windowed: Bool) {
         guard let text = transcriber.partialArrived(text, utterance: id, windowed: windowed) else { return }
         broadcast(.partialTranscript(text))
+        let settled = Self.settledWords(of: text)
+        if !settled.isEmpty { prefillReply(upTo: settled) }
     }
 
     // MARK: - The listen timeout

@@ -29,6 +29,7 @@ extension ConversationSession {
         let words = score.transcript.text.trimmingWhitespace()
         guard !words.isEmpty else { return }
         discardSpeculation(because: "a later pause replaces it")
+        stopPrefill()
         // The request the turn will make if it ends with these words (see saveUserTurn).
         let request = replyRequest(history + [ChatMessage(role: .user, parts: pendingImages.map(\.part) + [.text(words)])])
         speculations += 1

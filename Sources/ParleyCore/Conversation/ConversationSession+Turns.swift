@@ -84,6 +84,7 @@ extension ConversationSession {
 
     /// Starts generating and speaking reply `id` to the history.
     func startReply(_ id: Int) {
+        stopPrefill()
         let request = replyRequest(history)
         // A reply started on these very words during the pause is already on its way.
         if let adopted = adoptSpeculation(for: request, reply: id) {

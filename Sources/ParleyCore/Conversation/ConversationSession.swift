@@ -83,6 +83,8 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
     var speculation: Speculation?
     /// The number of the last speculative reply started.
     var speculations = 0
+    /// The evaluation of the reply's prompt while the user speaks (``prefillReply(upTo:)``).
+    var prefill: Task<Void, Never>?
     /// The speculative reply that became a reply: its number, and the reply's.
     var adoptedSpeculation: (number: Int, reply: Int)?
 

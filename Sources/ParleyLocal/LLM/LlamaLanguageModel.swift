@@ -168,7 +168,16 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         guard !words.isEmpty else { return 0 }
         let session = try loadedSession()
         session.useThreads(CoreShare.shared.threads(upTo: configuration.threads))
-        // The template closes the user's message after the words; cut it there.
+        let tokens = try openPrompt(history, words: words, session: session)
+        guard tokens.count < session.contextLength else { throw LlamaError.promptTooLong(tokens: tokens.count, contextLength: session.contextLength) }
+        _ = try ComputeLane.shared.run { try session.load(prompt: tokens) }
+        return scoring == .sentenceEnd ? session.sentenceEndProbability() : session.endOfTurnProbability()
+    }
+
+    /// The tokens of the prompt a reply to `history` plus a user message beginning with
+    /// `words` starts with: the chat template's rendering (with the default system prompt, as
+    /// a request gets it), cut right after the words, before the template closes the message.
+    private func openPrompt(_ history: [ChatMessage], words: String, session: LlamaSession) throws -> [Int32] {
         let marker = "\u{1F}parley-end-of-words\u{1F}"
         var messages = history
         if let system = configuration.defaultSystemPrompt, !messages.contains(where: { $0.role == .system }) {
@@ -176,11 +185,33 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         }
         messages.append(.user(words + marker))
         let rendered = try session.formatPrompt(messages)
-        guard let cut = rendered.range(of: marker, options: .backwards) else { return 0 }
-        let tokens = try session.tokenize(String(rendered[..<cut.lowerBound]))
-        guard tokens.count < session.contextLength else { throw LlamaError.promptTooLong(tokens: tokens.count, contextLength: session.contextLength) }
-        _ = try ComputeLane.shared.run { try session.load(prompt: tokens) }
-        return scoring == .sentenceEnd ? session.sentenceEndProbability() : session.endOfTurnProbability()
+        guard let cut = rendered.range(of: marker, options: .backwards) else { throw LlamaError.chatTemplateUnavailable }
+        return try session.tokenize(String(rendered[..<cut.lowerBound]))
+    }
+
+    /// Tokens evaluated per turn on the compute lane while prefilling: few enough that a
+    /// transcription (or the reply) waiting for the lane waits one short batch, enough that a
+    /// batch is not much slower per token than a long one.
+    static let prefillBatch = 8
+
+    /// Evaluates the start of the prompt a reply to `messages` will have, through the words of
+    /// its last message (the user's, still open), reusing what memory already holds, so that
+    /// the reply evaluates only the rest. In batches of ``prefillBatch`` tokens, each taking
+    /// its turn on the compute lane; cancelling stops it between two. Does nothing for a
+    /// request whose last message is not the user's, or that has images, or whose start would
+    /// not leave half the context free, and while the model is not loaded.
+    public func prefill(_ messages: [ChatMessage]) throws {
+        // Never loads the model: a prefill only helps a model that is ready to answer.
+        guard let last = messages.last, last.role == .user, !last.hasImages, let session else { return }
+        session.useThreads(CoreShare.shared.threads(upTo: configuration.threads))
+        let tokens = try openPrompt(Array(messages.dropLast()), words: last.text.trimmingCharacters(in: .whitespacesAndNewlines), session: session)
+        guard tokens.count < session.contextLength / 2 else { return }
+        var position = session.keepCommonPrefix(with: tokens)
+        while position < tokens.count, !Task.isCancelled {
+            let batch = Array(tokens[position..<min(tokens.count, position + Self.prefillBatch)])
+            try ComputeLane.shared.run { try session.evaluate(batch) }
+            position += batch.count
+        }
     }
 
     /// What ``endOfTurnProbability(after:utterance:scoring:)`` reads after the words.
@@ -226,6 +257,8 @@ extension LlamaLanguageModel: TurnPredictor {
         try endOfTurnProbability(after: history, utterance: utterance)
     }
 }
+
+extension LlamaLanguageModel: PromptPrefiller {}
 
 extension SwitchableLanguageModel: TurnPredictor {
     public func completion(of utterance: String, after history: [ChatMessage]) async throws -> Double {

@@ -100,15 +100,26 @@ final class LlamaSession {
     /// Brings the context's memory to exactly `prompt`, reusing the longest prefix already
     /// there, and evaluates the rest. Returns how many prompt tokens were reused.
     func load(prompt: [llama_token]) throws(LlamaError) -> Int {
-        var reused = zip(cachedTokens, prompt).prefix { $0 == $1 }.count
-        if reused == prompt.count { reused -= 1 }  // the last token must be evaluated for its logits
+        // The last token must be evaluated for its logits.
+        let reused = keep(prefixOf: prompt, atMost: prompt.count - 1)
+        try evaluate(Array(prompt[reused...]))
+        return reused
+    }
+
+    /// Drops from memory whatever follows the longest prefix it shares with `prompt`, and
+    /// returns that prefix's length: where evaluating `prompt` can go on from.
+    func keepCommonPrefix(with prompt: [llama_token]) -> Int {
+        keep(prefixOf: prompt, atMost: prompt.count)
+    }
+
+    private func keep(prefixOf prompt: [llama_token], atMost limit: Int) -> Int {
+        var reused = min(zip(cachedTokens, prompt).prefix { $0 == $1 }.count, max(0, limit))
         let memory = llama_get_memory(context)
         if !llama_memory_seq_rm(memory, 0, llama_pos(reused), -1) {
             llama_memory_clear(memory, true)
             reused = 0
         }
         cachedTokens = Array(prompt.prefix(reused))
-        try evaluate(Array(prompt[reused...]))
         return reused
     }
 
