@@ -57,6 +57,20 @@ struct FirstClauseTests {
         #expect(chunks == ["The largest planet in our solar system,", "by far, is Jupiter.", "It has moons, rings, and storms.", "Next"])
     }
 
+    @Test("the first chunk ends before a word that opens a clause, once that word is whole and has enough words before it")
+    func clauseOpener() {
+        var chunker = SentenceChunker(firstClauseWords: 5)
+        #expect(chunker.append("Leaves turn red in autumn because") == [])
+        #expect(chunker.append(" the") == ["Leaves turn red in autumn"])
+        #expect(chunker.append(" green fades. It is cold when winter comes. ") == ["because the green fades.", "It is cold when winter comes."])
+        // Too few words before it, a word that only begins like one, and "and" inside a phrase.
+        var short = SentenceChunker(firstClauseWords: 5)
+        #expect(short.append("I know because I read it. ") == ["I know because I read it."])
+        var longer = SentenceChunker(firstClauseWords: 5)
+        #expect(longer.append("The sky looks bright blue and wholly clear whichever way you look. ") ==
+                ["The sky looks bright blue and wholly clear whichever way you look."])
+    }
+
     @Test("a short clause, a number with a comma, and a clause at the end of what is written so far do not cut")
     func noCut() {
         var chunker = SentenceChunker(firstClauseWords: 5)

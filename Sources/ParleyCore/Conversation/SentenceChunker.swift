@@ -13,6 +13,14 @@ public struct SentenceChunker: Sendable {
         "aug", "sep", "sept", "oct", "nov", "dec", "a.m", "p.m", "u.s", "u.k",
     ]
 
+    /// Lower-cased words that open a clause of their own ("… know Tom | because they …"): the
+    /// first chunk may end before one, as it may at a comma. Not "and", "or" or "that", which
+    /// as often join words inside a phrase ("red and blue", "so that").
+    public static let clauseOpeners: Set<String> = [
+        "because", "which", "who", "whose", "where", "when", "while", "although", "though", "since", "unless", "but",
+        "if", "so",
+    ]
+
     private var pending = ""
     /// Whether a chunk has been cut yet.
     private var cutAny = false
@@ -22,9 +30,10 @@ public struct SentenceChunker: Sendable {
 
     /// Creates an empty chunker.
     /// - Parameter firstClauseWords: when set, the first chunk also ends at a comma, semicolon
-    ///   or colon, or before an opening parenthesis, with at least this many words before it ("The largest planet in our solar
-    ///   system," of a long first sentence), so the voice can start on it while the model
-    ///   writes the rest; later chunks are whole sentences.
+    ///   or colon, before an opening parenthesis, or before a word that opens a clause
+    ///   (``clauseOpeners``), with at least this many words before it ("The largest planet in
+    ///   our solar system," of a long first sentence), so the voice can start on it while the
+    ///   model writes the rest; later chunks are whole sentences.
     public init(firstClauseWords: Int? = nil) {
         self.firstClauseWords = firstClauseWords
     }
@@ -68,6 +77,8 @@ public struct SentenceChunker: Sendable {
                 } else if character == "(", index > text.startIndex, text[text.index(before: index)].isWhitespace {
                     // A parenthesis opens an aside: the clause ends before it.
                     return index
+                } else if character.isWhitespace, opensClause(after: index, in: text) {
+                    return index
                 }
             }
             if character == "." || character == "!" || character == "?" || character == "…" {
@@ -81,6 +92,16 @@ public struct SentenceChunker: Sendable {
             index = text.index(after: index)
         }
         return nil
+    }
+
+    /// Whether the word after the whitespace at `space` is a whole word (whitespace follows
+    /// it) that opens a clause.
+    private func opensClause(after space: String.Index, in text: String) -> Bool {
+        var end = text.index(after: space)
+        while end < text.endIndex, text[end].isLetter { end = text.index(after: end) }
+        guard end < text.endIndex, text[end].isWhitespace else { return false }
+        let word = text[text.index(after: space)..<end]
+        return !word.isEmpty && Self.clauseOpeners.contains(word.lowercased())
     }
 
     /// Whether the word ending at the period at `dot` is an abbreviation or an initial.
