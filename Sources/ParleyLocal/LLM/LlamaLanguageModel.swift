@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ParleyCore
+import Synchronization
 
 /// The on-device language model: llama.cpp running a GGUF model with its own chat template.
 ///
@@ -36,6 +37,9 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
     public nonisolated let capabilities: LanguageModelCapabilities
     public nonisolated let configuration: Configuration
     private let executor = ThreadExecutor(name: "parley.llama")
+    /// Requests asked for and not yet ended (waiting for the actor or running): a prefill
+    /// stands aside for them, since each would undo the memory it fills.
+    private let requestsUnderWay = Mutex(0)
     private var session: LlamaSession?
     private let logger = Logger(label: "parley.llama")
 
@@ -94,6 +98,8 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
     public nonisolated func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
         .producing { continuation in
             try self.checkCapabilities(for: request)
+            self.requestsUnderWay.withLock { $0 += 1 }
+            defer { self.requestsUnderWay.withLock { $0 -= 1 } }
             try await self.generate(request, into: continuation)
         }
     }
@@ -199,9 +205,11 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
     /// Evaluates the start of the prompt a reply to `messages` will have, through the words of
     /// its last message (the user's, still open), reusing what memory already holds, so that
     /// the reply evaluates only the rest. In batches of ``prefillBatch`` tokens, each taking
-    /// its turn on the compute lane; cancelling stops it between two. Does nothing for a
-    /// request whose last message is not the user's, or that has images, or whose start would
-    /// not leave half the context free, and while the model is not loaded.
+    /// its turn on the compute lane; cancelling stops it between two, and so does a request
+    /// (another conversation's, on a server): it is not held up, and its prompt replaces this
+    /// one in memory anyway. Does nothing for a request whose last message is not the user's,
+    /// or that has images, or whose start would not leave half the context free, and while
+    /// the model is not loaded.
     public func prefill(_ messages: [ChatMessage]) throws {
         // Never loads the model: a prefill only helps a model that is ready to answer.
         guard let last = messages.last, last.role == .user, !last.hasImages, let session else { return }
@@ -209,7 +217,7 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         let tokens = try openPrompt(Array(messages.dropLast()), words: last.text.trimmingCharacters(in: .whitespacesAndNewlines), session: session)
         guard tokens.count < session.contextLength / 2 else { return }
         var position = session.keepCommonPrefix(with: tokens)
-        while position < tokens.count, !Task.isCancelled {
+        while position < tokens.count, !Task.isCancelled, requestsUnderWay.withLock({ $0 }) == 0 {
             let batch = Array(tokens[position..<min(tokens.count, position + Self.prefillBatch)])
             try ComputeLane.shared.run { try session.evaluate(batch) }
             position += batch.count
