@@ -85,6 +85,22 @@ struct LlamaLanguageModelTests {
         #expect(next.usage.cachedInputTokens < next.usage.inputTokens / 2, "reused \(next.usage.cachedInputTokens) of \(next.usage.inputTokens)")
     }
 
+    @Test("a prefill stops at its next batch when a request arrives, and the request is answered")
+    func prefillStandsAside() async throws {
+        let path = try TestEnvironment.require(TestEnvironment.paths.defaultLanguageModel).path
+        let model = LlamaLanguageModel(configuration: .init(modelPath: path, contextLength: 2048, threads: 2))
+        try await model.load()
+        // About 600 tokens: dozens of batches.
+        let long = Array(repeating: "The quick brown fox jumps over the lazy dog.", count: 60).joined(separator: " ")
+        let prefill = Task { try await model.prefill([.system("You are a helpful assistant."), .user(long)]) }
+        for _ in 0..<2_000 where model.prefilledTokens == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(model.prefilledTokens > 0)
+        let reply = try await model.completeText(ChatRequest(messages: [.user("What is the capital of France?")], sampling: greedy))
+        try await prefill.value
+        #expect(reply.text.contains("Paris"), "reply: \(reply.text)")
+        #expect(model.prefilledTokens < 300, "prefilled \(model.prefilledTokens) tokens")
+    }
+
     @Test("respects the token limit")
     func tokenLimit() async throws {
         let result = try await llm().completeText(ChatRequest(

@@ -40,6 +40,10 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
     /// Requests asked for and not yet ended (waiting for the actor or running): a prefill
     /// stands aside for them, since each would undo the memory it fills.
     private let requestsUnderWay = Mutex(0)
+    private let prefilled = Mutex(0)
+
+    /// Prompt tokens evaluated ahead of requests by ``prefill(_:)`` so far (readable while one runs).
+    public nonisolated var prefilledTokens: Int { prefilled.withLock { $0 } }
     private var session: LlamaSession?
     private let logger = Logger(label: "parley.llama")
 
@@ -221,6 +225,7 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
             let batch = Array(tokens[position..<min(tokens.count, position + Self.prefillBatch)])
             try ComputeLane.shared.run { try session.evaluate(batch) }
             position += batch.count
+            prefilled.withLock { $0 += batch.count }
         }
     }
 
