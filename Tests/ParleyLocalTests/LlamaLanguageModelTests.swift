@@ -88,7 +88,9 @@ struct LlamaLanguageModelTests {
     @Test("a prefill stops at its next batch when a request arrives, and the request is answered")
     func prefillStandsAside() async throws {
         let path = try TestEnvironment.require(TestEnvironment.paths.defaultLanguageModel).path
-        let model = LlamaLanguageModel(configuration: .init(modelPath: path, contextLength: 2048, threads: 2))
+        var configuration = LlamaLanguageModel.Configuration(modelPath: path, contextLength: 2048, threads: 2)
+        configuration.prefillLimit = 1_000
+        let model = LlamaLanguageModel(configuration: configuration)
         try await model.load()
         // About 600 tokens: dozens of batches.
         let long = Array(repeating: "The quick brown fox jumps over the lazy dog.", count: 60).joined(separator: " ")
@@ -99,6 +101,25 @@ struct LlamaLanguageModelTests {
         try await prefill.value
         #expect(reply.text.contains("Paris"), "reply: \(reply.text)")
         #expect(model.prefilledTokens < 300, "prefilled \(model.prefilledTokens) tokens")
+    }
+
+    @Test("a prefill that would evaluate more than its limit beyond memory (another conversation) does nothing")
+    func prefillLimit() async throws {
+        let path = try TestEnvironment.require(TestEnvironment.paths.defaultLanguageModel).path
+        var configuration = LlamaLanguageModel.Configuration(modelPath: path, contextLength: 2048, threads: 2)
+        configuration.prefillLimit = 40
+        let model = LlamaLanguageModel(configuration: configuration)
+        try await model.load()
+        let conversation: [ChatMessage] = [.system("You are a helpful assistant."), .user("What is the capital of France?")]
+        let answer = try await model.completeText(ChatRequest(messages: conversation, sampling: greedy))
+        // The next turn of the same conversation: a few tokens beyond memory.
+        try await model.prefill(conversation + [.assistant(answer.text), .user("And of")])
+        let nextTurn = model.prefilledTokens
+        #expect(nextTurn > 0)
+        // Another conversation, about a hundred tokens long: left alone.
+        let other = Array(repeating: "Tell me about the history of Rome.", count: 12).joined(separator: " ")
+        try await model.prefill([.system("You are a tour guide."), .user(other)])
+        #expect(model.prefilledTokens == nextTurn)
     }
 
     @Test("respects the token limit")

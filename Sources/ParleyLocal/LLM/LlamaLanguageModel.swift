@@ -20,6 +20,10 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         /// The system prompt a request without one gets: some models (Qwen2.5-Coder) answer in
         /// code blocks unless told they are speaking, and their templates otherwise add their own.
         public var defaultSystemPrompt: String?
+        /// The most tokens one ``LlamaLanguageModel/prefill(_:)`` evaluates beyond what memory
+        /// already holds: a turn's new words, or a short conversation's start; not a whole
+        /// other conversation (a server's other session), which the next request may undo.
+        public var prefillLimit = 96
 
         /// Creates a configuration.
         public init(modelPath: String, contextLength: Int = 2048, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
@@ -206,20 +210,26 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
     /// 23–31, 8: 19–32, 16: 37–45, 32: 52–57.)
     static let prefillBatch = 6
 
+
     /// Evaluates the start of the prompt a reply to `messages` will have, through the words of
     /// its last message (the user's, still open), reusing what memory already holds, so that
     /// the reply evaluates only the rest. In batches of ``prefillBatch`` tokens, each taking
     /// its turn on the compute lane; cancelling stops it between two, and so does a request
     /// (another conversation's, on a server): it is not held up, and its prompt replaces this
     /// one in memory anyway. Does nothing for a request whose last message is not the user's,
-    /// or that has images, or whose start would not leave half the context free, and while
-    /// the model is not loaded.
+    /// or that has images, or whose start would not leave half the context free, or that
+    /// shares too little with memory (more than ``Configuration/prefillLimit`` tokens to
+    /// evaluate: another conversation is there), and while the model is not loaded.
     public func prefill(_ messages: [ChatMessage]) throws {
         // Never loads the model: a prefill only helps a model that is ready to answer.
         guard let last = messages.last, last.role == .user, !last.hasImages, let session else { return }
         session.useThreads(CoreShare.shared.threads(upTo: configuration.threads))
         let tokens = try openPrompt(Array(messages.dropLast()), words: last.text.trimmingCharacters(in: .whitespacesAndNewlines), session: session)
         guard tokens.count < session.contextLength / 2 else { return }
+        // Memory holding another conversation (a server's other session) would be undone for
+        // a prompt that may be undone again before its reply: too dear to evaluate ahead.
+        let shared = zip(session.cachedTokens, tokens).prefix { $0 == $1 }.count
+        guard tokens.count - shared <= configuration.prefillLimit else { return }
         var position = session.keepCommonPrefix(with: tokens)
         while position < tokens.count, !Task.isCancelled, requestsUnderWay.withLock({ $0 }) == 0 {
             let batch = Array(tokens[position..<min(tokens.count, position + Self.prefillBatch)])
