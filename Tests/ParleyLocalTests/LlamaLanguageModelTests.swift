@@ -85,13 +85,19 @@ struct LlamaLanguageModelTests {
         #expect(next.usage.cachedInputTokens < next.usage.inputTokens / 2, "reused \(next.usage.cachedInputTokens) of \(next.usage.inputTokens)")
     }
 
-    @Test("a prefill stops at its next batch when a request arrives, and the request is answered")
-    func prefillStandsAside() async throws {
+    /// A model of its own (the shared one's memory holds other tests' prompts), loaded.
+    func loadedModel(prefillLimit: Int) async throws -> LlamaLanguageModel {
         let path = try TestEnvironment.require(TestEnvironment.paths.defaultLanguageModel).path
         var configuration = LlamaLanguageModel.Configuration(modelPath: path, contextLength: 2048, threads: 2)
-        configuration.prefillLimit = 1_000
+        configuration.prefillLimit = prefillLimit
         let model = LlamaLanguageModel(configuration: configuration)
         try await model.load()
+        return model
+    }
+
+    @Test("a prefill stops at its next batch when a request arrives, and the request is answered")
+    func prefillStandsAside() async throws {
+        let model = try await loadedModel(prefillLimit: 1_000)
         // About 600 tokens: dozens of batches.
         let long = Array(repeating: "The quick brown fox jumps over the lazy dog.", count: 60).joined(separator: " ")
         let prefill = Task { try await model.prefill([.system("You are a helpful assistant."), .user(long)]) }
@@ -105,11 +111,7 @@ struct LlamaLanguageModelTests {
 
     @Test("a prefill that would evaluate more than its limit beyond memory (another conversation) does nothing")
     func prefillLimit() async throws {
-        let path = try TestEnvironment.require(TestEnvironment.paths.defaultLanguageModel).path
-        var configuration = LlamaLanguageModel.Configuration(modelPath: path, contextLength: 2048, threads: 2)
-        configuration.prefillLimit = 40
-        let model = LlamaLanguageModel(configuration: configuration)
-        try await model.load()
+        let model = try await loadedModel(prefillLimit: 40)
         let conversation: [ChatMessage] = [.system("You are a helpful assistant."), .user("What is the capital of France?")]
         let answer = try await model.completeText(ChatRequest(messages: conversation, sampling: greedy))
         // The next turn of the same conversation: a few tokens beyond memory.

@@ -228,8 +228,7 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         guard tokens.count < session.contextLength / 2 else { return }
         // Memory holding another conversation (a server's other session) would be undone for
         // a prompt that may be undone again before its reply: too dear to evaluate ahead.
-        let shared = zip(session.cachedTokens, tokens).prefix { $0 == $1 }.count
-        guard tokens.count - shared <= configuration.prefillLimit else { return }
+        guard tokens.count - session.sharedPrefix(with: tokens) <= configuration.prefillLimit else { return }
         var position = session.keepCommonPrefix(with: tokens)
         while position < tokens.count, !Task.isCancelled, requestsUnderWay.withLock({ $0 }) == 0 {
             let batch = Array(tokens[position..<min(tokens.count, position + Self.prefillBatch)])

@@ -112,8 +112,13 @@ final class LlamaSession {
         keep(prefixOf: prompt, atMost: prompt.count)
     }
 
+    /// How many of `prompt`'s first tokens memory already holds.
+    func sharedPrefix(with prompt: [llama_token]) -> Int {
+        zip(cachedTokens, prompt).prefix { $0 == $1 }.count
+    }
+
     private func keep(prefixOf prompt: [llama_token], atMost limit: Int) -> Int {
-        var reused = min(zip(cachedTokens, prompt).prefix { $0 == $1 }.count, max(0, limit))
+        var reused = min(sharedPrefix(with: prompt), max(0, limit))
         let memory = llama_get_memory(context)
         if !llama_memory_seq_rm(memory, 0, llama_pos(reused), -1) {
             llama_memory_clear(memory, true)
