@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import ParleyCore
+import Synchronization
 
 /// Chat Completions with streaming (server-sent events), images as content parts, JSON-schema
 /// structured output and usage. With a base URL this is also the client for any
@@ -69,7 +70,7 @@ public struct OpenAILanguageModel: LanguageModelProvider {
         LanguageModelCapabilities(images: configuration.supportsImages, jsonSchema: configuration.supportsJSONSchema,
                                   contextTokens: configuration.contextTokens)
     }
-    private let call: HTTPCall
+    let call: HTTPCall
 
     /// Creates the provider.
     public init(configuration: Configuration) {
@@ -98,56 +99,57 @@ public struct OpenAILanguageModel: LanguageModelProvider {
             try checkCapabilities(for: request)
             if needsKey { throw ProviderError.unavailable(provider: provider, .missingKey(variable: "OPENAI_API_KEY")) }
             let response = try await call.send(try call.request(url, headers: headers, json: body))
-            // Some OpenAI-compatible servers ignore `stream` and answer with the whole completion.
-            if response.headers.first(name: "content-type")?.lowercased().hasPrefix("application/json") == true {
-                let data = try await call.collect(response, limit: 64 * 1024 * 1024)
-                let whole: WholeCompletion
-                do {
-                    whole = try JSONDecoder().decode(WholeCompletion.self, from: data)
-                } catch {
-                    throw HTTPProviderError(provider: provider, kind: .malformedResponse,
-                                            message: "unreadable completion: \(String(decoding: data.prefix(200), as: UTF8.self))")
-                }
-                let choice = whole.choices?.first
-                if let text = choice?.message?.content, !text.isEmpty { output.yield(.text(text)) }
-                let usage = whole.usage.map {
-                    Usage(inputTokens: $0.prompt_tokens ?? 0, cachedInputTokens: $0.prompt_tokens_details?.cached_tokens ?? 0,
-                          outputTokens: $0.completion_tokens ?? 0)
-                } ?? Usage()
-                output.yield(.finished(choice?.finish_reason == "length" ? .length : .stop, usage))
-                return
-            }
-            var parser = SSEParser()
-            var usage = Usage()
-            var finish: FinishReason?
-            for try await buffer in call.chunks(response) {
-                for event in parser.feed(buffer.readableBytesView) {
-                    if event.data == "[DONE]" {
-                        output.yield(.finished(finish ?? .stop, usage))
-                        return
-                    }
-                    let chunk: StreamChunk
-                    do {
-                        chunk = try JSONDecoder().decode(StreamChunk.self, from: Data(event.data.utf8))
-                    } catch {
-                        throw HTTPProviderError(provider: provider, kind: .malformedResponse, message: "unreadable stream event: \(event.data.prefix(200))")
-                    }
-                    if let error = chunk.error {
-                        throw HTTPProviderError(provider: provider, kind: .server(status: 500), message: error.message ?? "error in stream")
-                    }
-                    for choice in chunk.choices ?? [] {
-                        if let text = choice.delta?.content, !text.isEmpty { output.yield(.text(text)) }
-                        if let reason = choice.finish_reason { finish = reason == "length" ? .length : .stop }
-                    }
-                    if let reported = chunk.usage {
-                        usage = Usage(inputTokens: reported.prompt_tokens ?? 0,
-                                      cachedInputTokens: reported.prompt_tokens_details?.cached_tokens ?? 0,
-                                      outputTokens: reported.completion_tokens ?? 0)
-                    }
-                }
-            }
-            throw HTTPProviderError(provider: provider, kind: .malformedResponse, message: "the stream ended before [DONE]")
+            try await Self.read(response, call: call, into: output)
         }
+    }
+
+    /// Reads a Chat Completions response into events: a stream of server-sent events, or the
+    /// whole completion from a server that ignores `stream`.
+    static func read(_ response: HTTPClientResponse, call: HTTPCall,
+                     into output: AsyncThrowingStream<ChatEvent, any Error>.Continuation) async throws {
+        let provider = call.provider
+        // Some OpenAI-compatible servers ignore `stream` and answer with the whole completion.
+        if response.headers.first(name: "content-type")?.lowercased().hasPrefix("application/json") == true {
+            let data = try await call.collect(response, limit: 64 * 1024 * 1024)
+            let whole: WholeCompletion
+            do {
+                whole = try JSONDecoder().decode(WholeCompletion.self, from: data)
+            } catch {
+                throw HTTPProviderError(provider: provider, kind: .malformedResponse,
+                                        message: "unreadable completion: \(String(decoding: data.prefix(200), as: UTF8.self))")
+            }
+            let choice = whole.choices?.first
+            if let text = choice?.message?.content, !text.isEmpty { output.yield(.text(text)) }
+            let usage = whole.usage?.usage ?? Usage()
+            output.yield(.finished(choice?.finish_reason == "length" ? .length : .stop, usage))
+            return
+        }
+        var parser = SSEParser()
+        var usage = Usage()
+        var finish: FinishReason?
+        for try await buffer in call.chunks(response) {
+            for event in parser.feed(buffer.readableBytesView) {
+                if event.data == "[DONE]" {
+                    output.yield(.finished(finish ?? .stop, usage))
+                    return
+                }
+                let chunk: StreamChunk
+                do {
+                    chunk = try JSONDecoder().decode(StreamChunk.self, from: Data(event.data.utf8))
+                } catch {
+                    throw HTTPProviderError(provider: provider, kind: .malformedResponse, message: "unreadable stream event: \(event.data.prefix(200))")
+                }
+                if let error = chunk.error {
+                    throw HTTPProviderError(provider: provider, kind: .server(status: 500), message: error.message ?? "error in stream")
+                }
+                for choice in chunk.choices ?? [] {
+                    if let text = choice.delta?.content, !text.isEmpty { output.yield(.text(text)) }
+                    if let reason = choice.finish_reason { finish = reason == "length" ? .length : .stop }
+                }
+                if let reported = chunk.usage { usage = reported.usage }
+            }
+        }
+        throw HTTPProviderError(provider: provider, kind: .malformedResponse, message: "the stream ended before [DONE]")
     }
 
     // MARK: Wire format
@@ -238,6 +240,11 @@ public struct OpenAILanguageModel: LanguageModelProvider {
             var prompt_tokens: Int?
             var completion_tokens: Int?
             var prompt_tokens_details: Details?
+
+            var usage: Usage {
+                Usage(inputTokens: prompt_tokens ?? 0, cachedInputTokens: prompt_tokens_details?.cached_tokens ?? 0,
+                      outputTokens: completion_tokens ?? 0)
+            }
         }
 
         struct StreamError: Decodable { var message: String? }
@@ -262,15 +269,20 @@ public struct OpenAILanguageModel: LanguageModelProvider {
 
 /// Availability of an OpenAI-compatible endpoint: the official API needs a key (and is not
 /// probed); a self-hosted server is probed with `GET /models`, and any HTTP answer but an
-/// authentication failure counts as up.
+/// authentication failure counts as up. A server found up is trusted for
+/// ``ProbedServers/trusted`` without a new probe: a chain asks before every request, and a
+/// server that goes down meanwhile fails the request itself, which rests it just the same.
 func openAICompatibleAvailability(baseURL: String, apiKey: String?, name: String, timeouts: HTTPTimeouts = .probe) async -> Availability {
     if baseURL.hasPrefix(OpenAILanguageModel.Configuration.defaultBaseURL) {
         return apiKey == nil ? .missingKey(variable: "OPENAI_API_KEY") : .ready
     }
+    let server = "\(baseURL) \(apiKey ?? "")"
+    if let until = ProbedServers.ready.withLock({ $0[server] }), ContinuousClock.now < until { return .ready }
     let probe = HTTPCall(provider: name, timeouts: timeouts)
     do {
         let headers = apiKey.map { [("authorization", "Bearer \($0)")] } ?? []
         _ = try await probe.data(try probe.request(join(baseURL, "/models"), method: .GET, headers: headers), limit: 1 << 20)
+        ProbedServers.ready.withLock { $0[server] = ContinuousClock.now + ProbedServers.trusted }
         return .ready
     } catch let error as HTTPProviderError {
         switch error.kind {
@@ -281,4 +293,11 @@ func openAICompatibleAvailability(baseURL: String, apiKey: String?, name: String
     } catch {
         return .serverUnreachable(url: baseURL, reason: "\(error)")
     }
+}
+
+/// Self-hosted servers found up recently, by base URL and key.
+enum ProbedServers {
+    static let ready = Mutex<[String: ContinuousClock.Instant]>([:])
+    /// How long a successful probe stands.
+    static let trusted = Duration.seconds(5)
 }

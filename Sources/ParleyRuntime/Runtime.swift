@@ -43,6 +43,12 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
     private let logger: Logger
     private var openedStore: (any ConversationStoring)?
     private var spending: SpendingTracker?
+    /// Language models made for selections, and the on-device model they were made with.
+    private var keptModels: [ProviderSelection: KeptModels] = [:]
+    private struct KeptModels {
+        var onDevice: String
+        var models: (any LanguageModelProvider, (any LanguageModelProvider)?)
+    }
     private var probes: [Task<Void, Never>] = []
     private var forwarding: [Task<Void, Never>] = []
     private var subscribers: [UInt64: AsyncStream<HealthChange>.Continuation] = [:]
@@ -149,8 +155,21 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
     }
 
     /// The model for requests without images, and (when the vision task orders the providers
-    /// differently) the one for requests with images.
+    /// differently) the one for requests with images: made once per selection and on-device
+    /// model, and kept (a server asks for every request), except under a cost budget, whose
+    /// routing is made afresh.
     private func answeringModels(_ selection: ProviderSelection) async throws -> (any LanguageModelProvider, (any LanguageModelProvider)?) {
+        guard settings.budget == nil else { return try await makeAnsweringModels(selection) }
+        let onDevice = engines.llm.configuration.modelPath
+        if let kept = keptModels[selection], kept.onDevice == onDevice { return kept.models }
+        let models = try await makeAnsweringModels(selection)
+        // Clients may name any model; a few dozen selections are kept at most.
+        if keptModels.count >= 32 { keptModels.removeAll() }
+        keptModels[selection] = KeptModels(onDevice: onDevice, models: models)
+        return models
+    }
+
+    private func makeAnsweringModels(_ selection: ProviderSelection) async throws -> (any LanguageModelProvider, (any LanguageModelProvider)?) {
         let chosen = try providers(.languageModel, selection, as: (any LanguageModelProvider).self)
         guard selection == .auto else { return (chosen[0], nil) }
         let remote = chosen.filter { !Self.isOnDevice($0) }

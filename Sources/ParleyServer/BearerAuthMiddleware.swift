@@ -48,10 +48,20 @@ struct BearerAuthMiddleware: RouterMiddleware {
     /// The token of a `Bearer` authorization value (the scheme is case-insensitive).
     static func bearerToken(_ value: String?) -> [UInt8]? {
         guard let value else { return nil }
-        let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        let token = parts[1].trimmingCharacters(in: .whitespaces)
-        return token.isEmpty ? nil : Array(token.utf8)
+        // Bytes rather than Foundation's character sets: this runs for every request.
+        let bytes = Array(value.utf8)
+        func isSpace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        var start = 0
+        while start < bytes.count, isSpace(bytes[start]) { start += 1 }
+        let scheme = Array("bearer".utf8)
+        guard bytes.count >= start + scheme.count,
+              zip(bytes[start..<(start + scheme.count)], scheme).allSatisfy({ $0 | 0x20 == $1 }) else { return nil }
+        var tokenStart = start + scheme.count
+        guard tokenStart < bytes.count, isSpace(bytes[tokenStart]) else { return nil }
+        while tokenStart < bytes.count, isSpace(bytes[tokenStart]) { tokenStart += 1 }
+        var end = bytes.count
+        while end > tokenStart, isSpace(bytes[end - 1]) { end -= 1 }
+        return end > tokenStart ? Array(bytes[tokenStart..<end]) : nil
     }
 
     /// The key offered as a subprotocol (`openai-insecure-api-key.KEY`) in the values of

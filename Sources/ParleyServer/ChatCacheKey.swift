@@ -24,9 +24,9 @@ enum ChatCacheKey {
     /// The key of `body` (translated into `chat`, resolved to `selection`) for `owner`, or
     /// `nil` when the request may not be cached.
     static func key(for body: ChatCompletionRequest, chat: ChatRequest, selection: ProviderSelection, owner: Owner,
-                    headers: HTTPFields, onDeviceModel: String = "") -> String? {
+                    headers: HTTPFields, onDeviceModel: @autoclosure () -> String = "") -> String? {
         guard body.temperature == 0, !chat.hasImages, !isPersonal(body, headers: headers) else { return nil }
-        let material = Material(owner: owner.id, selection: Selection(selection), onDeviceModel: onDeviceModel, messages: chat.messages,
+        let material = Material(owner: owner.id, selection: Selection(selection), onDeviceModel: onDeviceModel(), messages: chat.messages,
                                 temperature: chat.sampling.temperature, topP: chat.sampling.topP, maxTokens: chat.sampling.maxTokens,
                                 stop: chat.sampling.stop, seed: chat.sampling.seed, format: body.response_format?.type,
                                 schema: chat.responseSchema.map(Schema.init))

@@ -58,8 +58,19 @@ struct ChatCompletionsEndpoint: Sendable {
         let chain = (answerer as? LanguageModelChain<ContinuousClock>)?.providers.map(\.identity)
             ?? (llm as? StructuredLanguageModel<ContinuousClock>)?.generator.providers.map(\.identity) ?? [answerer.identity]
         let known = chain.count == 1 ? chain[0] : nil
-        let head = try await StreamHead.start(deadline: environment.deadline, timeout: environment.timeout) { llm.complete(chat) }
-        var answering = known
+        var answering: ProviderIdentity? = known
+        var model = llm
+        if chat.responseSchema == nil, cacheKey == nil, !chat.hasImages {
+            switch try await relay(raw, streams: body.streams, answerer: answerer, chain: chain) {
+            case .answered(let response): return response
+            case .notRelayed: break
+            case .failedOver(let rest):
+                model = rest
+                answering = nil
+            }
+        }
+        let answerWith = model
+        let head = try await StreamHead.start(deadline: environment.deadline, timeout: environment.timeout) { answerWith.complete(chat) }
         if case .provider(let identity) = head.first { answering = identity }
         if let answering { environment.metrics.recordAnswer(.languageModel, provider: answering, chain: chain) }
         // Only the chain's first choice is kept: a fallback's answer must not outlive the outage.
@@ -89,7 +100,7 @@ struct ChatCompletionsEndpoint: Sendable {
         }
     }
 
-    private func complete(_ head: StreamHead<ChatEvent>, reply: Reply, answering: ProviderIdentity?, cacheable: Bool,
+    func complete(_ head: StreamHead<ChatEvent>, reply: Reply, answering: ProviderIdentity?, cacheable: Bool,
                           saving: CacheSaving?) async throws -> Response {
         var text = ""
         var usage = Usage()
@@ -122,7 +133,7 @@ struct ChatCompletionsEndpoint: Sendable {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(document))))
     }
 
-    private func stream(_ head: StreamHead<ChatEvent>, reply: Reply, answering: ProviderIdentity?, includeUsage: Bool, cacheable: Bool,
+    func stream(_ head: StreamHead<ChatEvent>, reply: Reply, answering: ProviderIdentity?, includeUsage: Bool, cacheable: Bool,
                         saving: CacheSaving?) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"

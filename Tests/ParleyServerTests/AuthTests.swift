@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import ParleyRuntime
-import ParleyServer
+@testable import ParleyServer
 import Synchronization
 import Testing
 
@@ -77,6 +77,14 @@ struct AuthTests {
         defer { try? FileManager.default.removeItem(at: file) }
         let settings = try await RuntimeSettings.load(environment: ["PARLEY_CONFIG": file.path, "HOME": NSTemporaryDirectory()])
         #expect(ServerConfiguration.apiKeys(from: settings) == ["from-file"])
+    }
+
+    @Test("the bearer token is read whatever the scheme's case and the spaces around it", arguments: [
+        ("Bearer first-key", "first-key"), ("bearer   first-key  ", "first-key"), ("BEARER\tfirst-key", "first-key"),
+        ("  Bearer first-key", "first-key"), ("Bearer", nil), ("Bearer ", nil), ("Bearerfirst-key", nil), ("Basic first-key", nil), ("", nil),
+    ] as [(String, String?)])
+    func bearerToken(_ value: String, _ token: String?) {
+        #expect(BearerAuthMiddleware.bearerToken(value).map { String(decoding: $0, as: UTF8.self) } == token)
     }
 }
 
