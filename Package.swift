@@ -71,6 +71,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // Conversations on disk: threads, messages with raw and edited transcripts, the stash,
@@ -234,7 +235,8 @@ let package = Package(
         .testTarget(name: "ParleyMindMapTests", dependencies: ["ParleyMindMap"]),
         .testTarget(name: "ParleyGoogleTests", dependencies: ["ParleyGoogle", "ParleyStore", "ParleyCore", "ParleyTestServers", "ParleyTesting", "ParleyTestLanes"]),
         .testTarget(name: "ParleyMaterialsTests", dependencies: ["ParleyTestLanes", "ParleyMaterials", "ParleyStore", "ParleyCore", "ParleyTesting"]),
-        .testTarget(name: "ParleyCloudTests", dependencies: ["ParleyCloud", "ParleyCore", "ParleyTestServers", "ParleyTesting"]),
+        .testTarget(name: "ParleyCloudTests", dependencies: ["ParleyCloud", "ParleyCore", "ParleyTestServers", "ParleyTesting",
+                                                             .product(name: "NIOPosix", package: "swift-nio")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOHTTP1
 import ParleyCore
 
 extension OpenAILanguageModel {
@@ -22,45 +23,140 @@ extension OpenAILanguageModel {
         guard let rewritten = JSONMembers.setting("model", to: JSONMembers.quoted(configuration.model), in: body) else {
             throw HTTPProviderError(provider: configuration.name, kind: .badRequest(status: 400), message: "the request body is not a JSON object")
         }
+        let accept = streams ? "text/event-stream" : "application/json"
+        if let plainTarget { return try await relay(ByteBuffer(bytes: rewritten), to: plainTarget, accept: accept, streams: streams) }
         var request = HTTPClientRequest(url: join(configuration.baseURL, "/chat/completions"))
         request.method = .POST
         for (name, value) in authHeaders { request.headers.add(name: name, value: value) }
         request.headers.add(name: "content-type", value: "application/json")
-        request.headers.add(name: "accept", value: streams ? "text/event-stream" : "application/json")
+        request.headers.add(name: "accept", value: accept)
         request.body = .bytes(ByteBuffer(bytes: rewritten))
-        return RelayedCompletion(response: try await call.send(request), call: call)
+        let response = try await call.send(request)
+        return RelayedCompletion(contentType: response.headers.first(name: "content-type"), source: .client(response), call: call)
+    }
+
+    /// The relay to a plain `http://` server, on ``PlainHTTPClient``.
+    private func relay(_ body: ByteBuffer, to target: PlainTarget, accept: String, streams: Bool) async throws -> RelayedCompletion {
+        var headers = HTTPHeaders()
+        headers.add(name: "host", value: target.hostHeader)
+        for (name, value) in authHeaders { headers.add(name: name, value: value) }
+        headers.add(name: "content-type", value: "application/json")
+        headers.add(name: "accept", value: accept)
+        headers.add(name: "content-length", value: String(body.readableBytes))
+        let head = HTTPRequestHead(version: .http1_1, method: .POST, uri: target.path, headers: headers)
+        let timeouts = configuration.timeouts
+        do {
+            if streams {
+                let response = try await PlainHTTPClient.shared.streamed(target.endpoint, head: head, body: body, timeouts: timeouts)
+                guard (200..<300).contains(Int(response.head.status.code)) else {
+                    var error = ByteBuffer()
+                    for try await var part in response.body where error.readableBytes < 64 * 1024 { error.writeBuffer(&part) }
+                    throw status(response.head, body: error)
+                }
+                return RelayedCompletion(contentType: response.head.headers.first(name: "content-type"), source: .stream(response.body), call: call)
+            }
+            let response = try await PlainHTTPClient.shared.whole(target.endpoint, head: head, body: body, timeouts: timeouts,
+                                                                  limit: RelayedCompletion.largest)
+            guard (200..<300).contains(Int(response.head.status.code)) else { throw status(response.head, body: response.body) }
+            return RelayedCompletion(contentType: response.head.headers.first(name: "content-type"), source: .whole(response.body), call: call)
+        } catch {
+            throw call.mapPlain(error)
+        }
+    }
+
+    private func status(_ head: HTTPResponseHead, body: ByteBuffer) -> HTTPProviderError {
+        HTTPProviderError.from(status: Int(head.status.code), body: Data(body.readableBytesView),
+                               retryAfter: head.headers.first(name: "retry-after"), provider: configuration.name)
+    }
+}
+
+/// A plain `http://` server's chat completions address, read once from the base URL; `nil`
+/// for `https://` (AsyncHTTPClient serves those).
+struct PlainTarget: Sendable {
+    var endpoint: PlainHTTPClient.Endpoint
+    /// The `Host` header.
+    var hostHeader: String
+    /// The request target, e.g. `/v1/chat/completions`.
+    var path: String
+
+    init?(_ url: String) {
+        guard url.lowercased().hasPrefix("http://"), let parsed = URL(string: url), let host = parsed.host, !host.isEmpty,
+              parsed.user == nil, parsed.query == nil else { return nil }
+        let port = parsed.port ?? 80
+        let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+        endpoint = PlainHTTPClient.Endpoint(host: bare, port: port)
+        hostHeader = (bare.contains(":") ? "[\(bare)]" : bare) + (parsed.port.map { ":\($0)" } ?? "")
+        path = parsed.path.isEmpty ? "/" : parsed.path
+    }
+}
+
+extension HTTPCall {
+    /// Maps ``PlainHTTPClient`` and NIO errors to typed provider errors.
+    func mapPlain(_ error: any Error) -> any Error {
+        guard let failure = error as? PlainHTTPClient.Failure else { return map(error) }
+        switch failure {
+        case .closed:
+            return HTTPProviderError(provider: provider, kind: .transport, message: "the server closed the connection")
+        case .firstByteTimeout:
+            return HTTPProviderError(provider: provider, kind: .timeout(.firstByte), message: "no answer within \(timeouts.firstByte)")
+        case .idleTimeout:
+            return HTTPProviderError(provider: provider, kind: .timeout(.idle), message: "no data for \(timeouts.idle)")
+        case .tooLarge(let limit):
+            return HTTPProviderError(provider: provider, kind: .malformedResponse, message: "the answer is larger than \(limit) bytes")
+        }
     }
 }
 
 /// A Chat Completions answer as the server sent it (its status was 2xx).
 public struct RelayedCompletion: Sendable {
-    let response: HTTPClientResponse
+    enum Source: Sendable {
+        /// Read whole already.
+        case whole(ByteBuffer)
+        /// Coming in, from ``PlainHTTPClient``.
+        case stream(AsyncThrowingStream<ByteBuffer, any Error>)
+        /// Coming in, from AsyncHTTPClient.
+        case client(HTTPClientResponse)
+    }
+
+    let contentType: String?
+    let source: Source
     let call: HTTPCall
+
+    /// The largest whole answer read.
+    static let largest = 64 * 1024 * 1024
 
     /// Whether the server answered with server-sent events; otherwise it sent one JSON
     /// completion (some servers ignore `stream`, either way).
     public var isEventStream: Bool {
-        response.headers.first(name: "content-type")?.lowercased().hasPrefix("text/event-stream") == true
+        contentType?.lowercased().hasPrefix("text/event-stream") == true
     }
 
     /// The body's bytes as they arrive, with transport failures as ``HTTPProviderError``.
-    public var body: Body { Body(base: response.body, call: call) }
+    public var body: Body { Body(source: source, call: call) }
 
     /// The whole body; a body larger than `limit` bytes is an error.
     public func collect(upTo limit: Int) async throws -> ByteBuffer {
-        do {
-            return try await response.body.collect(upTo: limit)
-        } catch {
-            throw call.map(error)
+        if case .whole(let buffer) = source, buffer.readableBytes <= limit { return buffer }
+        var whole = ByteBuffer()
+        for try await var part in body {
+            guard whole.readableBytes + part.readableBytes <= limit else {
+                throw HTTPProviderError(provider: call.provider, kind: .malformedResponse, message: "the answer is larger than \(limit) bytes")
+            }
+            whole.writeBuffer(&part)
         }
+        return whole
     }
 
     /// The answer read as events, whichever form it came in: for a client that asked for the
     /// other form than the server sent.
     public func events() -> AsyncThrowingStream<ChatEvent, any Error> {
-        let response = self.response
-        let call = self.call
-        return .producing { output in try await OpenAILanguageModel.read(response, call: call, into: output) }
+        let completion = self
+        return .producing { output in
+            let chunks = AsyncThrowingStream<ByteBuffer, any Error>.producing { sink in
+                for try await part in completion.body { sink.yield(part) }
+            }
+            try await OpenAILanguageModel.read(contentType: completion.contentType, body: chunks, provider: completion.call.provider, into: output)
+        }
     }
 
     /// The usage a whole completion reports at its top level, if it reports one.
@@ -86,20 +182,37 @@ public struct RelayedCompletion: Sendable {
     /// The body's bytes as they arrive.
     public struct Body: AsyncSequence, Sendable {
         public typealias Element = ByteBuffer
-        let base: HTTPClientResponse.Body
+        let source: Source
         let call: HTTPCall
 
-        public func makeAsyncIterator() -> Iterator { Iterator(base: base.makeAsyncIterator(), call: call) }
+        public func makeAsyncIterator() -> Iterator {
+            switch source {
+            case .whole(let buffer): Iterator(state: .whole(buffer), call: call)
+            case .stream(let stream): Iterator(state: .stream(stream.makeAsyncIterator()), call: call)
+            case .client(let response): Iterator(state: .client(response.body.makeAsyncIterator()), call: call)
+            }
+        }
 
         public struct Iterator: AsyncIteratorProtocol {
-            var base: HTTPClientResponse.Body.AsyncIterator
+            enum State {
+                case whole(ByteBuffer?)
+                case stream(AsyncThrowingStream<ByteBuffer, any Error>.AsyncIterator)
+                case client(HTTPClientResponse.Body.AsyncIterator)
+            }
+            var state: State
             let call: HTTPCall
 
             public mutating func next() async throws -> ByteBuffer? {
-                do {
-                    return try await base.next()
-                } catch {
-                    throw call.map(error)
+                switch state {
+                case .whole(let buffer):
+                    state = .whole(nil)
+                    return buffer
+                case .stream(var iterator):
+                    defer { state = .stream(iterator) }
+                    do { return try await iterator.next() } catch { throw call.mapPlain(error) }
+                case .client(var iterator):
+                    defer { state = .client(iterator) }
+                    do { return try await iterator.next() } catch { throw call.map(error) }
                 }
             }
         }

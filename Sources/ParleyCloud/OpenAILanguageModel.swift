@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import NIOCore
 import ParleyCore
 import Synchronization
 
@@ -71,12 +72,15 @@ public struct OpenAILanguageModel: LanguageModelProvider {
                                   contextTokens: configuration.contextTokens)
     }
     let call: HTTPCall
+    /// Where relayed requests go when the server is plain `http://` (see ``relay(_:streams:)``).
+    let plainTarget: PlainTarget?
 
     /// Creates the provider.
     public init(configuration: Configuration) {
         self.configuration = configuration
         self.identity = ProviderIdentity(name: configuration.name, model: configuration.model, isLocal: configuration.isLocal)
         self.call = HTTPCall(provider: configuration.name, timeouts: configuration.timeouts)
+        self.plainTarget = PlainTarget(join(configuration.baseURL, "/chat/completions"))
     }
 
     public func availability() async -> Availability {
@@ -99,18 +103,25 @@ public struct OpenAILanguageModel: LanguageModelProvider {
             try checkCapabilities(for: request)
             if needsKey { throw ProviderError.unavailable(provider: provider, .missingKey(variable: "OPENAI_API_KEY")) }
             let response = try await call.send(try call.request(url, headers: headers, json: body))
-            try await Self.read(response, call: call, into: output)
+            try await Self.read(contentType: response.headers.first(name: "content-type"), body: call.chunks(response),
+                                provider: provider, into: output)
         }
     }
 
     /// Reads a Chat Completions response into events: a stream of server-sent events, or the
     /// whole completion from a server that ignores `stream`.
-    static func read(_ response: HTTPClientResponse, call: HTTPCall,
+    static func read(contentType: String?, body: AsyncThrowingStream<ByteBuffer, any Error>, provider: String,
                      into output: AsyncThrowingStream<ChatEvent, any Error>.Continuation) async throws {
-        let provider = call.provider
         // Some OpenAI-compatible servers ignore `stream` and answer with the whole completion.
-        if response.headers.first(name: "content-type")?.lowercased().hasPrefix("application/json") == true {
-            let data = try await call.collect(response, limit: 64 * 1024 * 1024)
+        if contentType?.lowercased().hasPrefix("application/json") == true {
+            var collected = ByteBuffer()
+            for try await var part in body {
+                guard collected.readableBytes + part.readableBytes <= 64 * 1024 * 1024 else {
+                    throw HTTPProviderError(provider: provider, kind: .malformedResponse, message: "the completion is larger than 64 MB")
+                }
+                collected.writeBuffer(&part)
+            }
+            let data = Data(collected.readableBytesView)
             let whole: WholeCompletion
             do {
                 whole = try JSONDecoder().decode(WholeCompletion.self, from: data)
@@ -127,7 +138,7 @@ public struct OpenAILanguageModel: LanguageModelProvider {
         var parser = SSEParser()
         var usage = Usage()
         var finish: FinishReason?
-        for try await buffer in call.chunks(response) {
+        for try await buffer in body {
             for event in parser.feed(buffer.readableBytesView) {
                 if event.data == "[DONE]" {
                     output.yield(.finished(finish ?? .stop, usage))

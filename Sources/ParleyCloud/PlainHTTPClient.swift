@@ -1,0 +1,236 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// A small HTTP/1.1 client for `http://` servers, with kept-alive connections: how the relay
+/// reaches a self-hosted OpenAI-compatible server (on this machine or the local network),
+/// where a proxy's own cost is what its client notices. Compared with AsyncHTTPClient it does
+/// less: one request per connection at a time, no TLS, no redirects, no proxies; the request's
+/// head and body leave in one write, and a whole answer is collected on the event loop and
+/// handed over once.
+///
+/// A kept-alive connection the server closed meanwhile is noticed before use, or, when the
+/// request fails on it before any answer, the request is sent once more on a new connection.
+final class PlainHTTPClient: Sendable {
+    /// The process's client.
+    static let shared = PlainHTTPClient(group: MultiThreadedEventLoopGroup.singleton)
+
+    /// A server: host and port.
+    struct Endpoint: Hashable, Sendable {
+        var host: String
+        var port: Int
+    }
+
+    /// A response whose body is read as it arrives. Dropping the body before its end closes
+    /// the connection.
+    struct StreamedResponse: Sendable {
+        var head: HTTPResponseHead
+        var body: AsyncThrowingStream<ByteBuffer, any Error>
+    }
+
+    /// Why a request failed in this client (the caller maps these to its own errors).
+    enum Failure: Error, Equatable {
+        /// The connection closed before the answer ended.
+        case closed(answered: Bool)
+        /// No response head within the first-byte timeout.
+        case firstByteTimeout
+        /// No bytes within the idle timeout while the body was coming.
+        case idleTimeout
+        /// The whole body exceeded the limit.
+        case tooLarge(limit: Int)
+    }
+
+    private let group: any EventLoopGroup
+    private let idle = Mutex<[Endpoint: [any Channel]]>([:])
+    /// Kept-alive connections per server, at most.
+    private static let keptPerServer = 128
+
+    init(group: any EventLoopGroup) {
+        self.group = group
+    }
+
+    /// Sends a request and returns the whole response, its body at most `limit` bytes.
+    func whole(_ endpoint: Endpoint, head: HTTPRequestHead, body: ByteBuffer, timeouts: HTTPTimeouts,
+               limit: Int) async throws -> (head: HTTPResponseHead, body: ByteBuffer) {
+        try await exchange(endpoint, timeouts: timeouts) { channel in
+            let promise = channel.eventLoop.makePromise(of: (HTTPResponseHead, ByteBuffer).self)
+            channel.writeAndFlush(Exchange(head: head, body: body, timeouts: timeouts, delivery: .whole(promise, limit: limit)), promise: nil)
+            let (responseHead, responseBody) = try await promise.futureResult.get()
+            return (responseHead, responseBody)
+        }
+    }
+
+    /// Sends a request and returns once the response head has come; the body follows.
+    func streamed(_ endpoint: Endpoint, head: HTTPRequestHead, body: ByteBuffer, timeouts: HTTPTimeouts) async throws -> StreamedResponse {
+        try await exchange(endpoint, timeouts: timeouts) { channel in
+            let promise = channel.eventLoop.makePromise(of: HTTPResponseHead.self)
+            let (stream, continuation) = AsyncThrowingStream.makeStream(of: ByteBuffer.self)
+            continuation.onTermination = { termination in
+                // Left before the end: the rest of the answer must not reach the next request.
+                if case .cancelled = termination { channel.close(promise: nil) }
+            }
+            channel.writeAndFlush(Exchange(head: head, body: body, timeouts: timeouts, delivery: .streamed(promise, continuation)), promise: nil)
+            return StreamedResponse(head: try await promise.futureResult.get(), body: stream)
+        }
+    }
+
+    /// Runs `send` on a kept-alive or new connection; once more on a new one when a kept-alive
+    /// connection closed before any answer. Cancelling closes the connection.
+    private func exchange<T: Sendable>(_ endpoint: Endpoint, timeouts: HTTPTimeouts,
+                                       _ send: @escaping @Sendable (any Channel) async throws -> T) async throws -> T {
+        let (channel, reused) = try await connection(to: endpoint, timeouts: timeouts)
+        do {
+            return try await withTaskCancellationHandler { try await send(channel) } onCancel: { channel.close(promise: nil) }
+        } catch Failure.closed(answered: false) where reused {
+            let fresh = try await connect(to: endpoint, timeouts: timeouts)
+            return try await withTaskCancellationHandler { try await send(fresh) } onCancel: { fresh.close(promise: nil) }
+        }
+    }
+
+    private func connection(to endpoint: Endpoint, timeouts: HTTPTimeouts) async throws -> (any Channel, reused: Bool) {
+        while let kept = idle.withLock({ $0[endpoint]?.popLast() }) {
+            if kept.isActive { return (kept, true) }
+        }
+        return (try await connect(to: endpoint, timeouts: timeouts), false)
+    }
+
+    private func connect(to endpoint: Endpoint, timeouts: HTTPTimeouts) async throws -> any Channel {
+        let release: @Sendable (any Channel) -> Void = { [weak self] channel in self?.keep(channel, for: endpoint) }
+        let channel = try await ClientBootstrap(group: group)
+            .connectTimeout(timeouts.connect.timeAmount)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    try channel.pipeline.syncOperations.addHandler(ExchangeHandler(release: release))
+                }
+            }
+            .connect(host: endpoint.host, port: endpoint.port).get()
+        channel.closeFuture.whenComplete { [weak self] _ in self?.forget(channel, for: endpoint) }
+        return channel
+    }
+
+    private func keep(_ channel: any Channel, for endpoint: Endpoint) {
+        let kept = idle.withLock { idle -> Bool in
+            guard idle[endpoint, default: []].count < Self.keptPerServer else { return false }
+            idle[endpoint, default: []].append(channel)
+            return true
+        }
+        if !kept { channel.close(promise: nil) }
+    }
+
+    private func forget(_ channel: any Channel, for endpoint: Endpoint) {
+        idle.withLock { $0[endpoint]?.removeAll { $0 === channel } }
+    }
+}
+
+/// One request on a connection and where its answer goes.
+private struct Exchange: Sendable {
+    enum Delivery: Sendable {
+        case whole(EventLoopPromise<(HTTPResponseHead, ByteBuffer)>, limit: Int)
+        case streamed(EventLoopPromise<HTTPResponseHead>, AsyncThrowingStream<ByteBuffer, any Error>.Continuation)
+    }
+
+    var head: HTTPRequestHead
+    var body: ByteBuffer
+    var timeouts: HTTPTimeouts
+    var delivery: Delivery
+}
+
+/// Writes an exchange's request and hands its response over; lives on the connection's event
+/// loop, one exchange at a time.
+private final class ExchangeHandler: ChannelDuplexHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundIn = Exchange
+    typealias OutboundOut = HTTPClientRequestPart
+
+    private let release: @Sendable (any Channel) -> Void
+    private var current: Exchange?
+    private var head: HTTPResponseHead?
+    private var collected = ByteBuffer()
+    private var timer: Scheduled<Void>?
+
+    init(release: @escaping @Sendable (any Channel) -> Void) {
+        self.release = release
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let exchange = unwrapOutboundIn(data)
+        current = exchange
+        head = nil
+        collected.clear()
+        arm(context, after: exchange.timeouts.firstByte, failure: .firstByteTimeout)
+        context.write(wrapOutboundOut(.head(exchange.head)), promise: nil)
+        if exchange.body.readableBytes > 0 { context.write(wrapOutboundOut(.body(.byteBuffer(exchange.body))), promise: nil) }
+        context.write(wrapOutboundOut(.end(nil)), promise: promise)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard let exchange = current else { return }
+        switch unwrapInboundIn(data) {
+        case .head(let responseHead):
+            head = responseHead
+            arm(context, after: exchange.timeouts.idle, failure: .idleTimeout)
+            if case .streamed(let promise, _) = exchange.delivery { promise.succeed(responseHead) }
+        case .body(var part):
+            arm(context, after: exchange.timeouts.idle, failure: .idleTimeout)
+            switch exchange.delivery {
+            case .whole(_, let limit):
+                guard collected.readableBytes + part.readableBytes <= limit else {
+                    fail(PlainHTTPClient.Failure.tooLarge(limit: limit), context: context)
+                    return
+                }
+                collected.writeBuffer(&part)
+            case .streamed(_, let continuation):
+                continuation.yield(part)
+            }
+        case .end:
+            timer?.cancel()
+            timer = nil
+            current = nil
+            let keepAlive = head?.isKeepAlive ?? false
+            switch exchange.delivery {
+            case .whole(let promise, _):
+                if let head { promise.succeed((head, collected)) }
+                collected = ByteBuffer()
+            case .streamed(_, let continuation):
+                continuation.finish()
+            }
+            if keepAlive { release(context.channel) } else { context.close(promise: nil) }
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if current != nil { fail(PlainHTTPClient.Failure.closed(answered: head != nil), context: context) }
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if current != nil { fail(error, context: context) }
+        context.close(promise: nil)
+    }
+
+    private func arm(_ context: ChannelHandlerContext, after limit: Duration, failure: PlainHTTPClient.Failure) {
+        timer?.cancel()
+        timer = context.eventLoop.assumeIsolated().scheduleTask(in: limit.timeAmount) { [self] in
+            fail(failure, context: context)
+        }
+    }
+
+    /// Fails the exchange in progress and closes the connection.
+    private func fail(_ error: any Error, context: ChannelHandlerContext) {
+        timer?.cancel()
+        timer = nil
+        guard let exchange = current else { return }
+        current = nil
+        switch exchange.delivery {
+        case .whole(let promise, _):
+            promise.fail(error)
+        case .streamed(let promise, let continuation):
+            promise.fail(error)  // ignored once the head has come
+            continuation.finish(throwing: error)
+        }
+        context.close(promise: nil)
+    }
+}
