@@ -32,8 +32,11 @@ extension ChatCompletionsEndpoint {
         let providers = ordered?.providers ?? [answerer]
         guard let first = providers.first as? OpenAILanguageModel else { return .notRelayed }
         let name = first.identity.description
+        // A provider in good health needs no word with the health actor, before or after.
+        let healthy = ordered?.health.isHealthy(name) ?? true
         if let ordered {
-            guard await ordered.health.allowsRequest(to: name), await first.availability().isReady else { return .notRelayed }
+            if !healthy, !(await ordered.health.allowsRequest(to: name)) { return .notRelayed }
+            guard await first.availability().isReady else { return .notRelayed }
         }
         let upstream: RelayedCompletion
         do {
@@ -46,15 +49,14 @@ extension ChatCompletionsEndpoint {
             Logger(label: "parley.chain.llm").warning("[LLM] \(name) failed: \(error), falling back to \(rest[0].identity)")
             return .failedOver(to: LanguageModelChain(providers: rest, health: ordered.health, clock: ContinuousClock(), timeouts: ordered.timeouts))
         }
-        if let ordered { await ordered.health.recordSuccess(name) }
+        if let ordered, !healthy { await ordered.health.recordSuccess(name) }
         environment.metrics.recordAnswer(.languageModel, provider: first.identity, chain: chain)
         var headers = HTTPFields()
         headers.name(first.identity)
         guard streams == upstream.isEventStream else {
             // The server sent the other form than the client asked for (it ignored `stream`).
             let head = try await StreamHead.start(deadline: environment.deadline, timeout: environment.timeout) { upstream.events() }
-            let reply = Reply(id: "chatcmpl-\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())",
-                              created: ServerEnvironment.now, requested: first.configuration.model)
+            let reply = Reply(requested: first.configuration.model)
             if streams {
                 return .answered(stream(head, reply: reply, answering: first.identity, includeUsage: false, cacheable: false, saving: nil))
             }

@@ -31,13 +31,11 @@ struct ChatCompletionsEndpoint: Sendable {
         let chat = parsed
         let runtime = environment.runtime
         let selection = ModelResolution.selection(for: body.model, capability: .languageModel, catalog: runtime.catalog)
-        let reply = Reply(id: "chatcmpl-\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())",
-                          created: ServerEnvironment.now, requested: body.model ?? "auto")
         let cache = environment.responseCache
         let cacheKey = cache.isOn ? ChatCacheKey.key(for: body, chat: chat, selection: selection, owner: owner, headers: request.headers,
                                                            onDeviceModel: runtime.currentLanguageModel.path) : nil
         if let cacheKey, let answer = await cache.lookup(cacheKey, owner: owner) {
-            return try replay(answer, reply: reply, streams: body.streams, includeUsage: body.includesUsage)
+            return try replay(answer, reply: Reply(requested: body.model ?? "auto"), streams: body.streams, includeUsage: body.includesUsage)
         }
         // A response schema goes through the structured generator: the schema as an
         // instruction too, the answer validated, repaired or failed over before it is sent.
@@ -70,6 +68,7 @@ struct ChatCompletionsEndpoint: Sendable {
             }
         }
         let answerWith = model
+        let reply = Reply(requested: body.model ?? "auto")
         let head = try await StreamHead.start(deadline: environment.deadline, timeout: environment.timeout) { answerWith.complete(chat) }
         if case .provider(let identity) = head.first { answering = identity }
         if let answering { environment.metrics.recordAnswer(.languageModel, provider: answering, chain: chain) }
@@ -94,6 +93,13 @@ struct ChatCompletionsEndpoint: Sendable {
         var created: Int
         /// The model the client asked for, echoed when no provider is known.
         var requested: String
+
+        /// A new reply's: a fresh id, made now.
+        init(requested: String) {
+            id = "chatcmpl-\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())"
+            created = ServerEnvironment.now
+            self.requested = requested
+        }
 
         func model(_ provider: ProviderIdentity?) -> String {
             provider.map { $0.model ?? $0.name } ?? requested

@@ -160,8 +160,10 @@ struct LanguageModelChainTests {
         let chain = chain([cloud, local], health: health)
         var changes = health.changes.makeAsyncIterator()
 
+        #expect(health.isHealthy("cloud"))
         _ = try await chain.completeText(request)
         #expect(await health.status(of: "cloud") == .degraded)
+        #expect(!health.isHealthy("cloud") && health.isHealthy("local"))
         _ = try await chain.completeText(request)
         #expect(await health.status(of: "cloud") == .down)
         _ = try await chain.completeText(request)
@@ -173,6 +175,7 @@ struct LanguageModelChainTests {
         _ = try await chain.completeText(request)
         #expect(await cloud.requests.count == 3)
         #expect(await health.status(of: "cloud") == .healthy)
+        #expect(health.isHealthy("cloud"))
 
         var seen: [ProviderHealth<ManualClock>.Status] = []
         for _ in 0..<4 { if let change = await changes.next() { seen.append(change.to) } }

@@ -20,7 +20,8 @@ struct Failover<C: Clock>: Sendable where C.Duration == Duration {
     /// Whether `provider` may be tried now; if not, records why and warns once.
     func admits(_ provider: any Provider, next: (any Provider)?, attempts: inout [ChainExhaustedError.Attempt]) async -> Bool {
         let name = provider.identity.description
-        guard await health.allowsRequest(to: name) else {
+        let allowed = health.isHealthy(name) ? true : await health.allowsRequest(to: name)
+        guard allowed else {
             attempts.append(.init(provider: name, reason: "resting after recent failures"))
             await warnings.once(name, "[\(capability)] \(name) is resting after recent failures, \(fallingBack(to: next))")
             return false
@@ -62,7 +63,9 @@ struct Failover<C: Clock>: Sendable where C.Duration == Duration {
 
     /// Records a successful attempt.
     func succeeded(_ provider: any Provider) async {
-        await health.recordSuccess(provider.identity.description)
+        let name = provider.identity.description
+        // Nothing to record for a provider already healthy.
+        if !health.isHealthy(name) { await health.recordSuccess(name) }
     }
 
     /// Runs `operation` on each admitted provider in turn until one succeeds.

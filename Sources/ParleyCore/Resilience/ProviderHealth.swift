@@ -1,4 +1,5 @@
 import Logging
+import Synchronization
 
 /// The health of every provider of a chain, fed by real outcomes and by probes, with a
 /// circuit breaker per provider. Changes are published on ``changes``.
@@ -28,6 +29,8 @@ public actor ProviderHealth<C: Clock> where C.Duration == Duration {
     private let configuration: CircuitBreaker<C.Instant>.Configuration
     private var breakers: [String: CircuitBreaker<C.Instant>] = [:]
     private var lastStatus: [String: Status] = [:]
+    /// The providers whose last status was not healthy, readable without a hop onto the actor.
+    private nonisolated let troubled = Mutex<Set<String>>([])
     private let changeSink: AsyncStream<Change>.Continuation
     /// Every status change, in order.
     public nonisolated let changes: AsyncStream<Change>
@@ -46,6 +49,14 @@ public actor ProviderHealth<C: Clock> where C.Duration == Duration {
         let status = Self.status(of: breakers[provider, default: CircuitBreaker(configuration: configuration)], at: clock.now)
         note(provider, status, reason: "cool-down over")
         return status
+    }
+
+    /// Whether the provider is healthy, as last noted (without waiting for the actor): a
+    /// request to a healthy provider needs neither ``allowsRequest(to:)`` nor
+    /// ``recordSuccess(_:)``, which would change nothing. A hot path (a proxy's every request)
+    /// asks this first.
+    public nonisolated func isHealthy(_ provider: String) -> Bool {
+        troubled.withLock { !$0.contains(provider) }
     }
 
     /// Whether a request may go to the provider now.
@@ -89,6 +100,11 @@ public actor ProviderHealth<C: Clock> where C.Duration == Duration {
     private func note(_ provider: String, _ status: Status, reason: String) {
         let previous = lastStatus[provider] ?? .healthy
         lastStatus[provider] = status
+        if status == .healthy {
+            if previous != .healthy { troubled.withLock { _ = $0.remove(provider) } }
+        } else {
+            troubled.withLock { _ = $0.insert(provider) }
+        }
         if previous != status {
             changeSink.yield(Change(provider: provider, from: previous, to: status, reason: reason))
         }
