@@ -189,15 +189,20 @@ private final class ExchangeHandler: ChannelDuplexHandler {
             timer?.cancel()
             timer = nil
             current = nil
-            let keepAlive = head?.isKeepAlive ?? false
+            // Back in the pool before the answer is handed over, so that the next request
+            // (which the answer may start at once) finds it.
+            if head?.isKeepAlive == true { release(context.channel) } else { context.close(promise: nil) }
             switch exchange.delivery {
             case .whole(let promise, _):
-                if let head { promise.succeed((head, collected)) }
+                if let head {
+                    promise.succeed((head, collected))
+                } else {
+                    promise.fail(PlainHTTPClient.Failure.closed(answered: false))
+                }
                 collected = ByteBuffer()
             case .streamed(_, let continuation):
                 continuation.finish()
             }
-            if keepAlive { release(context.channel) } else { context.close(promise: nil) }
         }
     }
 
