@@ -54,6 +54,10 @@ func realtimeSession(port: Int, chunks: [String]) async throws -> RealtimeSessio
             }
             return seen
         }
+        // REALTIME_PARTIALS_MS: ask for partial transcripts (a Parley extension) every so often.
+        if let interval = ProcessInfo.processInfo.environment["REALTIME_PARTIALS_MS"].flatMap(Int.init) {
+            try await outbound.write(.text(#"{"type":"session.update","session":{"parley":{"partial_transcript_interval_ms":\#(interval)}}}"#))
+        }
         var tick = ContinuousClock.now
         for chunk in chunks {
             try await outbound.write(.text(#"{"type":"input_audio_buffer.append","audio":"\#(chunk)"}"#))

@@ -289,11 +289,17 @@ func openAICompatibleAvailability(baseURL: String, apiKey: String?, name: String
     }
     let server = "\(baseURL) \(apiKey ?? "")"
     if let until = ProbedServers.ready.withLock({ $0[server] }), ContinuousClock.now < until { return .ready }
+    let availability = await probeOpenAICompatible(baseURL: baseURL, apiKey: apiKey, name: name, timeouts: timeouts)
+    if availability.isReady { ProbedServers.ready.withLock { $0[server] = ContinuousClock.now + ProbedServers.trusted } }
+    return availability
+}
+
+/// `GET /models` on a self-hosted server: any HTTP answer but an authentication failure is up.
+private func probeOpenAICompatible(baseURL: String, apiKey: String?, name: String, timeouts: HTTPTimeouts) async -> Availability {
     let probe = HTTPCall(provider: name, timeouts: timeouts)
     do {
         let headers = apiKey.map { [("authorization", "Bearer \($0)")] } ?? []
         _ = try await probe.data(try probe.request(join(baseURL, "/models"), method: .GET, headers: headers), limit: 1 << 20)
-        ProbedServers.ready.withLock { $0[server] = ContinuousClock.now + ProbedServers.trusted }
         return .ready
     } catch let error as HTTPProviderError {
         switch error.kind {

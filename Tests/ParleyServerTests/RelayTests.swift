@@ -91,6 +91,21 @@ struct RelayTests {
         #expect(await upstream.requests.filter { $0.path.hasSuffix("/chat/completions") }.count == 1, "the failed provider is not asked twice")
     }
 
+    @Test("the chain probes a self-hosted server once for several requests, even one that answers its probe with 404")
+    func probedOnce() async throws {
+        let upstream = try await ScriptedServer.start { request in
+            request.path.hasSuffix("/chat/completions") ? .json(200, Self.whole) : .json(404, #"{"error":{"message":"no such route"}}"#)
+        }
+        defer { upstream.stop() }
+        let server = try await TestServer.start(settings: ["OPENAI_BASE_URL": upstream.baseURL + "/v1"], catalog: Self.catalog())
+        defer { server.stop() }
+        for _ in 1...3 {
+            let reply = try await server.post("/v1/chat/completions", json: ["model": "auto", "messages": [["role": "user", "content": "Hi"]]])
+            #expect(reply.status == 200 && reply.text == Self.whole)
+        }
+        #expect(await upstream.requests.filter { $0.path.hasSuffix("/models") }.count == 1)
+    }
+
     @Test("a server that ignores `stream` still gives a streaming client server-sent events")
     func ignoredStream() async throws {
         let upstream = try await Self.upstream(ignoringStream: true)
