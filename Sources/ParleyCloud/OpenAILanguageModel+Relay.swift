@@ -16,7 +16,9 @@ extension OpenAILanguageModel {
     /// - Parameters:
     ///   - body: A JSON object in OpenAI's Chat Completions shape (already checked by the caller).
     ///   - streams: Whether the client asked for server-sent events.
-    public func relay(_ body: [UInt8], streams: Bool) async throws -> RelayedCompletion {
+    ///   - firstByte: A shorter wait for the answer's head than the configured one (a chain's
+    ///     first-output limit, so that a silent server is passed over as soon as the chain would).
+    public func relay(_ body: [UInt8], streams: Bool, firstByte: Duration? = nil) async throws -> RelayedCompletion {
         if configuration.requiresKey && configuration.apiKey == nil {
             throw ProviderError.unavailable(provider: configuration.name, .missingKey(variable: "OPENAI_API_KEY"))
         }
@@ -24,7 +26,12 @@ extension OpenAILanguageModel {
             throw HTTPProviderError(provider: configuration.name, kind: .badRequest(status: 400), message: "the request body is not a JSON object")
         }
         let accept = streams ? "text/event-stream" : "application/json"
-        if let plainTarget { return try await relay(ByteBuffer(bytes: rewritten), to: plainTarget, accept: accept, streams: streams) }
+        var timeouts = configuration.timeouts
+        if let firstByte { timeouts.firstByte = min(timeouts.firstByte, firstByte) }
+        let call = HTTPCall(provider: configuration.name, timeouts: timeouts)
+        if let plainTarget {
+            return try await relay(ByteBuffer(bytes: rewritten), to: plainTarget, accept: accept, streams: streams, call: call)
+        }
         var request = HTTPClientRequest(url: join(configuration.baseURL, "/chat/completions"))
         request.method = .POST
         for (name, value) in authHeaders { request.headers.add(name: name, value: value) }
@@ -36,7 +43,7 @@ extension OpenAILanguageModel {
     }
 
     /// The relay to a plain `http://` server, on ``PlainHTTPClient``.
-    private func relay(_ body: ByteBuffer, to target: PlainTarget, accept: String, streams: Bool) async throws -> RelayedCompletion {
+    private func relay(_ body: ByteBuffer, to target: PlainTarget, accept: String, streams: Bool, call: HTTPCall) async throws -> RelayedCompletion {
         var headers = HTTPHeaders()
         headers.add(name: "host", value: target.hostHeader)
         for (name, value) in authHeaders { headers.add(name: name, value: value) }
@@ -44,7 +51,7 @@ extension OpenAILanguageModel {
         headers.add(name: "accept", value: accept)
         headers.add(name: "content-length", value: String(body.readableBytes))
         let head = HTTPRequestHead(version: .http1_1, method: .POST, uri: target.path, headers: headers)
-        let timeouts = configuration.timeouts
+        let timeouts = call.timeouts
         do {
             if streams {
                 let response = try await PlainHTTPClient.shared.streamed(target.endpoint, head: head, body: body, timeouts: timeouts)

@@ -40,7 +40,7 @@ extension ChatCompletionsEndpoint {
         }
         let upstream: RelayedCompletion
         do {
-            upstream = try await first.relay(Array(raw), streams: streams)
+            upstream = try await first.relay(Array(raw), streams: streams, firstByte: ordered?.timeouts.firstOutput)
         } catch {
             let kind = failureKind(of: error)
             guard let ordered, providers.count > 1, !(error is CancellationError), kind != .invalidRequest else { throw error }

@@ -85,6 +85,24 @@ struct PlainHTTPClientTests {
         }
     }
 
+    @Test("a relay given a shorter first-byte limit (a chain's) gives up on a silent server at that limit")
+    func relayFirstByte() async throws {
+        let server = try await ScriptedServer.start { _ in
+            ScriptedReply(contentType: "application/json", headDelay: .seconds(60), steps: [.write(Data("{}".utf8))])
+        }
+        defer { server.stop() }
+        let model = OpenAILanguageModel(configuration: .init(baseURL: server.baseURL + "/v1", model: "m",
+                                                             timeouts: HTTPTimeouts(firstByte: .seconds(30))))
+        do {
+            _ = try await model.relay(Array(#"{"messages": []}"#.utf8), streams: false, firstByte: .milliseconds(300))
+            Issue.record("the relay waited for the answer")
+        } catch let error as HTTPProviderError {
+            // The limit that ended the wait is named: the chain's, not the provider's 30 s.
+            #expect(error.kind == .timeout(.firstByte) && error.message.contains("0.3 seconds"), "\(error)")
+        }
+        _ = await server.observer.wait(for: .requests)
+    }
+
     @Test("a streamed body comes in its parts; a gap longer than the idle timeout ends it with an error")
     func streamed() async throws {
         let parts = ["data: one\n\n", "data: two\n\n", "data: [DONE]\n\n"].map { Data($0.utf8) }

@@ -99,11 +99,15 @@ struct RelayTests {
         defer { upstream.stop() }
         let server = try await TestServer.start(settings: ["OPENAI_BASE_URL": upstream.baseURL + "/v1"], catalog: Self.catalog())
         defer { server.stop() }
+        let start = ContinuousClock.now
         for _ in 1...3 {
             let reply = try await server.post("/v1/chat/completions", json: ["model": "auto", "messages": [["role": "user", "content": "Hi"]]])
             #expect(reply.status == 200 && reply.text == Self.whole)
         }
-        #expect(await upstream.requests.filter { $0.path.hasSuffix("/models") }.count == 1)
+        // A probe stands 5 s: on a machine starved by the rest of the suite for longer than
+        // that, a second probe is right.
+        let probes = await upstream.requests.filter { $0.path.hasSuffix("/models") }.count
+        #expect(ContinuousClock.now - start < .seconds(5) ? probes == 1 : probes <= 3, "\(probes) probes")
     }
 
     @Test("a server that ignores `stream` still gives a streaming client server-sent events")
