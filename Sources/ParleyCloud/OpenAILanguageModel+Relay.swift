@@ -22,7 +22,7 @@ extension OpenAILanguageModel {
         if configuration.requiresKey && configuration.apiKey == nil {
             throw ProviderError.unavailable(provider: configuration.name, .missingKey(variable: "OPENAI_API_KEY"))
         }
-        guard let rewritten = JSONMembers.setting("model", to: JSONMembers.quoted(configuration.model), in: body) else {
+        guard let rewritten = JSONMembers.setting("model", to: JSONValue.string(configuration.model).text, in: body) else {
             throw HTTPProviderError(provider: configuration.name, kind: .badRequest(status: 400), message: "the request body is not a JSON object")
         }
         let accept = streams ? "text/event-stream" : "application/json"

@@ -163,7 +163,14 @@ private final class ExchangeHandler: ChannelDuplexHandler {
         arm(context, after: exchange.timeouts.firstByte, failure: .firstByteTimeout)
         context.write(wrapOutboundOut(.head(exchange.head)), promise: nil)
         if exchange.body.readableBytes > 0 { context.write(wrapOutboundOut(.body(.byteBuffer(exchange.body))), promise: nil) }
-        context.write(wrapOutboundOut(.end(nil)), promise: promise)
+        // A connection closed before the request left (a kept-alive one the server dropped)
+        // fails the exchange at once, as unanswered, so that it is sent again on a new one.
+        let written = context.eventLoop.makePromise(of: Void.self)
+        written.futureResult.assumeIsolated().whenComplete { [self] result in
+            if case .failure = result { fail(PlainHTTPClient.Failure.closed(answered: false), context: context) }
+            promise?.completeWith(result)
+        }
+        context.write(wrapOutboundOut(.end(nil)), promise: written)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

@@ -21,7 +21,7 @@ struct JSONMembersTests {
                 == #"{"model": "b", "x": [1, {"y": null}]}"#)
         #expect(text(JSONMembers.setting("model", to: #""b""#, in: Array(#" { "x": true }"#.utf8))) == #" {"model":"b", "x": true }"#)
         #expect(text(JSONMembers.setting("model", to: #""b""#, in: Array("{}".utf8))) == #"{"model":"b"}"#)
-        #expect(JSONMembers.quoted("a\"b\\c\n") == #""a\"b\\c\n""#)
+        #expect(text(JSONMembers.setting("a\"b", to: "1", in: Array("{}".utf8))) == #"{"a\"b":1}"#)
     }
 
     @Test("a duplicated key counts last, as decoders read it")

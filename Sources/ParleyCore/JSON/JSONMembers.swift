@@ -35,7 +35,7 @@ public enum JSONMembers {
         while after < bytes.count, isSpace(bytes[after]) { after += 1 }
         guard after < bytes.count else { return nil }
         let isEmpty = bytes[after] == closeBrace
-        var member = Array("\"".utf8) + Array(escaped(key).utf8) + Array("\":".utf8) + Array(json.utf8)
+        var member = Array(JSONValue.string(key).text.utf8) + [colon] + Array(json.utf8)
         if !isEmpty { member.append(comma) }
         var changed = bytes
         changed.insert(contentsOf: member, at: start + 1)
@@ -146,28 +146,6 @@ public enum JSONMembers {
             }
         }
     }
-
-    /// `text` escaped for a JSON string's inside.
-    static func escaped(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
-
-    /// `text` as a JSON string, quotes included.
-    public static func quoted(_ text: String) -> String { "\"" + escaped(text) + "\"" }
 
     private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
     private static let quote = UInt8(ascii: "\"")
