@@ -15,7 +15,7 @@ struct HTTPCall: Sendable {
     func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
         let response: HTTPClientResponse
         do {
-            response = try await HTTPClients.client(for: timeouts).execute(request, timeout: timeouts.firstByte.timeAmount)
+            response = try await head(of: request)
         } catch {
             throw map(error)
         }
@@ -25,6 +25,27 @@ struct HTTPCall: Sendable {
                                          retryAfter: response.headers.first(name: "retry-after"), provider: provider)
         }
         return response
+    }
+
+    /// Sends `request` and waits for the response head, at most ``HTTPTimeouts/firstByte``
+    /// (confirmed by ``HTTPTimeouts/grace(after:)``). The client's own deadline, at twice the
+    /// limit, is only a backstop: it has no grace.
+    private func head(of request: HTTPClientRequest) async throws -> HTTPClientResponse {
+        let client = HTTPClients.client(for: timeouts)
+        let limit = timeouts.firstByte
+        return try await withThrowingTaskGroup(of: HTTPClientResponse?.self) { group in
+            group.addTask { try await client.execute(request, timeout: (limit * 2).timeAmount) }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                try await Task.sleep(for: HTTPTimeouts.grace(after: limit))
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let response = first else {
+                throw HTTPProviderError(provider: provider, kind: .timeout(.firstByte), message: "no response head within \(limit)")
+            }
+            return response
+        }
     }
 
     /// Sends `request` and returns its whole body.
@@ -57,22 +78,24 @@ struct HTTPCall: Sendable {
                 // stream cancels this task, and with it the read below.
                 group.addTask {
                     var deadline = lastChunk.get() + idle
+                    var confirming = false
                     while !Task.isCancelled {
                         do { try await Task.sleep(until: deadline, clock: .continuous) } catch { return }
                         let woke = ContinuousClock.now
-                        // Woken late, the process was starved of CPU: the reader may have been
-                        // too, with data waiting. Give it a moment before judging the gap.
-                        if woke - deadline > idle / 4 {
-                            deadline = woke + idle / 4
-                            continue
-                        }
                         let last = lastChunk.get()
-                        if woke - last >= idle {
+                        if woke - last < idle {
+                            confirming = false
+                            deadline = last + idle
+                        } else if confirming {
                             continuation.finish(throwing: HTTPProviderError(
                                 provider: call.provider, kind: .timeout(.idle), message: "no data for \(idle)"))
                             return
+                        } else {
+                            // The gap is long enough; it is confirmed after a grace that starts
+                            // now, in case the process was suspended with data waiting.
+                            confirming = true
+                            deadline = woke + HTTPTimeouts.grace(after: idle)
                         }
-                        deadline = last + idle
                     }
                 }
                 do {

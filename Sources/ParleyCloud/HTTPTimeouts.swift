@@ -21,6 +21,16 @@ public struct HTTPTimeouts: Sendable, Hashable {
         self.firstByte = firstByte
         self.idle = idle
     }
+
+    /// How long a first-byte or idle limit that ran out is confirmed before the request fails:
+    /// a quarter of the limit, at most 5 s, waited after the limit was noticed. A process that
+    /// was suspended (an app sent to the background, a laptop lid closed) or starved of CPU
+    /// wakes with every timer due at once, and the answer it waited for may be sitting unread
+    /// in the socket; the grace lets it be read. A server that stays silent fails at most a
+    /// quarter later than its limit.
+    public static func grace(after limit: Duration) -> Duration {
+        min(limit / 4, .seconds(5))
+    }
 }
 
 extension Duration {
@@ -45,9 +55,10 @@ public enum HTTPClients {
             var configuration = HTTPClient.Configuration()
             // The idle gap between body chunks is enforced per stream (HTTPCall.chunks), and the
             // wait for the head per request: a client-wide read timeout would cap both at once.
-            // It stays as a backstop for reads neither covers, at the larger of the two.
+            // It stays as a backstop for reads neither covers, at twice the larger of the two
+            // (it has no grace: see `HTTPTimeouts.grace(after:)`).
             configuration.timeout = .init(connect: timeouts.connect.timeAmount,
-                                          read: max(timeouts.idle, timeouts.firstByte).timeAmount)
+                                          read: (max(timeouts.idle, timeouts.firstByte) * 2).timeAmount)
             configuration.decompression = .disabled
             // A refused connection fails at once: the fallback chain (and its retry policy)
             // decides what to do next, instead of the pool retrying until the deadline.

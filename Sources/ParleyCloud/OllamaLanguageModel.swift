@@ -15,6 +15,9 @@ public struct OllamaLanguageModel: LanguageModelProvider {
         public var supportsImages: Bool
         /// The context window (`num_ctx`) in tokens, when known.
         public var contextTokens: Int?
+        /// How long ``OllamaLanguageModel/availability()`` and ``OllamaLanguageModel/listModels()``
+        /// wait for `/api/tags` (short, so a dead server is passed over quickly).
+        public var probeTimeouts: HTTPTimeouts = .probe
 
         public static let defaultHost = "http://127.0.0.1:11434"
 
@@ -53,7 +56,7 @@ public struct OllamaLanguageModel: LanguageModelProvider {
 
     /// The models installed on the server.
     public func listModels() async throws -> [String] {
-        let call = HTTPCall(provider: "ollama", timeouts: .probe)
+        let call = HTTPCall(provider: "ollama", timeouts: configuration.probeTimeouts)
         struct Tags: Decodable {
             struct Model: Decodable { var name: String }
             var models: [Model]

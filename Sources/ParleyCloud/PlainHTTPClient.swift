@@ -150,6 +150,9 @@ private final class ExchangeHandler: ChannelDuplexHandler {
     private var head: HTTPResponseHead?
     private var collected = ByteBuffer()
     private var timer: Scheduled<Void>?
+    /// What the timer waits for, since when, and whether the limit has run out once already
+    /// (it is then confirmed by a grace; see `HTTPTimeouts.grace(after:)`).
+    private var waiting: (limit: Duration, failure: PlainHTTPClient.Failure, since: NIODeadline, confirming: Bool)?
 
     init(release: @escaping @Sendable (any Channel) -> Void) {
         self.release = release
@@ -181,7 +184,9 @@ private final class ExchangeHandler: ChannelDuplexHandler {
             arm(context, after: exchange.timeouts.idle, failure: .idleTimeout)
             if case .streamed(let promise, _) = exchange.delivery { promise.succeed(responseHead) }
         case .body(var part):
-            arm(context, after: exchange.timeouts.idle, failure: .idleTimeout)
+            // The idle timer stays scheduled; it looks at when the last part came when it fires.
+            waiting?.since = .now()
+            waiting?.confirming = false
             switch exchange.delivery {
             case .whole(_, let limit):
                 guard collected.readableBytes + part.readableBytes <= limit else {
@@ -193,8 +198,7 @@ private final class ExchangeHandler: ChannelDuplexHandler {
                 continuation.yield(part)
             }
         case .end:
-            timer?.cancel()
-            timer = nil
+            disarm()
             current = nil
             // Back in the pool before the answer is handed over, so that the next request
             // (which the answer may start at once) finds it.
@@ -223,17 +227,44 @@ private final class ExchangeHandler: ChannelDuplexHandler {
         context.close(promise: nil)
     }
 
+    /// Starts waiting for `failure`'s event (the head, or the next part) for at most `limit`.
     private func arm(_ context: ChannelHandlerContext, after limit: Duration, failure: PlainHTTPClient.Failure) {
         timer?.cancel()
-        timer = context.eventLoop.assumeIsolated().scheduleTask(in: limit.timeAmount) { [self] in
-            fail(failure, context: context)
+        waiting = (limit, failure, .now(), false)
+        schedule(context, at: .now() + limit.timeAmount)
+    }
+
+    private func schedule(_ context: ChannelHandlerContext, at deadline: NIODeadline) {
+        timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
+            check(context)
         }
+    }
+
+    /// The timer fired: waits on if something came meanwhile, confirms a limit that ran out
+    /// once by a grace starting now, and fails the exchange when the grace ran out too.
+    private func check(_ context: ChannelHandlerContext) {
+        guard var state = waiting else { return }
+        let now = NIODeadline.now()
+        if now - state.since < state.limit.timeAmount {
+            schedule(context, at: state.since + state.limit.timeAmount)
+        } else if state.confirming {
+            fail(state.failure, context: context)
+        } else {
+            state.confirming = true
+            waiting = state
+            schedule(context, at: now + HTTPTimeouts.grace(after: state.limit).timeAmount)
+        }
+    }
+
+    private func disarm() {
+        timer?.cancel()
+        timer = nil
+        waiting = nil
     }
 
     /// Fails the exchange in progress and closes the connection.
     private func fail(_ error: any Error, context: ChannelHandlerContext) {
-        timer?.cancel()
-        timer = nil
+        disarm()
         guard let exchange = current else { return }
         current = nil
         switch exchange.delivery {

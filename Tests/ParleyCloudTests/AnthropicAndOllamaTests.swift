@@ -127,7 +127,10 @@ struct OllamaLanguageModelTests {
     static let tags = #"{"models":[{"name":"llama3.2:latest","model":"llama3.2:latest","size":2019393189}]}"#
 
     func model(_ server: WireServer, name: String = "llama3.2") -> OllamaLanguageModel {
-        OllamaLanguageModel(configuration: .init(host: server.baseURL, model: name, supportsImages: true))
+        var configuration = OllamaLanguageModel.Configuration(host: server.baseURL, model: name, supportsImages: true)
+        // The server is up: a starved test machine must not make its probe look unanswered.
+        configuration.probeTimeouts = HTTPTimeouts(connect: .seconds(10), firstByte: .seconds(30), idle: .seconds(30))
+        return OllamaLanguageModel(configuration: configuration)
     }
 
     @Test("streams NDJSON split at awkward boundaries; sends the documented request")

@@ -47,4 +47,4 @@ let pictureRequest = ChatRequest(
 let plainRequest = ChatRequest(messages: [.system("Be brief."), .user("Capital of France?")], sampling: SamplingOptions(temperature: 0, maxTokens: 32))
 
 /// Short timeouts for tests of stalls (real time, but nothing asserts on speed).
-let testTimeouts = HTTPTimeouts(connect: .seconds(2), firstByte: .seconds(2), idle: .milliseconds(300))
+let testTimeouts = HTTPTimeouts(connect: .seconds(10), firstByte: .seconds(30), idle: .milliseconds(300))

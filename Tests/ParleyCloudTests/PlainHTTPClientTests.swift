@@ -11,7 +11,9 @@ import Testing
 /// the test controls byte for byte, and the scripted HTTP server for streamed bodies.
 @Suite("PlainHTTPClient: kept-alive connections, closes and timeouts")
 struct PlainHTTPClientTests {
-    static let quick = HTTPTimeouts(connect: .seconds(2), firstByte: .seconds(2), idle: .seconds(2))
+    /// For answers that come: long limits, so that a starved or suspended machine does not
+    /// trip them. Tests of a timeout set a short limit against a far longer silence.
+    static let patient = HTTPTimeouts(connect: .seconds(10), firstByte: .seconds(30), idle: .seconds(30))
 
     static func head(_ path: String = "/v1/chat/completions", port: Int, length: Int) -> HTTPRequestHead {
         HTTPRequestHead(version: .http1_1, method: .POST, uri: path,
@@ -19,7 +21,7 @@ struct PlainHTTPClientTests {
     }
 
     static func send(_ client: PlainHTTPClient, to server: RawServer, _ text: String = #"{"n": 1}"#,
-                     timeouts: HTTPTimeouts = quick, limit: Int = 1 << 20) async throws -> (status: Int, body: String) {
+                     timeouts: HTTPTimeouts = patient, limit: Int = 1 << 20) async throws -> (status: Int, body: String) {
         let body = ByteBuffer(string: text)
         let response = try await client.whole(.init(host: "127.0.0.1", port: server.port), head: head(port: server.port, length: body.readableBytes),
                                               body: body, timeouts: timeouts, limit: limit)
@@ -61,7 +63,7 @@ struct PlainHTTPClientTests {
         let server = try await RawServer.start { _, _ in .init(bytes: "") }
         defer { server.stop() }
         let client = PlainHTTPClient(group: MultiThreadedEventLoopGroup.singleton)
-        let timeouts = HTTPTimeouts(connect: .seconds(2), firstByte: .milliseconds(200), idle: .seconds(2))
+        let timeouts = HTTPTimeouts(connect: .seconds(10), firstByte: .milliseconds(200), idle: .seconds(30))
         await #expect(throws: PlainHTTPClient.Failure.firstByteTimeout) { try await Self.send(client, to: server, timeouts: timeouts) }
     }
 
@@ -81,7 +83,7 @@ struct PlainHTTPClientTests {
         let port = RefusingPort.find()
         await #expect(throws: (any Error).self) {
             _ = try await client.whole(.init(host: "127.0.0.1", port: port), head: Self.head(port: port, length: 0), body: ByteBuffer(),
-                                       timeouts: Self.quick, limit: 1000)
+                                       timeouts: Self.patient, limit: 1000)
         }
     }
 
@@ -108,18 +110,18 @@ struct PlainHTTPClientTests {
         let parts = ["data: one\n\n", "data: two\n\n", "data: [DONE]\n\n"].map { Data($0.utf8) }
         let server = try await ScriptedServer.start { request in
             request.path == "/slow"
-                ? ScriptedReply(contentType: "text/event-stream", steps: [.write(parts[0]), .pause(.milliseconds(600)), .write(parts[1])])
+                ? ScriptedReply(contentType: "text/event-stream", steps: [.write(parts[0]), .pause(.seconds(10)), .write(parts[1])])
                 : .chunks(parts, contentType: "text/event-stream")
         }
         defer { server.stop() }
         let client = PlainHTTPClient(group: MultiThreadedEventLoopGroup.singleton)
         let endpoint = PlainHTTPClient.Endpoint(host: "127.0.0.1", port: server.port)
-        let response = try await client.streamed(endpoint, head: Self.head(port: server.port, length: 0), body: ByteBuffer(), timeouts: Self.quick)
+        let response = try await client.streamed(endpoint, head: Self.head(port: server.port, length: 0), body: ByteBuffer(), timeouts: Self.patient)
         var text = ""
         for try await part in response.body { text += String(buffer: part) }
         #expect(response.head.status == .ok && text == "data: one\n\ndata: two\n\ndata: [DONE]\n\n")
 
-        let short = HTTPTimeouts(connect: .seconds(2), firstByte: .seconds(2), idle: .milliseconds(200))
+        let short = HTTPTimeouts(connect: .seconds(10), firstByte: .seconds(30), idle: .milliseconds(200))
         let slow = try await client.streamed(endpoint, head: Self.head("/slow", port: server.port, length: 0), body: ByteBuffer(), timeouts: short)
         var received = ""
         await #expect(throws: PlainHTTPClient.Failure.idleTimeout) {

@@ -53,10 +53,10 @@ struct StreamTimeoutTests {
         let pieces = bytes.split(at: Array(stride(from: bytes.count / 6, to: bytes.count, by: bytes.count / 6)))
         let server = try await ScriptedServer.start { _ in
             // Each gap is well under the idle timeout; together they are well past the first-byte one.
-            .chunks(pieces, contentType: format.contentType, gap: .milliseconds(600))
+            .chunks(pieces, contentType: format.contentType, gap: .milliseconds(1500))
         }
         defer { server.stop() }
-        let timeouts = HTTPTimeouts(connect: .seconds(5), firstByte: .seconds(2), idle: .seconds(10))
+        let timeouts = HTTPTimeouts(connect: .seconds(10), firstByte: .seconds(5), idle: .seconds(30))
         let transcript = await ChatTranscript.collect(format.provider(server.baseURL, timeouts: timeouts), plainRequest)
         #expect(transcript.error == nil)
         #expect(transcript.text == "Slow but steady")
