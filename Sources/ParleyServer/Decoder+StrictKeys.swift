@@ -12,8 +12,8 @@ extension Decoder {
     /// request argument supplied"), so a misspelt field is an error and not silently ignored.
     func rejectUnknownKeys<Keys: CodingKey>(_ keys: Keys.Type) throws {
         let container = try self.container(keyedBy: AnyKey.self)
-        let path = codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
         for key in container.allKeys where Keys(stringValue: key.stringValue) == nil {
+            let path = codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
             let name = String((path + "." + key.stringValue).drop { $0 == "." })
             throw OpenAIError.invalidRequest("Unrecognized request argument supplied: \(name).", param: name, code: "unknown_parameter")
         }

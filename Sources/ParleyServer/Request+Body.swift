@@ -18,6 +18,9 @@ extension Request {
         return collected
     }
 
+    /// One decoder for every request body (it keeps no state between calls).
+    private static let decoder = JSONDecoder()
+
     /// The body decoded as JSON, with OpenAI's messages for a body that is not JSON, lacks a
     /// required field or has one of the wrong type.
     func decodeJSON<T: Decodable>(_ type: T.Type, limit: Int) async throws -> T {
@@ -33,7 +36,7 @@ extension Request {
         }
         do {
             let data = Data(buffer.readableBytesView)
-            return (try JSONDecoder().decode(T.self, from: data), data)
+            return (try Self.decoder.decode(T.self, from: data), data)
         } catch let error as OpenAIError {
             throw error
         } catch let error as DecodingError {
