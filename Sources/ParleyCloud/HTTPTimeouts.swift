@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import ParleyCore
 import Synchronization
 
 /// How long an HTTP provider waits.
@@ -22,14 +23,10 @@ public struct HTTPTimeouts: Sendable, Hashable {
         self.idle = idle
     }
 
-    /// How long a first-byte or idle limit that ran out is confirmed before the request fails:
-    /// a quarter of the limit, at most 5 s, waited after the limit was noticed. A process that
-    /// was suspended (an app sent to the background, a laptop lid closed) or starved of CPU
-    /// wakes with every timer due at once, and the answer it waited for may be sitting unread
-    /// in the socket; the grace lets it be read. A server that stays silent fails at most a
-    /// quarter later than its limit.
+    /// How long a first-byte or idle limit that ran out is confirmed before the request fails
+    /// (see ``TimeoutGrace``).
     public static func grace(after limit: Duration) -> Duration {
-        min(limit / 4, .seconds(5))
+        TimeoutGrace.after(limit)
     }
 }
 

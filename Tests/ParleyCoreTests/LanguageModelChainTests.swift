@@ -96,6 +96,9 @@ struct LanguageModelChainTests {
         await eventually { await listener.heard == "Paris" }
         await clock.waitForSleepers(1)
         clock.advance(by: .seconds(2))
+        // The limit ran out; it is confirmed after a quarter of it more.
+        await clock.waitForSleepers(1)
+        clock.advance(by: .milliseconds(500))
         await task.value
         #expect(await listener.heard == "Paris is the capital.")
         #expect(await listener.finish == .stop)
@@ -113,6 +116,10 @@ struct LanguageModelChainTests {
         clock.advance(by: .seconds(4))
         #expect(await listener.heard == "")  // not yet: the limit is 5 s
         clock.advance(by: .seconds(1))
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(1))
+        #expect(await listener.heard == "")  // not yet either: the limit is confirmed after 1.25 s more
+        clock.advance(by: .milliseconds(250))
         await task.value
         #expect(await listener.heard == "Paris.")
         await eventually { await cloud.cancellations == 1 }

@@ -172,6 +172,9 @@ public struct LanguageModelChain<C: Clock>: LanguageModelProvider where C.Durati
         Task {
             do {
                 try await clock.sleep(for: limit)
+                // Confirmed after a grace that starts once the limit is noticed: output that
+                // came while the process was suspended is read first (see TimeoutGrace).
+                try await clock.sleep(for: TimeoutGrace.after(limit))
                 sink.yield(.timedOut(ProviderTimeoutError(phase: phase, limit: limit)))
             } catch {}
         }
