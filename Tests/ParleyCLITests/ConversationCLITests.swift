@@ -132,8 +132,13 @@ struct ConversationCLITests {
         process.executableURL = CLI.executable
         process.arguments = ["talk", "--input", input.path, "--realtime", "--output", "/dev/null", "--database", database.path]
         process.environment = ["PARLEY_LLM_MODEL": "smollm2-135m"].merging(ProcessInfo.processInfo.environment) { $1 }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        // What the conversation printed goes to files, to say why if it ends too early.
+        let printed = database.deletingLastPathComponent().appendingPathComponent("talk.out")
+        let complaints = database.deletingLastPathComponent().appendingPathComponent("talk.err")
+        FileManager.default.createFile(atPath: printed.path, contents: nil)
+        FileManager.default.createFile(atPath: complaints.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: printed)
+        process.standardError = try FileHandle(forWritingTo: complaints)
         process.standardInput = FileHandle.nullDevice
         try process.run()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
@@ -141,7 +146,7 @@ struct ConversationCLITests {
         // Wait (bounded) until two messages have been written (the first question and its
         // answer, or, if the answer was slow, the answer cut short by the second question).
         var before: [StoredMessage] = []
-        for _ in 0..<900 where before.count < 2 {
+        for _ in 0..<900 where before.count < 2 && process.isRunning {
             try await Task.sleep(for: .milliseconds(50))
             guard FileManager.default.fileExists(atPath: database.path),
                   let store = try? ConversationStore(path: database),
@@ -149,7 +154,11 @@ struct ConversationCLITests {
                   let messages = try? store.messages(in: thread.thread.id) else { continue }
             before = messages
         }
-        #expect(process.isRunning, "the conversation ended before it could be killed mid-way")
+        #expect(process.isRunning, """
+            the conversation ended (status \(process.isRunning ? 0 : process.terminationStatus)) before it could be killed mid-way; \
+            it printed: \((try? String(contentsOf: printed, encoding: .utf8)) ?? "") \
+            and complained: \((try? String(contentsOf: complaints, encoding: .utf8)) ?? "")
+            """)
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal)
