@@ -51,11 +51,26 @@ public final class ConversationStore: Sendable {
             // lose the last commits on power loss. FULL syncs the log on every commit, so a
             // committed turn is durable. The pool keeps this one writing connection open.
             try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-            try StoreSchema.migrator.migrate(pool)
+            try Self.holdingMigrationLock(path) { try StoreSchema.migrator.migrate(pool) }
         } catch {
             throw .cannotOpen(path: path.path, reason: StoreError.reason(error))
         }
         Self.restrictToOwner(path)
+    }
+
+    /// Runs `body` (the migrations) holding an exclusive lock on `<database>.lock`, so that two
+    /// processes opening a new database at once (a server and `parley talk`, say) do not both
+    /// create its tables: GRDB reads which migrations are applied before it takes SQLite's
+    /// write lock, and the second then failed with "table thread already exists". Where the
+    /// lock file cannot be made (a read-only directory), the migrations run as before.
+    private static func holdingMigrationLock(_ path: URL, _ body: () throws -> Void) throws {
+        let descriptor = open(path.path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return try body() }
+        // Closing the file releases the lock.
+        let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        defer { try? file.close() }
+        while flock(descriptor, LOCK_EX) != 0, errno == EINTR {}
+        try body()
     }
 
     /// Makes the database and its WAL files readable and writable by their owner only (mode

@@ -47,12 +47,20 @@ public final class ManualClock: Clock, Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let resumeNow: Bool = state.withLock { state in
-                    if deadline <= state.current { return true }
+                // A task cancelled before it got here has already run `onCancel`, which found
+                // nothing to remove: it must not be left waiting (and counted in `sleepers`).
+                enum Start { case wait, now, cancelled }
+                let start: Start = state.withLock { state in
+                    if Task.isCancelled { return .cancelled }
+                    if deadline <= state.current { return .now }
                     state.waiting.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-                    return false
+                    return .wait
                 }
-                if resumeNow { continuation.resume() }
+                switch start {
+                case .wait: break
+                case .now: continuation.resume()
+                case .cancelled: continuation.resume(throwing: CancellationError())
+                }
             }
         } onCancel: {
             let cancelled: Sleeper? = state.withLock { state in
