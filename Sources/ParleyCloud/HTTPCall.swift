@@ -28,7 +28,7 @@ struct HTTPCall: Sendable {
     }
 
     /// Sends `request` and waits for the response head, at most ``HTTPTimeouts/firstByte``
-    /// (confirmed by ``HTTPTimeouts/grace(after:)``). The client's own deadline, at twice the
+    /// (confirmed by ``TimeoutGrace``). The client's own deadline, at twice the
     /// limit, is only a backstop: it has no grace.
     private func head(of request: HTTPClientRequest) async throws -> HTTPClientResponse {
         let client = HTTPClients.client(for: timeouts)
@@ -37,7 +37,7 @@ struct HTTPCall: Sendable {
             group.addTask { try await client.execute(request, timeout: (limit * 2).timeAmount) }
             group.addTask {
                 try await Task.sleep(for: limit)
-                try await Task.sleep(for: HTTPTimeouts.grace(after: limit))
+                try await Task.sleep(for: TimeoutGrace.after( limit))
                 return nil
             }
             defer { group.cancelAll() }
@@ -94,7 +94,7 @@ struct HTTPCall: Sendable {
                             // The gap is long enough; it is confirmed after a grace that starts
                             // now, in case the process was suspended with data waiting.
                             confirming = true
-                            deadline = woke + HTTPTimeouts.grace(after: idle)
+                            deadline = woke + TimeoutGrace.after( idle)
                         }
                     }
                 }

@@ -1,7 +1,6 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
-import ParleyCore
 import Synchronization
 
 /// How long an HTTP provider waits.
@@ -21,12 +20,6 @@ public struct HTTPTimeouts: Sendable, Hashable {
         self.connect = connect
         self.firstByte = firstByte
         self.idle = idle
-    }
-
-    /// How long a first-byte or idle limit that ran out is confirmed before the request fails
-    /// (see ``TimeoutGrace``).
-    public static func grace(after limit: Duration) -> Duration {
-        TimeoutGrace.after(limit)
     }
 }
 
@@ -53,7 +46,7 @@ public enum HTTPClients {
             // The idle gap between body chunks is enforced per stream (HTTPCall.chunks), and the
             // wait for the head per request: a client-wide read timeout would cap both at once.
             // It stays as a backstop for reads neither covers, at twice the larger of the two
-            // (it has no grace: see `HTTPTimeouts.grace(after:)`).
+            // (it has no grace: see `TimeoutGrace`).
             configuration.timeout = .init(connect: timeouts.connect.timeAmount,
                                           read: (max(timeouts.idle, timeouts.firstByte) * 2).timeAmount)
             configuration.decompression = .disabled

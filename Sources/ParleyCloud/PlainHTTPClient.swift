@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import ParleyCore
 import Synchronization
 
 /// A small HTTP/1.1 client for `http://` servers, with kept-alive connections: how the relay
@@ -151,7 +152,7 @@ private final class ExchangeHandler: ChannelDuplexHandler {
     private var collected = ByteBuffer()
     private var timer: Scheduled<Void>?
     /// What the timer waits for, since when, and whether the limit has run out once already
-    /// (it is then confirmed by a grace; see `HTTPTimeouts.grace(after:)`).
+    /// (it is then confirmed by a grace; see `TimeoutGrace`).
     private var waiting: (limit: Duration, failure: PlainHTTPClient.Failure, since: NIODeadline, confirming: Bool)?
 
     init(release: @escaping @Sendable (any Channel) -> Void) {
@@ -252,7 +253,7 @@ private final class ExchangeHandler: ChannelDuplexHandler {
         } else {
             state.confirming = true
             waiting = state
-            schedule(context, at: now + HTTPTimeouts.grace(after: state.limit).timeAmount)
+            schedule(context, at: now + TimeoutGrace.after( state.limit).timeAmount)
         }
     }
 

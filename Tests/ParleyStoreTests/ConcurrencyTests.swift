@@ -1,5 +1,6 @@
 import Foundation
 import ParleyStore
+import Synchronization
 import Testing
 
 @Suite("Concurrency (SQLite and PostgreSQL)")
@@ -49,5 +50,25 @@ struct ConcurrencyTests {
             try await other.updateThread(thread.id, owner: .local) { $0.title = "renamed there" }
             #expect(try await tested.store.thread(thread.id, owner: .local)?.title == "renamed there")
         }
+    }
+
+    @Test("a new SQLite database opened by several connections at once gets its tables once, and every open succeeds")
+    func simultaneousFirstOpens() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-first-open-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let failures = Mutex<[String]>([])
+        for round in 0..<6 {
+            let path = directory.appendingPathComponent("round-\(round).sqlite")
+            // Like two processes starting together (separate pools, separate connections).
+            DispatchQueue.concurrentPerform(iterations: 4) { _ in
+                do {
+                    _ = try ConversationStore(path: path)
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
     }
 }
