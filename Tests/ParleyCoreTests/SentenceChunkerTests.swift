@@ -71,6 +71,26 @@ struct FirstClauseTests {
                 ["The sky looks bright blue and wholly clear whichever way you look."])
     }
 
+    @Test("the first chunk ends before the verb of a statement once its subject has enough words, as soon as the verb is written")
+    func predicate() {
+        var chunker = SentenceChunker(firstClauseWords: 5, firstPredicateWords: 3)
+        #expect(chunker.append("The capital of France") == [])
+        #expect(chunker.append(" i") == [])  // "i" may begin any word
+        #expect(chunker.append("s") == ["The capital of France"])
+        #expect(chunker.append(" Paris. It is big. ") == ["is Paris.", "It is big."])
+        // Token by token, as a model writes: the cut comes with the verb's token.
+        var tokens = SentenceChunker(firstClauseWords: 5, firstPredicateWords: 3)
+        #expect(tokens.append("The") + tokens.append(" largest") + tokens.append(" planet") == [])
+        #expect(tokens.append(" is") == ["The largest planet"])
+        // A subject too short, a verb inside a word, and a chunker that does not cut there.
+        var short = SentenceChunker(firstClauseWords: 5, firstPredicateWords: 3)
+        #expect(short.append("The moon is far away. ") == ["The moon is far away."])
+        var inside = SentenceChunker(firstClauseWords: 5, firstPredicateWords: 3)
+        #expect(inside.append("Some old thesis isn't new. ") == ["Some old thesis isn't new."])
+        var plain = SentenceChunker(firstClauseWords: 5)
+        #expect(plain.append("The capital of France is Paris. ") == ["The capital of France is Paris."])
+    }
+
     @Test("a short clause, a number with a comma, and a clause at the end of what is written so far do not cut")
     func noCut() {
         var chunker = SentenceChunker(firstClauseWords: 5)

@@ -31,8 +31,14 @@ public struct ReplySpeaker: Sendable {
     }
 
     /// The words a first clause needs to be spoken on its own (see
-    /// ``SentenceChunker/init(firstClauseWords:)``).
+    /// ``SentenceChunker/init(firstClauseWords:firstPredicateWords:)``).
     public static let firstClauseWords = 5
+
+    /// The words a subject needs to be spoken before its verb (see
+    /// ``SentenceChunker/init(firstClauseWords:firstPredicateWords:)``): "The capital of France |
+    /// is Paris." starts three tokens sooner; "The moon | is …" would leave the voice waiting
+    /// for the rest.
+    public static let firstPredicateWords = 3
 
     /// The model.
     public let llm: any LanguageModelProvider
@@ -78,7 +84,7 @@ public struct ReplySpeaker: Sendable {
         async let generation: (text: String, usage: Usage, firstToken: Duration?, total: Duration, provider: ProviderIdentity) = {
             var provider = llm.identity
             // A long first sentence is spoken from its first clause on.
-            var chunker = SentenceChunker(firstClauseWords: Self.firstClauseWords)
+            var chunker = SentenceChunker(firstClauseWords: Self.firstClauseWords, firstPredicateWords: Self.firstPredicateWords)
             var text = ""
             var usage = Usage()
             var firstToken: Duration?

@@ -21,12 +21,20 @@ public struct SentenceChunker: Sendable {
         "if", "so",
     ]
 
+    /// Lower-cased verbs that open the predicate of a statement ("The capital of France | is
+    /// Paris."): where a speaker takes a breath, and so where the first chunk may end once the
+    /// subject has ``firstPredicateWords`` words.
+    public static let predicateOpeners: Set<String> = ["is", "are", "was", "were"]
+
     private var pending = ""
     /// Whether a chunk has been cut yet.
     private var cutAny = false
     /// The words the first chunk needs before it may end at a clause (`,` `;` `:`); `nil`:
     /// only at sentence ends.
     public let firstClauseWords: Int?
+    /// The words the first chunk needs before it may end before a ``predicateOpeners`` verb;
+    /// `nil`: never there.
+    public let firstPredicateWords: Int?
 
     /// Creates an empty chunker.
     /// - Parameter firstClauseWords: when set, the first chunk also ends at a comma, semicolon
@@ -34,8 +42,13 @@ public struct SentenceChunker: Sendable {
     ///   (``clauseOpeners``), with at least this many words before it ("The largest planet in
     ///   our solar system," of a long first sentence), so the voice can start on it while the
     ///   model writes the rest; later chunks are whole sentences.
-    public init(firstClauseWords: Int? = nil) {
+    /// - Parameter firstPredicateWords: when set, the first chunk also ends before a verb that
+    ///   opens the predicate (``predicateOpeners``) with at least this many words before it, as
+    ///   soon as the verb is written (whatever word it turns out to begin, the cut is between
+    ///   two words): the subject is spoken while the model writes what it says of it.
+    public init(firstClauseWords: Int? = nil, firstPredicateWords: Int? = nil) {
         self.firstClauseWords = firstClauseWords
+        self.firstPredicateWords = firstPredicateWords
     }
 
     /// Adds text and returns the sentences it completed, trimmed, in order.
@@ -68,6 +81,10 @@ public struct SentenceChunker: Sendable {
             let character = text[index]
             if character == "\n" {
                 return text.index(after: index)
+            }
+            if !cutAny, character.isWhitespace, let firstPredicateWords, opensPredicate(after: index, in: text),
+               text[..<index].split(whereSeparator: \.isWhitespace).count >= firstPredicateWords {
+                return index
             }
             if !cutAny, let firstClauseWords, text[..<index].split(whereSeparator: \.isWhitespace).count >= firstClauseWords {
                 if character == "," || character == ";" || character == ":" {
@@ -102,6 +119,16 @@ public struct SentenceChunker: Sendable {
         guard end < text.endIndex, text[end].isWhitespace else { return false }
         let word = text[text.index(after: space)..<end]
         return !word.isEmpty && Self.clauseOpeners.contains(word.lowercased())
+    }
+
+    /// Whether the word after the whitespace at `space` is written up to a verb that opens a
+    /// predicate: the verb and whitespace, or the verb at the end of what is written so far.
+    private func opensPredicate(after space: String.Index, in text: String) -> Bool {
+        var end = text.index(after: space)
+        while end < text.endIndex, text[end].isLetter { end = text.index(after: end) }
+        guard end == text.endIndex || text[end].isWhitespace else { return false }
+        let word = text[text.index(after: space)..<end]
+        return !word.isEmpty && Self.predicateOpeners.contains(word.lowercased())
     }
 
     /// Whether the word ending at the period at `dot` is an abbreviation or an initial.
