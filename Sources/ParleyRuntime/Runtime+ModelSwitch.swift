@@ -53,6 +53,7 @@ extension Runtime {
         var configuration = engines.llm.configuration
         configuration.modelPath = path
         configuration.defaultSystemPrompt = choice.model?.quirks.defaultSystemPrompt
+        configuration.endOfTurnThreshold = choice.model?.quirks.endOfTurnThreshold
         let from = engines.llm.identity
         let (_, unloaded) = engines.llm.switchTo(configuration)
         return (LanguageModelSwitch(from: from, to: engines.llm.identity, path: path, catalogID: choice.model?.id), unloaded)

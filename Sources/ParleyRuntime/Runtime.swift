@@ -71,6 +71,7 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
             let choice = LanguageModelChoice.resolve(setting: settings.value("PARLEY_LLM_MODEL"), folder: paths.models)
             engines.languageModel = choice.path.path
             if engines.defaultSystemPrompt == nil { engines.defaultSystemPrompt = choice.model?.quirks.defaultSystemPrompt }
+            if engines.endOfTurnThreshold == nil { engines.endOfTurnThreshold = choice.model?.quirks.endOfTurnThreshold }
             // The fast preset stays as the small model that answers while memory is short (or
             // while the main one is missing), unless another was named.
             if small == nil, let fast = ModelCatalog.standard.languageModel(.fast), choice.model?.id != fast.id {

@@ -3,14 +3,19 @@ import Testing
 import ParleyTesting
 @testable import ParleyCore
 
-/// Scores every utterance as complete, or as `scores[text]` when given, and counts the calls.
+/// Scores every utterance as complete, or as `scores[text]` when given, and counts the calls;
+/// with `threshold`, a predictor that knows its own.
 actor FixedTurnPredictor: TurnPredictor {
     private let scores: [String: Double]
+    private let threshold: Double?
     private(set) var scored: [String] = []
 
-    init(_ scores: [String: Double] = [:]) {
+    init(_ scores: [String: Double] = [:], threshold: Double? = nil) {
         self.scores = scores
+        self.threshold = threshold
     }
+
+    func completionThreshold() async -> Double? { threshold }
 
     private func record(_ utterance: String) -> Double {
         scored.append(utterance)
@@ -172,6 +177,36 @@ struct SpeculationTests {
         // Nothing was heard before the endpoint, so the first audio is not before it.
         #expect(turn.latency.firstAudio >= 0)
         #expect(await journal.entries.map(\.text) == ["What is the capital of France?", "The capital is Paris."])
+    }
+
+    @Test("a predictor's own threshold decides: words above the policy's but below the model's neither end the turn early nor start a reply")
+    func predictorThreshold() async throws {
+        let clock = ManualClock()
+        let stt = ScriptedSpeechToText(transcripts: ["I would like to know"])
+        let llm = ScriptedLanguageModel(replies: [["Know what?"]])
+        let tts = ToneTextToSpeech()
+        let output = RecordingOutput(clock: clock, realtime: false)
+        // 0.01: whole for the policy (0.005), cut for this model (0.03).
+        let predictor = FixedTurnPredictor(["I would like to know": 0.01], threshold: 0.03)
+        let session = makeSpeculatingSession(stt: stt, llm: llm, tts: tts, output: output, journal: RecordingJournal(),
+                                             predictor: predictor, clock: clock)
+        let input = FrameFeed()
+        let run = Task { try await session.run(input.stream) }
+        // Scored within 0.3 s of silence, and still listening 0.2 s past the short silence.
+        input.feed(TestAudio.speech(1) + TestAudio.silence(0.6))
+        await eventually { await predictor.scored == ["I would like to know"] }
+        await eventually { await stt.received.count == 1 }
+        #expect(await session.state == .listening)
+        #expect(await llm.requests.isEmpty)
+        input.feed(TestAudio.silence(1))
+        input.finish()
+        let turn = try #require(try await run.value.first)
+        await session.close()
+        // Ended by the 1.2 s silence, not by the prediction.
+        #expect(turn.endOfTurn == nil)
+        #expect(turn.latency.endpointSilence >= 1.2)
+        #expect(!turn.startedEarly)
+        #expect(turn.reply == "Know what?")
     }
 
     @Test("a reply started on words the user then corrects is dropped, and the corrected words are answered")

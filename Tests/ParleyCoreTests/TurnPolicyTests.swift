@@ -21,6 +21,14 @@ struct TurnPolicyTests {
         #expect(decision.reason == "the words sound unfinished (0% complete); waiting up to 1.2 s of silence")
     }
 
+    @Test("a predictor's own threshold replaces the policy's; none keeps it")
+    func ownThreshold() {
+        #expect(policy.with(threshold: 0.05).threshold == 0.05)
+        #expect(!policy.with(threshold: 0.05).decide(silence: 0.5, completion: 0.03).endsTurn)
+        #expect(policy.decide(silence: 0.5, completion: 0.03).endsTurn)
+        #expect(policy.with(threshold: nil) == policy)
+    }
+
     @Test("a long silence ends any turn, scored or not")
     func longSilence() {
         #expect(policy.decide(silence: 1.2, completion: 0).endsTurn)

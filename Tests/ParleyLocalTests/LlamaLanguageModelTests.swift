@@ -85,6 +85,20 @@ struct LlamaLanguageModelTests {
         #expect(next.usage.cachedInputTokens < next.usage.inputTokens / 2, "reused \(next.usage.cachedInputTokens) of \(next.usage.inputTokens)")
     }
 
+    @Test("scoring the end of a turn leaves the reply to those words only the final mark and the template's close to evaluate")
+    func scoreThenReply() async throws {
+        let path = try TestEnvironment.require(TestEnvironment.paths.defaultLanguageModel).path
+        let model = LlamaLanguageModel(configuration: .init(modelPath: path, contextLength: 1024, threads: 2))
+        let conversation: [ChatMessage] = [.system("You are a helpful assistant.")]
+        let score = try await model.completion(of: "What is the capital of France?", after: conversation)
+        #expect(score > 0.005)
+        let reply = try await model.completeText(ChatRequest(messages: conversation + [.user("What is the capital of France?")], sampling: greedy))
+        // "?", then "<|im_end|>", a line break, "<|im_start|>assistant" and another (SmolLM2's template).
+        #expect(reply.usage.inputTokens - reply.usage.cachedInputTokens <= 8,
+                "reused \(reply.usage.cachedInputTokens) of \(reply.usage.inputTokens)")
+        #expect(reply.text.contains("Paris"), "reply: \(reply.text)")
+    }
+
     /// A model of its own (the shared one's memory holds other tests' prompts), loaded.
     func loadedModel(prefillLimit: Int) async throws -> LlamaLanguageModel {
         let path = try TestEnvironment.require(TestEnvironment.paths.defaultLanguageModel).path

@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleyModels
 import ParleyTestLanes
 import Testing
 @testable import ParleyLocal
@@ -30,6 +31,11 @@ struct TurnPredictionTests {
         "I was wondering if you could.",
         "Who wrote the?",
         "What's the weather like and?",
+        // Openings that read as whole sentences but announce the question still to come.
+        "Can you tell me.",
+        "I would like to know.",
+        "What is the name of?",
+        "Could you explain.",
     ]
 
     static let system = ChatMessage.system("You are a helpful voice assistant. Answer in one or two short sentences.")
@@ -45,23 +51,35 @@ struct TurnPredictionTests {
         }
     }
 
-    @Test("whole utterances score above cut ones; the policy's threshold tells them apart", arguments: models)
-    func separates(file: String) async throws {
+    /// A conversation under way, as the benchmark's was when a model scored "I would like to
+    /// know." whole (its last reply cut off by the user).
+    static let conversation: [ChatMessage] = [
+        system, .user("Hello there."), .assistant("Hello! How can I assist you today?"),
+        .user("What is the capital of France?"), .assistant("The capital of France is Paris."),
+        .user("But mainly at dot s by dot arm."),
+        .assistant("I apologize, but I'm not sure what you're asking. Could you please provide more context or"),
+    ]
+
+    @Test("whole utterances score above cut ones; the policy's threshold tells them apart", arguments: models, [false, true])
+    func separates(file: String, underWay: Bool) async throws {
         let path = try TestEnvironment.require(TestEnvironment.paths.models.appendingPathComponent(file))
         let llm = model(path)
+        let history = underWay ? Self.conversation : [Self.system]
         var whole: [Double] = [], cut: [Double] = []
-        for text in Self.complete { whole.append(try await llm.completion(of: text, after: [Self.system])) }
-        for text in Self.incomplete { cut.append(try await llm.completion(of: text, after: [Self.system])) }
-        print("end-of-turn scores, \(path.lastPathComponent): whole \(whole.map { String(format: "%.3f", $0) }), cut \(cut.map { String(format: "%.3f", $0) })")
+        for text in Self.complete { whole.append(try await llm.completion(of: text, after: history)) }
+        for text in Self.incomplete { cut.append(try await llm.completion(of: text, after: history)) }
+        print("end-of-turn scores, \(path.lastPathComponent)\(underWay ? " in a conversation" : ""): whole \(whole.map { String(format: "%.4f", $0) }), cut \(cut.map { String(format: "%.4f", $0) })")
         // The share of (whole, cut) pairs ordered right (the area under the ROC curve).
         let pairs = whole.flatMap { w in cut.map { c in w > c ? 1.0 : (w == c ? 0.5 : 0) } }
         let auc = pairs.reduce(0, +) / Double(pairs.count)
-        let policy = TurnPolicy()
+        // The model's own threshold, as the runtime gives it from the catalog.
+        let threshold = ModelCatalog.standard.models.first { $0.files.contains { $0.name == file } }?.quirks.endOfTurnThreshold
+        let policy = TurnPolicy().with(threshold: threshold)
         let right = whole.filter { policy.decide(silence: 0.5, completion: $0).endsTurn }.count
             + cut.filter { !policy.decide(silence: 0.5, completion: $0).endsTurn }.count
         print(String(format: "AUC %.2f; decisions right at 0.5 s of silence: %d of %d", auc, right, whole.count + cut.count))
         #expect(auc >= 0.95)
-        #expect(right >= 15)
+        #expect(right >= whole.count + cut.count - 2)
     }
 
     @Test("the final mark of a transcript is not read: a cut question scores as low with its '?' as without")

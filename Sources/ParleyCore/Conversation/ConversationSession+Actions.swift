@@ -198,12 +198,16 @@ extension ConversationSession {
         guard silence >= prediction.policy.scoringSilence, scoringSegmentEnd != segment.end else { return }
         scoringSegmentEnd = segment.end
         let audio = detector.audio(from: segment.start, to: segment.end)
-        let history = self.history, stt = self.stt, options = configuration.transcription
+        let stt = self.stt, options = configuration.transcription
         Task {
             guard let transcript = try? await stt.transcribe(audio.resampled(to: stt.preferredSampleRate), options: options) else { return }
             let words = transcript.text.trimmingWhitespace()
-            let completion = words.isEmpty ? nil : try? await prediction.predictor.completion(of: words, after: history)
-            await self.pauseScored(TurnScore(segment: segment, transcript: transcript, completion: completion))
+            // The conversation as the reply would give it to the model (trimmed to the
+            // context window), so that a model that answers too finds what it scored in memory.
+            let context = Array(self.replyRequest(self.history + [.user(words)]).messages.dropLast())
+            let completion = words.isEmpty ? nil : try? await prediction.predictor.completion(of: words, after: context)
+            let threshold = await prediction.predictor.completionThreshold()
+            await self.pauseScored(TurnScore(segment: segment, transcript: transcript, completion: completion, threshold: threshold))
         }
     }
 
@@ -221,7 +225,9 @@ extension ConversationSession {
             // Not over yet, but the words sound whole: the reply can start while the pause
             // goes on. (Unfinished words most likely go on: starting on them would only hold
             // up the engines.)
-            if turnScore != nil, let completion = score.completion, completion >= prediction.policy.threshold { speculate(on: score) }
+            if turnScore != nil, let completion = score.completion, completion >= prediction.policy.with(threshold: score.threshold).threshold {
+                speculate(on: score)
+            }
         } catch {
             await fail(error)
         }
@@ -229,7 +235,7 @@ extension ConversationSession {
 
     /// Ends the utterance now when the policy says its words and the silence so far end the turn.
     private func decideTurnEnd(_ score: TurnScore, silence: Double, policy: TurnPolicy) async throws {
-        let decision = policy.decide(silence: silence, completion: score.completion)
+        let decision = policy.with(threshold: score.threshold).decide(silence: silence, completion: score.completion)
         guard decision.endsTurn, let ended = detector?.endSpeech() else { return }
         logger.debug("conversation: turn ends: \(decision.reason)")
         turnScore = nil

@@ -93,6 +93,8 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
         var segment: SpeechSegment
         var transcript: Transcript
         var completion: Double?
+        /// The predictor's own threshold, when it has one (``TurnPredictor/completionThreshold()``).
+        var threshold: Double?
     }
     /// Images that go with the next spoken turn (``attach(images:)``).
     var pendingImages: [ImageAttachment] = []

@@ -13,7 +13,8 @@ public struct TurnPolicy: Sendable, Equatable {
     public var shortSilence: Double
     /// Silence (seconds) after which any utterance ends the turn.
     public var longSilence: Double
-    /// The completion probability at or above which the words count as a whole utterance. Low
+    /// The completion probability at or above which the words count as a whole utterance,
+    /// for a predictor that does not know its own (``TurnPredictor/completionThreshold()``). Low
     /// on purpose: asked whether a sentence ends after the words, the on-device models give
     /// cut-off words next to nothing (at most 0.001 on a test set of 13 questions cut where a
     /// speaker pauses) and whole ones 0.025 (SmolLM2-135M) or 0.15 (Qwen2.5-Coder-1.5B) and
@@ -47,6 +48,13 @@ public struct TurnPolicy: Sendable, Equatable {
         return TurnDecision(endsTurn: false, reason: "the words sound unfinished (\(score)); waiting up to \(Self.seconds(longSilence)) of silence")
     }
 
+    /// The policy with `threshold` in place of its own, when there is one.
+    public func with(threshold: Double?) -> TurnPolicy {
+        var policy = self
+        if let threshold { policy.threshold = threshold }
+        return policy
+    }
+
     static func seconds(_ value: Double) -> String {
         "\(Double((value * 100).rounded()) / 100) s"
     }
@@ -68,4 +76,14 @@ public struct TurnDecision: Sendable, Equatable {
 public protocol TurnPredictor: Sendable {
     /// The probability in [0, 1] that `utterance`, after `history`, is the whole of the user's turn.
     func completion(of utterance: String, after history: [ChatMessage]) async throws -> Double
+
+    /// The completion at or above which this predictor's words count as whole, when it was
+    /// measured for it (models differ: a larger one is surer of whole sentences, and of some
+    /// openings that announce more, "I would like to know."); `nil`: the policy's
+    /// ``TurnPolicy/threshold``. By default `nil`.
+    func completionThreshold() async -> Double?
+}
+
+extension TurnPredictor {
+    public func completionThreshold() async -> Double? { nil }
 }

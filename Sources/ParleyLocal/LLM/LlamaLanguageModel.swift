@@ -24,14 +24,19 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         /// already holds: a turn's new words, or a short conversation's start; not a whole
         /// other conversation (a server's other session), which the next request may undo.
         public var prefillLimit = 96
+        /// The end-of-turn score (``LlamaLanguageModel/endOfTurnProbability(after:utterance:scoring:)``)
+        /// at or above which this model's words count as a whole utterance, when it was
+        /// measured for the model (ParleyModels' catalog has it); `nil`: the turn policy's.
+        public var endOfTurnThreshold: Double?
 
         /// Creates a configuration.
         public init(modelPath: String, contextLength: Int = 2048, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
-                    defaultSystemPrompt: String? = nil) {
+                    defaultSystemPrompt: String? = nil, endOfTurnThreshold: Double? = nil) {
             self.modelPath = modelPath
             self.contextLength = contextLength
             self.threads = max(1, threads)
             self.defaultSystemPrompt = defaultSystemPrompt
+            self.endOfTurnThreshold = endOfTurnThreshold
         }
     }
 
@@ -280,6 +285,10 @@ extension LlamaLanguageModel: TurnPredictor {
     public func completion(of utterance: String, after history: [ChatMessage]) async throws -> Double {
         try endOfTurnProbability(after: history, utterance: utterance)
     }
+
+    public nonisolated func completionThreshold() async -> Double? {
+        configuration.endOfTurnThreshold
+    }
 }
 
 extension LlamaLanguageModel: PromptPrefiller {}
@@ -287,5 +296,9 @@ extension LlamaLanguageModel: PromptPrefiller {}
 extension SwitchableLanguageModel: TurnPredictor {
     public func completion(of utterance: String, after history: [ChatMessage]) async throws -> Double {
         try await current.endOfTurnProbability(after: history, utterance: utterance)
+    }
+
+    public func completionThreshold() async -> Double? {
+        current.configuration.endOfTurnThreshold
     }
 }
