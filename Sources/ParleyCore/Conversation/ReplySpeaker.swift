@@ -40,6 +40,18 @@ public struct ReplySpeaker: Sendable {
     /// for the rest.
     public static let firstPredicateWords = 3
 
+    /// The most silence (seconds) kept after a chunk that ends inside a sentence (a first
+    /// clause, or a subject before its verb): a breath, not the pause a synthesizer leaves
+    /// after every text it is given (espeak-ng's is 0.3 s).
+    public static let midSentencePause = 0.08
+
+    /// Whether `chunk` ends a sentence (its last mark, after any closing quotes or brackets,
+    /// is `.`, `!`, `?` or `…`).
+    static func endsSentence(_ chunk: String) -> Bool {
+        guard let mark = chunk.last(where: { !"\"'”’)]".contains($0) && !$0.isWhitespace }) else { return false }
+        return ".!?…".contains(mark)
+    }
+
     /// The model.
     public let llm: any LanguageModelProvider
     /// The voice.
@@ -119,6 +131,8 @@ public struct ReplySpeaker: Sendable {
             guard !Task.isCancelled else { break }
             let sentenceStart = clock.now
             var duration = 0.0
+            // The pause the voice leaves after the chunk: a sentence's own, or a breath.
+            var tail = SilenceTail()
             do {
                 for try await spokenChunk in tts.synthesizeAttributed(sentence, options: speech) {
                     let chunk = spokenChunk.audio
@@ -129,8 +143,14 @@ public struct ReplySpeaker: Sendable {
                         // Cut short while the first audio was announced: nothing is played.
                         guard !Task.isCancelled else { break }
                     }
-                    await output.play(chunk)
-                    duration += chunk.duration
+                    for part in tail.play(chunk) {
+                        await output.play(part)
+                        duration += part.duration
+                    }
+                }
+                if !Task.isCancelled, let pause = tail.end(keeping: Self.endsSentence(sentence) ? nil : Self.midSentencePause) {
+                    await output.play(pause)
+                    duration += pause.duration
                 }
             } catch {
                 if !Task.isCancelled { synthesisError = error }
