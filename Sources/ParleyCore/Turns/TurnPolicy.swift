@@ -16,9 +16,12 @@ public struct TurnPolicy: Sendable, Equatable {
     /// The completion probability at or above which the words count as a whole utterance,
     /// for a predictor that does not know its own (``TurnPredictor/completionThreshold()``). Low
     /// on purpose: asked whether a sentence ends after the words, the on-device models give
-    /// cut-off words next to nothing (at most 0.001 on a test set of 13 questions cut where a
-    /// speaker pauses) and whole ones 0.025 (SmolLM2-135M) or 0.15 (Qwen2.5-Coder-1.5B) and
-    /// up; the threshold sits between, on a log scale.
+    /// words cut where a speaker pauses next to nothing (at most 0.001 on a test set of 12,
+    /// with no conversation before them) and whole ones 0.025 (SmolLM2-135M) or 0.19
+    /// (Qwen2.5-Coder-1.5B) and up; the threshold sits between, on a log scale. In a
+    /// conversation under way, openings that announce more ("I would like to know.", "Could
+    /// you explain.") score up to 0.008 (Qwen, whose catalog threshold is 0.03) and 0.025
+    /// (SmolLM2, which then cannot tell them from its least sure whole questions).
     public var threshold: Double
 
     /// Creates a policy.
