@@ -37,7 +37,7 @@ struct HTTPCall: Sendable {
             group.addTask { try await client.execute(request, timeout: (limit * 2).timeAmount) }
             group.addTask {
                 try await Task.sleep(for: limit)
-                try await Task.sleep(for: TimeoutGrace.after( limit))
+                try await Task.sleep(for: TimeoutGrace.after(limit))
                 return nil
             }
             defer { group.cancelAll() }
@@ -94,7 +94,7 @@ struct HTTPCall: Sendable {
                             // The gap is long enough; it is confirmed after a grace that starts
                             // now, in case the process was suspended with data waiting.
                             confirming = true
-                            deadline = woke + TimeoutGrace.after( idle)
+                            deadline = woke + TimeoutGrace.after(idle)
                         }
                     }
                 }

@@ -253,7 +253,7 @@ private final class ExchangeHandler: ChannelDuplexHandler {
         } else {
             state.confirming = true
             waiting = state
-            schedule(context, at: now + TimeoutGrace.after( state.limit).timeAmount)
+            schedule(context, at: now + TimeoutGrace.after(state.limit).timeAmount)
         }
     }
 

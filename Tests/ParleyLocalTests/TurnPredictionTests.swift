@@ -79,7 +79,8 @@ struct TurnPredictionTests {
             + cut.filter { !policy.decide(silence: 0.5, completion: $0).endsTurn }.count
         print(String(format: "AUC %.2f; decisions right at 0.5 s of silence: %d of %d", auc, right, whole.count + cut.count))
         #expect(auc >= 0.95)
-        #expect(right >= whole.count + cut.count - 2)
+        // A model measured for its own threshold decides every one of them right.
+        #expect(right >= whole.count + cut.count - (threshold == nil ? 2 : 0))
     }
 
     @Test("the final mark of a transcript is not read: a cut question scores as low with its '?' as without")

@@ -114,21 +114,26 @@ public struct SentenceChunker: Sendable {
     /// Whether the word after the whitespace at `space` is a whole word (whitespace follows
     /// it) that opens a clause.
     private func opensClause(after space: String.Index, in text: String) -> Bool {
-        var end = text.index(after: space)
-        while end < text.endIndex, text[end].isLetter { end = text.index(after: end) }
-        guard end < text.endIndex, text[end].isWhitespace else { return false }
-        let word = text[text.index(after: space)..<end]
-        return !word.isEmpty && Self.clauseOpeners.contains(word.lowercased())
+        guard let (word, whole) = letters(after: space, in: text), whole else { return false }
+        return Self.clauseOpeners.contains(word.lowercased())
     }
 
     /// Whether the word after the whitespace at `space` is written up to a verb that opens a
     /// predicate: the verb and whitespace, or the verb at the end of what is written so far.
     private func opensPredicate(after space: String.Index, in text: String) -> Bool {
-        var end = text.index(after: space)
+        guard let (word, _) = letters(after: space, in: text) else { return false }
+        return Self.predicateOpeners.contains(word.lowercased())
+    }
+
+    /// The letters after the whitespace at `space`, when whitespace or the end of what is
+    /// written follows them (not a digit or a mark), and whether it is whitespace (the word is
+    /// whole).
+    private func letters(after space: String.Index, in text: String) -> (word: Substring, whole: Bool)? {
+        let start = text.index(after: space)
+        var end = start
         while end < text.endIndex, text[end].isLetter { end = text.index(after: end) }
-        guard end == text.endIndex || text[end].isWhitespace else { return false }
-        let word = text[text.index(after: space)..<end]
-        return !word.isEmpty && Self.predicateOpeners.contains(word.lowercased())
+        guard end > start, end == text.endIndex || text[end].isWhitespace else { return nil }
+        return (text[start..<end], end < text.endIndex)
     }
 
     /// Whether the word ending at the period at `dot` is an abbreviation or an initial.

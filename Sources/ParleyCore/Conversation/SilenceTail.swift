@@ -27,9 +27,14 @@ struct SilenceTail {
         }
         var now: [AudioBuffer] = []
         if let held, !held.isEmpty { now.append(held) }
-        now.append(buffer.slice(0..<(last + 1)))
-        let rest = buffer.slice((last + 1)..<buffer.samples.count)
-        held = rest.isEmpty ? nil : rest
+        if last == buffer.samples.count - 1 {
+            // Sound to its end: nothing to hold, nothing to copy.
+            now.append(buffer)
+            held = nil
+        } else {
+            now.append(buffer.slice(0..<(last + 1)))
+            held = buffer.slice((last + 1)..<buffer.samples.count)
+        }
         return now
     }
 
