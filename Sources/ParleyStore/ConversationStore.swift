@@ -46,31 +46,39 @@ public final class ConversationStore: Sendable {
         // Another process (e.g. `parley history delete`) may hold the write lock briefly.
         configuration.busyMode = .timeout(10)
         do {
-            pool = try DatabasePool(path: path.path, configuration: configuration)
-            // GRDB turns WAL on with synchronous=NORMAL on the writing connection, which may
-            // lose the last commits on power loss. FULL syncs the log on every commit, so a
-            // committed turn is durable. The pool keeps this one writing connection open.
-            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-            try Self.holdingMigrationLock(path) { try StoreSchema.migrator.migrate(pool) }
+            pool = try Self.holdingOpenLock(path) {
+                let pool = try DatabasePool(path: path.path, configuration: configuration)
+                // GRDB turns WAL on with synchronous=NORMAL on the writing connection, which
+                // may lose the last commits on power loss. FULL syncs the log on every commit,
+                // so a committed turn is durable. The pool keeps this one writing connection.
+                try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+                try StoreSchema.migrator.migrate(pool)
+                return pool
+            }
         } catch {
             throw .cannotOpen(path: path.path, reason: StoreError.reason(error))
         }
         Self.restrictToOwner(path)
     }
 
-    /// Runs `body` (the migrations) holding an exclusive lock on `<database>.lock`, so that two
-    /// processes opening a new database at once (a server and `parley talk`, say) do not both
-    /// create its tables: GRDB reads which migrations are applied before it takes SQLite's
-    /// write lock, and the second then failed with "table thread already exists". Where the
-    /// lock file cannot be made (a read-only directory), the migrations run as before.
-    private static func holdingMigrationLock(_ path: URL, _ body: () throws -> Void) throws {
+    /// Runs `body` (opening the pool, turning WAL on, the migrations) holding an exclusive lock
+    /// on `<database>.lock`, so that two processes opening a database at once (a server and
+    /// `parley talk`, say) do it one after the other:
+    /// - GRDB reads which migrations are applied before it takes SQLite's write lock, so two
+    ///   first opens both created the tables, and the second failed with "table thread
+    ///   already exists".
+    /// - With only the migrations under the lock, four opens of a new file at once failed
+    ///   with "database is locked" in most runs of `ConcurrencyTests` (SQLite does not wait
+    ///   out every lock while a file's WAL mode is set up); opening under it too, none did.
+    /// Where the lock file cannot be made (a read-only directory), the open runs unguarded.
+    private static func holdingOpenLock<T>(_ path: URL, _ body: () throws -> T) throws -> T {
         let descriptor = open(path.path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return try body() }
         // Closing the file releases the lock.
         let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         defer { try? file.close() }
         while flock(descriptor, LOCK_EX) != 0, errno == EINTR {}
-        try body()
+        return try body()
     }
 
     /// Makes the database and its WAL files readable and writable by their owner only (mode
