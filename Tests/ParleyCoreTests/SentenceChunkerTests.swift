@@ -91,6 +91,23 @@ struct FirstClauseTests {
         #expect(plain.append("The capital of France is Paris. ") == ["The capital of France is Paris."])
     }
 
+    @Test("the first chunk ends before a number once it has enough words, as soon as the first digit is written")
+    func number() {
+        var chunker = SentenceChunker(firstClauseWords: 5, firstPredicateWords: 3, firstNumberWords: 3)
+        #expect(chunker.append("The") + chunker.append(" moon") + chunker.append(" is") + chunker.append(" approximately") == [])
+        #expect(chunker.append(" ") == [])
+        #expect(chunker.append("3") == ["The moon is approximately"])
+        #expect(chunker.append("84,400 kilometers away. It takes 3 days to get there. ") ==
+                ["384,400 kilometers away.", "It takes 3 days to get there."])
+        // Too few words before it, a number inside a word, and a chunker that does not cut there.
+        var short = SentenceChunker(firstClauseWords: 5, firstPredicateWords: 3, firstNumberWords: 3)
+        #expect(short.append("It has 95 moons. ") == ["It has 95 moons."])
+        var inside = SentenceChunker(firstClauseWords: 5, firstPredicateWords: 3, firstNumberWords: 3)
+        #expect(inside.append("Call the R2 droid now. ") == ["Call the R2 droid now."])
+        var plain = SentenceChunker(firstClauseWords: 5, firstPredicateWords: 3)
+        #expect(plain.append("The moon is approximately 384,400 kilometers away. ") == ["The moon is approximately 384,400 kilometers away."])
+    }
+
     @Test("a short clause, a number with a comma, and a clause at the end of what is written so far do not cut")
     func noCut() {
         var chunker = SentenceChunker(firstClauseWords: 5)

@@ -31,14 +31,20 @@ public struct ReplySpeaker: Sendable {
     }
 
     /// The words a first clause needs to be spoken on its own (see
-    /// ``SentenceChunker/init(firstClauseWords:firstPredicateWords:)``).
+    /// ``SentenceChunker/init(firstClauseWords:firstPredicateWords:firstNumberWords:)``).
     public static let firstClauseWords = 5
 
     /// The words a subject needs to be spoken before its verb (see
-    /// ``SentenceChunker/init(firstClauseWords:firstPredicateWords:)``): "The capital of France |
+    /// ``SentenceChunker/init(firstClauseWords:firstPredicateWords:firstNumberWords:)``): "The capital of France |
     /// is Paris." starts three tokens sooner; "The moon | is …" would leave the voice waiting
     /// for the rest.
     public static let firstPredicateWords = 3
+
+    /// The words the first chunk needs to be spoken before a number (see
+    /// ``SentenceChunker/init(firstClauseWords:firstPredicateWords:firstNumberWords:)``): "The
+    /// moon is approximately | 384,400 kilometers away." is spoken from before the number's
+    /// first digit instead of after its last (Qwen2.5 writes each digit as a token).
+    public static let firstNumberWords = 3
 
     /// The most silence (seconds) kept after a chunk that ends inside a sentence (a first
     /// clause, or a subject before its verb): a breath, not the pause a synthesizer leaves
@@ -96,7 +102,9 @@ public struct ReplySpeaker: Sendable {
         async let generation: (text: String, usage: Usage, firstToken: Duration?, total: Duration, provider: ProviderIdentity) = {
             var provider = llm.identity
             // A long first sentence is spoken from its first clause on.
-            var chunker = SentenceChunker(firstClauseWords: Self.firstClauseWords, firstPredicateWords: Self.firstPredicateWords)
+            var chunker = SentenceChunker(
+                firstClauseWords: Self.firstClauseWords, firstPredicateWords: Self.firstPredicateWords,
+                firstNumberWords: Self.firstNumberWords)
             var text = ""
             var usage = Usage()
             var firstToken: Duration?

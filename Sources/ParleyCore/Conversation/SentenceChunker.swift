@@ -35,6 +35,8 @@ public struct SentenceChunker: Sendable {
     /// The words the first chunk needs before it may end before a ``predicateOpeners`` verb;
     /// `nil`: never there.
     public let firstPredicateWords: Int?
+    /// The words the first chunk needs before it may end before a number; `nil`: never there.
+    public let firstNumberWords: Int?
 
     /// Creates an empty chunker.
     /// - Parameter firstClauseWords: when set, the first chunk also ends at a comma, semicolon
@@ -46,9 +48,14 @@ public struct SentenceChunker: Sendable {
     ///   opens the predicate (``predicateOpeners``) with at least this many words before it, as
     ///   soon as the verb is written (whatever word it turns out to begin, the cut is between
     ///   two words): the subject is spoken while the model writes what it says of it.
-    public init(firstClauseWords: Int? = nil, firstPredicateWords: Int? = nil) {
+    /// - Parameter firstNumberWords: when set, the first chunk also ends before a number (a
+    ///   word that begins with a digit) with at least this many words before it, as soon as its
+    ///   first digit is written: "The moon is approximately | 384,400 kilometers away." A model
+    ///   writes a number a digit at a time, so a long one takes as long to write as a phrase.
+    public init(firstClauseWords: Int? = nil, firstPredicateWords: Int? = nil, firstNumberWords: Int? = nil) {
         self.firstClauseWords = firstClauseWords
         self.firstPredicateWords = firstPredicateWords
+        self.firstNumberWords = firstNumberWords
     }
 
     /// Adds text and returns the sentences it completed, trimmed, in order.
@@ -84,6 +91,11 @@ public struct SentenceChunker: Sendable {
             }
             if !cutAny, character.isWhitespace, let firstPredicateWords, opensPredicate(after: index, in: text),
                text[..<index].split(whereSeparator: \.isWhitespace).count >= firstPredicateWords {
+                return index
+            }
+            if !cutAny, character.isWhitespace, let firstNumberWords, text.index(after: index) < text.endIndex,
+               text[text.index(after: index)].isNumber,
+               text[..<index].split(whereSeparator: \.isWhitespace).count >= firstNumberWords {
                 return index
             }
             if !cutAny, let firstClauseWords, text[..<index].split(whereSeparator: \.isWhitespace).count >= firstClauseWords {
