@@ -198,28 +198,32 @@ extension ConversationSession {
         guard silence >= prediction.policy.scoringSilence, scoringSegmentEnd != segment.end else { return }
         scoringSegmentEnd = segment.end
         let audio = detector.audio(from: segment.start, to: segment.end)
-        let stt = self.stt, options = configuration.transcription
+        let stt = self.stt, options = configuration.transcription, clock = self.clock
         Task {
+            let started = clock.now
             guard let transcript = try? await stt.transcribe(audio.resampled(to: stt.preferredSampleRate), options: options) else { return }
+            let transcribed = clock.now
             let words = transcript.text.trimmingWhitespace()
             // The conversation as the reply would give it to the model (trimmed to the
             // context window), so that a model that answers too finds what it scored in memory.
             let context = Array(self.replyRequest(self.history + [.user(words)]).messages.dropLast())
             let completion = words.isEmpty ? nil : try? await prediction.predictor.completion(of: words, after: context)
             let threshold = await prediction.predictor.completionThreshold()
-            await self.pauseScored(TurnScore(segment: segment, transcript: transcript, completion: completion, threshold: threshold))
+            await self.pauseScored(TurnScore(segment: segment, transcript: transcript, completion: completion, threshold: threshold),
+                                   took: (started.duration(to: transcribed), transcribed.duration(to: clock.now)))
         }
     }
 
-    /// Keeps the score of a stretch of silence and decides at once if the user has not spoken since.
-    private func pauseScored(_ score: TurnScore) async {
+    /// Keeps the score of a stretch of silence and decides at once if the user has not spoken
+    /// since. `took`: how long the transcription and the score took (for the log).
+    private func pauseScored(_ score: TurnScore, took: (transcription: Duration, scoring: Duration)) async {
         guard let prediction = configuration.turnPrediction, let silence = detector?.silence,
               detector?.openSegment?.end == score.segment.end else {
             logger.debug("conversation: end of turn scored too late (\(score.completion.map { String(format: "%.2f", $0) } ?? "no score")): the user spoke again or the silence already ended the turn")
             return
         }
         turnScore = score
-        logger.debug("conversation: words scored after \(silence) s of silence: \(score.completion.map { String(format: "%.4f", $0) } ?? "no words")")
+        logger.debug("conversation: words scored after \(silence) s of silence: \(score.completion.map { String(format: "%.4f", $0) } ?? "no words") (transcribed in \(Int(took.transcription.milliseconds)) ms, scored in \(Int(took.scoring.milliseconds)) ms)")
         do {
             try await decideTurnEnd(score, silence: silence, policy: prediction.policy)
             // Not over yet, but the words sound whole: the reply can start while the pause

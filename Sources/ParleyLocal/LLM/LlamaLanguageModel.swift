@@ -189,7 +189,8 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         session.useThreads(CoreShare.shared.threads(upTo: configuration.threads))
         let tokens = try openPrompt(history, words: words, session: session)
         guard tokens.count < session.contextLength else { throw LlamaError.promptTooLong(tokens: tokens.count, contextLength: session.contextLength) }
-        _ = try ComputeLane.shared.run { try session.load(prompt: tokens) }
+        let reused = try ComputeLane.shared.run { try session.load(prompt: tokens) }
+        logger.debug("scored the end of the turn on \(tokens.count - reused) tokens beyond memory")
         return scoring == .sentenceEnd ? session.sentenceEndProbability() : session.endOfTurnProbability()
     }
 
@@ -233,7 +234,11 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         guard tokens.count < session.contextLength / 2 else { return }
         // Memory holding another conversation (a server's other session) would be undone for
         // a prompt that may be undone again before its reply: too dear to evaluate ahead.
-        guard tokens.count - session.sharedPrefix(with: tokens) <= configuration.prefillLimit else { return }
+        let shared = session.sharedPrefix(with: tokens)
+        guard tokens.count - shared <= configuration.prefillLimit else { return }
+        // All there already (a late partial transcript's words, after a score of more of them:
+        // kept, for the reply).
+        guard shared < tokens.count else { return }
         var position = session.keepCommonPrefix(with: tokens)
         while position < tokens.count, !Task.isCancelled, requestsUnderWay.withLock({ $0 }) == 0 {
             let batch = Array(tokens[position..<min(tokens.count, position + Self.prefillBatch)])
