@@ -108,6 +108,18 @@ struct FirstClauseTests {
         #expect(plain.append("The moon is approximately 384,400 kilometers away. ") == ["The moon is approximately 384,400 kilometers away."])
     }
 
+    @Test("the first chunk may end at a comma with fewer words than before a clause's opening word")
+    func mark() {
+        var chunker = SentenceChunker(firstClauseWords: 5, firstMarkWords: 2)
+        #expect(chunker.append("I apologize,") == [])
+        #expect(chunker.append(" but I'm not sure, really. ") == ["I apologize,", "but I'm not sure, really."])
+        // One word before the comma, and an opening word after two words: no cut.
+        var one = SentenceChunker(firstClauseWords: 5, firstMarkWords: 2)
+        #expect(one.append("Yes, it has 1,000 moons. ") == ["Yes, it has 1,000 moons."])
+        var opener = SentenceChunker(firstClauseWords: 5, firstMarkWords: 2)
+        #expect(opener.append("It is so big. ") == ["It is so big."])
+    }
+
     @Test("a short clause, a number with a comma, and a clause at the end of what is written so far do not cut")
     func noCut() {
         var chunker = SentenceChunker(firstClauseWords: 5)

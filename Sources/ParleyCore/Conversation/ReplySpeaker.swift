@@ -31,20 +31,26 @@ public struct ReplySpeaker: Sendable {
     }
 
     /// The words a first clause needs to be spoken on its own (see
-    /// ``SentenceChunker/init(firstClauseWords:firstPredicateWords:firstNumberWords:)``).
+    /// ``SentenceChunker/init(firstClauseWords:firstPredicateWords:firstNumberWords:firstMarkWords:)``).
     public static let firstClauseWords = 5
 
     /// The words a subject needs to be spoken before its verb (see
-    /// ``SentenceChunker/init(firstClauseWords:firstPredicateWords:firstNumberWords:)``): "The capital of France |
+    /// ``SentenceChunker/init(firstClauseWords:firstPredicateWords:firstNumberWords:firstMarkWords:)``): "The capital of France |
     /// is Paris." starts three tokens sooner; "The moon | is …" would leave the voice waiting
     /// for the rest.
     public static let firstPredicateWords = 3
 
     /// The words the first chunk needs to be spoken before a number (see
-    /// ``SentenceChunker/init(firstClauseWords:firstPredicateWords:firstNumberWords:)``): "The
+    /// ``SentenceChunker/init(firstClauseWords:firstPredicateWords:firstNumberWords:firstMarkWords:)``): "The
     /// moon is approximately | 384,400 kilometers away." is spoken from before the number's
     /// first digit instead of after its last (Qwen2.5 writes each digit as a token).
     public static let firstNumberWords = 3
+
+    /// The words a first clause needs to be spoken on its own when it ends at a comma,
+    /// semicolon or colon (see
+    /// ``SentenceChunker/init(firstClauseWords:firstPredicateWords:firstNumberWords:firstMarkWords:)``):
+    /// "I apologize, | but I'm not sure what you're asking." is spoken from the comma.
+    public static let firstMarkWords = 2
 
     /// The most silence (seconds) kept after a chunk that ends inside a sentence (a first
     /// clause, or a subject before its verb): a breath, not the pause a synthesizer leaves
@@ -104,7 +110,7 @@ public struct ReplySpeaker: Sendable {
             // A long first sentence is spoken from its first clause on.
             var chunker = SentenceChunker(
                 firstClauseWords: Self.firstClauseWords, firstPredicateWords: Self.firstPredicateWords,
-                firstNumberWords: Self.firstNumberWords)
+                firstNumberWords: Self.firstNumberWords, firstMarkWords: Self.firstMarkWords)
             var text = ""
             var usage = Usage()
             var firstToken: Duration?

@@ -37,6 +37,9 @@ public struct SentenceChunker: Sendable {
     public let firstPredicateWords: Int?
     /// The words the first chunk needs before it may end before a number; `nil`: never there.
     public let firstNumberWords: Int?
+    /// The words the first chunk needs before it may end at a comma, semicolon or colon;
+    /// `nil`: ``firstClauseWords``.
+    public let firstMarkWords: Int?
 
     /// Creates an empty chunker.
     /// - Parameter firstClauseWords: when set, the first chunk also ends at a comma, semicolon
@@ -52,10 +55,15 @@ public struct SentenceChunker: Sendable {
     ///   word that begins with a digit) with at least this many words before it, as soon as its
     ///   first digit is written: "The moon is approximately | 384,400 kilometers away." A model
     ///   writes a number a digit at a time, so a long one takes as long to write as a phrase.
-    public init(firstClauseWords: Int? = nil, firstPredicateWords: Int? = nil, firstNumberWords: Int? = nil) {
+    /// - Parameter firstMarkWords: when set, the words the first chunk needs before it may end
+    ///   at a comma, semicolon or colon, in place of `firstClauseWords` ("I apologize, | but
+    ///   …": a speaker breathes at a comma after two words, not before "so" after two).
+    public init(firstClauseWords: Int? = nil, firstPredicateWords: Int? = nil, firstNumberWords: Int? = nil,
+                firstMarkWords: Int? = nil) {
         self.firstClauseWords = firstClauseWords
         self.firstPredicateWords = firstPredicateWords
         self.firstNumberWords = firstNumberWords
+        self.firstMarkWords = firstMarkWords
     }
 
     /// Adds text and returns the sentences it completed, trimmed, in order.
@@ -98,12 +106,14 @@ public struct SentenceChunker: Sendable {
                text[..<index].split(whereSeparator: \.isWhitespace).count >= firstNumberWords {
                 return index
             }
-            if !cutAny, let firstClauseWords, text[..<index].split(whereSeparator: \.isWhitespace).count >= firstClauseWords {
-                if character == "," || character == ";" || character == ":" {
-                    let end = text.index(after: index)
-                    guard end < text.endIndex else { return nil }  // need to see what follows
-                    if text[end].isWhitespace { return end }
-                } else if character == "(", index > text.startIndex, text[text.index(before: index)].isWhitespace {
+            if !cutAny, character == "," || character == ";" || character == ":",
+               let needed = firstMarkWords ?? firstClauseWords,
+               text[..<index].split(whereSeparator: \.isWhitespace).count >= needed {
+                let end = text.index(after: index)
+                guard end < text.endIndex else { return nil }  // need to see what follows
+                if text[end].isWhitespace { return end }
+            } else if !cutAny, let firstClauseWords, text[..<index].split(whereSeparator: \.isWhitespace).count >= firstClauseWords {
+                if character == "(", index > text.startIndex, text[text.index(before: index)].isWhitespace {
                     // A parenthesis opens an aside: the clause ends before it.
                     return index
                 } else if character.isWhitespace, opensClause(after: index, in: text) {
