@@ -99,6 +99,19 @@ struct LlamaLanguageModelTests {
         #expect(reply.text.contains("Paris"), "reply: \(reply.text)")
     }
 
+    @Test("a prefill of fewer words than a score left in memory (a late partial transcript) keeps the scored words for the reply")
+    func latePrefillAfterScore() async throws {
+        let path = try TestEnvironment.require(TestEnvironment.paths.defaultLanguageModel).path
+        let model = LlamaLanguageModel(configuration: .init(modelPath: path, contextLength: 1024, threads: 2))
+        let conversation: [ChatMessage] = [.system("You are a helpful assistant.")]
+        _ = try await model.completion(of: "What is the capital of France?", after: conversation)
+        try await model.prefill(conversation + [.user("What is the capital")])
+        #expect(model.prefilledTokens == 0)
+        let reply = try await model.completeText(ChatRequest(messages: conversation + [.user("What is the capital of France?")], sampling: greedy))
+        #expect(reply.usage.inputTokens - reply.usage.cachedInputTokens <= 8,
+                "reused \(reply.usage.cachedInputTokens) of \(reply.usage.inputTokens)")
+    }
+
     /// A model of its own (the shared one's memory holds other tests' prompts), loaded.
     func loadedModel(prefillLimit: Int) async throws -> LlamaLanguageModel {
         let path = try TestEnvironment.require(TestEnvironment.paths.defaultLanguageModel).path

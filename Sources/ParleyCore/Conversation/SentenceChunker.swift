@@ -92,33 +92,21 @@ public struct SentenceChunker: Sendable {
     private func firstBoundary() -> String.Index? {
         let text = pending
         var index = text.startIndex
+        // Words begun before `index` (counted only while the first chunk is open).
+        var words = 0, inWord = false
         while index < text.endIndex {
             let character = text[index]
             if character == "\n" {
                 return text.index(after: index)
             }
-            if !cutAny, character.isWhitespace, let firstPredicateWords, opensPredicate(after: index, in: text),
-               text[..<index].split(whereSeparator: \.isWhitespace).count >= firstPredicateWords {
-                return index
-            }
-            if !cutAny, character.isWhitespace, let firstNumberWords, text.index(after: index) < text.endIndex,
-               text[text.index(after: index)].isNumber,
-               text[..<index].split(whereSeparator: \.isWhitespace).count >= firstNumberWords {
-                return index
-            }
-            if !cutAny, character == "," || character == ";" || character == ":",
-               let needed = firstMarkWords ?? firstClauseWords,
-               text[..<index].split(whereSeparator: \.isWhitespace).count >= needed {
-                let end = text.index(after: index)
-                guard end < text.endIndex else { return nil }  // need to see what follows
-                if text[end].isWhitespace { return end }
-            } else if !cutAny, let firstClauseWords, text[..<index].split(whereSeparator: \.isWhitespace).count >= firstClauseWords {
-                if character == "(", index > text.startIndex, text[text.index(before: index)].isWhitespace {
-                    // A parenthesis opens an aside: the clause ends before it.
-                    return index
-                } else if character.isWhitespace, opensClause(after: index, in: text) {
-                    return index
+            if !cutAny {
+                switch firstChunkEnd(at: index, after: words, in: text) {
+                case .here(let end): return end
+                case .needMoreText: return nil
+                case .no: break
                 }
+                if !character.isWhitespace, !inWord { words += 1 }
+                inWord = !character.isWhitespace
             }
             if character == "." || character == "!" || character == "?" || character == "…" {
                 var end = text.index(after: index)
@@ -131,6 +119,38 @@ public struct SentenceChunker: Sendable {
             index = text.index(after: index)
         }
         return nil
+    }
+
+    private enum FirstChunkEnd {
+        case here(String.Index)
+        case needMoreText
+        case no
+    }
+
+    /// Whether the first chunk ends at `index`, with `words` words before it: before a
+    /// predicate's verb or a number, at a comma, semicolon or colon, before a parenthesis or a
+    /// word that opens a clause (see ``init(firstClauseWords:firstPredicateWords:firstNumberWords:firstMarkWords:)``).
+    private func firstChunkEnd(at index: String.Index, after words: Int, in text: String) -> FirstChunkEnd {
+        let character = text[index]
+        if character == "," || character == ";" || character == ":" {
+            guard let needed = firstMarkWords ?? firstClauseWords, words >= needed else { return .no }
+            let end = text.index(after: index)
+            guard end < text.endIndex else { return .needMoreText }
+            return text[end].isWhitespace ? .here(end) : .no
+        }
+        if character == "(", let firstClauseWords, words >= firstClauseWords,
+           index > text.startIndex, text[text.index(before: index)].isWhitespace {
+            // A parenthesis opens an aside: the clause ends before it.
+            return .here(index)
+        }
+        guard character.isWhitespace else { return .no }
+        if let firstPredicateWords, words >= firstPredicateWords, opensPredicate(after: index, in: text) { return .here(index) }
+        if let firstNumberWords, words >= firstNumberWords, text.index(after: index) < text.endIndex,
+           text[text.index(after: index)].isNumber {
+            return .here(index)
+        }
+        if let firstClauseWords, words >= firstClauseWords, opensClause(after: index, in: text) { return .here(index) }
+        return .no
     }
 
     /// Whether the word after the whitespace at `space` is a whole word (whitespace follows
