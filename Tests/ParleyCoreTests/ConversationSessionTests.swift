@@ -93,13 +93,19 @@ struct ConversationSessionTests {
         let session = makeSession(stt: ScriptedSpeechToText(transcripts: ["hi"]), llm: llm, clock: clock)
         let updates = await session.updates()
         let run = Task { try await session.run(TestAudio.stream(TestAudio.speech(1) + TestAudio.silence(1.5))) }
+        var seen = updates.makeAsyncIterator()
+        // The first piece comes 30 ms in. Time moves on only once the session has taken it,
+        // or a busy machine would time it at the next piece.
+        await clock.waitForSleepers()
+        clock.advance(by: .milliseconds(30))
+        while let update = await seen.next() {
+            if case .replyText = update { break }
+        }
         // The first sentence is complete once the next piece begins, 60 ms in; its audio
         // starts before more is written.
-        for _ in 0..<2 {
-            await clock.waitForSleepers()
-            clock.advance(by: .milliseconds(30))
-        }
-        for await update in updates {
+        await clock.waitForSleepers()
+        clock.advance(by: .milliseconds(30))
+        while let update = await seen.next() {
             if case .transition(_, .speaking) = update { break }
         }
         for _ in 0..<4 {
