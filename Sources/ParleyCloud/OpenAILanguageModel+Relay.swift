@@ -42,15 +42,37 @@ extension OpenAILanguageModel {
         return RelayedCompletion(contentType: response.headers.first(name: "content-type"), source: .client(response), call: call)
     }
 
-    /// The relay to a plain `http://` server, on ``PlainHTTPClient``.
-    private func relay(_ body: ByteBuffer, to target: PlainTarget, accept: String, streams: Bool, call: HTTPCall) async throws -> RelayedCompletion {
+    /// Relays a whole (not streamed) answer as ``relay(_:streams:firstByte:)`` does, for a
+    /// caller on an event loop (a server's connection): the exchange runs on `loop` and the
+    /// future completes there, with the answer as it came, whatever its status. `nil` when
+    /// this provider is not a plain `http://` server, lacks its key, or `body` is not a JSON
+    /// object: the caller takes the usual way.
+    public func relayWhole(_ body: [UInt8], firstByte: Duration? = nil, on loop: any EventLoop) -> EventLoopFuture<RelayedWhole>? {
+        guard let plainTarget, !(configuration.requiresKey && configuration.apiKey == nil),
+              let rewritten = JSONMembers.setting("model", to: JSONValue.string(configuration.model).text, in: body) else { return nil }
+        var timeouts = configuration.timeouts
+        if let firstByte { timeouts.firstByte = min(timeouts.firstByte, firstByte) }
+        let call = HTTPCall(provider: configuration.name, timeouts: timeouts)
+        let payload = ByteBuffer(bytes: rewritten)
+        let head = plainHead(plainTarget, accept: "application/json", length: payload.readableBytes)
+        return PlainHTTPClient.shared.whole(plainTarget.endpoint, head: head, body: payload, timeouts: timeouts, limit: RelayedCompletion.largest, on: loop)
+            .map { head, body in RelayedWhole(status: Int(head.status.code), contentType: head.headers.first(name: "content-type"), body: body) }
+            .flatMapErrorThrowing { throw call.mapPlain($0) }
+    }
+
+    private func plainHead(_ target: PlainTarget, accept: String, length: Int) -> HTTPRequestHead {
         var headers = HTTPHeaders()
         headers.add(name: "host", value: target.hostHeader)
         for (name, value) in authHeaders { headers.add(name: name, value: value) }
         headers.add(name: "content-type", value: "application/json")
         headers.add(name: "accept", value: accept)
-        headers.add(name: "content-length", value: String(body.readableBytes))
-        let head = HTTPRequestHead(version: .http1_1, method: .POST, uri: target.path, headers: headers)
+        headers.add(name: "content-length", value: String(length))
+        return HTTPRequestHead(version: .http1_1, method: .POST, uri: target.path, headers: headers)
+    }
+
+    /// The relay to a plain `http://` server, on ``PlainHTTPClient``.
+    private func relay(_ body: ByteBuffer, to target: PlainTarget, accept: String, streams: Bool, call: HTTPCall) async throws -> RelayedCompletion {
+        let head = plainHead(target, accept: accept, length: body.readableBytes)
         let timeouts = call.timeouts
         do {
             if streams {
@@ -111,6 +133,21 @@ extension HTTPCall {
         case .tooLarge(let limit):
             return HTTPProviderError(provider: provider, kind: .malformedResponse, message: "the answer is larger than \(limit) bytes")
         }
+    }
+}
+
+/// A whole Chat Completions answer as the server sent it, whatever its status.
+public struct RelayedWhole: Sendable {
+    /// The HTTP status.
+    public var status: Int
+    /// The `Content-Type` header, if the server sent one.
+    public var contentType: String?
+    /// The body.
+    public var body: ByteBuffer
+
+    /// Whether the server answered as asked: a 2xx JSON completion.
+    public var isCompletion: Bool {
+        (200..<300).contains(status) && contentType?.lowercased().hasPrefix("application/json") == true
     }
 }
 

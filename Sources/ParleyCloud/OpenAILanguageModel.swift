@@ -75,6 +75,10 @@ public struct OpenAILanguageModel: LanguageModelProvider {
     /// Where relayed requests go when the server is plain `http://` (see ``relay(_:streams:)``).
     let plainTarget: PlainTarget?
 
+    /// Whether the server is plain `http://`: its whole answers can be relayed on an event
+    /// loop (``relayWhole(_:firstByte:on:)``).
+    public var relaysOnEventLoop: Bool { plainTarget != nil }
+
     /// Creates the provider.
     public init(configuration: Configuration) {
         self.configuration = configuration

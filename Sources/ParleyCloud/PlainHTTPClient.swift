@@ -62,6 +62,26 @@ final class PlainHTTPClient: Sendable {
         }
     }
 
+    /// Sends a request on `loop` and completes there with the whole response, its body at most
+    /// `limit` bytes: for a caller that runs on an event loop (a server's connection) and
+    /// would lose more to the hops to and from a task than the exchange costs. A kept-alive
+    /// connection on `loop` is used when there is one, else a new one is made there.
+    func whole(_ endpoint: Endpoint, head: HTTPRequestHead, body: ByteBuffer, timeouts: HTTPTimeouts, limit: Int,
+               on loop: any EventLoop) -> EventLoopFuture<(HTTPResponseHead, ByteBuffer)> {
+        @Sendable func send(_ channel: any Channel) -> EventLoopFuture<(HTTPResponseHead, ByteBuffer)> {
+            let promise = channel.eventLoop.makePromise(of: (HTTPResponseHead, ByteBuffer).self)
+            channel.writeAndFlush(Exchange(head: head, body: body, timeouts: timeouts, delivery: .whole(promise, limit: limit)), promise: nil)
+            return promise.futureResult
+        }
+        guard let kept = keptConnection(to: endpoint, on: loop) else {
+            return connect(to: endpoint, timeouts: timeouts, on: loop).flatMap(send)
+        }
+        return send(kept).hop(to: loop).flatMapError { error in
+            guard case Failure.closed(answered: false) = error else { return loop.makeFailedFuture(error) }
+            return self.connect(to: endpoint, timeouts: timeouts, on: loop).flatMap(send)
+        }
+    }
+
     /// Sends a request and returns once the response head has come; the body follows.
     func streamed(_ endpoint: Endpoint, head: HTTPRequestHead, body: ByteBuffer, timeouts: HTTPTimeouts) async throws -> StreamedResponse {
         try await exchange(endpoint, timeouts: timeouts) { channel in
@@ -90,15 +110,31 @@ final class PlainHTTPClient: Sendable {
     }
 
     private func connection(to endpoint: Endpoint, timeouts: HTTPTimeouts) async throws -> (any Channel, reused: Bool) {
-        while let kept = idle.withLock({ $0[endpoint]?.popLast() }) {
-            if kept.isActive { return (kept, true) }
-        }
+        if let kept = keptConnection(to: endpoint, on: nil) { return (kept, true) }
         return (try await connect(to: endpoint, timeouts: timeouts), false)
     }
 
+    /// A kept-alive connection that is still open: the last one kept on `loop`, or (with no
+    /// loop) the last one kept.
+    private func keptConnection(to endpoint: Endpoint, on loop: (any EventLoop)?) -> (any Channel)? {
+        idle.withLock { idle in
+            guard var kept = idle[endpoint] else { return nil }
+            defer { idle[endpoint] = kept }
+            while let index = loop.map({ loop in kept.lastIndex { $0.eventLoop === loop } }) ?? kept.indices.last {
+                let channel = kept.remove(at: index)
+                if channel.isActive { return channel }
+            }
+            return nil
+        }
+    }
+
     private func connect(to endpoint: Endpoint, timeouts: HTTPTimeouts) async throws -> any Channel {
+        try await connect(to: endpoint, timeouts: timeouts, on: group.next()).get()
+    }
+
+    private func connect(to endpoint: Endpoint, timeouts: HTTPTimeouts, on loop: any EventLoop) -> EventLoopFuture<any Channel> {
         let release: @Sendable (any Channel) -> Void = { [weak self] channel in self?.keep(channel, for: endpoint) }
-        let channel = try await ClientBootstrap(group: group)
+        return ClientBootstrap(group: loop)
             .connectTimeout(timeouts.connect.timeAmount)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
@@ -107,9 +143,11 @@ final class PlainHTTPClient: Sendable {
                     try channel.pipeline.syncOperations.addHandler(ExchangeHandler(release: release))
                 }
             }
-            .connect(host: endpoint.host, port: endpoint.port).get()
-        channel.closeFuture.whenComplete { [weak self] _ in self?.forget(channel, for: endpoint) }
-        return channel
+            .connect(host: endpoint.host, port: endpoint.port)
+            .map { channel in
+                channel.closeFuture.whenComplete { [weak self] _ in self?.forget(channel, for: endpoint) }
+                return channel
+            }
     }
 
     private func keep(_ channel: any Channel, for endpoint: Endpoint) {

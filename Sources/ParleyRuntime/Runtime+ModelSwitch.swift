@@ -23,6 +23,12 @@ extension Runtime {
         return (engines.llm.identity, configuration.modelPath, id)
     }
 
+    /// The file of the on-device language model serving now (cheaper than
+    /// ``currentLanguageModel``, which also finds its catalog id).
+    public nonisolated var currentLanguageModelPath: String {
+        engines.llm.configuration.modelPath
+    }
+
     /// Switches the on-device language model to `model` (a catalog id such as
     /// `smollm2-135m`, or a GGUF file's path) in this running runtime: requests that start
     /// from now on use it; a reply in progress finishes on the old one, which is then unloaded

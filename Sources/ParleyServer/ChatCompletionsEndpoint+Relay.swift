@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import ParleyCloud
 import ParleyCore
+import ParleyRuntime
 
 extension ChatCompletionsEndpoint {
     /// What became of a request offered to the relay.
@@ -27,7 +28,11 @@ extension ChatCompletionsEndpoint {
     /// In a chain, the provider is admitted as the chain admits it (its health, its server
     /// up), and when it fails before answering, the failure is recorded and the rest of the
     /// chain answers, as the chain would have. A provider named alone throws its error.
-    func relay(_ raw: Data, streams: Bool, answerer: any LanguageModelProvider, chain: [ProviderIdentity]) async throws -> Relayed {
+    ///
+    /// A provider on a plain `http://` server that answered is remembered for `selection`, so
+    /// that the next such request is relayed on the event loop (``ChatRelayHandler``).
+    func relay(_ raw: Data, streams: Bool, answerer: any LanguageModelProvider, chain: [ProviderIdentity],
+               selection: ProviderSelection) async throws -> Relayed {
         let ordered = answerer as? LanguageModelChain<ContinuousClock>
         let providers = ordered?.providers ?? [answerer]
         guard let first = providers.first as? OpenAILanguageModel else { return .notRelayed }
@@ -50,7 +55,14 @@ extension ChatCompletionsEndpoint {
             return .failedOver(to: LanguageModelChain(providers: rest, health: ordered.health, clock: ContinuousClock(), timeouts: ordered.timeouts))
         }
         if let ordered, !healthy { await ordered.health.recordSuccess(name) }
+        if first.relaysOnEventLoop {
+            environment.relayRoutes.remember(
+                RelayRoutes.Route(provider: first, chain: chain, health: ordered?.health, firstByte: ordered?.timeouts.firstOutput,
+                                  onDeviceModel: environment.runtime.currentLanguageModelPath),
+                for: selection)
+        }
         environment.metrics.recordAnswer(.languageModel, provider: first.identity, chain: chain)
+        environment.metrics.recordRelay(onEventLoop: false)
         var headers = HTTPFields()
         headers.name(first.identity)
         guard streams == upstream.isEventStream else {

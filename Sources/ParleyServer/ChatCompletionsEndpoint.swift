@@ -59,7 +59,7 @@ struct ChatCompletionsEndpoint: Sendable {
         var answering: ProviderIdentity? = known
         var model = llm
         if chat.responseSchema == nil, cacheKey == nil, !chat.hasImages {
-            switch try await relay(raw, streams: body.streams, answerer: answerer, chain: chain) {
+            switch try await relay(raw, streams: body.streams, answerer: answerer, chain: chain, selection: selection) {
             case .answered(let response): return response
             case .notRelayed: break
             case .failedOver(let rest):

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -78,11 +79,25 @@ public struct ParleyServer: Service, CustomStringConvertible {
         application = Application(
             router: router,
             server: .http1WebSocketUpgrade(webSocketRouter: Self.webSocketRouter(environment),
-                                           configuration: .init(http1: .init(idleTimeout: idleTimeout), ws: webSocket)),
+                                           configuration: .init(http1: Self.http1(environment, idleTimeout: idleTimeout), ws: webSocket)),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "parley"),
             services: [ServerMonitor(environment: environment), GoogleSyncService(scheduler: environment.google, logger: logger)],
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
+    }
+
+    /// Plain HTTP's pipeline: chat completions relayed on the event loop in front of the router
+    /// (``ChatRelayHandler``). The connection's state (idle timeout, closing on shutdown once
+    /// the answer in progress is written) is kept in front of both, so that it sees every
+    /// request; the router's own state handler behind them is given no idle timeout and never
+    /// hears of a shutdown.
+    static func http1(_ environment: ServerEnvironment, idleTimeout: TimeAmount?) -> HTTP1Channel.Configuration {
+        let lane = ChatRelayLane(environment: environment)
+        let logger = environment.logger
+        return HTTP1Channel.Configuration(
+            additionalChannelHandlers: [HTTPConnectionStateHandler(idleTimeout: idleTimeout.map { .nanoseconds($0.nanoseconds) }, logger: logger),
+                                        ChatRelayHandler(lane: lane)],
+            idleTimeout: nil)
     }
 
     /// How logs (ServiceLifecycle's among them) name the server: never with its keys.

@@ -19,7 +19,7 @@ extension Request {
     }
 
     /// One decoder for every request body (it keeps no state between calls).
-    private static let decoder = JSONDecoder()
+    static let decoder = JSONDecoder()
 
     /// The body decoded as JSON, with OpenAI's messages for a body that is not JSON, lacks a
     /// required field or has one of the wrong type.

@@ -19,6 +19,8 @@ import Synchronization
 /// - `parley_provider_health_changes_total{capability,provider,to,reason}` and the state set
 ///   `parley_provider_health{capability,provider,status}` (1 for the current status);
 /// - `parley_tokens_total{provider,kind}` (`input`, `output`);
+/// - `parley_chat_relays_total{lane}`: chat completions passed through to their provider as
+///   they came, on the connection's event loop or by the endpoint;
 /// - `parley_cache_requests_total{result}`: chat completions the response cache could answer,
 ///   `hit` when it did, `miss` when the model answered.
 public final class ServerMetrics: Sendable {
@@ -77,6 +79,13 @@ public final class ServerMetrics: Sendable {
             CoreMetrics.Counter(label: "parley_tokens_total", dimensions: [("provider", name), ("kind", "output")], factory: factory)
                 .increment(by: usage.outputTokens)
         }
+    }
+
+    /// A chat completion passed through to its provider as it came: on the connection's event
+    /// loop (`event_loop`, see ``ChatRelayHandler``) or by the endpoint (`task`).
+    func recordRelay(onEventLoop: Bool) {
+        CoreMetrics.Counter(label: "parley_chat_relays_total", dimensions: [("lane", onEventLoop ? "event_loop" : "task")], factory: factory)
+            .increment()
     }
 
     /// A chat completion the response cache could answer: from the cache (`hit`) or not.

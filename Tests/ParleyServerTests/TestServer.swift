@@ -8,6 +8,7 @@ import ParleyRuntime
 import ParleyServer
 import ParleyTesting
 import ParleyTestLanes
+import ServiceLifecycle
 import Testing
 
 /// A Parley server started in-process on 127.0.0.1, at a port the system picks.
@@ -17,13 +18,19 @@ struct TestServer: Sendable {
     let port: Int
     let task: Task<Void, any Error>
     let database: URL
+    /// The service group the server runs in, when it was started to be shut down gracefully.
+    let group: ServiceGroup?
 
     /// `http://127.0.0.1:PORT`.
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// Starts a server on a runtime whose settings are `settings` on top of the environment
     /// (less any provider setting of the machine's, so the developer's keys never leak in).
+    ///
+    /// With `gracefulShutdown`, the server runs in a service group, and
+    /// ``shutDownGracefully()`` shuts it down as a signal would.
     static func start(settings: [String: String] = [:], catalog: ProviderCatalog = .standard, logger: Logger? = nil,
+                      gracefulShutdown: Bool = false,
                       configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
         let database = FileManager.default.temporaryDirectory.appendingPathComponent("parley-server-\(UUID())/parley.sqlite")
         let environment = ProcessInfo.processInfo.environment.filter { !RuntimeSettings.names.contains($0.key) }
@@ -41,17 +48,18 @@ struct TestServer: Sendable {
             portSink.yield(port)
             portSink.finish()
         }
+        let group = gracefulShutdown ? ServiceGroup(configuration: .init(services: [server], logger: logger)) : nil
         let task = Task {
             // A server that fails before it listens (a database it cannot reach) ends the wait.
             defer { portSink.finish() }
-            try await server.run()
+            if let group { try await group.run() } else { try await server.run() }
         }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else {
             try await task.value
             throw CancellationError()
         }
-        return TestServer(server: server, runtime: runtime, port: port, task: task, database: database)
+        return TestServer(server: server, runtime: runtime, port: port, task: task, database: database, group: group)
     }
 
     /// A server on the standard catalog (the on-device engines, as nothing else is
@@ -75,6 +83,13 @@ struct TestServer: Sendable {
             ProviderEntry(capability: .textToSpeech, name: "local", placement: .onDevice, remedy: "none",
                           factory: .textToSpeech { _ in ToneTextToSpeech() }),
         ])
+    }
+
+    /// Shuts the server down as SIGTERM would (it must have been started with
+    /// `gracefulShutdown`), and waits until it has stopped.
+    func shutDownGracefully() async throws {
+        await group?.triggerGracefulShutdown()
+        try await task.value
     }
 
     func stop() {
