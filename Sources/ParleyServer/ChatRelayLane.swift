@@ -201,6 +201,11 @@ final class ChatRelayHandler: ChannelDuplexHandler, RemovableChannelHandler {
         state = .relaying
         answer.assumeIsolated().whenComplete { [self] result in
             state = .idle
+            // The client left meanwhile: nothing to answer, nothing more to read.
+            guard context.channel.isActive else {
+                waiting.removeAll()
+                return
+            }
             if case .success(let answer) = result, answer.isCompletion {
                 lane.answered(answer, route: route, since: start)
                 write(answer, from: route.provider.identity, context: context)

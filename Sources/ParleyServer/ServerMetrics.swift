@@ -29,6 +29,23 @@ public final class ServerMetrics: Sendable {
     private let factory: PrometheusMetricsFactory
     /// The last reason each provider's health gave, keyed by capability and provider.
     private let reasons = Mutex<[String: String]>([:])
+    /// Counters and timers already made, by label and dimensions: making one through the
+    /// factory takes a lock and a search of the registry, and the busiest are made for every
+    /// request.
+    private let counters = Mutex<[HandleKey: CoreMetrics.Counter]>([:])
+    private let timers = Mutex<[HandleKey: CoreMetrics.Timer]>([:])
+    /// Handles kept of each kind, at most (client-named models make new dimensions).
+    private static let keptHandles = 1_024
+
+    private struct HandleKey: Hashable {
+        var label: String
+        var dimensions: [String]
+
+        init(_ label: String, _ dimensions: [(String, String)]) {
+            self.label = label
+            self.dimensions = dimensions.flatMap { [$0.0, $0.1] }
+        }
+    }
 
     /// Creates an empty set of metrics.
     public init() {
@@ -47,18 +64,40 @@ public final class ServerMetrics: Sendable {
         registry.emitToString()
     }
 
+    /// The counter for `label` and `dimensions`, made once.
+    private func counter(_ label: String, _ dimensions: [(String, String)] = []) -> CoreMetrics.Counter {
+        let key = HandleKey(label, dimensions)
+        if let kept = counters.withLock({ $0[key] }) { return kept }
+        let made = CoreMetrics.Counter(label: label, dimensions: dimensions, factory: factory)
+        counters.withLock { kept in
+            if kept.count >= Self.keptHandles { kept.removeAll() }
+            kept[key] = made
+        }
+        return made
+    }
+
+    /// The timer for `label` and `dimensions`, made once.
+    private func timer(_ label: String, _ dimensions: [(String, String)]) -> CoreMetrics.Timer {
+        let key = HandleKey(label, dimensions)
+        if let kept = timers.withLock({ $0[key] }) { return kept }
+        let made = CoreMetrics.Timer(label: label, dimensions: dimensions, factory: factory)
+        timers.withLock { kept in
+            if kept.count >= Self.keptHandles { kept.removeAll() }
+            kept[key] = made
+        }
+        return made
+    }
+
     /// One answered request.
     func recordRequest(route: String, method: String, status: Int, duration: Duration) {
         let dimensions = [("route", route), ("method", method), ("status", String(status))]
-        CoreMetrics.Counter(label: "parley_http_requests_total", dimensions: dimensions, factory: factory).increment()
-        CoreMetrics.Timer(label: "parley_http_request_duration_seconds", dimensions: dimensions, factory: factory)
-            .recordNanoseconds(Self.nanoseconds(duration))
+        counter("parley_http_requests_total", dimensions).increment()
+        timer("parley_http_request_duration_seconds", dimensions).recordNanoseconds(Self.nanoseconds(duration))
     }
 
     /// A request answered by `provider`, after the ones of `chain` before it failed or were skipped.
     func recordAnswer(_ capability: ProviderCapability, provider: ProviderIdentity, chain: [ProviderIdentity]) {
-        CoreMetrics.Counter(label: "parley_provider_requests_total",
-                dimensions: [("capability", capability.rawValue), ("provider", provider.description)], factory: factory).increment()
+        counter("parley_provider_requests_total", [("capability", capability.rawValue), ("provider", provider.description)]).increment()
         guard let position = chain.firstIndex(of: provider) else { return }
         for passed in chain[..<position] {
             let name = passed.description
@@ -71,27 +110,19 @@ public final class ServerMetrics: Sendable {
     /// Tokens a language model read and wrote.
     func recordTokens(_ usage: Usage, provider: ProviderIdentity) {
         let name = provider.description
-        if usage.inputTokens > 0 {
-            CoreMetrics.Counter(label: "parley_tokens_total", dimensions: [("provider", name), ("kind", "input")], factory: factory)
-                .increment(by: usage.inputTokens)
-        }
-        if usage.outputTokens > 0 {
-            CoreMetrics.Counter(label: "parley_tokens_total", dimensions: [("provider", name), ("kind", "output")], factory: factory)
-                .increment(by: usage.outputTokens)
-        }
+        if usage.inputTokens > 0 { counter("parley_tokens_total", [("provider", name), ("kind", "input")]).increment(by: usage.inputTokens) }
+        if usage.outputTokens > 0 { counter("parley_tokens_total", [("provider", name), ("kind", "output")]).increment(by: usage.outputTokens) }
     }
 
     /// A chat completion passed through to its provider as it came: on the connection's event
     /// loop (`event_loop`, see ``ChatRelayHandler``) or by the endpoint (`task`).
     func recordRelay(onEventLoop: Bool) {
-        CoreMetrics.Counter(label: "parley_chat_relays_total", dimensions: [("lane", onEventLoop ? "event_loop" : "task")], factory: factory)
-            .increment()
+        counter("parley_chat_relays_total", [("lane", onEventLoop ? "event_loop" : "task")]).increment()
     }
 
     /// A chat completion the response cache could answer: from the cache (`hit`) or not.
     func recordCacheRequest(hit: Bool) {
-        CoreMetrics.Counter(label: "parley_cache_requests_total", dimensions: [("result", hit ? "hit" : "miss")], factory: factory)
-            .increment()
+        counter("parley_cache_requests_total", [("result", hit ? "hit" : "miss")]).increment()
     }
 
     /// A provider's current health, as a state set.
