@@ -26,9 +26,7 @@ extension OpenAILanguageModel {
             throw HTTPProviderError(provider: configuration.name, kind: .badRequest(status: 400), message: "the request body is not a JSON object")
         }
         let accept = streams ? "text/event-stream" : "application/json"
-        var timeouts = configuration.timeouts
-        if let firstByte { timeouts.firstByte = min(timeouts.firstByte, firstByte) }
-        let call = HTTPCall(provider: configuration.name, timeouts: timeouts)
+        let call = relayCall(firstByte: firstByte)
         if let plainTarget {
             return try await relay(ByteBuffer(bytes: rewritten), to: plainTarget, accept: accept, streams: streams, call: call)
         }
@@ -50,14 +48,20 @@ extension OpenAILanguageModel {
     public func relayWhole(_ body: [UInt8], firstByte: Duration? = nil, on loop: any EventLoop) -> EventLoopFuture<RelayedWhole>? {
         guard let plainTarget, !(configuration.requiresKey && configuration.apiKey == nil),
               let rewritten = JSONMembers.setting("model", to: JSONValue.string(configuration.model).text, in: body) else { return nil }
-        var timeouts = configuration.timeouts
-        if let firstByte { timeouts.firstByte = min(timeouts.firstByte, firstByte) }
-        let call = HTTPCall(provider: configuration.name, timeouts: timeouts)
+        let call = relayCall(firstByte: firstByte)
         let payload = ByteBuffer(bytes: rewritten)
         let head = plainHead(plainTarget, accept: "application/json", length: payload.readableBytes)
-        return PlainHTTPClient.shared.whole(plainTarget.endpoint, head: head, body: payload, timeouts: timeouts, limit: RelayedCompletion.largest, on: loop)
+        return PlainHTTPClient.shared.whole(plainTarget.endpoint, head: head, body: payload, timeouts: call.timeouts,
+                                            limit: RelayedCompletion.largest, on: loop)
             .map { head, body in RelayedWhole(status: Int(head.status.code), contentType: head.headers.first(name: "content-type"), body: body) }
             .flatMapErrorThrowing { throw call.mapPlain($0) }
+    }
+
+    /// A relay's call: the configured timeouts, the first byte's shortened to `firstByte`.
+    private func relayCall(firstByte: Duration?) -> HTTPCall {
+        var timeouts = configuration.timeouts
+        if let firstByte { timeouts.firstByte = min(timeouts.firstByte, firstByte) }
+        return HTTPCall(provider: configuration.name, timeouts: timeouts)
     }
 
     private func plainHead(_ target: PlainTarget, accept: String, length: Int) -> HTTPRequestHead {

@@ -36,13 +36,18 @@ struct BearerAuthMiddleware: RouterMiddleware {
         guard let presented = Self.bearerToken(request.headers[.authorization]) ?? offered else {
             throw OpenAIError.unauthorized(keyGiven: false)
         }
-        var matched: Int?
-        for (index, key) in keys.enumerated() where Self.constantTimeEquals(key, presented) { matched = index }
-        guard let matched else { throw OpenAIError.unauthorized(keyGiven: true) }
+        guard let matched = Self.index(of: presented, among: keys) else { throw OpenAIError.unauthorized(keyGiven: true) }
         var context = context
         context.keyIndex = matched
         context.owner = owners[matched]
         return try await next(request, context)
+    }
+
+    /// Which of `keys` is `presented`, compared with every key in constant time.
+    static func index(of presented: [UInt8], among keys: [[UInt8]]) -> Int? {
+        var matched: Int?
+        for (index, key) in keys.enumerated() where constantTimeEquals(key, presented) { matched = index }
+        return matched
     }
 
     /// The token of a `Bearer` authorization value (the scheme is case-insensitive).

@@ -79,9 +79,7 @@ struct ChatRelayLane: Sendable {
               head.headerFields[.connection]?.lowercased() != "close" else { return false }
         guard !keys.isEmpty else { return true }
         guard let presented = BearerAuthMiddleware.bearerToken(head.headerFields[.authorization]) else { return false }
-        var matched = false
-        for key in keys where BearerAuthMiddleware.constantTimeEquals(key, presented) { matched = true }
-        return matched
+        return BearerAuthMiddleware.index(of: presented, among: keys) != nil
     }
 
     /// The route for a request whose whole body has come, or `nil` when the usual way must

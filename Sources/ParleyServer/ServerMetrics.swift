@@ -66,23 +66,20 @@ public final class ServerMetrics: Sendable {
 
     /// The counter for `label` and `dimensions`, made once.
     private func counter(_ label: String, _ dimensions: [(String, String)] = []) -> CoreMetrics.Counter {
-        let key = HandleKey(label, dimensions)
-        if let kept = counters.withLock({ $0[key] }) { return kept }
-        let made = CoreMetrics.Counter(label: label, dimensions: dimensions, factory: factory)
-        counters.withLock { kept in
-            if kept.count >= Self.keptHandles { kept.removeAll() }
-            kept[key] = made
-        }
-        return made
+        Self.kept(in: counters, HandleKey(label, dimensions)) { CoreMetrics.Counter(label: label, dimensions: dimensions, factory: factory) }
     }
 
     /// The timer for `label` and `dimensions`, made once.
     private func timer(_ label: String, _ dimensions: [(String, String)]) -> CoreMetrics.Timer {
-        let key = HandleKey(label, dimensions)
-        if let kept = timers.withLock({ $0[key] }) { return kept }
-        let made = CoreMetrics.Timer(label: label, dimensions: dimensions, factory: factory)
-        timers.withLock { kept in
-            if kept.count >= Self.keptHandles { kept.removeAll() }
+        Self.kept(in: timers, HandleKey(label, dimensions)) { CoreMetrics.Timer(label: label, dimensions: dimensions, factory: factory) }
+    }
+
+    /// The handle kept under `key`, or a new one from `make`, kept.
+    private static func kept<Handle: Sendable>(in handles: borrowing Mutex<[HandleKey: Handle]>, _ key: HandleKey, make: () -> Handle) -> Handle {
+        if let kept = handles.withLock({ $0[key] }) { return kept }
+        let made = make()
+        handles.withLock { kept in
+            if kept.count >= keptHandles { kept.removeAll() }
             kept[key] = made
         }
         return made
