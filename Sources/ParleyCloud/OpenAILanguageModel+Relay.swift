@@ -41,20 +41,28 @@ extension OpenAILanguageModel {
     }
 
     /// Relays a whole (not streamed) answer as ``relay(_:streams:firstByte:)`` does, for a
-    /// caller on an event loop (a server's connection): the exchange runs on `loop` and the
-    /// future completes there, with the answer as it came, whatever its status. `nil` when
-    /// this provider is not a plain `http://` server, lacks its key, or `body` is not a JSON
-    /// object: the caller takes the usual way.
-    public func relayWhole(_ body: [UInt8], firstByte: Duration? = nil, on loop: any EventLoop) -> EventLoopFuture<RelayedWhole>? {
+    /// caller on an event loop (a server's connection; it must call from `loop`): the exchange
+    /// runs on `loop` and hands `answer` the answer there, as it came, whatever its status, or
+    /// the failure. `false`, with `answer` never called, when this provider is not a plain
+    /// `http://` server, lacks its key, or `body` is not a JSON object: the caller takes the
+    /// usual way.
+    public func relayWhole(_ body: [UInt8], firstByte: Duration? = nil, on loop: any EventLoop,
+                           then answer: @escaping (Result<RelayedWhole, any Error>) -> Void) -> Bool {
         guard let plainTarget, !(configuration.requiresKey && configuration.apiKey == nil),
-              let rewritten = JSONMembers.setting("model", to: JSONValue.string(configuration.model).text, in: body) else { return nil }
+              let rewritten = JSONMembers.setting("model", to: JSONValue.string(configuration.model).text, in: body) else { return false }
         let call = relayCall(firstByte: firstByte)
         let payload = ByteBuffer(bytes: rewritten)
         let head = plainHead(plainTarget, accept: "application/json", length: payload.readableBytes)
-        return PlainHTTPClient.shared.whole(plainTarget.endpoint, head: head, body: payload, timeouts: call.timeouts,
-                                            limit: RelayedCompletion.largest, on: loop)
-            .map { head, body in RelayedWhole(status: Int(head.status.code), contentType: head.headers.first(name: "content-type"), body: body) }
-            .flatMapErrorThrowing { throw call.mapPlain($0) }
+        PlainHTTPClient.shared.whole(plainTarget.endpoint, head: head, body: payload, timeouts: call.timeouts,
+                                     limit: RelayedCompletion.largest, on: loop) { result in
+            switch result {
+            case .success(let (head, body)):
+                answer(.success(RelayedWhole(status: Int(head.status.code), contentType: head.headers.first(name: "content-type"), body: body)))
+            case .failure(let error):
+                answer(.failure(call.mapPlain(error)))
+            }
+        }
+        return true
     }
 
     /// A relay's call: the configured timeouts, the first byte's shortened to `firstByte`.

@@ -76,7 +76,7 @@ public struct OpenAILanguageModel: LanguageModelProvider {
     let plainTarget: PlainTarget?
 
     /// Whether the server is plain `http://`: its whole answers can be relayed on an event
-    /// loop (``relayWhole(_:firstByte:on:)``).
+    /// loop (``relayWhole(_:firstByte:on:then:)``).
     public var relaysOnEventLoop: Bool { plainTarget != nil }
 
     /// Creates the provider.

@@ -62,24 +62,35 @@ final class PlainHTTPClient: Sendable {
         }
     }
 
-    /// Sends a request on `loop` and completes there with the whole response, its body at most
-    /// `limit` bytes: for a caller that runs on an event loop (a server's connection) and
-    /// would lose more to the hops to and from a task than the exchange costs. A kept-alive
-    /// connection on `loop` is used when there is one, else a new one is made there.
+    /// What an exchange made on an event loop hands its whole answer (head and body) to.
+    typealias WholeAnswer = (Result<(HTTPResponseHead, ByteBuffer), any Error>) -> Void
+
+    /// Sends a request from `loop` (the caller runs there) and hands the whole response, its
+    /// body at most `limit` bytes, to `answer` there, once: for a caller that runs on an event
+    /// loop (a server's connection) and would lose more to the hops to and from a task, or to
+    /// futures, than the exchange costs. A kept-alive connection on `loop` is used when there
+    /// is one, else a new one is made there.
     func whole(_ endpoint: Endpoint, head: HTTPRequestHead, body: ByteBuffer, timeouts: HTTPTimeouts, limit: Int,
-               on loop: any EventLoop) -> EventLoopFuture<(HTTPResponseHead, ByteBuffer)> {
-        @Sendable func send(_ channel: any Channel) -> EventLoopFuture<(HTTPResponseHead, ByteBuffer)> {
-            let promise = channel.eventLoop.makePromise(of: (HTTPResponseHead, ByteBuffer).self)
-            channel.writeAndFlush(Exchange(head: head, body: body, timeouts: timeouts, delivery: .whole(promise, limit: limit)), promise: nil)
-            return promise.futureResult
+               on loop: any EventLoop, then answer: @escaping WholeAnswer) {
+        let exchange = { (answer: @escaping WholeAnswer) in
+            Exchange(head: head, body: body, timeouts: timeouts, delivery: .onLoop(NIOLoopBound(answer, eventLoop: loop), limit: limit))
         }
+        let fresh = NIOLoopBound({ (answer: @escaping WholeAnswer) in
+            self.connect(to: endpoint, timeouts: timeouts, on: loop).assumeIsolated().whenComplete { result in
+                switch result {
+                case .success(let channel): channel.writeAndFlush(exchange(answer), promise: nil)
+                case .failure(let error): answer(.failure(error))
+                }
+            }
+        }, eventLoop: loop)
         guard let kept = keptConnection(to: endpoint, on: loop) else {
-            return connect(to: endpoint, timeouts: timeouts, on: loop).flatMap(send)
+            fresh.value(answer)
+            return
         }
-        return send(kept).hop(to: loop).flatMapError { error in
-            guard case Failure.closed(answered: false) = error else { return loop.makeFailedFuture(error) }
-            return self.connect(to: endpoint, timeouts: timeouts, on: loop).flatMap(send)
-        }
+        kept.writeAndFlush(exchange { result in
+            // The server closed the kept-alive connection before answering: once more, on a new one.
+            if case .failure(Failure.closed(answered: false)) = result { fresh.value(answer) } else { answer(result) }
+        }, promise: nil)
     }
 
     /// Sends a request and returns once the response head has come; the body follows.
@@ -168,6 +179,8 @@ final class PlainHTTPClient: Sendable {
 private struct Exchange: Sendable {
     enum Delivery: Sendable {
         case whole(EventLoopPromise<(HTTPResponseHead, ByteBuffer)>, limit: Int)
+        /// To a function on the connection's event loop (see ``PlainHTTPClient/WholeAnswer``).
+        case onLoop(NIOLoopBound<PlainHTTPClient.WholeAnswer>, limit: Int)
         case streamed(EventLoopPromise<HTTPResponseHead>, AsyncThrowingStream<ByteBuffer, any Error>.Continuation)
     }
 
@@ -188,7 +201,8 @@ private final class ExchangeHandler: ChannelDuplexHandler {
     private var current: Exchange?
     private var head: HTTPResponseHead?
     private var collected = ByteBuffer()
-    private var timer: Scheduled<Void>?
+    /// The timer's task and when it fires.
+    private var timer: (task: Scheduled<Void>, deadline: NIODeadline)?
     /// What the timer waits for, since when, and whether the limit has run out once already
     /// (it is then confirmed by a grace; see `TimeoutGrace`).
     private var waiting: (limit: Duration, failure: PlainHTTPClient.Failure, since: NIODeadline, confirming: Bool)?
@@ -202,17 +216,18 @@ private final class ExchangeHandler: ChannelDuplexHandler {
         current = exchange
         head = nil
         collected.clear()
+        // A connection closed before the request left (a kept-alive one the server dropped)
+        // fails the exchange at once, as unanswered, so that it is sent again on a new one;
+        // one that closes later fails it when it goes (`channelInactive`).
+        guard context.channel.isActive else {
+            fail(PlainHTTPClient.Failure.closed(answered: false), context: context)
+            promise?.fail(ChannelError.ioOnClosedChannel)
+            return
+        }
         arm(context, after: exchange.timeouts.firstByte, failure: .firstByteTimeout)
         context.write(wrapOutboundOut(.head(exchange.head)), promise: nil)
         if exchange.body.readableBytes > 0 { context.write(wrapOutboundOut(.body(.byteBuffer(exchange.body))), promise: nil) }
-        // A connection closed before the request left (a kept-alive one the server dropped)
-        // fails the exchange at once, as unanswered, so that it is sent again on a new one.
-        let written = context.eventLoop.makePromise(of: Void.self)
-        written.futureResult.assumeIsolated().whenComplete { [self] result in
-            if case .failure = result { fail(PlainHTTPClient.Failure.closed(answered: false), context: context) }
-            promise?.completeWith(result)
-        }
-        context.write(wrapOutboundOut(.end(nil)), promise: written)
+        context.write(wrapOutboundOut(.end(nil)), promise: promise)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -227,7 +242,7 @@ private final class ExchangeHandler: ChannelDuplexHandler {
             waiting?.since = .now()
             waiting?.confirming = false
             switch exchange.delivery {
-            case .whole(_, let limit):
+            case .whole(_, let limit), .onLoop(_, let limit):
                 guard collected.readableBytes + part.readableBytes <= limit else {
                     fail(PlainHTTPClient.Failure.tooLarge(limit: limit), context: context)
                     return
@@ -250,6 +265,10 @@ private final class ExchangeHandler: ChannelDuplexHandler {
                     promise.fail(PlainHTTPClient.Failure.closed(answered: false))
                 }
                 collected = ByteBuffer()
+            case .onLoop(let answer, _):
+                let body = collected
+                collected = ByteBuffer()
+                answer.value(head.map { .success(($0, body)) } ?? .failure(PlainHTTPClient.Failure.closed(answered: false)))
             case .streamed(_, let continuation):
                 continuation.finish()
             }
@@ -258,6 +277,8 @@ private final class ExchangeHandler: ChannelDuplexHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         if current != nil { fail(PlainHTTPClient.Failure.closed(answered: head != nil), context: context) }
+        timer?.task.cancel()
+        timer = nil
         context.fireChannelInactive()
     }
 
@@ -267,16 +288,24 @@ private final class ExchangeHandler: ChannelDuplexHandler {
     }
 
     /// Starts waiting for `failure`'s event (the head, or the next part) for at most `limit`.
+    /// The timer is scheduled anew only when it would fire too late: one that fires early
+    /// looks at what it waits for then, and waits on (so back-to-back exchanges on a
+    /// kept-alive connection do not schedule and cancel timers of their own).
     private func arm(_ context: ChannelHandlerContext, after limit: Duration, failure: PlainHTTPClient.Failure) {
-        timer?.cancel()
-        waiting = (limit, failure, .now(), false)
-        schedule(context, at: .now() + limit.timeAmount)
+        let now = NIODeadline.now()
+        waiting = (limit, failure, now, false)
+        let deadline = now + limit.timeAmount
+        if let timer, timer.deadline <= deadline { return }
+        timer?.task.cancel()
+        schedule(context, at: deadline)
     }
 
     private func schedule(_ context: ChannelHandlerContext, at deadline: NIODeadline) {
-        timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
+        let task = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
+            timer = nil
             check(context)
         }
+        timer = (task, deadline)
     }
 
     /// The timer fired: waits on if something came meanwhile, confirms a limit that ran out
@@ -295,9 +324,8 @@ private final class ExchangeHandler: ChannelDuplexHandler {
         }
     }
 
+    /// Stops waiting; the timer, if scheduled, finds nothing to wait for when it fires.
     private func disarm() {
-        timer?.cancel()
-        timer = nil
         waiting = nil
     }
 
@@ -309,6 +337,8 @@ private final class ExchangeHandler: ChannelDuplexHandler {
         switch exchange.delivery {
         case .whole(let promise, _):
             promise.fail(error)
+        case .onLoop(let answer, _):
+            answer.value(.failure(error))
         case .streamed(let promise, let continuation):
             promise.fail(error)  // ignored once the head has come
             continuation.finish(throwing: error)

@@ -190,14 +190,13 @@ final class ChatRelayHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func relay(_ head: HTTPRequest, body: ByteBuffer, context: ChannelHandlerContext) {
         let start = ContinuousClock.now
-        guard let (route, selection) = lane.route(for: head, body: body),
-              let answer = route.provider.relayWhole(Array(body.readableBytesView), firstByte: route.firstByte, on: context.eventLoop) else {
+        guard let (route, selection) = lane.route(for: head, body: body) else {
             state = .idle
             hand(head, body: body, context: context)
             return
         }
         state = .relaying
-        answer.assumeIsolated().whenComplete { [self] result in
+        let sent = route.provider.relayWhole(Array(body.readableBytesView), firstByte: route.firstByte, on: context.eventLoop) { [self] result in
             state = .idle
             // The client left meanwhile: nothing to answer, nothing more to read.
             guard context.channel.isActive else {
@@ -214,6 +213,10 @@ final class ChatRelayHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 hand(head, body: body, context: context)
             }
             resume(context: context)
+        }
+        if !sent {
+            state = .idle
+            hand(head, body: body, context: context)
         }
     }
 

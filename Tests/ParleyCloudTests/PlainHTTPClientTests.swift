@@ -28,6 +28,21 @@ struct PlainHTTPClientTests {
         return (Int(response.head.status.code), String(buffer: response.body))
     }
 
+    /// Sends from `loop` with the event-loop form, as a server's connection does; also says
+    /// whether the answer came on that loop.
+    static func send(_ client: PlainHTTPClient, to server: RawServer, _ text: String = #"{"n": 1}"#, on loop: any EventLoop,
+                     timeouts: HTTPTimeouts = patient) async throws -> (status: Int, body: String, onLoop: Bool) {
+        let body = ByteBuffer(string: text)
+        let promise = loop.makePromise(of: (status: Int, body: String, onLoop: Bool).self)
+        loop.execute {
+            client.whole(.init(host: "127.0.0.1", port: server.port), head: head(port: server.port, length: body.readableBytes),
+                         body: body, timeouts: timeouts, limit: 1 << 20, on: loop) { result in
+                promise.completeWith(result.map { (Int($0.status.code), String(buffer: $1), loop.inEventLoop) })
+            }
+        }
+        return try await promise.futureResult.get()
+    }
+
     static func answer(_ body: String, close: Bool = false) -> String {
         "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: \(body.utf8.count)\r\n" + (close ? "connection: close\r\n" : "") + "\r\n" + body
     }
@@ -65,6 +80,44 @@ struct PlainHTTPClientTests {
         let client = PlainHTTPClient(group: MultiThreadedEventLoopGroup.singleton)
         let timeouts = HTTPTimeouts(connect: .seconds(10), firstByte: .milliseconds(200), idle: .seconds(30))
         await #expect(throws: PlainHTTPClient.Failure.firstByteTimeout) { try await Self.send(client, to: server, timeouts: timeouts) }
+    }
+
+    @Test("on an event loop: requests share a kept-alive connection and are answered there; one the server drops is sent again on a new one")
+    func onLoop() async throws {
+        let server = try await RawServer.start { request, _ in
+            .init(bytes: Self.answer("{\"echo\": \(request.body)}"), thenClose: request.body.contains("3"))
+        }
+        defer { server.stop() }
+        let client = PlainHTTPClient(group: MultiThreadedEventLoopGroup.singleton)
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        for index in 1...5 {
+            let reply = try await Self.send(client, to: server, "{\"n\": \(index)}", on: loop)
+            #expect(reply.status == 200 && reply.body == "{\"echo\": {\"n\": \(index)}}" && reply.onLoop)
+        }
+        // The third answer closed the first connection (unannounced): the fourth request found
+        // it closed, or failed on it unanswered, and went on a second one.
+        #expect(server.connections == 2)
+    }
+
+    @Test("on an event loop, a request the server never answers after one it did fails at its own first-byte limit")
+    func onLoopFirstByteTimeout() async throws {
+        let server = try await RawServer.start { request, _ in .init(bytes: request.body.contains("1") ? Self.answer("{}") : "") }
+        defer { server.stop() }
+        let client = PlainHTTPClient(group: MultiThreadedEventLoopGroup.singleton)
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let limit = Duration.milliseconds(400)
+        let timeouts = HTTPTimeouts(connect: .seconds(10), firstByte: limit, idle: .seconds(30))
+        let first = try await Self.send(client, to: server, #"{"n": 1}"#, on: loop, timeouts: timeouts)
+        #expect(first.status == 200)
+        // Within the first request's limit: the connection's timer, scheduled for it, fires
+        // early for the second, which waits on to its own limit.
+        try await Task.sleep(for: .milliseconds(150))
+        let started = ContinuousClock.now
+        await #expect(throws: PlainHTTPClient.Failure.firstByteTimeout) {
+            try await Self.send(client, to: server, #"{"n": 2}"#, on: loop, timeouts: timeouts)
+        }
+        #expect(started.duration(to: .now) >= limit)
+        #expect(server.connections == 1)
     }
 
     @Test("an answer larger than the limit fails, and the connection is not reused")
