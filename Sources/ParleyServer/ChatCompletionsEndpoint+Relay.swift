@@ -58,7 +58,8 @@ extension ChatCompletionsEndpoint {
         if first.relaysOnEventLoop {
             environment.relayRoutes.remember(
                 RelayRoutes.Route(provider: first, chain: chain, health: ordered?.health, firstByte: ordered?.timeouts.firstOutput,
-                                  onDeviceModel: environment.runtime.currentLanguageModelPath),
+                                  onDeviceModel: environment.runtime.currentLanguageModelPath,
+                                  tally: environment.metrics.relayTally(provider: first.identity, chain: chain, route: ChatRelayLane.path)),
                 for: selection)
         }
         environment.metrics.recordAnswer(.languageModel, provider: first.identity, chain: chain)

@@ -27,6 +27,8 @@ final class RelayRoutes: Sendable {
         /// The on-device model when the route was found: the runtime makes its chains afresh
         /// when it changes.
         var onDeviceModel: String
+        /// What its answers count on.
+        var tally: ServerMetrics.RelayTally
     }
 
     private let routes = Mutex<[ProviderSelection: Route]>([:])
@@ -101,14 +103,9 @@ struct ChatRelayLane: Sendable {
 
     /// Counts an answered request as the usual way does.
     func answered(_ answer: RelayedWhole, route: RelayRoutes.Route, since start: ContinuousClock.Instant) {
-        let metrics = environment.metrics
-        let provider = route.provider.identity
-        metrics.recordAnswer(.languageModel, provider: provider, chain: route.chain)
-        metrics.recordRelay(onEventLoop: true)
-        if let usage = RelayedCompletion.usage(ofCompletion: Array(answer.body.readableBytesView)) {
-            metrics.recordTokens(usage, provider: provider)
-        }
-        metrics.recordRequest(route: Self.path, method: "POST", status: answer.status, duration: .now - start)
+        environment.metrics.recordRelayed(route.tally, route: Self.path, status: answer.status,
+                                          usage: RelayedCompletion.usage(ofCompletion: Array(answer.body.readableBytesView)),
+                                          duration: .now - start)
     }
 }
 

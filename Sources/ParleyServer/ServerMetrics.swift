@@ -104,6 +104,56 @@ public final class ServerMetrics: Sendable {
         }
     }
 
+    /// What a chat completion relayed on the event loop counts on, made once per route: the
+    /// same series ``recordAnswer(_:provider:chain:)``, ``recordRelay(onEventLoop:)``,
+    /// ``recordTokens(_:provider:)`` and ``recordRequest(route:method:status:duration:)`` count
+    /// on for a 200 from a provider that heads its chain.
+    struct RelayTally: Sendable {
+        fileprivate let provider: ProviderIdentity
+        fileprivate let chain: [ProviderIdentity]
+        fileprivate let answers: CoreMetrics.Counter
+        fileprivate let relays: CoreMetrics.Counter
+        fileprivate let inputTokens: CoreMetrics.Counter
+        fileprivate let outputTokens: CoreMetrics.Counter
+        fileprivate let requests: CoreMetrics.Counter
+        fileprivate let durations: CoreMetrics.Timer
+    }
+
+    /// The tally of chat completions `provider` (at the head of `chain`, or after it) answers
+    /// relayed on the event loop at `route`.
+    func relayTally(provider: ProviderIdentity, chain: [ProviderIdentity], route: String) -> RelayTally {
+        let name = provider.description
+        let ok = [("route", route), ("method", "POST"), ("status", "200")]
+        return RelayTally(
+            provider: provider, chain: chain,
+            answers: counter("parley_provider_requests_total", [("capability", ProviderCapability.languageModel.rawValue), ("provider", name)]),
+            relays: counter("parley_chat_relays_total", [("lane", "event_loop")]),
+            inputTokens: counter("parley_tokens_total", [("provider", name), ("kind", "input")]),
+            outputTokens: counter("parley_tokens_total", [("provider", name), ("kind", "output")]),
+            requests: counter("parley_http_requests_total", ok), durations: timer("parley_http_request_duration_seconds", ok))
+    }
+
+    /// One chat completion relayed on the event loop and answered with `status`, counted as
+    /// the usual way counts it.
+    func recordRelayed(_ tally: RelayTally, route: String, status: Int, usage: Usage?, duration: Duration) {
+        if tally.chain.first == tally.provider {
+            tally.answers.increment()
+        } else {
+            recordAnswer(.languageModel, provider: tally.provider, chain: tally.chain)
+        }
+        tally.relays.increment()
+        if let usage {
+            if usage.inputTokens > 0 { tally.inputTokens.increment(by: usage.inputTokens) }
+            if usage.outputTokens > 0 { tally.outputTokens.increment(by: usage.outputTokens) }
+        }
+        if status == 200 {
+            tally.requests.increment()
+            tally.durations.recordNanoseconds(Self.nanoseconds(duration))
+        } else {
+            recordRequest(route: route, method: "POST", status: status, duration: duration)
+        }
+    }
+
     /// Tokens a language model read and wrote.
     func recordTokens(_ usage: Usage, provider: ProviderIdentity) {
         let name = provider.description

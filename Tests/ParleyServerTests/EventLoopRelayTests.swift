@@ -42,6 +42,8 @@ struct EventLoopRelayTests {
         #expect(Self.relays(metrics, lane: "event_loop") == 2, "\(metrics)")
         #expect(metrics.contains(#"parley_http_requests_total{route="/v1/chat/completions",method="POST",status="200"} 3"#), "\(metrics)")
         #expect(metrics.contains(#"parley_tokens_total{provider="openai (up-model)",kind="input"} 36"#), "\(metrics)")
+        #expect(metrics.contains(#"parley_provider_requests_total{capability="LLM",provider="openai (up-model)"} 3"#), "\(metrics)")
+        #expect(metrics.contains(#"parley_http_request_duration_seconds_count{route="/v1/chat/completions",method="POST",status="200"} 3"#), "\(metrics)")
     }
 
     @Test("what the relay must not answer takes the usual way: a wrong key, a body that does not decode, a stream")
