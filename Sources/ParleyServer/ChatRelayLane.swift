@@ -87,18 +87,29 @@ struct ChatRelayLane: Sendable {
     /// The route for a request whose whole body has come, or `nil` when the usual way must
     /// answer it.
     func route(for head: HTTPRequest, body: ByteBuffer) -> (route: RelayRoutes.Route, selection: ProviderSelection)? {
-        guard let request = try? Request.decoder.decode(ChatCompletionRequest.self, from: Data(body.readableBytesView)),
-              let chat = try? request.chatRequest(), chat.responseSchema == nil, !chat.hasImages, !request.streams else { return nil }
-        let runtime = environment.runtime
-        let selection = ModelResolution.selection(for: request.model, capability: .languageModel, catalog: runtime.catalog)
+        let cache = environment.responseCache
+        let model: String?
+        if !cache.isOn, let plain = PlainChatBody(body.readableBytesView) {
+            // The plainest body, recognized without decoding it (it would decode to the same).
+            model = plain.model
+        } else {
+            guard let request = try? Request.decoder.decode(ChatCompletionRequest.self, from: Data(body.readableBytesView)),
+                  let chat = try? request.chatRequest(), chat.responseSchema == nil, !chat.hasImages, !request.streams else { return nil }
+            if cache.isOn, ChatCacheKey.key(for: request, chat: chat, selection: selection(for: request.model), owner: .local,
+                                            headers: head.headerFields) != nil {
+                return nil
+            }
+            model = request.model
+        }
+        let selection = selection(for: model)
         guard let route = environment.relayRoutes.route(for: selection),
               route.health?.isHealthy(route.provider.identity.description) ?? true,
-              route.onDeviceModel == runtime.currentLanguageModelPath else { return nil }
-        let cache = environment.responseCache
-        if cache.isOn, ChatCacheKey.key(for: request, chat: chat, selection: selection, owner: .local, headers: head.headerFields) != nil {
-            return nil
-        }
+              route.onDeviceModel == environment.runtime.currentLanguageModelPath else { return nil }
         return (route, selection)
+    }
+
+    private func selection(for model: String?) -> ProviderSelection {
+        ModelResolution.selection(for: model, capability: .languageModel, catalog: environment.runtime.catalog)
     }
 
     /// Counts an answered request as the usual way does.
