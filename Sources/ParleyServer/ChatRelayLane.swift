@@ -89,8 +89,9 @@ struct ChatRelayLane: Sendable {
     func route(for head: HTTPRequest, body: ByteBuffer) -> (route: RelayRoutes.Route, selection: ProviderSelection)? {
         let cache = environment.responseCache
         let model: String?
-        if !cache.isOn, let plain = PlainChatBody(body.readableBytesView) {
-            // The plainest body, recognized without decoding it (it would decode to the same).
+        if let plain = PlainChatBody(body.readableBytesView), !(cache.isOn && plain.temperature == 0) {
+            // The plainest body, recognized without decoding it (it would decode to the same),
+            // and not one the cache may answer (only a request at temperature 0 is cached).
             model = plain.model
         } else {
             guard let request = try? Request.decoder.decode(ChatCompletionRequest.self, from: Data(body.readableBytesView)),

@@ -14,6 +14,9 @@
 struct PlainChatBody: Equatable {
     /// The model the body names, if it names one.
     var model: String?
+    /// The temperature it asks for, if it asks for one (a request at 0 may be answered from
+    /// the response cache).
+    var temperature: Double?
 
     /// Recognizes `bytes`; `nil` for a body of any other kind.
     init?(_ bytes: some Collection<UInt8>) {
@@ -21,8 +24,9 @@ struct PlainChatBody: Equatable {
         self = found
     }
 
-    init(model: String?) {
+    init(model: String?, temperature: Double? = nil) {
         self.model = model
+        self.temperature = temperature
     }
 
     private static func scan(_ buffer: UnsafeBufferPointer<UInt8>) -> PlainChatBody? {
@@ -65,6 +69,7 @@ private struct Scanner {
                 guard let value = number(), value.isInteger, value.value >= 1 else { return nil }
             case .temperature:
                 guard let value = number(), (0...2).contains(value.value) else { return nil }
+                found.temperature = value.value
             case .topP:
                 guard let value = number(), value.value > 0, value.value <= 1 else { return nil }
             case .user:

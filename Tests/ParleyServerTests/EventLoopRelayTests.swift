@@ -69,9 +69,15 @@ struct EventLoopRelayTests {
         let streamed = try await server.send(.POST, "/v1/chat/completions", headers: authorized,
                                              body: try JSONSerialization.data(withJSONObject: RelayTests.streamedQuestion))
         #expect(streamed.status == 200 && streamed.text == RelayTests.events.joined())
+        // At temperature 0 the response cache answers the second time (the relay must not).
+        let steady = Data(Self.question.replacingOccurrences(of: #""max_tokens": 9"#, with: #""max_tokens": 9, "temperature": 0"#).utf8)
+        let once = try await server.send(.POST, "/v1/chat/completions", headers: authorized, body: steady)
+        let again = try await server.send(.POST, "/v1/chat/completions", headers: authorized, body: steady)
+        #expect(once.status == 200 && once.headers["x-parley-cache"] == "miss", "\(once.headers)")
+        #expect(again.status == 200 && again.headers["x-parley-cache"] == "hit" && again.text.contains("Paris."), "\(again.headers)")
         let metrics = try await server.send(.GET, "/metrics", headers: [("authorization", "Bearer key-one")]).text
         #expect(Self.relays(metrics, lane: "event_loop") == 0, "\(metrics)")
-        #expect(await upstream.requests.filter { $0.path.hasSuffix("/chat/completions") }.count == 2)
+        #expect(await upstream.requests.filter { $0.path.hasSuffix("/chat/completions") }.count == 3)
     }
 
     @Test("when the provider fails after a relay on the event loop, the request takes the usual way and the chain falls back on-device")

@@ -46,7 +46,7 @@ struct PlainChatBodyTests {
     @Test("plain bodies are recognized, with their model")
     func recognized() throws {
         #expect(PlainChatBody(Array(Self.plain[0].utf8)) == PlainChatBody(model: "openai/fake"))
-        #expect(PlainChatBody(Array(Self.plain[1].utf8)) == PlainChatBody(model: "gpt-4o-mini"))
+        #expect(PlainChatBody(Array(Self.plain[1].utf8)) == PlainChatBody(model: "gpt-4o-mini", temperature: 0.7))
         #expect(PlainChatBody(Array(Self.plain[2].utf8)) == PlainChatBody(model: nil))
         for body in Self.plain { try Self.agrees(Array(body.utf8)) }
     }
@@ -89,7 +89,7 @@ struct PlainChatBodyTests {
         let request = try #require(try? JSONDecoder().decode(ChatCompletionRequest.self, from: Data(bytes)),
                                    "recognized, but does not decode: \(text)", sourceLocation: sourceLocation)
         let chat = try #require(try? request.chatRequest(), "recognized, but refused: \(text)", sourceLocation: sourceLocation)
-        #expect(request.model == plain.model && !request.streams && chat.responseSchema == nil && !chat.hasImages,
+        #expect(request.model == plain.model && request.temperature == plain.temperature && !request.streams && chat.responseSchema == nil && !chat.hasImages,
                 "\(text)", sourceLocation: sourceLocation)
     }
 
