@@ -84,7 +84,10 @@ public struct OpenAILanguageModel: LanguageModelProvider {
         self.configuration = configuration
         self.identity = ProviderIdentity(name: configuration.name, model: configuration.model, isLocal: configuration.isLocal)
         self.call = HTTPCall(provider: configuration.name, timeouts: configuration.timeouts)
-        self.plainTarget = PlainTarget(join(configuration.baseURL, "/chat/completions"))
+        // The plain client sends header fields unchecked: a key that could not be one (a line
+        // break in it) takes the client that checks them, and fails there.
+        let sendable = configuration.apiKey?.utf8.allSatisfy { $0 >= 0x20 && $0 != 0x7F } ?? true
+        self.plainTarget = sendable ? PlainTarget(join(configuration.baseURL, "/chat/completions")) : nil
     }
 
     public func availability() async -> Availability {

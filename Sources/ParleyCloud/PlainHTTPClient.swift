@@ -150,7 +150,9 @@ final class PlainHTTPClient: Sendable {
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    // No validation of outbound header fields: the one caller makes them from
+                    // a URL it parsed and a key it checked once (see `OpenAILanguageModel`).
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers(enableOutboundHeaderValidation: false)
                     try channel.pipeline.syncOperations.addHandler(ExchangeHandler(release: release))
                 }
             }

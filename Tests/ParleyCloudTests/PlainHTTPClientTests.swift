@@ -120,6 +120,13 @@ struct PlainHTTPClientTests {
         #expect(server.connections == 1)
     }
 
+    @Test("the client sends header fields unchecked, so a key that could not be a header's value is not relayed with it")
+    func uncheckedFields() {
+        let plain = OpenAILanguageModel(configuration: .init(baseURL: "http://127.0.0.1:9/v1", apiKey: "sk-ok"))
+        let broken = OpenAILanguageModel(configuration: .init(baseURL: "http://127.0.0.1:9/v1", apiKey: "sk-a\r\nx-injected: 1"))
+        #expect(plain.relaysOnEventLoop && !broken.relaysOnEventLoop)
+    }
+
     @Test("an answer larger than the limit fails, and the connection is not reused")
     func tooLarge() async throws {
         let server = try await RawServer.start { _, _ in .init(bytes: Self.answer(String(repeating: "x", count: 5000))) }
