@@ -189,35 +189,9 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         session.useThreads(CoreShare.shared.threads(upTo: configuration.threads))
         let tokens = try openPrompt(history, words: words, session: session)
         guard tokens.count < session.contextLength else { throw LlamaError.promptTooLong(tokens: tokens.count, contextLength: session.contextLength) }
-        let read = { (output: Int32) in scoring == .sentenceEnd ? session.sentenceEndProbability(at: output) : session.endOfTurnProbability(at: output) }
-        // The reply to these words, if the turn ends with them, has this prompt: evaluated in
-        // the same batch, the reply starts on it without evaluating anything (and one batch
-        // costs less than two). A prompt under half the context is never trimmed for the reply.
-        if let reply = try? replyPrompt(history, utterance: utterance, session: session),
-           reply.count > tokens.count, reply.count < session.contextLength / 2, reply.starts(with: tokens) {
-            let scored = try ComputeLane.shared.run { () throws(LlamaError) -> (Double, Int)? in
-                let reused = session.keep(prefixOf: reply, atMost: tokens.count - 1)
-                guard let score = try session.evaluate(Array(reply[reused...]), marking: tokens.count - 1 - reused, read: read) else { return nil }
-                return (score, reused)
-            }
-            if let (score, reused) = scored {
-                logger.debug("scored the end of the turn on \(tokens.count - reused) tokens beyond memory, and evaluated the reply's prompt with them (\(reply.count - tokens.count) more)")
-                return score
-            }
-        }
         let reused = try ComputeLane.shared.run { try session.load(prompt: tokens) }
         logger.debug("scored the end of the turn on \(tokens.count - reused) tokens beyond memory")
-        return read(-1)
-    }
-
-    /// The tokens of the prompt of a reply to `utterance` after `history`, as
-    /// ``complete(_:)`` makes it (with the default system prompt) when nothing is trimmed.
-    private func replyPrompt(_ history: [ChatMessage], utterance: String, session: LlamaSession) throws -> [Int32] {
-        var messages = history + [.user(utterance.trimmingCharacters(in: .whitespacesAndNewlines))]
-        if let system = configuration.defaultSystemPrompt, !messages.contains(where: { $0.role == .system }) {
-            messages.insert(.system(system), at: 0)
-        }
-        return try session.tokenize(session.formatPrompt(messages))
+        return scoring == .sentenceEnd ? session.sentenceEndProbability() : session.endOfTurnProbability()
     }
 
     /// The tokens of the prompt a reply to `history` plus a user message beginning with

@@ -13,9 +13,6 @@ final class LlamaSession {
     private let template: String
     /// The tokens whose keys and values are in the context's memory (sequence 0), in order.
     private(set) var cachedTokens: [llama_token] = []
-    /// Whether the last evaluation ended with the last token in memory, so that its logits
-    /// (what the next token may be) are at hand.
-    private var lastLogitsReady = false
     let contextLength: Int
 
     init(modelPath: String, contextLength: Int, threads: Int) throws(LlamaError) {
@@ -103,8 +100,6 @@ final class LlamaSession {
     /// Brings the context's memory to exactly `prompt`, reusing the longest prefix already
     /// there, and evaluates the rest. Returns how many prompt tokens were reused.
     func load(prompt: [llama_token]) throws(LlamaError) -> Int {
-        // Evaluated already, last (an end-of-turn score that took in the reply's prompt).
-        if lastLogitsReady, cachedTokens == prompt { return prompt.count }
         // The last token must be evaluated for its logits.
         let reused = keep(prefixOf: prompt, atMost: prompt.count - 1)
         try evaluate(Array(prompt[reused...]))
@@ -122,18 +117,14 @@ final class LlamaSession {
         zip(cachedTokens, prompt).prefix { $0 == $1 }.count
     }
 
-    /// Drops from memory whatever follows the longest prefix it shares with `prompt`, keeping
-    /// at most `limit` tokens, and returns how many it kept.
-    func keep(prefixOf prompt: [llama_token], atMost limit: Int) -> Int {
+    private func keep(prefixOf prompt: [llama_token], atMost limit: Int) -> Int {
         var reused = min(sharedPrefix(with: prompt), max(0, limit))
-        if reused == cachedTokens.count { return reused }
         let memory = llama_get_memory(context)
         if !llama_memory_seq_rm(memory, 0, llama_pos(reused), -1) {
             llama_memory_clear(memory, true)
             reused = 0
         }
         cachedTokens = Array(prompt.prefix(reused))
-        lastLogitsReady = false
         return reused
     }
 
@@ -146,57 +137,24 @@ final class LlamaSession {
             let code = chunk.withUnsafeMutableBufferPointer { buffer in
                 llama_decode(context, llama_batch_get_one(buffer.baseAddress, Int32(buffer.count)))
             }
-            guard code == 0 else {
-                lastLogitsReady = false
-                throw .decodeFailed(code: code)
-            }
+            guard code == 0 else { throw .decodeFailed(code: code) }
             cachedTokens.append(contentsOf: chunk)
-            lastLogitsReady = true
             start += chunk.count
         }
     }
 
-    /// Evaluates `tokens` after what is in memory in one batch, keeping the logits of the one
-    /// at `marked` (an index into `tokens`) as well as the last's, and returns what `read`
-    /// makes of the first (given the batch index to read at), before anything else is
-    /// evaluated. `nil`, with nothing evaluated, when the tokens do not fit one batch.
-    func evaluate<T>(_ tokens: [llama_token], marking marked: Int, read: (Int32) -> T) throws(LlamaError) -> T? {
-        guard tokens.indices.contains(marked), tokens.count <= Int(llama_n_batch(context)) else { return nil }
-        var batch = llama_batch_init(Int32(tokens.count), 0, 1)
-        defer { llama_batch_free(batch) }
-        let start = cachedTokens.count
-        for (index, token) in tokens.enumerated() {
-            batch.token[index] = token
-            batch.pos[index] = llama_pos(start + index)
-            batch.n_seq_id[index] = 1
-            batch.seq_id[index]?[0] = 0
-            batch.logits[index] = index == marked || index == tokens.count - 1 ? 1 : 0
-        }
-        batch.n_tokens = Int32(tokens.count)
-        let code = llama_decode(context, batch)
-        guard code == 0 else {
-            lastLogitsReady = false
-            throw .decodeFailed(code: code)
-        }
-        cachedTokens.append(contentsOf: tokens)
-        lastLogitsReady = true
-        return read(Int32(marked))
+    /// The probability, at the last evaluated position, that the next token ends the turn
+    /// (any end-of-generation token: `<|im_end|>`, `<|endoftext|>`, …), from the logits.
+    func endOfTurnProbability() -> Double {
+        probability { llama_vocab_is_eog(vocab, $0) }
     }
 
-    /// The probability, at the last evaluated position (or the last batch's token at `output`),
-    /// that the next token ends the turn (any end-of-generation token: `<|im_end|>`,
-    /// `<|endoftext|>`, …), from the logits.
-    func endOfTurnProbability(at output: Int32 = -1) -> Double {
-        probability(at: output) { llama_vocab_is_eog(vocab, $0) }
-    }
-
-    /// The probability, at the last evaluated position (or the last batch's token at `output`),
-    /// that the words end here: that the next
+    /// The probability, at the last evaluated position, that the words end here: that the next
     /// token closes the sentence (`.`, `?` or `!`, alone or leading the token, but not an
     /// ellipsis, which trails off) or the turn.
-    func sentenceEndProbability(at output: Int32 = -1) -> Double {
+    func sentenceEndProbability() -> Double {
         let ending = sentenceEnds
-        return probability(at: output) { ending.contains($0) }
+        return probability { ending.contains($0) }
     }
 
     /// The tokens ``sentenceEndProbability()`` counts, found in the vocabulary once.
@@ -215,10 +173,9 @@ final class LlamaSession {
         return found
     }()
 
-    /// The softmax mass, at the last evaluated position (or the last batch's token at
-    /// `output`), of the tokens `counted` selects.
-    private func probability(at output: Int32, of counted: (llama_token) -> Bool) -> Double {
-        guard let logits = llama_get_logits_ith(context, output) else { return 0 }
+    /// The softmax mass, at the last evaluated position, of the tokens `counted` selects.
+    private func probability(of counted: (llama_token) -> Bool) -> Double {
+        guard let logits = llama_get_logits_ith(context, -1) else { return 0 }
         let count = Int(llama_vocab_n_tokens(vocab))
         var largest = -Float.infinity
         for index in 0..<count { largest = max(largest, logits[index]) }
