@@ -88,21 +88,19 @@ struct ChatRelayLane: Sendable {
     /// answer it.
     func route(for head: HTTPRequest, body: ByteBuffer) -> (route: RelayRoutes.Route, selection: ProviderSelection)? {
         let cache = environment.responseCache
-        let model: String?
+        let selection: ProviderSelection
         if let plain = PlainChatBody(body.readableBytesView), !(cache.isOn && plain.temperature == 0) {
             // The plainest body, recognized without decoding it (it would decode to the same),
             // and not one the cache may answer (only a request at temperature 0 is cached).
-            model = plain.model
+            selection = self.selection(for: plain.model)
         } else {
             guard let request = try? Request.decoder.decode(ChatCompletionRequest.self, from: Data(body.readableBytesView)),
                   let chat = try? request.chatRequest(), chat.responseSchema == nil, !chat.hasImages, !request.streams else { return nil }
-            if cache.isOn, ChatCacheKey.key(for: request, chat: chat, selection: selection(for: request.model), owner: .local,
-                                            headers: head.headerFields) != nil {
+            selection = self.selection(for: request.model)
+            if cache.isOn, ChatCacheKey.key(for: request, chat: chat, selection: selection, owner: .local, headers: head.headerFields) != nil {
                 return nil
             }
-            model = request.model
         }
-        let selection = selection(for: model)
         guard let route = environment.relayRoutes.route(for: selection),
               route.health?.isHealthy(route.provider.identity.description) ?? true,
               route.onDeviceModel == environment.runtime.currentLanguageModelPath else { return nil }
@@ -115,7 +113,7 @@ struct ChatRelayLane: Sendable {
 
     /// Counts an answered request as the usual way does.
     func answered(_ answer: RelayedWhole, route: RelayRoutes.Route, since start: ContinuousClock.Instant) {
-        environment.metrics.recordRelayed(route.tally, route: Self.path, status: answer.status,
+        environment.metrics.recordRelayed(route.tally, status: answer.status,
                                           usage: RelayedCompletion.usage(ofCompletion: Array(answer.body.readableBytesView)),
                                           duration: .now - start)
     }

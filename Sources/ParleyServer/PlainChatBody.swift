@@ -54,7 +54,7 @@ private struct Scanner {
         var seen: UInt8 = 0
         var found = PlainChatBody(model: nil)
         repeat {
-            guard let name = string(), !name.escaped, take(ascii: ":"), let key = keyNamed(name.range) else { return nil }
+            guard let name = string(), !name.escaped, take(ascii: ":"), let key = Self.key(name.range, in: bytes) else { return nil }
             guard seen & key.rawValue == 0 else { return nil }
             seen |= key.rawValue
             switch key {
@@ -93,10 +93,6 @@ private struct Scanner {
         case 21 where bytes[range].elementsEqual("max_completion_tokens".utf8): .maxCompletionTokens
         default: nil
         }
-    }
-
-    private func keyNamed(_ range: Range<Int>) -> Key? {
-        Self.key(range, in: bytes)
     }
 
     /// `[` text messages `]`, at least one of them from the user or the assistant.

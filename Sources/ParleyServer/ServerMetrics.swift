@@ -109,6 +109,7 @@ public final class ServerMetrics: Sendable {
     /// ``recordTokens(_:provider:)`` and ``recordRequest(route:method:status:duration:)`` count
     /// on for a 200 from a provider that heads its chain.
     struct RelayTally: Sendable {
+        fileprivate let route: String
         fileprivate let provider: ProviderIdentity
         fileprivate let chain: [ProviderIdentity]
         fileprivate let answers: CoreMetrics.Counter
@@ -125,7 +126,7 @@ public final class ServerMetrics: Sendable {
         let name = provider.description
         let ok = [("route", route), ("method", "POST"), ("status", "200")]
         return RelayTally(
-            provider: provider, chain: chain,
+            route: route, provider: provider, chain: chain,
             answers: counter("parley_provider_requests_total", [("capability", ProviderCapability.languageModel.rawValue), ("provider", name)]),
             relays: counter("parley_chat_relays_total", [("lane", "event_loop")]),
             inputTokens: counter("parley_tokens_total", [("provider", name), ("kind", "input")]),
@@ -135,7 +136,7 @@ public final class ServerMetrics: Sendable {
 
     /// One chat completion relayed on the event loop and answered with `status`, counted as
     /// the usual way counts it.
-    func recordRelayed(_ tally: RelayTally, route: String, status: Int, usage: Usage?, duration: Duration) {
+    func recordRelayed(_ tally: RelayTally, status: Int, usage: Usage?, duration: Duration) {
         if tally.chain.first == tally.provider {
             tally.answers.increment()
         } else {
@@ -150,7 +151,7 @@ public final class ServerMetrics: Sendable {
             tally.requests.increment()
             tally.durations.recordNanoseconds(Self.nanoseconds(duration))
         } else {
-            recordRequest(route: route, method: "POST", status: status, duration: duration)
+            recordRequest(route: tally.route, method: "POST", status: status, duration: duration)
         }
     }
 
