@@ -78,26 +78,25 @@ public struct ParleyServer: Service, CustomStringConvertible {
         let webSocket = WebSocketServerConfiguration(maxFrameSize: configuration.maxRealtimeMessageBytes)
         application = Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: Self.webSocketRouter(environment),
-                                           configuration: .init(http1: Self.http1(environment, idleTimeout: idleTimeout), ws: webSocket)),
+            server: Self.http1(environment, webSocketRouter: Self.webSocketRouter(environment), webSocket: webSocket, idleTimeout: idleTimeout),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "parley"),
             services: [ServerMonitor(environment: environment), GoogleSyncService(scheduler: environment.google, logger: logger)],
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
     }
 
-    /// Plain HTTP's pipeline: chat completions relayed on the event loop in front of the router
-    /// (``ChatRelayHandler``). The connection's state (idle timeout, closing on shutdown once
-    /// the answer in progress is written) is kept in front of both, so that it sees every
-    /// request; the router's own state handler behind them is given no idle timeout and never
-    /// hears of a shutdown.
-    static func http1(_ environment: ServerEnvironment, idleTimeout: TimeAmount?) -> HTTP1Channel.Configuration {
+    /// HTTP/1 with the WebSocket upgrade, and plain chat completions relayed on the event loop
+    /// right behind HTTP/1's decoder (``ChatRelayHandler``, which also keeps the connection's
+    /// idle timeout and graceful shutdown: it sees every request, relayed or not).
+    static func http1(_ environment: ServerEnvironment, webSocketRouter: Hummingbird.Router<ServerRequestContext>,
+                      webSocket: WebSocketServerConfiguration, idleTimeout: TimeAmount?) -> HTTPServerBuilder {
         let lane = ChatRelayLane(environment: environment)
-        let logger = environment.logger
-        return HTTP1Channel.Configuration(
-            additionalChannelHandlers: [HTTPConnectionStateHandler(idleTimeout: idleTimeout.map { .nanoseconds($0.nanoseconds) }, logger: logger),
-                                        ChatRelayHandler(lane: lane)],
-            idleTimeout: nil)
+        let webSocketResponder = webSocketRouter.buildResponder()
+        return HTTPServerBuilder { responder in
+            RelayingHTTPChannel(upgrading: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
+                                                                         configuration: .init(http1: .init(idleTimeout: nil), ws: webSocket)),
+                                lane: lane, idleTimeout: idleTimeout)
+        }
     }
 
     /// How logs (ServiceLifecycle's among them) name the server: never with its keys.

@@ -151,7 +151,10 @@ struct EventLoopRelayTests {
         defer { server.stop() }
         let first = try await server.send(.POST, "/v1/chat/completions", headers: [("content-type", "application/json")], body: Data(Self.question.utf8))
         #expect(first.status == 200)
-        let request = "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(Self.question.utf8.count)\r\n\r\n"
+        // A connection's first request goes to the router (the WebSocket upgrade is decided on
+        // it); the second is relayed on the event loop.
+        let request = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+            + "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(Self.question.utf8.count)\r\n\r\n"
             + Self.question
         let start = ContinuousClock.now
         // Read until the server closes the connection (the client gives up after 20 s).
@@ -160,6 +163,10 @@ struct EventLoopRelayTests {
         #expect(ContinuousClock.now - start < .seconds(10))
         let metrics = try await server.send(.GET, "/metrics").text
         #expect(Self.relays(metrics, lane: "event_loop") == 1, "\(metrics)")
+        // A connection that never sends a request is closed once idle too.
+        let silentStart = ContinuousClock.now
+        let silent = try await RawHTTP.exchange(port: server.port, "")
+        #expect(silent.isEmpty && ContinuousClock.now - silentStart < .seconds(10), "\(silent)")
     }
 
     @Test("requests pipelined on one connection are answered in order, relayed on the event loop or not")
