@@ -113,7 +113,8 @@ final class ChatRelayHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// Leaves the pipeline to the WebSocket upgrade, with everything that waited.
+    /// Leaves the pipeline to the WebSocket upgrade the connection's first request asked for
+    /// (nothing waits then: the first request always goes on).
     private func leave(context: ChannelHandlerContext) {
         cancelTimer()
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
