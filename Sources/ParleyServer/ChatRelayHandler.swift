@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import ParleyCloud
@@ -156,8 +157,9 @@ final class ChatRelayHandler: ChannelDuplexHandler, RemovableChannelHandler {
         var headers = HTTPHeaders()
         headers.reserveCapacity(6)
         headers.add(name: "content-type", value: "application/json")
-        if Self.isFieldValue(provider.name) { headers.add(name: "x-parley-provider", value: provider.name) }
-        if let model = provider.model, Self.isFieldValue(model) { headers.add(name: "x-parley-model", value: model) }
+        // The same names as the usual way's (`HTTPFields.name(_:)`).
+        if Self.isFieldValue(provider.name) { headers.add(name: HTTPField.Name.parleyProvider.rawName, value: provider.name) }
+        if let model = provider.model, Self.isFieldValue(model) { headers.add(name: HTTPField.Name.parleyModel.rawName, value: model) }
         headers.add(name: "content-length", value: String(answer.body.readableBytes))
         headers.add(name: "date", value: HTTPDate.now)
         headers.add(name: "server", value: "parley")
@@ -315,7 +317,7 @@ final class ChatRelayHandler: ChannelDuplexHandler, RemovableChannelHandler {
 /// for its answers.
 struct ConnectionLife {
     let idleTimeout: TimeAmount?
-    private(set) var inProgress = 0
+    private var inProgress = 0
     private var reading = false
     private var lastActive = NIODeadline.now()
     private var active = false

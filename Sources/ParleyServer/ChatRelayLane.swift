@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import NIOHTTP1
+import NIOHTTPTypesHTTP1
 import ParleyCloud
 import ParleyCore
 import ParleyRuntime
@@ -55,9 +56,9 @@ final class RelayRoutes: Sendable {
 }
 
 /// What decides, on the event loop, whether a request to `POST /v1/chat/completions` can be
-/// relayed there (by ``ChatRelayHandler``): the same conditions as the usual way's relay (a key that is let in, a body
-/// that decodes, no response schema, no images, not cacheable, a route found before and a
-/// healthy provider), checked without leaving the connection's thread.
+/// relayed there (by ``ChatRelayHandler``): the same conditions as the usual way's relay (a key
+/// that is let in, a body that decodes, no response schema, no images, not cacheable, a route
+/// found before and a healthy provider), checked without leaving the connection's thread.
 struct ChatRelayLane: Sendable {
     let environment: ServerEnvironment
     /// The server's keys, as bytes.
@@ -79,21 +80,21 @@ struct ChatRelayLane: Sendable {
         var authorization: String?
         for (name, value) in head.headers {
             // Names compared without case, as HTTP wants; a repeated length or key is not ours.
-            if name.utf8.count == 14, name.lowercased() == "content-length" {
+            switch name.lowercased() {
+            case "content-length":
                 guard length == nil else { return false }
                 length = Int(value)
-            } else if name.utf8.count == 13, name.lowercased() == "authorization" {
+            case "authorization":
                 guard authorization == nil else { return false }
                 authorization = value
-            } else {
-                switch name.lowercased() {
-                case "expect", "upgrade", "transfer-encoding": return false
-                case "connection":
-                    // `keep-alive` is HTTP/1.1's default; a close or an upgrade needs the router.
-                    let options = value.lowercased()
-                    if options.contains("close") || options.contains("upgrade") { return false }
-                default: break
-                }
+            case "expect", "upgrade", "transfer-encoding":
+                return false
+            case "connection":
+                // `keep-alive` is HTTP/1.1's default; a close or an upgrade needs the router.
+                let options = value.lowercased()
+                if options.contains("close") || options.contains("upgrade") { return false }
+            default:
+                break
             }
         }
         guard let length, length > 0, length <= environment.configuration.maxChatBytes else { return false }
@@ -115,7 +116,7 @@ struct ChatRelayLane: Sendable {
             guard let request = try? Request.decoder.decode(ChatCompletionRequest.self, from: Data(body.readableBytesView)),
                   let chat = try? request.chatRequest(), chat.responseSchema == nil, !chat.hasImages, !request.streams else { return nil }
             selection = self.selection(for: request.model)
-            if cache.isOn, ChatCacheKey.key(for: request, chat: chat, selection: selection, owner: .local, headers: Self.fields(head.headers)) != nil {
+            if cache.isOn, ChatCacheKey.key(for: request, chat: chat, selection: selection, owner: .local, headers: HTTPFields(head.headers, splitCookie: false)) != nil {
                 return nil
             }
         }
@@ -123,15 +124,6 @@ struct ChatRelayLane: Sendable {
               route.health?.isHealthy(route.provider.identity.description) ?? true,
               route.onDeviceModel == environment.runtime.currentLanguageModelPath else { return nil }
         return (route, selection)
-    }
-
-    /// NIO's header list as HTTP Types' (a field whose name is not a token is left out).
-    private static func fields(_ headers: HTTPHeaders) -> HTTPFields {
-        var fields = HTTPFields()
-        for (name, value) in headers {
-            if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
-        }
-        return fields
     }
 
     private func selection(for model: String?) -> ProviderSelection {

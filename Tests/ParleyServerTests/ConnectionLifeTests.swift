@@ -72,4 +72,12 @@ struct ConnectionLifeTests {
         #expect(activated == nil && answered == .keepOpen)
         #expect(life.timedOut() == .nothing)
     }
+
+    @Test("a provider's name goes into a relayed answer's headers only when it cannot break them")
+    func fieldValues() {
+        #expect(ChatRelayHandler.isFieldValue("openai") && ChatRelayHandler.isFieldValue("gpt-4o mini\t2"))
+        for bad in ["", " openai", "openai ", "open\r\nx-injected: 1", "open\nai", "open\u{7F}ai", "open\u{0}ai"] {
+            #expect(!ChatRelayHandler.isFieldValue(bad), "\(bad.debugDescription)")
+        }
+    }
 }
