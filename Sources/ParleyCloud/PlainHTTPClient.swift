@@ -285,7 +285,10 @@ private final class ExchangeHandler: ChannelDuplexHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if current != nil { fail(error, context: context) }
+        // A socket error before the answer began (a reset: the server dropped a kept-alive
+        // connection as the request went out) is the same as a close before any answer, so
+        // that a reused connection's request is sent again on a new one.
+        if current != nil { fail(head == nil && error is IOError ? PlainHTTPClient.Failure.closed(answered: false) : error, context: context) }
         context.close(promise: nil)
     }
 

@@ -99,6 +99,24 @@ struct PlainHTTPClientTests {
         #expect(server.connections == 2)
     }
 
+    @Test("a kept-alive connection the server resets as the next request arrives: that request is sent again on a new one", arguments: [false, true])
+    func resetBeforeAnswer(onLoop: Bool) async throws {
+        // The first connection answers its first request, then resets on the second without
+        // answering; every later connection answers.
+        let server = try await RawServer.start { request, connection in
+            connection == 1 && request.body.contains("2") ? .init(bytes: "", thenReset: true) : .init(bytes: Self.answer("{\"echo\": \(request.body)}"))
+        }
+        defer { server.stop() }
+        let client = PlainHTTPClient(group: MultiThreadedEventLoopGroup.singleton)
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        for index in 1...3 {
+            let text = "{\"n\": \(index)}"
+            let body = onLoop ? try await Self.send(client, to: server, text, on: loop).body : try await Self.send(client, to: server, text).body
+            #expect(body == "{\"echo\": \(text)}")
+        }
+        #expect(server.connections == 2)
+    }
+
     @Test("on an event loop, a request the server never answers after one it did fails at its own first-byte limit")
     func onLoopFirstByteTimeout() async throws {
         let server = try await RawServer.start { request, _ in .init(bytes: request.body.contains("1") ? Self.answer("{}") : "") }
@@ -203,6 +221,8 @@ final class RawServer: Sendable {
     struct Answer: Sendable {
         var bytes: String
         var thenClose = false
+        /// Closes with a reset (SO_LINGER 0) instead of an orderly close.
+        var thenReset = false
     }
 
     let port: Int
@@ -273,7 +293,10 @@ private final class RawHandler: ChannelInboundHandler {
             pending = String(rest.utf8.dropFirst(length)) ?? ""
             let reply = answer(RawServer.Request(head: head, body: body), connection)
             if !reply.bytes.isEmpty { context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: reply.bytes)), promise: nil) }
-            if reply.thenClose {
+            if reply.thenReset, let options = context.channel as? any SocketOptionProvider {
+                _ = options.setSoLinger(linger(l_onoff: 1, l_linger: 0))
+            }
+            if reply.thenClose || reply.thenReset {
                 context.close(promise: nil)
                 return
             }
