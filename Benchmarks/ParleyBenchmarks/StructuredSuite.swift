@@ -41,7 +41,7 @@ func structuredSuite() async throws {
                         if first == nil { first = clock.now }
                         text += piece
                     case .finished(_, let usage): tokens = usage.outputTokens
-                    case .provider: break
+                    case .provider, .toolCall, .toolCallDelta: break
                     }
                 }
                 if let first, tokens > 1 {

@@ -33,7 +33,7 @@ actor Listener {
                 switch event {
                 case .text(let piece): heard += piece
                 case .finished(let reason, _): finish = reason
-                case .provider: break
+                case .provider, .toolCall, .toolCallDelta: break
                 }
             }
         } catch {

@@ -7,7 +7,7 @@ import ParleyTesting
 actor RecordingPrefiller: PromptPrefiller {
     private(set) var prefilled: [[ChatMessage]] = []
 
-    func prefill(_ messages: [ChatMessage]) async throws {
+    func prefill(_ messages: [ChatMessage], tools: [ToolDefinition]) async throws {
         prefilled.append(messages)
     }
 }

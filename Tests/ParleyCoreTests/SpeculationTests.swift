@@ -22,7 +22,7 @@ actor FixedTurnPredictor: TurnPredictor {
         return scores[utterance] ?? 0.9
     }
 
-    nonisolated func completion(of utterance: String, after history: [ChatMessage]) async throws -> Double {
+    nonisolated func completion(of utterance: String, after history: [ChatMessage], tools: [ToolDefinition]) async throws -> Double {
         await record(utterance)
     }
 }

@@ -10,6 +10,8 @@ public struct ConversationConfiguration: Sendable {
 
     /// The system prompt that opens the conversation.
     public var systemPrompt: String
+    /// The tools the model may call while it answers (run by the conversation; `nil`: none).
+    public var tools: ToolBox?
     /// How the model samples.
     public var sampling: SamplingOptions
     /// How speech is found: thresholds, the silence that ends a turn (1.2 s for a

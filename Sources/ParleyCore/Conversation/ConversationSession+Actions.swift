@@ -207,7 +207,8 @@ extension ConversationSession {
             // The conversation as the reply would give it to the model (trimmed to the
             // context window), so that a model that answers too finds what it scored in memory.
             let context = Array(self.replyRequest(self.history + [.user(words)]).messages.dropLast())
-            let completion = words.isEmpty ? nil : try? await prediction.predictor.completion(of: words, after: context)
+            let tools = self.configuration.tools?.definitions ?? []
+            let completion = words.isEmpty ? nil : try? await prediction.predictor.completion(of: words, after: context, tools: tools)
             let threshold = await prediction.predictor.completionThreshold()
             await self.pauseScored(TurnScore(segment: segment, transcript: transcript, completion: completion, threshold: threshold),
                                    took: (started.duration(to: transcribed), transcribed.duration(to: clock.now)))

@@ -6,11 +6,12 @@ extension ConversationSession {
         guard let prefiller = configuration.prefiller, reply == nil, speculation == nil, pendingImages.isEmpty,
               machine.state == .listening else { return }
         let messages = replyRequest(history + [.user(words)]).messages
+        let tools = configuration.tools?.definitions ?? []
         prefill?.cancel()
         let logger = self.logger
         prefill = Task {
             do {
-                try await prefiller.prefill(messages)
+                try await prefiller.prefill(messages, tools: tools)
             } catch {
                 // Only time is lost: the reply evaluates its whole prompt itself.
                 logger.debug("conversation: evaluating the prompt ahead failed: \(error)")

@@ -132,7 +132,7 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
         self.journal = journal
         self.configuration = configuration
         self.clock = clock
-        self.speaker = ReplySpeaker(llm: llm, tts: tts, speech: configuration.speech)
+        self.speaker = ReplySpeaker(llm: llm, tts: tts, speech: configuration.speech, tools: configuration.tools)
         self.logger = logger
         self.machine = Machine(configuration: configuration.rules)
         self.history = [.system(configuration.systemPrompt)] + history.filter { $0.role != .system }

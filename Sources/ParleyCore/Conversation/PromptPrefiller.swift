@@ -7,8 +7,16 @@
 /// first token on a small CPU and which keeps what it evaluated; a remote model has nothing to
 /// fill ahead.
 public protocol PromptPrefiller: Sendable {
-    /// Evaluates the prompt a reply to `messages` begins with, through the words of the last
-    /// message (the user's, still open: the template's close of the message is not part of
-    /// it). Cancelling stops it between small batches; what was evaluated stays in memory.
-    func prefill(_ messages: [ChatMessage]) async throws
+    /// Evaluates the prompt a reply to `messages`, with `tools` on offer, begins with, through
+    /// the words of the last message (the user's, still open: the template's close of the
+    /// message is not part of it). Cancelling stops it between small batches; what was
+    /// evaluated stays in memory.
+    func prefill(_ messages: [ChatMessage], tools: [ToolDefinition]) async throws
+}
+
+extension PromptPrefiller {
+    /// Evaluates the prompt a reply to `messages` without tools begins with.
+    public func prefill(_ messages: [ChatMessage]) async throws {
+        try await prefill(messages, tools: [])
+    }
 }

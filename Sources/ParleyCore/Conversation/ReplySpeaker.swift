@@ -28,6 +28,25 @@ public struct ReplySpeaker: Sendable {
         public var synthesis: Duration
         /// Whether the reply was cut short by cancellation.
         public var cancelled: Bool
+        /// The tool exchange before the final text, in order: each round's assistant message
+        /// with its calls, then the tools' results (empty when no tool was called).
+        public var toolExchange: [ChatMessage] = []
+        /// The tool calls' results, in order, with their timings.
+        public var toolResults: [ToolResult] = []
+    }
+
+    /// What the voice says while a tool takes its time.
+    public struct Acknowledgement: Sendable, Equatable {
+        /// How long a tool may run before the acknowledgement is spoken.
+        public var after: Duration
+        /// What is said.
+        public var text: String
+
+        /// Creates an acknowledgement.
+        public init(after: Duration = .milliseconds(700), text: String = "One moment.") {
+            self.after = after
+            self.text = text
+        }
     }
 
     /// The words a first clause needs to be spoken on its own (see
@@ -70,12 +89,20 @@ public struct ReplySpeaker: Sendable {
     public let tts: any TextToSpeechProvider
     /// Voice settings.
     public let speech: SpeechOptions
+    /// The tools the model may call while it answers (none: a plain reply).
+    public var tools: ToolBox?
+    /// The most rounds of tool calls in one reply; the round after the last answers in words.
+    public var toolRounds: Int = 3
+    /// What is said while a tool runs longer than its ``Acknowledgement/after``; `nil` says nothing.
+    public var acknowledgement: Acknowledgement? = Acknowledgement()
 
     /// Creates a speaker.
-    public init(llm: any LanguageModelProvider, tts: any TextToSpeechProvider, speech: SpeechOptions = SpeechOptions()) {
+    public init(llm: any LanguageModelProvider, tts: any TextToSpeechProvider, speech: SpeechOptions = SpeechOptions(),
+                tools: ToolBox? = nil) {
         self.llm = llm
         self.tts = tts
         self.speech = speech
+        self.tools = tools.flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// Generates the reply to `request`, sending its audio to `output` as it is synthesized,
@@ -105,35 +132,65 @@ public struct ReplySpeaker: Sendable {
 
         // The model writes into the sentence stream while the synthesizer speaks each sentence
         // as it arrives.
-        async let generation: (text: String, usage: Usage, firstToken: Duration?, total: Duration, provider: ProviderIdentity) = {
-            var provider = llm.identity
+        let tools = self.tools
+        let rounds = max(1, toolRounds)
+        let acknowledgement = self.acknowledgement
+        async let generation: Written = {
+            var written = Written(provider: llm.identity)
             // A long first sentence is spoken from its first clause on.
             var chunker = SentenceChunker(
                 firstClauseWords: Self.firstClauseWords, firstPredicateWords: Self.firstPredicateWords,
                 firstNumberWords: Self.firstNumberWords, firstMarkWords: Self.firstMarkWords)
-            var text = ""
-            var usage = Usage()
-            var firstToken: Duration?
             defer { sentenceSink.finish() }
+            var current = request
+            if let tools { current.tools = ToolBox.merged(current.tools, tools.definitions) }
             do {
-                for try await event in llm.complete(request) {
-                    switch event {
-                    case .text(let piece):
-                        if firstToken == nil { firstToken = start.duration(to: clock.now) }
-                        text += piece
-                        await onText(piece)
-                        for sentence in chunker.append(piece) { sentenceSink.yield(sentence) }
-                    case .finished(_, let reported):
-                        usage = reported
-                    case .provider(let identity):
-                        provider = identity
+                for round in 1...rounds {
+                    var calls: [ToolCall] = []
+                    var roundText = ""
+                    for try await event in llm.complete(current) {
+                        switch event {
+                        case .text(let piece):
+                            if written.firstToken == nil { written.firstToken = start.duration(to: clock.now) }
+                            written.text += piece
+                            roundText += piece
+                            await onText(piece)
+                            for sentence in chunker.append(piece) { sentenceSink.yield(sentence) }
+                        case .finished(_, let reported):
+                            written.usage.add(reported)
+                        case .provider(let identity):
+                            written.provider = identity
+                        case .toolCall(let call):
+                            calls.append(call)
+                        case .toolCallDelta:
+                            break
+                        }
                     }
+                    guard !calls.isEmpty, let tools, !Task.isCancelled else { break }
+                    // What the model said before its calls is spoken now, not after the tools.
+                    if let rest = chunker.finish() { sentenceSink.yield(rest) }
+                    let acknowledging = acknowledgement.map { acknowledgement in
+                        Task {
+                            try await clock.sleep(for: acknowledgement.after)
+                            sentenceSink.yield(acknowledgement.text)
+                        }
+                    }
+                    let results = await tools.run(calls, clock: clock)
+                    acknowledging?.cancel()
+                    let exchange = [ChatMessage.assistant(roundText, toolCalls: calls)] + results.map(\.message)
+                    written.toolExchange += exchange
+                    written.toolResults += results
+                    current.messages += exchange
+                    current.toolChoice = ToolLoop.nextChoice(current.toolChoice, round: round, of: rounds, calls: calls,
+                                                             before: written.toolResults.dropLast(results.count).map(\.call))
+                    if let last = written.text.last, !last.isWhitespace { written.text += " " }
                 }
             } catch where Task.isCancelled {
                 // Stopped by the caller: what was written so far stands.
             }
             if !Task.isCancelled, let rest = chunker.finish() { sentenceSink.yield(rest) }
-            return (text, usage, firstToken, start.duration(to: clock.now), provider)
+            written.total = start.duration(to: clock.now)
+            return written
         }()
 
         var spoken = SpokenReply()
@@ -177,6 +234,18 @@ public struct ReplySpeaker: Sendable {
         if let synthesisError { throw synthesisError }
         return Outcome(text: written.text.trimmingWhitespace(), spoken: spoken, usage: written.usage, provider: written.provider, voice: voice,
                        firstToken: written.firstToken, firstAudio: firstAudio, generation: written.total,
-                       synthesis: synthesis, cancelled: Task.isCancelled)
+                       synthesis: synthesis, cancelled: Task.isCancelled, toolExchange: written.toolExchange,
+                       toolResults: written.toolResults)
+    }
+
+    /// What the model wrote over the reply's rounds.
+    private struct Written: Sendable {
+        var text = ""
+        var usage = Usage()
+        var firstToken: Duration?
+        var total = Duration.zero
+        var provider: ProviderIdentity
+        var toolExchange: [ChatMessage] = []
+        var toolResults: [ToolResult] = []
     }
 }

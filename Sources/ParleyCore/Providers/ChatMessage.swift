@@ -8,8 +8,10 @@ public struct ChatMessage: Sendable, Equatable, Codable {
         case system
         /// The person: a spoken or typed turn.
         case user
-        /// The model's reply.
+        /// The model's reply (text, tool calls, or both).
         case assistant
+        /// The result of a tool the model called (``ChatMessage/toolCallID`` names the call).
+        case tool
     }
 
     /// A piece of a message's content.
@@ -24,11 +26,25 @@ public struct ChatMessage: Sendable, Equatable, Codable {
     public var role: Role
     /// The content, in order.
     public var parts: [Part]
+    /// The tools an assistant message calls, in order (empty for other messages).
+    public var toolCalls: [ToolCall]
+    /// For a tool message, the id of the call it answers.
+    public var toolCallID: String?
+    /// For a tool message, the name of the function that answered, when known (Ollama and
+    /// some templates want it).
+    public var toolName: String?
+    /// For a tool message, whether the tool failed (its text then says how).
+    public var isToolError: Bool
 
     /// Creates a message from parts.
-    public init(role: Role, parts: [Part]) {
+    public init(role: Role, parts: [Part], toolCalls: [ToolCall] = [], toolCallID: String? = nil, toolName: String? = nil,
+                isToolError: Bool = false) {
         self.role = role
         self.parts = parts
+        self.toolCalls = toolCalls
+        self.toolCallID = toolCallID
+        self.toolName = toolName
+        self.isToolError = isToolError
     }
 
     /// Creates a text message.
@@ -42,6 +58,14 @@ public struct ChatMessage: Sendable, Equatable, Codable {
     public static func user(_ text: String) -> ChatMessage { ChatMessage(role: .user, text: text) }
     /// An assistant message.
     public static func assistant(_ text: String) -> ChatMessage { ChatMessage(role: .assistant, text: text) }
+    /// An assistant message that calls tools (with the text it wrote before the calls, if any).
+    public static func assistant(_ text: String = "", toolCalls: [ToolCall]) -> ChatMessage {
+        ChatMessage(role: .assistant, parts: text.isEmpty ? [] : [.text(text)], toolCalls: toolCalls)
+    }
+    /// A tool's result (or, with `isError`, what went wrong), answering the call `callID`.
+    public static func tool(callID: String, name: String? = nil, content: String, isError: Bool = false) -> ChatMessage {
+        ChatMessage(role: .tool, parts: [.text(content)], toolCallID: callID, toolName: name, isToolError: isError)
+    }
 
     /// The text parts joined together.
     public var text: String {
@@ -51,6 +75,37 @@ public struct ChatMessage: Sendable, Equatable, Codable {
     /// Whether any part is an image.
     public var hasImages: Bool {
         parts.contains { if case .image = $0 { true } else { false } }
+    }
+
+    /// Whether the message belongs to a tool exchange: an assistant's calls or a tool's result.
+    public var isToolExchange: Bool { role == .tool || !toolCalls.isEmpty }
+
+    enum CodingKeys: String, CodingKey {
+        case role, parts
+        case toolCalls = "tool_calls"
+        case toolCallID = "tool_call_id"
+        case toolName = "tool_name"
+        case isToolError = "is_tool_error"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        role = try container.decode(Role.self, forKey: .role)
+        parts = try container.decode([Part].self, forKey: .parts)
+        toolCalls = try container.decodeIfPresent([ToolCall].self, forKey: .toolCalls) ?? []
+        toolCallID = try container.decodeIfPresent(String.self, forKey: .toolCallID)
+        toolName = try container.decodeIfPresent(String.self, forKey: .toolName)
+        isToolError = try container.decodeIfPresent(Bool.self, forKey: .isToolError) ?? false
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(role, forKey: .role)
+        try container.encode(parts, forKey: .parts)
+        if !toolCalls.isEmpty { try container.encode(toolCalls, forKey: .toolCalls) }
+        try container.encodeIfPresent(toolCallID, forKey: .toolCallID)
+        try container.encodeIfPresent(toolName, forKey: .toolName)
+        if isToolError { try container.encode(isToolError, forKey: .isToolError) }
     }
 }
 
@@ -97,20 +152,47 @@ public struct ChatRequest: Sendable, Equatable {
     public var forcedProvider: String?
     /// A JSON schema the reply must follow, for structured output.
     public var responseSchema: ResponseSchema?
+    /// The functions the model may call.
+    public var tools: [ToolDefinition]
+    /// Whether and which of ``tools`` the model may call.
+    public var toolChoice: ToolChoice
+    /// Whether the model may call several tools in one reply (providers that can choose).
+    public var parallelToolCalls: Bool
 
     /// Creates a request.
     public init(messages: [ChatMessage], sampling: SamplingOptions = SamplingOptions(), task: TaskKind = .conversation,
-                isPrivate: Bool = false, forcedProvider: String? = nil, responseSchema: ResponseSchema? = nil) {
+                isPrivate: Bool = false, forcedProvider: String? = nil, responseSchema: ResponseSchema? = nil,
+                tools: [ToolDefinition] = [], toolChoice: ToolChoice = .auto, parallelToolCalls: Bool = true) {
         self.messages = messages
         self.sampling = sampling
         self.task = task
         self.isPrivate = isPrivate
         self.forcedProvider = forcedProvider
         self.responseSchema = responseSchema
+        self.tools = tools
+        self.toolChoice = toolChoice
+        self.parallelToolCalls = parallelToolCalls
     }
 
     /// Whether any message carries an image.
     public var hasImages: Bool { messages.contains(where: \.hasImages) }
+
+    /// Whether the model may call tools: some are declared and the choice is not ``ToolChoice/none``.
+    public var offersTools: Bool { !tools.isEmpty && toolChoice != .none }
+
+    /// The tools the model may call under ``toolChoice`` (only the named one for a named choice).
+    public var callableTools: [ToolDefinition] {
+        switch toolChoice {
+        case .none: []
+        case .auto, .required: tools
+        case .function(let name): tools.filter { $0.name == name }
+        }
+    }
+
+    /// The declared tool named `name`.
+    public func tool(named name: String) -> ToolDefinition? {
+        tools.first { $0.name == name }
+    }
 }
 
 /// What a language-model request is for.
@@ -161,6 +243,8 @@ public enum FinishReason: String, Sendable, Equatable, Codable {
     case length
     /// The caller cancelled.
     case cancelled
+    /// The model called tools; the caller runs them and sends the results back.
+    case toolCalls = "tool_calls"
 }
 
 /// An event of a streamed chat completion.
@@ -172,6 +256,10 @@ public enum ChatEvent: Sendable, Equatable {
     /// Which provider is answering (sent by chains before the text of the provider that
     /// serves, so callers can report who answered).
     case provider(ProviderIdentity)
+    /// A piece of a tool call as it streams (its whole form follows as ``toolCall(_:)``).
+    case toolCallDelta(ToolCallDelta)
+    /// A whole tool call, its arguments complete.
+    case toolCall(ToolCall)
 }
 
 /// Generates text from a conversation.
@@ -187,22 +275,57 @@ public protocol LanguageModelProvider: Provider {
     func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error>
 }
 
+/// A whole reply: its text, the tools it calls, why it ended, its usage and who answered.
+public struct ChatReply: Sendable, Equatable {
+    /// The reply's text.
+    public var text: String
+    /// The tools the reply calls, in order.
+    public var toolCalls: [ToolCall]
+    /// Why the reply ended.
+    public var finish: FinishReason
+    /// The accounting.
+    public var usage: Usage
+    /// The provider that answered, when a chain said.
+    public var provider: ProviderIdentity?
+
+    /// Creates a reply.
+    public init(text: String = "", toolCalls: [ToolCall] = [], finish: FinishReason = .stop, usage: Usage = Usage(),
+                provider: ProviderIdentity? = nil) {
+        self.text = text
+        self.toolCalls = toolCalls
+        self.finish = finish
+        self.usage = usage
+        self.provider = provider
+    }
+
+    /// The reply as a message for the conversation's history.
+    public var message: ChatMessage { .assistant(text, toolCalls: toolCalls) }
+}
+
 extension LanguageModelProvider {
     /// Runs `request` to the end and returns the whole reply and its usage.
     public func completeText(_ request: ChatRequest) async throws -> (text: String, usage: Usage, finish: FinishReason) {
-        var text = ""
-        var usage = Usage()
-        var finish = FinishReason.stop
+        let reply = try await completeReply(request)
+        return (reply.text, reply.usage, reply.finish)
+    }
+
+    /// Runs `request` to the end and returns the whole reply: text, tool calls, usage.
+    public func completeReply(_ request: ChatRequest) async throws -> ChatReply {
+        var reply = ChatReply()
         for try await event in complete(request) {
             switch event {
-            case .text(let piece): text += piece
+            case .text(let piece): reply.text += piece
             case .finished(let reason, let reported):
-                usage = reported
-                finish = reason
-            case .provider:
+                reply.usage = reported
+                reply.finish = reason
+            case .provider(let identity):
+                reply.provider = identity
+            case .toolCall(let call):
+                reply.toolCalls.append(call)
+            case .toolCallDelta:
                 break
             }
         }
-        return (text, usage, finish)
+        return reply
     }
 }

@@ -33,7 +33,7 @@ public struct LanguageModelCapabilities: Sendable, Equatable, Hashable {
             case .jsonSchema:
                 "configure a provider with structured output (OPENAI_API_KEY or an OpenAI-compatible server, or Ollama)"
             case .tools:
-                "configure a provider that calls tools"
+                "use the on-device model, or configure a provider that calls tools (OPENAI_API_KEY or an OpenAI-compatible server, ANTHROPIC_API_KEY, or Ollama)"
             }
         }
 
@@ -110,11 +110,13 @@ public struct LanguageModelCapabilities: Sendable, Equatable, Hashable {
 
 extension ChatRequest {
     /// What the request needs from a model: images when a message carries an image part,
-    /// JSON schema when ``responseSchema`` is set.
+    /// JSON schema when ``responseSchema`` is set, tools when the model may call some or the
+    /// history holds tool calls and results.
     public var requirements: Set<LanguageModelCapabilities.Feature> {
         var needs: Set<LanguageModelCapabilities.Feature> = []
         if hasImages { needs.insert(.images) }
         if responseSchema != nil { needs.insert(.jsonSchema) }
+        if offersTools || messages.contains(where: \.isToolExchange) { needs.insert(.tools) }
         return needs
     }
 }

@@ -76,6 +76,10 @@ public struct LanguageModelChain<C: Clock>: LanguageModelProvider where C.Durati
             } else {
                 let lacking = missing.map(\.description).joined(separator: " or ")
                 attempts.append(.init(provider: provider.identity.description, reason: "cannot \(lacking)"))
+                if missing.contains(.tools) {
+                    let name = provider.identity.description
+                    await failover.warnings.once("\(name) tools", "[LLM] \(name) cannot call tools; the request with tools skips it")
+                }
             }
         }
         guard !capable.isEmpty || providers.isEmpty else {
@@ -138,6 +142,15 @@ public struct LanguageModelChain<C: Clock>: LanguageModelProvider where C.Durati
         var guardAgainstRepeats = RepeatGuard(alreadyDelivered: alreadyDelivered)
         var usage = Usage()
         var announced = false
+        // A tool call's pieces are held until the call is whole, so a provider that fails
+        // mid-call leaves no half call behind: whole calls only, each exactly once.
+        var heldPieces: [ToolCallDelta] = []
+        var callsDelivered = 0
+        func announce() {
+            guard !announced else { return }
+            announced = true
+            output.yield(.provider(provider.identity))
+        }
         for await signal in signals {
             switch signal {
             case .event(.text(let piece)):
@@ -145,23 +158,37 @@ public struct LanguageModelChain<C: Clock>: LanguageModelProvider where C.Durati
                 watchdog = startWatchdog(.idle, timeouts.idle, sink)
                 let fresh = guardAgainstRepeats.filter(piece)
                 if !fresh.isEmpty {
-                    if !announced {
-                        announced = true
-                        output.yield(.provider(provider.identity))
-                    }
+                    announce()
                     text += fresh
                     output.yield(.text(fresh))
                 }
+            case .event(.toolCallDelta(let piece)):
+                watchdog.cancel()
+                watchdog = startWatchdog(.idle, timeouts.idle, sink)
+                heldPieces.append(piece)
+            case .event(.toolCall(let call)):
+                watchdog.cancel()
+                watchdog = startWatchdog(.idle, timeouts.idle, sink)
+                announce()
+                let index = callsDelivered
+                for piece in heldPieces where piece.index == index { output.yield(.toolCallDelta(piece)) }
+                heldPieces.removeAll { $0.index == index }
+                output.yield(.toolCall(call))
+                callsDelivered += 1
             case .event(.provider):
                 break  // a nested chain's report; this chain reports the provider it called
             case .event(.finished(let reason, let reported)):
                 usage = reported
                 return Outcome(usage: usage, finish: reason)
             case .ended:
-                return Outcome(usage: usage, finish: .stop)
+                return Outcome(usage: usage, finish: callsDelivered > 0 ? .toolCalls : .stop)
             case .failed(let error):
+                // Whole calls were delivered: the caller can run them; another provider would
+                // call them again.
+                if callsDelivered > 0 { return Outcome(usage: usage, finish: .toolCalls) }
                 throw error
             case .timedOut(let timeout):
+                if callsDelivered > 0 { return Outcome(usage: usage, finish: .toolCalls) }
                 throw timeout
             }
         }

@@ -211,7 +211,7 @@ public struct StructuredGenerator<C: Clock>: Sendable where C.Duration == Durati
                     output.yield(.partial(partial))
                 }
             case .finished(_, let reported): usage = reported
-            case .provider: break
+            case .provider, .toolCall, .toolCallDelta: break
             }
         }
         return Answer(text: text, usage: usage)

@@ -77,8 +77,9 @@ public struct TurnDecision: Sendable, Equatable {
 
 /// Scores how complete the user's words sound as a turn: the probability that they are done.
 public protocol TurnPredictor: Sendable {
-    /// The probability in [0, 1] that `utterance`, after `history`, is the whole of the user's turn.
-    func completion(of utterance: String, after history: [ChatMessage]) async throws -> Double
+    /// The probability in [0, 1] that `utterance`, after `history` (in a conversation that
+    /// offers `tools`), is the whole of the user's turn.
+    func completion(of utterance: String, after history: [ChatMessage], tools: [ToolDefinition]) async throws -> Double
 
     /// The completion at or above which this predictor's words count as whole, when it was
     /// measured for it (models differ: a larger one is surer of whole sentences, and of some
@@ -89,4 +90,10 @@ public protocol TurnPredictor: Sendable {
 
 extension TurnPredictor {
     public func completionThreshold() async -> Double? { nil }
+
+    /// The probability that `utterance`, after `history` in a conversation without tools, is
+    /// the whole of the user's turn.
+    public func completion(of utterance: String, after history: [ChatMessage]) async throws -> Double {
+        try await completion(of: utterance, after: history, tools: [])
+    }
 }
