@@ -11,6 +11,11 @@ import ParleyCore
 /// `input_schema`, `tool_choice` names it, and the tool input streamed as `input_json_delta`
 /// is the reply's text. A schema whose root is not an object is wrapped in one (the API
 /// requires an object) and unwrapped when the reply ends.
+///
+/// Tools are sent as `tools` with `input_schema`; calls come back as `tool_use` blocks whose
+/// input streams as `input_json_delta`. A request with both a response schema and tools
+/// offers both: the model calls one of the tools or the answer tool (named so as not to clash
+/// with the request's tools).
 public struct AnthropicLanguageModel: LanguageModelProvider {
     /// Settings of the client.
     public struct Configuration: Sendable, Equatable {
@@ -43,8 +48,8 @@ public struct AnthropicLanguageModel: LanguageModelProvider {
 
     public let configuration: Configuration
     public let identity: ProviderIdentity
-    /// Images, and JSON schemas (through a forced tool).
-    public let capabilities = LanguageModelCapabilities(images: true, jsonSchema: true)
+    /// Images, JSON schemas (through a forced tool), and tools.
+    public let capabilities = LanguageModelCapabilities(images: true, jsonSchema: true, tools: true)
     private let call: HTTPCall
 
     /// Creates the provider.
@@ -58,7 +63,26 @@ public struct AnthropicLanguageModel: LanguageModelProvider {
         configuration.apiKey == nil ? .missingKey(variable: "ANTHROPIC_API_KEY") : .ready
     }
 
+    /// Streams the reply; the model's tool calls are checked against the request's tools (see
+    /// ``ToolCallError``), and arguments that break a tool's schema are sent back once for
+    /// correction.
     public func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
+        let model = self
+        return ToolCallGate.checked(request, provider: "anthropic") { model.completeUnchecked($0) }
+    }
+
+    /// What a content block of the reply holds.
+    private enum BlockKind {
+        /// Text.
+        case text
+        /// The input of the forced tool that carries a structured reply.
+        case answer
+        /// A call of one of the request's tools.
+        case call
+    }
+
+    /// The reply to `request` as the server sends it, tool calls unchecked.
+    func completeUnchecked(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
         let call = self.call
         let configuration = self.configuration
         let body = MessagesBody(request, model: configuration.model)
@@ -71,10 +95,14 @@ public struct AnthropicLanguageModel: LanguageModelProvider {
             let response = try await call.send(try call.request(join(configuration.baseURL, "/v1/messages"), headers: headers, json: body))
             var parser = SSEParser()
             var usage = Usage()
-            var finish = FinishReason.stop
+            var stopReason: String?
+            // A structured reply comes as the answer tool's input; text beside it is dropped.
+            let structured = body.answerTool != nil
             // A wrapped schema's input is held until the end, then its one member is the reply.
-            let wrapped = body.tool_choice != nil && body.wrapsValue
+            let wrapped = structured && body.wrapsValue
             var held = ""
+            var kinds: [Int: BlockKind] = [:]
+            var calls = ToolCallAssembler()
             for try await buffer in call.chunks(response) {
                 for event in parser.feed(buffer.readableBytesView) {
                     let payload: StreamEvent
@@ -83,20 +111,37 @@ public struct AnthropicLanguageModel: LanguageModelProvider {
                     } catch {
                         throw HTTPProviderError(provider: "anthropic", kind: .malformedResponse, message: "unreadable \(event.type) event")
                     }
+                    let index = payload.index ?? 0
                     switch event.type {
                     case "message_start":
                         usage.inputTokens = (payload.message?.usage?.input_tokens ?? 0) + (payload.message?.usage?.cache_read_input_tokens ?? 0)
                         usage.cachedInputTokens = payload.message?.usage?.cache_read_input_tokens ?? 0
                         usage.outputTokens = payload.message?.usage?.output_tokens ?? 0
+                    case "content_block_start":
+                        guard let block = payload.content_block, block.type == "tool_use" else {
+                            kinds[index] = .text
+                            break
+                        }
+                        if structured && block.name == body.answerTool {
+                            kinds[index] = .answer
+                        } else {
+                            kinds[index] = .call
+                            // The block's `input` is empty here; it streams as input_json_delta.
+                            output.yield(.toolCallDelta(calls.add(index: index, id: block.id, name: block.name, arguments: nil)))
+                        }
                     case "content_block_delta":
-                        if payload.delta?.type == "text_delta", body.tool_choice == nil, let text = payload.delta?.text, !text.isEmpty {
+                        if payload.delta?.type == "text_delta", !structured, let text = payload.delta?.text, !text.isEmpty {
                             output.yield(.text(text))
                         } else if payload.delta?.type == "input_json_delta", let json = payload.delta?.partial_json, !json.isEmpty {
-                            if wrapped { held += json } else { output.yield(.text(json)) }
+                            switch kinds[index] ?? (structured ? .answer : .text) {
+                            case .answer: if wrapped { held += json } else { output.yield(.text(json)) }
+                            case .call: output.yield(.toolCallDelta(calls.add(index: index, id: nil, name: nil, arguments: json)))
+                            case .text: break
+                            }
                         }
                     case "message_delta":
                         if let tokens = payload.usage?.output_tokens { usage.outputTokens = tokens }
-                        if let reason = payload.delta?.stop_reason { finish = reason == "max_tokens" ? .length : .stop }
+                        if let reason = payload.delta?.stop_reason { stopReason = reason }
                     case "message_stop":
                         if wrapped {
                             guard let value = try? JSONValue(parsing: held)[MessagesBody.wrapperMember] else {
@@ -104,12 +149,18 @@ public struct AnthropicLanguageModel: LanguageModelProvider {
                             }
                             output.yield(.text(value.text))
                         }
+                        // A call without parameters streams no input: its arguments are an empty object.
+                        let whole = calls.finish().map { call in
+                            call.arguments.isEmpty ? ToolCall(id: call.id, name: call.name, arguments: "{}") : call
+                        }
+                        for call in whole { output.yield(.toolCall(call)) }
+                        let finish: FinishReason = whole.isEmpty ? (stopReason == "max_tokens" ? .length : .stop) : .toolCalls
                         output.yield(.finished(finish, usage))
                         return
                     case "error":
                         throw Self.streamError(payload.error)
                     default:
-                        break  // ping, content_block_start, content_block_stop, and future events
+                        break  // ping, content_block_stop, and future events
                     }
                 }
             }
@@ -140,6 +191,8 @@ public struct AnthropicLanguageModel: LanguageModelProvider {
             var content: [Block]
         }
 
+        /// A content block: `text`, `image`, `tool_use` (a call in an assistant message) or
+        /// `tool_result` (a tool's answer in a user message).
         struct Block: Encodable {
             struct Source: Encodable {
                 var type = "base64"
@@ -149,6 +202,12 @@ public struct AnthropicLanguageModel: LanguageModelProvider {
             var type: String
             var text: String?
             var source: Source?
+            var id: String?
+            var name: String?
+            var input: JSONValue?
+            var tool_use_id: String?
+            var content: String?
+            var is_error: Bool?
         }
 
         var model: String
@@ -164,16 +223,21 @@ public struct AnthropicLanguageModel: LanguageModelProvider {
         var tool_choice: ToolChoice?
         /// Whether the schema's root is not an object and was wrapped in one.
         var wrapsValue = false
+        /// The name of the tool whose input is a structured reply, when the request has a
+        /// response schema (a name no tool of the request has).
+        var answerTool: String?
 
         struct Tool: Encodable {
             var name: String
-            var description: String
+            var description: String?
             var input_schema: JSONValue
         }
 
+        /// `{"type":"auto"|"any"|"tool"|"none"}`, with `name` for `tool`.
         struct ToolChoice: Encodable {
-            var type = "tool"
-            var name: String
+            var type: String
+            var name: String?
+            var disable_parallel_tool_use: Bool?
         }
 
         /// The member that carries a wrapped value.
@@ -188,20 +252,16 @@ public struct AnthropicLanguageModel: LanguageModelProvider {
             max_tokens = request.sampling.maxTokens
             let system = request.messages.filter { $0.role == .system }.map(\.text).joined(separator: "\n\n")
             self.system = system.isEmpty ? nil : system
-            // The API wants alternating turns; merge neighbours of the same role.
+            // The API wants alternating turns; merge neighbours of the same role (so the results
+            // of one reply's calls go back together in one user message).
             var merged: [Message] = []
             for message in request.messages where message.role != .system {
-                let blocks = message.parts.map { part -> Block in
-                    switch part {
-                    case .text(let text): return Block(type: "text", text: text)
-                    case .image(let data, let mimeType):
-                        return Block(type: "image", source: .init(media_type: mimeType, data: data.base64EncodedString()))
-                    }
-                }
-                if merged.last?.role == message.role.rawValue {
+                let role = message.role == .assistant ? "assistant" : "user"
+                let blocks = Self.blocks(of: message)
+                if merged.last?.role == role {
                     merged[merged.count - 1].content += blocks
                 } else {
-                    merged.append(Message(role: message.role.rawValue, content: blocks))
+                    merged.append(Message(role: role, content: blocks))
                 }
             }
             messages = merged
@@ -209,6 +269,7 @@ public struct AnthropicLanguageModel: LanguageModelProvider {
             top_k = request.sampling.topK > 0 ? request.sampling.topK : nil
             top_p = nil  // Anthropic advises setting temperature or top_p, not both
             stop_sequences = request.sampling.stop.isEmpty ? nil : request.sampling.stop
+            let declared = request.tools.map { Tool(name: $0.name, description: $0.description, input_schema: $0.parameters) }
             if let response = request.responseSchema {
                 var schema = response.schema
                 if schema["type"]?.string != "object" {
@@ -216,10 +277,63 @@ public struct AnthropicLanguageModel: LanguageModelProvider {
                     schema = .object(["type": "object", "properties": .object([Self.wrapperMember: schema]),
                                       "required": .array([.string(Self.wrapperMember)])])
                 }
-                tools = [Tool(name: response.name, description: "Record the answer. Its input must follow the schema exactly.",
-                              input_schema: schema)]
-                tool_choice = ToolChoice(name: response.name)
+                let answer = Self.unusedName(response.name, taken: Set(request.tools.map(\.name)))
+                answerTool = answer
+                tools = declared + [Tool(name: answer, description: "Record the answer. Its input must follow the schema exactly.",
+                                         input_schema: schema)]
+                // With tools the model may call, it must call one of them or the answer tool.
+                switch request.offersTools ? request.toolChoice : .none {
+                case .none: tool_choice = ToolChoice(type: "tool", name: answer)
+                case .auto, .required: tool_choice = ToolChoice(type: "any")
+                case .function(let name): tool_choice = ToolChoice(type: "tool", name: name)
+                }
+            } else if !declared.isEmpty {
+                tools = declared
+                switch request.toolChoice {
+                case .auto: tool_choice = ToolChoice(type: "auto")
+                case .none: tool_choice = ToolChoice(type: "none")
+                case .required: tool_choice = ToolChoice(type: "any")
+                case .function(let name): tool_choice = ToolChoice(type: "tool", name: name)
+                }
             }
+            if request.offersTools, !request.parallelToolCalls, tool_choice?.type != "none" {
+                tool_choice?.disable_parallel_tool_use = true
+            }
+        }
+
+        /// A message's content blocks: a tool's result as a `tool_result`, an assistant's calls
+        /// as `tool_use` blocks after its text.
+        static func blocks(of message: ChatMessage) -> [Block] {
+            if message.role == .tool {
+                return [Block(type: "tool_result", tool_use_id: message.toolCallID ?? "", content: message.text,
+                              is_error: message.isToolError ? true : nil)]
+            }
+            var blocks = message.parts.compactMap { part -> Block? in
+                switch part {
+                case .text(let text):
+                    // The API refuses empty text blocks beside calls.
+                    return text.isEmpty && !message.toolCalls.isEmpty ? nil : Block(type: "text", text: text)
+                case .image(let data, let mimeType):
+                    return Block(type: "image", source: .init(media_type: mimeType, data: data.base64EncodedString()))
+                }
+            }
+            blocks += message.toolCalls.map { call in
+                Block(type: "tool_use", id: call.id, name: call.name, input: call.parsedArguments ?? .object([:]))
+            }
+            return blocks
+        }
+
+        /// `name`, or `name_answer` (then with a number) when a declared tool has that name.
+        static func unusedName(_ name: String, taken: Set<String>) -> String {
+            guard taken.contains(name) else { return name }
+            let base = String(name.prefix(48)) + "_answer"
+            var candidate = base
+            var number = 2
+            while taken.contains(candidate) {
+                candidate = base + String(number)
+                number += 1
+            }
+            return candidate
         }
     }
 
@@ -241,7 +355,15 @@ public struct AnthropicLanguageModel: LanguageModelProvider {
             var message: String?
         }
 
+        struct ContentBlock: Decodable {
+            var type: String?
+            var id: String?
+            var name: String?
+        }
+
         var type: String?
+        var index: Int?
+        var content_block: ContentBlock?
         var message: Message?
         var delta: Delta?
         var usage: ReportedUsage?

@@ -4,6 +4,11 @@ import ParleyCore
 
 /// A self-hosted Ollama server through its native API: `/api/chat` streaming newline-delimited
 /// JSON, and `/api/tags` for availability and the list of installed models.
+///
+/// Tools go as `tools` in OpenAI's function shape. Ollama has no tool choice: with
+/// ``ToolChoice/none`` no tools are sent, and with a named function only that one is. Calls
+/// come whole in a chunk's `message.tool_calls`, their arguments a JSON object and without ids
+/// (Parley makes them).
 public struct OllamaLanguageModel: LanguageModelProvider {
     /// Settings of the client.
     public struct Configuration: Sendable, Equatable {
@@ -13,6 +18,9 @@ public struct OllamaLanguageModel: LanguageModelProvider {
         public var timeouts: HTTPTimeouts
         /// Whether the model reads images (e.g. llava, llama3.2-vision).
         public var supportsImages: Bool
+        /// Whether the model calls tools (e.g. llama3.1, llama3.2, qwen2.5; Ollama refuses
+        /// `tools` for models whose template has none).
+        public var supportsTools: Bool
         /// The context window (`num_ctx`) in tokens, when known.
         public var contextTokens: Int?
         /// How long ``OllamaLanguageModel/availability()`` and ``OllamaLanguageModel/listModels()``
@@ -23,11 +31,12 @@ public struct OllamaLanguageModel: LanguageModelProvider {
 
         /// Creates a configuration.
         public init(host: String = Self.defaultHost, model: String = "llama3.2", timeouts: HTTPTimeouts = HTTPTimeouts(), supportsImages: Bool = false,
-                    contextTokens: Int? = nil) {
+                    supportsTools: Bool = true, contextTokens: Int? = nil) {
             self.host = host.hasPrefix("http") ? host : "http://\(host)"
             self.model = model
             self.timeouts = timeouts
             self.supportsImages = supportsImages
+            self.supportsTools = supportsTools
             self.contextTokens = contextTokens
         }
 
@@ -40,9 +49,10 @@ public struct OllamaLanguageModel: LanguageModelProvider {
 
     public let configuration: Configuration
     public let identity: ProviderIdentity
-    /// Images as configured; JSON schema always (Ollama's `format` takes a schema).
+    /// Images and tools as configured; JSON schema always (Ollama's `format` takes a schema).
     public var capabilities: LanguageModelCapabilities {
-        LanguageModelCapabilities(images: configuration.supportsImages, jsonSchema: true, contextTokens: configuration.contextTokens)
+        LanguageModelCapabilities(images: configuration.supportsImages, jsonSchema: true, tools: configuration.supportsTools,
+                                  contextTokens: configuration.contextTokens)
     }
     private let call: HTTPCall
 
@@ -77,7 +87,16 @@ public struct OllamaLanguageModel: LanguageModelProvider {
         }
     }
 
+    /// Streams the reply; the model's tool calls are checked against the request's tools (see
+    /// ``ToolCallError``), and arguments that break a tool's schema are sent back once for
+    /// correction.
     public func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
+        let model = self
+        return ToolCallGate.checked(request, provider: "ollama") { model.completeUnchecked($0) }
+    }
+
+    /// The reply to `request` as the server sends it, tool calls unchecked.
+    func completeUnchecked(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
         let call = self.call
         let body = ChatBody(request, model: configuration.model)
         let url = join(configuration.host, "/api/chat")
@@ -85,18 +104,20 @@ public struct OllamaLanguageModel: LanguageModelProvider {
             try checkCapabilities(for: request)
             let response = try await call.send(try call.request(url, json: body))
             var splitter = LineSplitter()
+            var calls = 0
             for try await buffer in call.chunks(response) {
                 for line in splitter.feed(buffer.readableBytesView) {
-                    if try Self.handle(line, output) { return }
+                    if try Self.handle(line, calls: &calls, output) { return }
                 }
             }
-            if let last = splitter.finish(), try Self.handle(last, output) { return }
+            if let last = splitter.finish(), try Self.handle(last, calls: &calls, output) { return }
             throw HTTPProviderError(provider: "ollama", kind: .malformedResponse, message: "the stream ended before done")
         }
     }
 
-    /// Handles one NDJSON line; returns whether it was the last.
-    private static func handle(_ line: String, _ output: AsyncThrowingStream<ChatEvent, any Error>.Continuation) throws -> Bool {
+    /// Handles one NDJSON line; returns whether it was the last. `calls` counts the tool calls
+    /// so far.
+    private static func handle(_ line: String, calls: inout Int, _ output: AsyncThrowingStream<ChatEvent, any Error>.Continuation) throws -> Bool {
         let chunk: Chunk
         do {
             chunk = try JSONDecoder().decode(Chunk.self, from: Data(line.utf8))
@@ -105,9 +126,26 @@ public struct OllamaLanguageModel: LanguageModelProvider {
         }
         if let error = chunk.error { throw HTTPProviderError(provider: "ollama", kind: .server(status: 500), message: error) }
         if let text = chunk.message?.content, !text.isEmpty { output.yield(.text(text)) }
+        if let wire = chunk.message?.tool_calls, !wire.isEmpty {
+            // Read the arguments again in order (the decoder above does not keep members' order).
+            let ordered = (try? JSONValue(parsing: line))?["message"]?["tool_calls"]?.array
+            for (offset, piece) in wire.enumerated() {
+                let inOrder = ordered.flatMap { offset < $0.count ? $0[offset]["function"]?["arguments"] : nil }
+                let arguments = inOrder ?? piece.function?.arguments
+                let text: String = switch arguments {
+                case .string(let written)?: written
+                case let value?: value.text
+                case nil: "{}"
+                }
+                let whole = ToolCall(id: piece.id ?? ToolCall.newID(), name: piece.function?.name ?? "", arguments: text)
+                output.yield(.toolCallDelta(ToolCallDelta(index: calls, id: whole.id, name: whole.name, arguments: whole.arguments)))
+                output.yield(.toolCall(whole))
+                calls += 1
+            }
+        }
         guard chunk.done == true else { return false }
-        output.yield(.finished(chunk.done_reason == "length" ? .length : .stop,
-                               Usage(inputTokens: chunk.prompt_eval_count ?? 0, outputTokens: chunk.eval_count ?? 0)))
+        let finish: FinishReason = calls > 0 ? .toolCalls : (chunk.done_reason == "length" ? .length : .stop)
+        output.yield(.finished(finish, Usage(inputTokens: chunk.prompt_eval_count ?? 0, outputTokens: chunk.eval_count ?? 0)))
         return true
     }
 
@@ -118,6 +156,26 @@ public struct OllamaLanguageModel: LanguageModelProvider {
             var role: String
             var content: String
             var images: [String]?
+            var tool_calls: [WireToolCall]?
+            var tool_name: String?
+        }
+        /// A call in an assistant message of the history: arguments as an object, no id.
+        struct WireToolCall: Encodable {
+            struct Function: Encodable {
+                var name: String
+                var arguments: JSONValue
+            }
+            var function: Function
+        }
+        /// A function the model may call, in OpenAI's shape.
+        struct Tool: Encodable {
+            struct Function: Encodable {
+                var name: String
+                var description: String?
+                var parameters: JSONValue
+            }
+            var type = "function"
+            var function: Function
         }
         struct Options: Encodable {
             var temperature: Double
@@ -133,16 +191,31 @@ public struct OllamaLanguageModel: LanguageModelProvider {
         var stream = true
         var options: Options
         var format: JSONValue?
+        var tools: [Tool]?
 
         init(_ request: ChatRequest, model: String) {
             self.model = model
+            // A tool message without its function's name gets it from the call it answers.
+            var names: [String: String] = [:]
+            for message in request.messages {
+                for call in message.toolCalls { names[call.id] = call.name }
+            }
             messages = request.messages.map { message in
                 let images = message.parts.compactMap { part -> String? in
                     if case .image(let data, _) = part { return data.base64EncodedString() }
                     return nil
                 }
-                return Message(role: message.role.rawValue, content: message.text, images: images.isEmpty ? nil : images)
+                let calls = message.toolCalls.map { call in
+                    WireToolCall(function: .init(name: call.name, arguments: call.parsedArguments ?? .object([:])))
+                }
+                return Message(role: message.role.rawValue, content: message.text, images: images.isEmpty ? nil : images,
+                               tool_calls: calls.isEmpty ? nil : calls, tool_name: message.role == .tool ? message.toolName ?? message.toolCallID.flatMap { names[$0] } : nil)
             }
+            // No tool choice on the wire: only the tools the model may call are sent.
+            let callable = request.callableTools.map { tool in
+                Tool(function: .init(name: tool.name, description: tool.description, parameters: tool.parameters))
+            }
+            tools = callable.isEmpty ? nil : callable
             let sampling = request.sampling
             options = Options(temperature: sampling.temperature, top_p: sampling.topP, top_k: sampling.topK,
                               num_predict: sampling.maxTokens, seed: sampling.seed, stop: sampling.stop.isEmpty ? nil : sampling.stop)
@@ -151,7 +224,20 @@ public struct OllamaLanguageModel: LanguageModelProvider {
     }
 
     struct Chunk: Decodable {
-        struct Message: Decodable { var content: String? }
+        struct Message: Decodable {
+            var content: String?
+            var tool_calls: [WireCall]?
+        }
+        /// A whole call: arguments an object (a string from some proxies), an id only from
+        /// newer servers.
+        struct WireCall: Decodable {
+            struct Function: Decodable {
+                var name: String?
+                var arguments: JSONValue?
+            }
+            var id: String?
+            var function: Function?
+        }
         var message: Message?
         var done: Bool?
         var done_reason: String?

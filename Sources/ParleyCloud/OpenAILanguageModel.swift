@@ -5,7 +5,7 @@ import ParleyCore
 import Synchronization
 
 /// Chat Completions with streaming (server-sent events), images as content parts, JSON-schema
-/// structured output and usage. With a base URL this is also the client for any
+/// structured output, function calling (tools) and usage. With a base URL this is also the client for any
 /// OpenAI-compatible server: llama.cpp's server, vLLM, LM Studio, `parley serve`.
 public struct OpenAILanguageModel: LanguageModelProvider {
     /// Settings of the client.
@@ -25,6 +25,9 @@ public struct OpenAILanguageModel: LanguageModelProvider {
         /// Whether the server follows a JSON schema given as `response_format` (OpenAI, the
         /// llama.cpp server, vLLM and LM Studio do).
         public var supportsJSONSchema: Bool
+        /// Whether the server calls functions given as `tools` (OpenAI, vLLM, LM Studio and the
+        /// llama.cpp server started with `--jinja` do).
+        public var supportsTools: Bool
         /// The model's context window in tokens, when known.
         public var contextTokens: Int?
         /// How long ``OpenAILanguageModel/availability()`` waits for a self-hosted server's
@@ -36,7 +39,7 @@ public struct OpenAILanguageModel: LanguageModelProvider {
         /// Creates a configuration.
         public init(baseURL: String = Self.defaultBaseURL, apiKey: String? = nil, model: String = "gpt-4o-mini",
                     timeouts: HTTPTimeouts = HTTPTimeouts(), name: String = "openai", isLocal: Bool? = nil, supportsImages: Bool = true,
-                    supportsJSONSchema: Bool = true, contextTokens: Int? = nil) {
+                    supportsJSONSchema: Bool = true, supportsTools: Bool = true, contextTokens: Int? = nil) {
             self.baseURL = baseURL
             self.apiKey = apiKey
             self.model = model
@@ -45,6 +48,7 @@ public struct OpenAILanguageModel: LanguageModelProvider {
             self.isLocal = isLocal ?? Self.isLoopback(baseURL)
             self.supportsImages = supportsImages
             self.supportsJSONSchema = supportsJSONSchema
+            self.supportsTools = supportsTools
             self.contextTokens = contextTokens
         }
 
@@ -66,10 +70,10 @@ public struct OpenAILanguageModel: LanguageModelProvider {
 
     public let configuration: Configuration
     public let identity: ProviderIdentity
-    /// Images and JSON schema as configured (both on by default).
+    /// Images, JSON schema and tools as configured (all on by default).
     public var capabilities: LanguageModelCapabilities {
         LanguageModelCapabilities(images: configuration.supportsImages, jsonSchema: configuration.supportsJSONSchema,
-                                  contextTokens: configuration.contextTokens)
+                                  tools: configuration.supportsTools, contextTokens: configuration.contextTokens)
     }
     let call: HTTPCall
     /// Where relayed requests go when the server is plain `http://` (see ``relay(_:streams:)``).
@@ -99,9 +103,18 @@ public struct OpenAILanguageModel: LanguageModelProvider {
         configuration.apiKey.map { [("authorization", "Bearer \($0)")] } ?? []
     }
 
+    /// Streams the reply; the model's tool calls are checked against the request's tools (see
+    /// ``ToolCallError``), and arguments that break a tool's schema are sent back once for
+    /// correction.
     public func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
+        let model = self
+        return ToolCallGate.checked(request, provider: configuration.name) { model.completeUnchecked($0) }
+    }
+
+    /// The reply to `request` as the server sends it, tool calls unchecked.
+    func completeUnchecked(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
         let call = self.call
-        let body = ChatBody(request, model: configuration.model)
+        let body = ChatBody(request, model: configuration.model, sendsTools: configuration.supportsTools)
         let url = join(configuration.baseURL, "/chat/completions")
         let headers = authHeaders + [("accept", "text/event-stream")]
         let provider = configuration.name
@@ -138,17 +151,25 @@ public struct OpenAILanguageModel: LanguageModelProvider {
             }
             let choice = whole.choices?.first
             if let text = choice?.message?.content, !text.isEmpty { output.yield(.text(text)) }
+            let calls = (choice?.message?.tool_calls ?? []).map { call in
+                ToolCall(id: call.id ?? ToolCall.newID(), name: call.function?.name ?? "", arguments: call.function?.arguments?.text ?? "")
+            }
+            for call in calls { output.yield(.toolCall(call)) }
             let usage = whole.usage?.usage ?? Usage()
-            output.yield(.finished(choice?.finish_reason == "length" ? .length : .stop, usage))
+            output.yield(.finished(calls.isEmpty ? finishReason(choice?.finish_reason) : .toolCalls, usage))
             return
         }
         var parser = SSEParser()
         var usage = Usage()
         var finish: FinishReason?
+        var calls = ToolCallAssembler()
+        var lastIndex: Int?
         for try await buffer in body {
             for event in parser.feed(buffer.readableBytesView) {
                 if event.data == "[DONE]" {
-                    output.yield(.finished(finish ?? .stop, usage))
+                    let whole = calls.finish()
+                    for call in whole { output.yield(.toolCall(call)) }
+                    output.yield(.finished(whole.isEmpty ? finish ?? .stop : .toolCalls, usage))
                     return
                 }
                 let chunk: StreamChunk
@@ -162,7 +183,22 @@ public struct OpenAILanguageModel: LanguageModelProvider {
                 }
                 for choice in chunk.choices ?? [] {
                     if let text = choice.delta?.content, !text.isEmpty { output.yield(.text(text)) }
-                    if let reason = choice.finish_reason { finish = reason == "length" ? .length : .stop }
+                    for piece in choice.delta?.tool_calls ?? [] {
+                        // A piece without an index (some compatible servers) starts a call when
+                        // it has an id, else continues the last one.
+                        let index: Int
+                        if let given = piece.index {
+                            index = given
+                        } else if piece.id == nil, let last = lastIndex {
+                            index = last
+                        } else {
+                            index = (lastIndex ?? -1) + 1
+                        }
+                        lastIndex = index
+                        output.yield(.toolCallDelta(calls.add(index: index, id: piece.id, name: piece.function?.name,
+                                                              arguments: piece.function?.arguments)))
+                    }
+                    if let reason = choice.finish_reason { finish = finishReason(reason) }
                 }
                 if let reported = chunk.usage { usage = reported.usage }
             }
@@ -170,12 +206,87 @@ public struct OpenAILanguageModel: LanguageModelProvider {
         throw HTTPProviderError(provider: provider, kind: .malformedResponse, message: "the stream ended before [DONE]")
     }
 
+    /// A `finish_reason` as Parley's.
+    static func finishReason(_ reason: String?) -> FinishReason {
+        switch reason {
+        case "length": .length
+        case "tool_calls", "function_call": .toolCalls
+        default: .stop
+        }
+    }
+
     // MARK: Wire format
 
     struct ChatBody: Encodable {
         struct Message: Encodable {
             var role: String
-            var content: Content
+            /// `nil` only for an assistant message that calls tools and wrote nothing (sent as `null`).
+            var content: Content?
+            var tool_calls: [WireToolCall]?
+            var tool_call_id: String?
+
+            enum CodingKeys: String, CodingKey { case role, content, tool_calls, tool_call_id }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(role, forKey: .role)
+                if let content { try container.encode(content, forKey: .content) } else { try container.encodeNil(forKey: .content) }
+                try container.encodeIfPresent(tool_calls, forKey: .tool_calls)
+                try container.encodeIfPresent(tool_call_id, forKey: .tool_call_id)
+            }
+        }
+
+        /// A call in an assistant message of the history.
+        struct WireToolCall: Encodable {
+            struct Function: Encodable {
+                var name: String
+                /// The arguments as JSON text, as the API documents.
+                var arguments: String
+            }
+            var id: String
+            var type = "function"
+            var function: Function
+        }
+
+        /// A function the model may call.
+        struct Tool: Encodable {
+            struct Function: Encodable {
+                var name: String
+                var description: String?
+                var parameters: JSONValue
+                var strict: Bool?
+            }
+            var type = "function"
+            var function: Function
+        }
+
+        /// `"auto"`, `"none"`, `"required"` or `{"type":"function","function":{"name":…}}`.
+        enum Choice: Encodable {
+            case mode(String)
+            case function(String)
+
+            struct Named: Encodable {
+                struct Function: Encodable { var name: String }
+                var type = "function"
+                var function: Function
+            }
+
+            init(_ choice: ToolChoice) {
+                switch choice {
+                case .auto: self = .mode("auto")
+                case .none: self = .mode("none")
+                case .required: self = .mode("required")
+                case .function(let name): self = .function(name)
+                }
+            }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.singleValueContainer()
+                switch self {
+                case .mode(let mode): try container.encode(mode)
+                case .function(let name): try container.encode(Named(function: .init(name: name)))
+                }
+            }
         }
 
         enum Content: Encodable {
@@ -220,10 +331,24 @@ public struct OpenAILanguageModel: LanguageModelProvider {
         var seed: UInt32?
         var stop: [String]?
         var response_format: ResponseFormat?
+        var tools: [Tool]?
+        var tool_choice: Choice?
+        var parallel_tool_calls: Bool?
 
-        init(_ request: ChatRequest, model: String) {
+        /// The body for `request`; `sendsTools` is false for a server configured without tools
+        /// (a request that offers tools never gets here then).
+        init(_ request: ChatRequest, model: String, sendsTools: Bool = true) {
             self.model = model
             messages = request.messages.map { message in
+                if message.role == .tool {
+                    return Message(role: "tool", content: .text(message.text), tool_call_id: message.toolCallID ?? "")
+                }
+                if !message.toolCalls.isEmpty {
+                    let calls = message.toolCalls.map { call in
+                        WireToolCall(id: call.id, function: .init(name: call.name, arguments: call.arguments.isEmpty ? "{}" : call.arguments))
+                    }
+                    return Message(role: message.role.rawValue, content: message.text.isEmpty ? nil : .text(message.text), tool_calls: calls)
+                }
                 let content: Content = message.hasImages
                     ? .parts(message.parts.map { part in
                         switch part {
@@ -243,12 +368,22 @@ public struct OpenAILanguageModel: LanguageModelProvider {
             response_format = request.responseSchema.map {
                 ResponseFormat(json_schema: .init(name: $0.name, schema: $0.schema, strict: $0.strict))
             }
+            if sendsTools, !request.tools.isEmpty {
+                tools = request.tools.map { tool in
+                    Tool(function: .init(name: tool.name, description: tool.description, parameters: tool.parameters, strict: tool.strict))
+                }
+                tool_choice = Choice(request.toolChoice)
+                parallel_tool_calls = request.parallelToolCalls
+            }
         }
     }
 
     struct StreamChunk: Decodable {
         struct Choice: Decodable {
-            struct Delta: Decodable { var content: String? }
+            struct Delta: Decodable {
+                var content: String?
+                var tool_calls: [ToolCallPiece]?
+            }
             var delta: Delta?
             var finish_reason: String?
         }
@@ -267,6 +402,17 @@ public struct OpenAILanguageModel: LanguageModelProvider {
 
         struct StreamError: Decodable { var message: String? }
 
+        /// A piece of a streamed call: id and name in the first, arguments in fragments.
+        struct ToolCallPiece: Decodable {
+            struct Function: Decodable {
+                var name: String?
+                var arguments: String?
+            }
+            var index: Int?
+            var id: String?
+            var function: Function?
+        }
+
         var choices: [Choice]?
         var usage: ReportedUsage?
         var error: StreamError?
@@ -275,7 +421,36 @@ public struct OpenAILanguageModel: LanguageModelProvider {
     /// A completion answered whole (by a server that ignores `stream`).
     struct WholeCompletion: Decodable {
         struct Choice: Decodable {
-            struct Message: Decodable { var content: String? }
+            struct Message: Decodable {
+                var content: String?
+                var tool_calls: [Call]?
+            }
+            struct Call: Decodable {
+                struct Function: Decodable {
+                    var name: String?
+                    /// JSON text as documented; an object from servers that send one.
+                    var arguments: Arguments?
+                }
+                var id: String?
+                var function: Function?
+            }
+            /// A call's arguments: the documented JSON text, or a JSON value.
+            enum Arguments: Decodable {
+                case text(String)
+                case value(JSONValue)
+
+                init(from decoder: any Decoder) throws {
+                    let container = try decoder.singleValueContainer()
+                    if let text = try? container.decode(String.self) { self = .text(text) } else { self = .value(try container.decode(JSONValue.self)) }
+                }
+
+                var text: String {
+                    switch self {
+                    case .text(let text): text
+                    case .value(let value): value.text
+                    }
+                }
+            }
             var message: Message?
             var finish_reason: String?
         }

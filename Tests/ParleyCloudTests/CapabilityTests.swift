@@ -24,14 +24,14 @@ struct ProviderCapabilityTests {
     @Test("what each provider declares")
     func declarations() {
         let openAI = OpenAILanguageModel(configuration: .init(apiKey: "k"))
-        #expect(openAI.capabilities == LanguageModelCapabilities(images: true, jsonSchema: true))
+        #expect(openAI.capabilities == LanguageModelCapabilities(images: true, jsonSchema: true, tools: true))
         let server = OpenAILanguageModel(configuration: .init(baseURL: "http://127.0.0.1:8080/v1", supportsImages: false,
-                                                              supportsJSONSchema: false, contextTokens: 4_096))
+                                                              supportsJSONSchema: false, supportsTools: false, contextTokens: 4_096))
         #expect(server.capabilities == LanguageModelCapabilities(contextTokens: 4_096))
         let anthropic = AnthropicLanguageModel(configuration: .init(apiKey: "k"))
-        #expect(anthropic.capabilities == LanguageModelCapabilities(images: true, jsonSchema: true))
-        #expect(OllamaLanguageModel(configuration: .init()).capabilities == LanguageModelCapabilities(jsonSchema: true))
-        #expect(OllamaLanguageModel(configuration: .init(supportsImages: true, contextTokens: 8_192)).capabilities
+        #expect(anthropic.capabilities == LanguageModelCapabilities(images: true, jsonSchema: true, tools: true))
+        #expect(OllamaLanguageModel(configuration: .init()).capabilities == LanguageModelCapabilities(jsonSchema: true, tools: true))
+        #expect(OllamaLanguageModel(configuration: .init(supportsImages: true, supportsTools: false, contextTokens: 8_192)).capabilities
             == LanguageModelCapabilities(images: true, jsonSchema: true, contextTokens: 8_192))
     }
 

@@ -23,7 +23,7 @@ struct ChatTranscript: Sendable {
                 case .finished(let reason, let usage):
                     transcript.finish = reason
                     transcript.usage = usage
-                case .provider: break
+                case .provider, .toolCall, .toolCallDelta: break
                 }
             }
         } catch {

@@ -24,7 +24,7 @@ func run(_ provider: some LanguageModelProvider, _ request: ChatRequest) async -
             switch event {
             case .text(let piece): text += piece
             case .finished(_, let reported): usage = reported
-            case .provider: break
+            case .provider, .toolCall, .toolCallDelta: break
             }
         }
         return (text, usage, nil)

@@ -73,7 +73,7 @@ struct ExactSplitStreamingTests {
                     text += piece
                     if text == Self.first { await gate.open() }
                 case .finished: finished = true
-                case .provider: break
+                case .provider, .toolCall, .toolCallDelta: break
                 }
             }
         } catch {
