@@ -23,6 +23,14 @@ public struct JSONGrammar: Sendable, Equatable, CustomStringConvertible {
         text = builder.render(root: root)
     }
 
+    /// The grammar for `schema` after `prefix`, a GBNF expression (e.g. `"\n"?`).
+    init(schema: JSONSchema, prefix: String) {
+        var builder = Builder()
+        let value = builder.named(builder.expression(for: schema, name: "value-root"), name: "value-root")
+        let root = builder.add(prefix + " " + value, name: "root")
+        text = builder.render(root: root)
+    }
+
     public var description: String { text }
 
     /// The largest integer range listed value by value.

@@ -41,8 +41,8 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
     }
 
     public nonisolated let identity: ProviderIdentity
-    /// Text, and JSON that follows a schema (grammar-constrained); no images. The context
-    /// window is the configured one.
+    /// Text, JSON that follows a schema and tool calls (both grammar-constrained); no images.
+    /// The context window is the configured one.
     public nonisolated let capabilities: LanguageModelCapabilities
     public nonisolated let configuration: Configuration
     private let executor = ThreadExecutor(name: "parley.llama")
@@ -63,7 +63,7 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         self.configuration = configuration
         let name = URL(fileURLWithPath: configuration.modelPath).deletingPathExtension().lastPathComponent
         self.identity = ProviderIdentity(name: "llama.cpp", model: name, isLocal: true)
-        self.capabilities = LanguageModelCapabilities(jsonSchema: true, contextTokens: configuration.contextLength)
+        self.capabilities = LanguageModelCapabilities(jsonSchema: true, tools: true, contextTokens: configuration.contextLength)
     }
 
     public nonisolated func availability() async -> Availability {
@@ -129,13 +129,47 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         // No more threads than the cores other processes leave free (see CoreShare).
         session.useThreads(CoreShare.shared.threads(upTo: configuration.threads))
         let sampling = request.sampling
+        // A schema for the whole reply leaves no room for calls. The declared tools are in the
+        // prompt whatever the choice, so that the rounds of one exchange share their prompt's
+        // start (and memory); the choice says which may be called.
+        let declared = grammar == nil ? request.tools : []
+        let tools = request.offersTools ? declared.filter { tool in request.callableTools.contains { $0.name == tool.name } } : []
         var messages = request.messages
-        if let system = configuration.defaultSystemPrompt, !messages.contains(where: { $0.role == .system }) {
+        let toolPrompt = !declared.isEmpty || messages.contains(where: \.isToolExchange)
+        if toolPrompt {
+            messages = ToolCallFormat.render(messages, tools: declared, defaultSystem: configuration.defaultSystemPrompt)
+        } else if let system = configuration.defaultSystemPrompt, !messages.contains(where: { $0.role == .system }) {
             messages.insert(.system(system), at: 0)
         }
-        let prompt = try fittedPrompt(messages, session: session, reserve: sampling.maxTokens)
+        // A call the model must make starts at once: the prompt opens it.
+        let forced = !tools.isEmpty && request.toolChoice.forcesCall
+        let prompt = try fittedPrompt(messages, session: session, reserve: sampling.maxTokens,
+                                      suffix: forced ? ToolCallFormat.open + "\n" : "")
         let reused = try ComputeLane.shared.run { try session.load(prompt: prompt) }
-        let sampler = try session.makeSampler(sampling, grammar: grammar)
+        if tools.isEmpty {
+            let sampler = try session.makeSampler(sampling, grammar: grammar)
+            // Where calls are shown but not allowed, the reply may not open like one.
+            let opening = toolPrompt && grammar == nil ? try session.makeSampler(sampling, banning: session.callOpeningTokens) : nil
+            let (finish, generated) = try writeText(session: session, sampler: sampler, firstSampler: opening, sampling: sampling,
+                                                    into: continuation)
+            if grammar != nil { logger.debug("grammar rejected \(sampler.resamples) of \(generated) proposed tokens") }
+            lastGrammarResamples = sampler.resamples
+            continuation.yield(.finished(finish, Usage(inputTokens: prompt.count, cachedInputTokens: reused, outputTokens: generated)))
+            return
+        }
+        let callGrammar = JSONGrammar(schema: ToolCallFormat.callSchema(tools), prefix: #"[ \n]?"#)
+        let single = !request.parallelToolCalls || { if case .function = request.toolChoice { true } else { false } }()
+        let (finish, generated) = try writeWithTools(
+            session: session, sampling: sampling, callGrammar: callGrammar, startInCall: forced, single: single, into: continuation)
+        continuation.yield(.finished(finish, Usage(inputTokens: prompt.count, cachedInputTokens: reused, outputTokens: generated)))
+    }
+
+    /// Samples free text until the end, the token limit or a stop sequence; returns why it
+    /// ended and how many tokens were generated.
+    private func writeText(
+        session: LlamaSession, sampler: LlamaSampler, firstSampler: LlamaSampler? = nil, sampling: SamplingOptions,
+        into continuation: AsyncThrowingStream<ChatEvent, any Error>.Continuation
+    ) throws -> (FinishReason, Int) {
         var decoder = UTF8StreamDecoder()
         var stops = StopSequenceFilter(stops: sampling.stop)
         var generated = 0
@@ -146,7 +180,7 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
                 break
             }
             guard session.cachedTokens.count < session.contextLength else { break }
-            let token = session.sample(with: sampler)
+            let token = session.sample(with: generated == 0 ? firstSampler ?? sampler : sampler)
             if session.isEndOfGeneration(token) {
                 finish = .stop
                 break
@@ -164,9 +198,129 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
             let tail = stops.flush(decoder.flush())
             if !tail.isEmpty { continuation.yield(.text(tail)) }
         }
-        if grammar != nil { logger.debug("grammar rejected \(sampler.resamples) of \(generated) proposed tokens") }
-        lastGrammarResamples = sampler.resamples
-        continuation.yield(.finished(finish, Usage(inputTokens: prompt.count, cachedInputTokens: reused, outputTokens: generated)))
+        return (finish, generated)
+    }
+
+    /// Samples a reply that may call tools. Text streams freely until the model opens a call
+    /// (`<tool_call>`); from there the call grammar admits only `{"name": <a tool>,
+    /// "arguments": <its parameters>}`, so every call is well-formed and its arguments follow
+    /// the tool's schema. After a call, the close is written for the model, which then opens
+    /// another call (parallel calls) or ends. A call's pieces stream as it is written; one cut
+    /// short by the token limit never becomes a whole call (the reply ends with `.length`).
+    private func writeWithTools(
+        session: LlamaSession, sampling: SamplingOptions, callGrammar: JSONGrammar, startInCall: Bool, single: Bool,
+        into continuation: AsyncThrowingStream<ChatEvent, any Error>.Continuation
+    ) throws -> (FinishReason, Int) {
+        enum Phase { case text, call, afterCall }
+        let freeSampler = try session.makeSampler(sampling)
+        var phase = startInCall ? Phase.call : .text
+        var sampler = startInCall ? try session.makeSampler(sampling, grammar: callGrammar) : freeSampler
+        var decoder = UTF8StreamDecoder()
+        var stops = StopSequenceFilter(stops: sampling.stop)
+        var trigger = ToolCallTrigger()
+        var streamer = ToolCallStreamer(index: 0)
+        var calls = 0
+        var generated = 0
+        var finish = FinishReason.length
+        var wroteText = false
+        var opening = CallOpening()
+        var openingPosition: Int?
+        /// Takes back what memory holds from `position` on and opens a call there.
+        func reopenAsCall(from position: Int) throws {
+            _ = session.keepCommonPrefix(with: Array(session.cachedTokens.prefix(position)))
+            let open = try session.tokenize(ToolCallFormat.open + "\n", addingStart: false)
+            try ComputeLane.shared.run { try session.evaluate(open) }
+            try startCall(with: "")
+        }
+        func startCall(with text: String) throws {
+            phase = .call
+            sampler = try session.makeSampler(sampling, grammar: callGrammar)
+            streamer = ToolCallStreamer(index: calls)
+            try takeCallText(text)
+        }
+        /// Adds text to the call, streaming its pieces; true when the call is complete.
+        @discardableResult
+        func takeCallText(_ text: String) throws -> Bool {
+            let (pieces, call) = try streamer.feed(text)
+            for piece in pieces { continuation.yield(.toolCallDelta(piece)) }
+            guard let call else { return false }
+            continuation.yield(.toolCall(call))
+            calls += 1
+            return true
+        }
+        loop: while generated < sampling.maxTokens {
+            if Task.isCancelled {
+                finish = .cancelled
+                break
+            }
+            guard session.cachedTokens.count < session.contextLength else { break }
+            let token = session.sample(with: sampler)
+            if session.isEndOfGeneration(token) {
+                finish = calls > 0 ? .toolCalls : .stop
+                break
+            }
+            generated += 1
+            let piece = decoder.push(session.bytes(of: token, special: true))
+            let position = session.cachedTokens.count
+            try ComputeLane.shared.run { try session.evaluate([token]) }
+            // A model that writes a call without the marker, as bare JSON or in a code block
+            // (Qwen2.5-Coder often does), means a call: what it wrote is taken back and the
+            // call opened as the format has it, so the grammar holds from its first character.
+            var fresh = piece
+            if phase == .text, !wroteText {
+                if openingPosition == nil { openingPosition = position }
+                switch opening.push(piece) {
+                case .undecided:
+                    continue
+                case .call:
+                    try reopenAsCall(from: openingPosition ?? position)
+                    continue
+                case .text(let text):
+                    wroteText = true
+                    fresh = text
+                }
+            } else if phase == .afterCall, piece.drop(while: \.isWhitespace).first == "{" {
+                // The next of several calls, written the same way.
+                _ = trigger.flush()
+                try reopenAsCall(from: position)
+                continue
+            }
+            switch phase {
+            case .text:
+                let (released, triggered, after) = trigger.push(fresh)
+                let (text, stopped) = stops.push(released)
+                if !text.isEmpty { continuation.yield(.text(text)) }
+                if stopped {
+                    finish = .stop
+                    break loop
+                }
+                if triggered { try startCall(with: after) }
+            case .call:
+                guard try takeCallText(piece) else { continue }
+                // The call is whole: close it as the template does, then let the model go on.
+                let close = try session.tokenize("\n" + ToolCallFormat.close, addingStart: false)
+                try ComputeLane.shared.run { try session.evaluate(close) }
+                finish = .toolCalls
+                if single { break loop }
+                phase = .afterCall
+                sampler = freeSampler
+                trigger = ToolCallTrigger()
+            case .afterCall:
+                let (released, triggered, after) = trigger.push(piece)
+                // After its calls the model opens another or ends; anything else ends the reply.
+                if triggered, released.allSatisfy(\.isWhitespace) {
+                    try startCall(with: after)
+                } else if !released.allSatisfy(\.isWhitespace) {
+                    break loop
+                }
+            }
+        }
+        if phase == .text, finish != .cancelled {
+            let tail = stops.flush(opening.flush() + trigger.push(decoder.flush()).text + trigger.flush())
+            if !tail.isEmpty { continuation.yield(.text(tail)) }
+        }
+        if calls > 0, finish != .cancelled { finish = .toolCalls }
+        return (finish, generated)
     }
 
     /// The prompt text the model's chat template makes of `messages` (with the assistant's
@@ -182,12 +336,12 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
     /// tell me" low. The prompt shares its prefix with the reply's, so the context memory it
     /// leaves is reused when the reply starts.
     public func endOfTurnProbability(after history: [ChatMessage], utterance: String,
-                                     scoring: TurnScoring = .sentenceEnd) throws -> Double {
+                                     scoring: TurnScoring = .sentenceEnd, tools: [ToolDefinition] = []) throws -> Double {
         let words = scoring == .sentenceEnd ? Self.withoutFinalPunctuation(utterance) : utterance.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !words.isEmpty else { return 0 }
         let session = try loadedSession()
         session.useThreads(CoreShare.shared.threads(upTo: configuration.threads))
-        let tokens = try openPrompt(history, words: words, session: session)
+        let tokens = try openPrompt(history, words: words, session: session, tools: tools)
         guard tokens.count < session.contextLength else { throw LlamaError.promptTooLong(tokens: tokens.count, contextLength: session.contextLength) }
         let reused = try ComputeLane.shared.run { try session.load(prompt: tokens) }
         logger.debug("scored the end of the turn on \(tokens.count - reused) tokens beyond memory")
@@ -197,13 +351,18 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
     /// The tokens of the prompt a reply to `history` plus a user message beginning with
     /// `words` starts with: the chat template's rendering (with the default system prompt, as
     /// a request gets it), cut right after the words, before the template closes the message.
-    private func openPrompt(_ history: [ChatMessage], words: String, session: LlamaSession) throws -> [Int32] {
+    private func openPrompt(_ history: [ChatMessage], words: String, session: LlamaSession, tools: [ToolDefinition] = []) throws -> [Int32] {
         let marker = "\u{1F}parley-end-of-words\u{1F}"
         var messages = history
-        if let system = configuration.defaultSystemPrompt, !messages.contains(where: { $0.role == .system }) {
-            messages.insert(.system(system), at: 0)
+        if !tools.isEmpty || messages.contains(where: \.isToolExchange) {
+            // Rendered as a reply with these tools renders it, so the reply finds it in memory.
+            messages = ToolCallFormat.render(messages + [.user(words + marker)], tools: tools, defaultSystem: configuration.defaultSystemPrompt)
+        } else {
+            if let system = configuration.defaultSystemPrompt, !messages.contains(where: { $0.role == .system }) {
+                messages.insert(.system(system), at: 0)
+            }
+            messages.append(.user(words + marker))
         }
-        messages.append(.user(words + marker))
         let rendered = try session.formatPrompt(messages)
         guard let cut = rendered.range(of: marker, options: .backwards) else { throw LlamaError.chatTemplateUnavailable }
         return try session.tokenize(String(rendered[..<cut.lowerBound]))
@@ -226,16 +385,18 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
     /// or that has images, or whose start would not leave half the context free, or that
     /// shares too little with memory (more than ``Configuration/prefillLimit`` tokens to
     /// evaluate: another conversation is there), and while the model is not loaded.
-    public func prefill(_ messages: [ChatMessage]) throws {
+    public func prefill(_ messages: [ChatMessage], tools: [ToolDefinition] = []) throws {
         // Never loads the model: a prefill only helps a model that is ready to answer.
         guard let last = messages.last, last.role == .user, !last.hasImages, let session else { return }
         session.useThreads(CoreShare.shared.threads(upTo: configuration.threads))
-        let tokens = try openPrompt(Array(messages.dropLast()), words: last.text.trimmingCharacters(in: .whitespacesAndNewlines), session: session)
+        let tokens = try openPrompt(Array(messages.dropLast()), words: last.text.trimmingCharacters(in: .whitespacesAndNewlines),
+                                    session: session, tools: tools)
         guard tokens.count < session.contextLength / 2 else { return }
         // Memory holding another conversation (a server's other session) would be undone for
         // a prompt that may be undone again before its reply: too dear to evaluate ahead.
+        // Empty memory (the conversation's first words) undoes nothing.
         let shared = session.sharedPrefix(with: tokens)
-        guard tokens.count - shared <= configuration.prefillLimit else { return }
+        guard tokens.count - shared <= configuration.prefillLimit || session.cachedTokens.isEmpty else { return }
         // All there already (a late partial transcript's words, after a score of more of them:
         // kept, for the reply).
         guard shared < tokens.count else { return }
@@ -269,14 +430,14 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
 
     /// Tokenizes the conversation, dropping the oldest turns after the system prompt until it
     /// leaves `reserve` tokens free for the answer.
-    private func fittedPrompt(_ messages: [ChatMessage], session: LlamaSession, reserve: Int) throws -> [Int32] {
+    private func fittedPrompt(_ messages: [ChatMessage], session: LlamaSession, reserve: Int, suffix: String = "") throws -> [Int32] {
         guard messages.contains(where: { $0.role != .system }) else {
             throw ProviderError.invalidInput("The request has no user message.")
         }
         var kept = messages
         let budget = session.contextLength - min(reserve, session.contextLength / 2)
         while true {
-            let tokens = try session.tokenize(session.formatPrompt(kept))
+            let tokens = try session.tokenize(session.formatPrompt(kept) + suffix)
             if tokens.count <= budget { return tokens }
             guard let drop = kept.firstIndex(where: { $0.role != .system }), drop < kept.count - 1 else {
                 throw LlamaError.promptTooLong(tokens: tokens.count, contextLength: session.contextLength)
@@ -287,8 +448,8 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
 }
 
 extension LlamaLanguageModel: TurnPredictor {
-    public func completion(of utterance: String, after history: [ChatMessage]) async throws -> Double {
-        try endOfTurnProbability(after: history, utterance: utterance)
+    public func completion(of utterance: String, after history: [ChatMessage], tools: [ToolDefinition]) async throws -> Double {
+        try endOfTurnProbability(after: history, utterance: utterance, tools: tools)
     }
 
     public nonisolated func completionThreshold() async -> Double? {
@@ -299,8 +460,8 @@ extension LlamaLanguageModel: TurnPredictor {
 extension LlamaLanguageModel: PromptPrefiller {}
 
 extension SwitchableLanguageModel: TurnPredictor {
-    public func completion(of utterance: String, after history: [ChatMessage]) async throws -> Double {
-        try await current.endOfTurnProbability(after: history, utterance: utterance)
+    public func completion(of utterance: String, after history: [ChatMessage], tools: [ToolDefinition]) async throws -> Double {
+        try await current.endOfTurnProbability(after: history, utterance: utterance, tools: tools)
     }
 
     public func completionThreshold() async -> Double? {

@@ -84,14 +84,15 @@ final class LlamaSession {
         }
     }
 
-    /// Tokenizes `text`, parsing the template's special tokens.
-    func tokenize(_ text: String) throws(LlamaError) -> [llama_token] {
+    /// Tokenizes `text`, parsing the template's special tokens; `addingStart` adds the
+    /// model's start-of-text token where it wants one (a whole prompt, not a continuation).
+    func tokenize(_ text: String, addingStart: Bool = true) throws(LlamaError) -> [llama_token] {
         let length = Int32(text.utf8.count)
         var tokens = [llama_token](repeating: 0, count: Int(length) + 8)
-        var count = llama_tokenize(vocab, text, length, &tokens, Int32(tokens.count), true, true)
+        var count = llama_tokenize(vocab, text, length, &tokens, Int32(tokens.count), addingStart, true)
         if count < 0 {
             tokens = [llama_token](repeating: 0, count: Int(-count))
-            count = llama_tokenize(vocab, text, length, &tokens, Int32(tokens.count), true, true)
+            count = llama_tokenize(vocab, text, length, &tokens, Int32(tokens.count), addingStart, true)
         }
         guard count >= 0 else { throw .tokenizationFailed }
         return Array(tokens.prefix(Int(count)))
@@ -197,15 +198,36 @@ final class LlamaSession {
         llama_vocab_is_eog(vocab, token)
     }
 
-    /// The bytes of `token`'s text (special tokens not rendered).
-    func bytes(of token: llama_token) -> [UInt8] {
+    /// The bytes of `token`'s text (special tokens rendered only when `special`, e.g. Qwen2.5's
+    /// `<tool_call>`).
+    func bytes(of token: llama_token, special: Bool = false) -> [UInt8] {
         var buffer = [CChar](repeating: 0, count: 64)
-        var count = llama_token_to_piece(vocab, token, &buffer, Int32(buffer.count), 0, false)
+        var count = llama_token_to_piece(vocab, token, &buffer, Int32(buffer.count), 0, special)
         if count < 0 {
             buffer = [CChar](repeating: 0, count: Int(-count))
-            count = llama_token_to_piece(vocab, token, &buffer, Int32(buffer.count), 0, false)
+            count = llama_token_to_piece(vocab, token, &buffer, Int32(buffer.count), 0, special)
         }
         return buffer.prefix(Int(max(0, count))).map { UInt8(bitPattern: $0) }
+    }
+
+    /// Whether the model's own chat template writes tool calls as `<tool_call>` (Qwen2.5's).
+    var templateHasToolCalls: Bool { template.contains(ToolCallFormat.open) }
+
+    /// The tokens a call could open with: `<tool_call>`, a brace, or a code fence (after
+    /// any spaces), found in the vocabulary once.
+    private(set) lazy var callOpeningTokens: Set<llama_token> = {
+        var found = Set<llama_token>()
+        for index in 0..<llama_vocab_n_tokens(vocab) {
+            let token = llama_token(index)
+            let text = String(decoding: bytes(of: token, special: true), as: UTF8.self).drop { $0.isWhitespace }
+            if text.hasPrefix("{") || text.hasPrefix("`") || text.hasPrefix("<tool") { found.insert(token) }
+        }
+        return found
+    }()
+
+    /// A sampler chain that never picks `banned`.
+    func makeSampler(_ options: SamplingOptions, banning banned: Set<llama_token>) throws(LlamaError) -> LlamaSampler {
+        try LlamaSampler(options: options, vocab: vocab, grammar: nil, banned: banned)
     }
 
     /// A sampler chain for this model's vocabulary, constrained by `grammar` when given.
@@ -228,7 +250,7 @@ final class LlamaSampler {
     /// Tokens the grammar rejected, so the vocabulary was filtered (for benchmarks).
     private(set) var resamples = 0
 
-    init(options: SamplingOptions, vocab: OpaquePointer, grammar: JSONGrammar?) throws(LlamaError) {
+    init(options: SamplingOptions, vocab: OpaquePointer, grammar: JSONGrammar?, banned: Set<llama_token> = []) throws(LlamaError) {
         let vocabularySize = llama_vocab_n_tokens(vocab)
         if let grammar {
             guard let sampler = llama_sampler_init_grammar(vocab, grammar.text, "root") else { throw .grammarRejected }
@@ -241,6 +263,12 @@ final class LlamaSampler {
         var params = llama_sampler_chain_default_params()
         params.no_perf = true
         chain = llama_sampler_chain_init(params)
+        if !banned.isEmpty {
+            let biases = banned.map { llama_logit_bias(token: $0, bias: -Float.infinity) }
+            llama_sampler_chain_add(chain, biases.withUnsafeBufferPointer { buffer in
+                llama_sampler_init_logit_bias(vocabularySize, Int32(buffer.count), buffer.baseAddress)
+            })
+        }
         llama_sampler_chain_add(chain, llama_sampler_init_penalties(vocabularySize, 64, 1.1, 0, 0))
         if options.temperature <= 0 {
             llama_sampler_chain_add(chain, llama_sampler_init_greedy())

@@ -90,9 +90,9 @@ public final class SwitchableLanguageModel: UnloadableLanguageModel {
 extension SwitchableLanguageModel: PromptPrefiller {
     /// Prefills on the current model (see ``LlamaLanguageModel/prefill(_:)``), once the one
     /// switched away from is unloaded, as a request would.
-    public func prefill(_ messages: [ChatMessage]) async throws {
+    public func prefill(_ messages: [ChatMessage], tools: [ToolDefinition]) async throws {
         let (model, retiring) = state.withLock { ($0.current, $0.retiring) }
         await retiring?.value
-        try await model.prefill(messages)
+        try await model.prefill(messages, tools: tools)
     }
 }
