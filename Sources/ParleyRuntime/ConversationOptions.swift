@@ -12,6 +12,9 @@ public struct ConversationOptions: Sendable {
     public var textToSpeech: ProviderSelection
     /// The assistant's instructions; `nil` keeps a continued thread's, else the default.
     public var systemPrompt: String?
+    /// The tools the model may call (``BuiltInTools`` in `parley talk` unless turned off);
+    /// `nil`: none.
+    public var tools: ToolBox?
     /// The longest reply in tokens; `nil` keeps a continued thread's, else ``defaultMaxTokens``.
     public var maxTokens: Int?
     /// Sampling temperature.

@@ -49,14 +49,22 @@ extension Runtime {
         // The on-device model loads on its own thread while the first turn is heard.
         let answerer = await Self.firstReady(llm)
         let onDevice = Self.isOnDevice(answerer)
+        let systemPrompt = options.systemPrompt ?? saved?.systemPrompt ?? ThreadSettings.defaultSystemPrompt
         if onDevice {
+            // Loaded, and the conversation's start (instructions, tools, history) evaluated,
+            // while the first turn is heard.
             let local = engines.llm
-            Task { try? await local.load() }
+            let start = [ChatMessage.system(systemPrompt)] + history + [.user("")]
+            let tools = options.tools?.definitions ?? []
+            Task {
+                try? await local.load()
+                try? await local.prefill(start, tools: tools)
+            }
         }
 
-        let systemPrompt = options.systemPrompt ?? saved?.systemPrompt ?? ThreadSettings.defaultSystemPrompt
         let maxTokens = options.maxTokens ?? saved?.maxTokens ?? ConversationOptions.defaultMaxTokens
         var configuration = ConversationConfiguration(systemPrompt: systemPrompt)
+        configuration.tools = options.tools
         configuration.sampling.maxTokens = maxTokens
         configuration.sampling.temperature = options.temperature
         configuration.speech.voice = options.voice

@@ -26,6 +26,8 @@ enum ChatCacheKey {
     static func key(for body: ChatCompletionRequest, chat: ChatRequest, selection: ProviderSelection, owner: Owner,
                     headers: HTTPFields, onDeviceModel: @autoclosure () -> String = "") -> String? {
         guard body.temperature == 0, !chat.hasImages, !isPersonal(body, headers: headers) else { return nil }
+        // A reply that may call tools, or reads tools' results, is the client's to run: never cached.
+        guard chat.tools.isEmpty, !chat.messages.contains(where: \.isToolExchange) else { return nil }
         let material = Material(owner: owner.id, selection: Selection(selection), onDeviceModel: onDeviceModel(), messages: chat.messages,
                                 temperature: chat.sampling.temperature, topP: chat.sampling.topP, maxTokens: chat.sampling.maxTokens,
                                 stop: chat.sampling.stop, seed: chat.sampling.seed, format: body.response_format?.type,

@@ -17,7 +17,11 @@ struct ChatCompletionRequest: Decodable, Sendable {
     var seed: Int64?
     var n: Int?
     var response_format: ResponseFormat?
+    /// `[{"type": "function", "function": {"name", "description", "parameters", "strict"}}]`.
     var tools: [JSONValue]?
+    /// `"auto"`, `"none"`, `"required"` or `{"type": "function", "function": {"name": …}}`.
+    var tool_choice: JSONValue?
+    var parallel_tool_calls: Bool?
     /// OpenAI's end-user id: a request that names one is personal and never cached.
     var user: String?
     /// OpenAI's "keep this completion"; `false` keeps the request out of the cache too.
@@ -56,14 +60,31 @@ struct ChatCompletionRequest: Decodable, Sendable {
     struct Message: Decodable, Sendable {
         var role: String
         var content: Content
+        /// An assistant message's calls.
+        var tool_calls: [ToolCallItem]?
+        /// A tool message's call.
+        var tool_call_id: String?
 
-        enum CodingKeys: String, CodingKey { case role, content }
+        enum CodingKeys: String, CodingKey { case role, content, tool_calls, tool_call_id }
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             role = try container.decode(String.self, forKey: .role)
             content = try container.decodeIfPresent(Content.self, forKey: .content) ?? .parts([])
+            tool_calls = try container.decodeIfPresent([ToolCallItem].self, forKey: .tool_calls)
+            tool_call_id = try container.decodeIfPresent(String.self, forKey: .tool_call_id)
         }
+    }
+
+    /// One call in an assistant message's `tool_calls`.
+    struct ToolCallItem: Decodable, Sendable {
+        struct Function: Decodable, Sendable {
+            var name: String
+            var arguments: String?
+        }
+        var id: String
+        var type: String?
+        var function: Function
     }
 
     /// A message's content: a string, or an array of parts.
@@ -118,7 +139,8 @@ struct ChatCompletionRequest: Decodable, Sendable {
             throw .invalidRequest("'messages' must hold at least one message.", param: "messages")
         }
         if let n, n != 1 { throw .invalidRequest("Only n=1 is supported.", param: "n") }
-        if let tools, !tools.isEmpty { throw .invalidRequest("Tools are not supported by this server.", param: "tools") }
+        let definitions = try Self.definitions(tools ?? [])
+        let choice = try Self.choice(tool_choice, among: definitions)
         var sampling = SamplingOptions(temperature: 1, topP: 1, maxTokens: Self.defaultMaxTokens)
         if let temperature {
             guard (0...2).contains(temperature) else { throw .invalidRequest("'temperature' must be between 0 and 2.", param: "temperature") }
@@ -141,6 +163,7 @@ struct ChatCompletionRequest: Decodable, Sendable {
 
         var system: [String] = []
         var conversation: [ChatMessage] = []
+        var callsMade: [String: String] = [:]
         for (index, message) in messages.enumerated() {
             let parts = try Self.parts(of: message.content, at: index)
             switch message.role {
@@ -149,9 +172,30 @@ struct ChatCompletionRequest: Decodable, Sendable {
             case "user":
                 conversation.append(ChatMessage(role: .user, parts: parts))
             case "assistant":
-                conversation.append(ChatMessage(role: .assistant, parts: parts))
+                let calls = (message.tool_calls ?? []).map { ToolCall(id: $0.id, name: $0.function.name, arguments: $0.function.arguments ?? "{}") }
+                for (position, call) in calls.enumerated() {
+                    guard !call.id.isEmpty else {
+                        throw .invalidRequest("A tool call needs an 'id'.", param: "messages[\(index)].tool_calls[\(position)].id")
+                    }
+                    callsMade[call.id] = call.name
+                }
+                conversation.append(ChatMessage(role: .assistant, parts: parts.filter { $0 != .text("") }, toolCalls: calls))
+            case "tool":
+                guard let id = message.tool_call_id, !id.isEmpty else {
+                    throw .invalidRequest("A tool message needs 'tool_call_id', the id of the call it answers.", param: "messages[\(index)].tool_call_id")
+                }
+                guard let name = callsMade[id] else {
+                    throw .invalidRequest("The tool message answers '\(id.prefix(64))', which no earlier assistant message called.",
+                                          param: "messages[\(index)].tool_call_id")
+                }
+                let content = ChatMessage(role: .tool, parts: parts).text
+                guard content.utf8.count <= Self.toolResultLimit else {
+                    throw .invalidRequest("The tool result is \(content.utf8.count) bytes; at most \(Self.toolResultLimit) are accepted.",
+                                          param: "messages[\(index)].content")
+                }
+                conversation.append(.tool(callID: id, name: name, content: content))
             default:
-                throw .invalidRequest("Invalid role '\(message.role)': use system, developer, user or assistant.", param: "messages[\(index)].role")
+                throw .invalidRequest("Invalid role '\(message.role)': use system, developer, user, assistant or tool.", param: "messages[\(index)].role")
             }
         }
         // Models read one system message, first.
@@ -161,7 +205,8 @@ struct ChatCompletionRequest: Decodable, Sendable {
             throw .invalidRequest("'messages' must hold a user message.", param: "messages")
         }
 
-        var request = ChatRequest(messages: conversation, sampling: sampling)
+        var request = ChatRequest(messages: conversation, sampling: sampling, tools: definitions, toolChoice: choice,
+                                  parallelToolCalls: parallel_tool_calls ?? true)
         if let format = response_format {
             switch format.type {
             case "text", "json_object":
@@ -179,6 +224,57 @@ struct ChatCompletionRequest: Decodable, Sendable {
         }
         if request.hasImages { request.task = .vision }
         return request
+    }
+
+    /// The largest tool result accepted in a message: 256 KB.
+    static let toolResultLimit = 256 * 1024
+
+    /// `tools` read into definitions; a malformed tool is a 400 naming it.
+    static func definitions(_ tools: [JSONValue]) throws(OpenAIError) -> [ToolDefinition] {
+        var definitions: [ToolDefinition] = []
+        for (index, tool) in tools.enumerated() {
+            let param = "tools[\(index)]"
+            guard tool["type"]?.string == "function", let function = tool["function"], let name = function["name"]?.string else {
+                throw .invalidRequest("Each tool must be {\"type\": \"function\", \"function\": {\"name\": …, \"parameters\": {…}}}.", param: param)
+            }
+            let parameters = function["parameters"] ?? .object(["type": "object", "properties": .object([:])])
+            do {
+                let definition = try ToolDefinition(name: name, description: function["description"]?.string, parameters: parameters,
+                                                    strict: function["strict"]?.bool)
+                if definitions.contains(where: { $0.name == name }) { throw ToolDefinitionError.duplicateName(name) }
+                definitions.append(definition)
+            } catch {
+                throw .invalidRequest("\(error)", param: param + ".function")
+            }
+        }
+        return definitions
+    }
+
+    /// `tool_choice` read against the declared tools; a choice naming an undeclared tool, or
+    /// requiring a call with no tools, is a 400.
+    static func choice(_ value: JSONValue?, among tools: [ToolDefinition]) throws(OpenAIError) -> ToolChoice {
+        let choice: ToolChoice
+        switch value {
+        case nil, .null?, .string("auto")?: choice = .auto
+        case .string("none")?: choice = .none
+        case .string("required")?: choice = .required
+        case .object(let members)?:
+            guard members["type"]?.string == "function", let name = members["function"]?["name"]?.string else {
+                throw .invalidRequest("'tool_choice' must be \"auto\", \"none\", \"required\" or {\"type\": \"function\", \"function\": {\"name\": …}}.",
+                                      param: "tool_choice")
+            }
+            guard tools.contains(where: { $0.name == name }) else {
+                throw .invalidRequest("'tool_choice' names the function '\(name.prefix(64))', which is not among 'tools'.", param: "tool_choice")
+            }
+            choice = .function(name)
+        default:
+            throw .invalidRequest("'tool_choice' must be \"auto\", \"none\", \"required\" or {\"type\": \"function\", \"function\": {\"name\": …}}.",
+                                  param: "tool_choice")
+        }
+        if choice.forcesCall, tools.isEmpty {
+            throw .invalidRequest("'tool_choice' requires a call, but no 'tools' were given.", param: "tool_choice")
+        }
+        return choice
     }
 
     private static func parts(of content: Content, at index: Int) throws(OpenAIError) -> [ChatMessage.Part] {

@@ -16,11 +16,53 @@ enum ChatCompletionResponse {
         }
     }
 
+    /// A call in OpenAI's shape: `{"id", "type": "function", "function": {"name", "arguments"}}`,
+    /// and in a stream's delta `{"index", …}` with only the parts that piece carries.
+    struct ToolCallItem: Encodable {
+        struct Function: Encodable {
+            var name: String?
+            var arguments: String?
+        }
+        var index: Int?
+        var id: String?
+        var type: String?
+        var function: Function
+
+        init(_ call: ToolCall) {
+            id = call.id
+            type = "function"
+            function = Function(name: call.name, arguments: call.arguments)
+        }
+
+        init(_ delta: ToolCallDelta) {
+            index = delta.index
+            id = delta.id
+            type = delta.id == nil ? nil : "function"
+            function = Function(name: delta.name, arguments: delta.arguments)
+        }
+    }
+
     struct Completion: Encodable {
         struct Choice: Encodable {
             struct Message: Encodable {
                 var role = "assistant"
-                var content: String
+                var content: String?
+                var tool_calls: [ToolCallItem]?
+
+                init(content: String, toolCalls: [ToolCall] = []) {
+                    // With calls and no text, `content` is null, as OpenAI sends it.
+                    self.content = toolCalls.isEmpty || !content.isEmpty ? content : nil
+                    tool_calls = toolCalls.isEmpty ? nil : toolCalls.map(ToolCallItem.init)
+                }
+
+                func encode(to encoder: any Encoder) throws {
+                    var container = encoder.container(keyedBy: CodingKeys.self)
+                    try container.encode(role, forKey: .role)
+                    try container.encode(content, forKey: .content)
+                    try container.encodeIfPresent(tool_calls, forKey: .tool_calls)
+                }
+
+                enum CodingKeys: String, CodingKey { case role, content, tool_calls }
             }
             var index = 0
             var message: Message
@@ -39,6 +81,7 @@ enum ChatCompletionResponse {
             struct Delta: Encodable {
                 var role: String?
                 var content: String?
+                var tool_calls: [ToolCallItem]?
             }
             var index = 0
             var delta: Delta
@@ -64,7 +107,11 @@ enum ChatCompletionResponse {
 
     /// OpenAI's name for why a reply ended.
     static func finishReason(_ reason: FinishReason) -> String {
-        reason == .length ? "length" : "stop"
+        switch reason {
+        case .length: "length"
+        case .toolCalls: "tool_calls"
+        case .stop, .cancelled: "stop"
+        }
     }
 
     /// One server-sent event carrying `value` as JSON.

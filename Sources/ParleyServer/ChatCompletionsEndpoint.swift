@@ -22,7 +22,9 @@ struct ChatCompletionsEndpoint: Sendable {
     }
 
     func respond(to request: Request, owner: Owner) async throws -> Response {
-        let (body, raw) = try await request.decodeJSONKeepingBody(ChatCompletionRequest.self, limit: environment.configuration.maxChatBytes)
+        var (body, raw) = try await request.decodeJSONKeepingBody(ChatCompletionRequest.self, limit: environment.configuration.maxChatBytes)
+        // The tools' parameters in the order the client wrote them: arguments are generated in that order.
+        if body.tools?.isEmpty == false, let ordered = try? JSONValue(parsing: raw)["tools"]?.array { body.tools = ordered }
         var parsed = try body.chatRequest()
         // The schema's properties in the order the client wrote them: they are generated in that order.
         if parsed.responseSchema != nil, let ordered = try? JSONValue(parsing: raw)["response_format"]?["json_schema"]?["schema"] {
@@ -111,13 +113,15 @@ struct ChatCompletionsEndpoint: Sendable {
         var text = ""
         var usage = Usage()
         var finish = FinishReason.stop
+        var calls: [ToolCall] = []
         func take(_ event: ChatEvent) {
             switch event {
             case .text(let piece): text += piece
             case .finished(let reason, let reported):
                 finish = reason
                 usage = reported
-            case .provider: break
+            case .toolCall(let call): calls.append(call)
+            case .provider, .toolCallDelta: break
             }
         }
         if let first = head.first { take(first) }
@@ -130,7 +134,8 @@ struct ChatCompletionsEndpoint: Sendable {
         }
         let document = ChatCompletionResponse.Completion(
             id: reply.id, created: reply.created, model: reply.model(answering),
-            choices: [.init(message: .init(content: text), finish_reason: ChatCompletionResponse.finishReason(finish))],
+            choices: [.init(message: .init(content: text, toolCalls: calls),
+                            finish_reason: ChatCompletionResponse.finishReason(calls.isEmpty ? finish : .toolCalls))],
             usage: .init(usage))
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
@@ -158,6 +163,8 @@ struct ChatCompletionsEndpoint: Sendable {
             try await send(chunk(.init(role: "assistant", content: "")))
             var finished = false
             var text = ""
+            var calls = 0
+            var streamedCalls: Set<Int> = []
             var ending = (reason: FinishReason.stop, usage: Usage())
             func relay(_ event: ChatEvent) async throws {
                 switch event {
@@ -173,6 +180,16 @@ struct ChatCompletionsEndpoint: Sendable {
                         try await send(ChatCompletionResponse.event(ChatCompletionResponse.Chunk(
                             id: reply.id, created: reply.created, model: model, choices: [], usage: .init(usage))))
                     }
+                case .toolCallDelta(let piece):
+                    streamedCalls.insert(piece.index)
+                    try await send(chunk(.init(tool_calls: [ChatCompletionResponse.ToolCallItem(piece)])))
+                case .toolCall(let call):
+                    // A provider that sent the call whole: one piece with all of it.
+                    if !streamedCalls.contains(calls) {
+                        let whole = ToolCallDelta(index: calls, id: call.id, name: call.name, arguments: call.arguments)
+                        try await send(chunk(.init(tool_calls: [ChatCompletionResponse.ToolCallItem(whole)])))
+                    }
+                    calls += 1
                 case .provider:
                     break
                 }

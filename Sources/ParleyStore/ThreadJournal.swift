@@ -80,7 +80,7 @@ public actor ThreadJournal: ConversationJournal {
     public static func history(of thread: Int64, in store: any ConversationStoring, owner: Owner = .local) async throws -> [ChatMessage] {
         try await store.messages(in: thread, owner: owner).compactMap { message -> ChatMessage? in
             switch message.role {
-            case .system: return nil
+            case .system, .tool: return nil
             case .user: return message.content.chatMessage
             case .assistant: return message.text.isEmpty ? nil : message.content.chatMessage
             }

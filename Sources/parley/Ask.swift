@@ -74,7 +74,7 @@ struct Ask: AsyncParsableCommand {
                     answer += piece
                     if !json { emit(piece) }
                 case .provider(let identity): provider = identity
-                case .finished: break
+                case .finished, .toolCall, .toolCallDelta: break
                 }
             }
             if json {

@@ -11,7 +11,7 @@ struct Parley: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "parley",
         abstract: "A voice-first assistant engine that works offline.",
-        subcommands: [Talk.self, Transcribe.self, Speak.self, Chat.self, Ask.self, Materials.self, Google.self, Assignments.self, Generate.self, Extract.self, Summarize.self, Simplify.self, Breakdown.self, MindMapCommand.self, Serve.self, History.self, StoreCommand.self, Models.self, Doctor.self, Bench.self]
+        subcommands: [Talk.self, Transcribe.self, Speak.self, Chat.self, Tools.self, Ask.self, Materials.self, Google.self, Assignments.self, Generate.self, Extract.self, Summarize.self, Simplify.self, Breakdown.self, MindMapCommand.self, Serve.self, History.self, StoreCommand.self, Models.self, Doctor.self, Bench.self]
     )
 }
 
@@ -104,4 +104,9 @@ func validateOutput(_ path: String) throws {
 /// Writes text to standard output at once (unbuffered), for streamed replies.
 func emit(_ text: String) {
     FileHandle.standardOutput.write(Data(text.utf8))
+}
+
+/// Writes a line to standard error (what the assistant did, beside its answer on standard output).
+func note(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
 }

@@ -72,6 +72,9 @@ struct Talk: AsyncParsableCommand {
     @Flag(name: .customLong("no-prefill"), help: "Do not evaluate the reply's prompt while you speak (by default the on-device model evaluates the conversation and the words of each partial transcript ahead, so the reply waits only for your last words).")
     var noPrefill = false
 
+    @Flag(name: .customLong("no-tools"), help: "Offer the model none of the built-in tools (parley tools): no search of your materials, assignments or the date.")
+    var noTools = false
+
     @Option(name: .customLong("image"), help: "An image (PNG, JPEG, WebP) that goes with the first spoken question (repeat for several).")
     var images: [String] = []
 
@@ -115,6 +118,7 @@ struct Talk: AsyncParsableCommand {
             options.shortSilence = noTurnPrediction ? nil : predictTurnEnd ?? (paced ? min(Self.defaultShortSilence, endSilence) : nil)
             options.startsReplyEarly = !noEarlyReply
             options.prefillsPrompt = !noPrefill
+            if !noTools { options.tools = try BuiltInTools.toolbox(store: try? await runtime.store(), owner: .local) }
             let speaker = RecordingOutput(clock: ContinuousClock(), realtime: paced)
             let made = try await runtime.makeConversation(options: options, thread: thread, output: speaker)
             let conversation = made.session

@@ -30,7 +30,7 @@ extension OnDeviceServerTests {
                 switch event {
                 case .text(let piece): pieces.append(piece)
                 case .finished(let reason, let reported): (finish, usage) = (reason, reported)
-                case .provider: break
+                case .provider, .toolCall, .toolCallDelta: break
                 }
             }
             #expect(pieces.joined().contains("Paris"), "reply: \(pieces.joined())")

@@ -135,6 +135,27 @@ extension OnDeviceServerTests {
             #expect(await server.exitStatus() == 0)
         }
 
+        @Test("function calling with the official OpenAI Python SDK and LangChain's ChatOpenAI: round trips whole, streamed and parallel, and bad tool requests",
+              .enabled(if: hasOpenAISDK, "the OpenAI Python SDK is not installed in ~/.local/share/parley/venv: run scripts/setup"))
+        func officialSDKTools() async throws {
+            let server = try await ServeProcess.start(environment: ["PARLEY_API_KEYS": "sdk-test-key"])
+            let script = Process()
+            script.executableURL = Self.venvPython
+            script.arguments = [ServeProcess.root.appendingPathComponent("scripts/check_openai_tools.py").path, server.baseURL + "/v1", "sdk-test-key"]
+            let output = Pipe()
+            script.standardOutput = output
+            script.standardError = output
+            try script.run()
+            let printed = await Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
+            script.waitUntilExit()
+            let report = String(decoding: printed, as: UTF8.self)
+            #expect(script.terminationStatus == 0, "\(report)")
+            #expect(report.contains("ok: a streamed call assembles into the named function"), "\(report)")
+            #expect(report.contains("ok: LangChain bind_tools gets a tool call"), "\(report)")
+            server.terminate()
+            #expect(await server.exitStatus() == 0)
+        }
+
         @Test("SIGTERM lets a stream in flight finish, then the server exits cleanly; idle, it is small")
         func gracefulShutdown() async throws {
             let server = try await ServeProcess.start()

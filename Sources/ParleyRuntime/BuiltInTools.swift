@@ -1,0 +1,84 @@
+import Foundation
+import ParleyCore
+import ParleyStore
+
+/// The tools every face offers by default, over the user's own data: search the study
+/// materials, the assignments coming up (from the Google sync), and today's date and time in
+/// the user's time zone. Each reads only `owner`'s data.
+public enum BuiltInTools {
+    /// The built-in tools' names, in the order offered.
+    public static let names = ["search_materials", "upcoming_assignments", "current_date_time"]
+
+    /// What each tool does, for `parley tools`.
+    public static func definitions() -> [ToolDefinition] {
+        // The definitions need no store; any one will do to read them.
+        ((try? toolbox(store: nil, owner: .local))?.definitions) ?? []
+    }
+
+    /// The built-in tools over `store` for `owner`, times in `timeZone`; `now` is the clock
+    /// they read (for tests). Without a store the data tools answer that nothing is saved.
+    public static func toolbox(store: (any ConversationStoring)?, owner: Owner, timeZone: TimeZone = .current,
+                               now: @escaping @Sendable () -> Date = { Date() }) throws -> ToolBox {
+        var box = try ToolBox()
+        try box.register(
+            name: "search_materials",
+            description: "Search the user's own notes and study materials; returns matching passages.",
+            parameters: .object([.init("query", .string(minLength: 1)), .optional("limit", .integer(minimum: 1, maximum: 5))]),
+            timeout: .seconds(5)
+        ) { (arguments: SearchArguments) -> String in
+            // Plain text: small models read it more reliably than nested JSON.
+            guard let store else { return "No materials are saved." }
+            let materials = try await store.materials(owner: owner)
+            let hits = MaterialSearch(materials).search(arguments.query, limit: arguments.limit ?? 3)
+            guard !hits.isEmpty else { return "Nothing in the \(materials.count) saved materials matches \"\(arguments.query)\"." }
+            return hits.map { "From \"\($0.title)\" (material \($0.material)): \($0.snippet)" }.joined(separator: "\n\n")
+        }
+        try box.register(
+            name: "upcoming_assignments",
+            description: "The user's assignments and homework due in the next days, soonest first.",
+            parameters: .object([.optional("days", .integer(minimum: 1, maximum: 60))]),
+            timeout: .seconds(5)
+        ) { (arguments: AssignmentArguments) -> String in
+            let today = BuiltInTools.day(now(), in: timeZone)
+            let days = arguments.days ?? 7
+            let last = BuiltInTools.day(now().addingTimeInterval(Double(days) * 86_400), in: timeZone)
+            let due = try await store?.assignments(owner: owner).filter { $0.dueDay >= today && $0.dueDay <= last } ?? []
+            guard !due.isEmpty else { return "Today is \(today). Nothing is due in the next \(days) days." }
+            let lines = due.map { item in
+                "- \(item.title), due \(item.dueDay)" + (item.details.isEmpty ? "" : ": \(item.details.prefix(200))")
+            }
+            return "Today is \(today). Due in the next \(days) days:\n" + lines.joined(separator: "\n")
+        }
+        try box.register(
+            name: "current_date_time",
+            description: "Today's date, weekday and time in the user's time zone.",
+            parameters: .object([]),
+            timeout: .seconds(1)
+        ) { (_: NoArguments) -> String in
+            let date = now()
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = timeZone
+            formatter.dateFormat = "EEEE d MMMM yyyy, HH:mm"
+            return "It is \(formatter.string(from: date)) (\(BuiltInTools.day(date, in: timeZone)), time zone \(timeZone.identifier))."
+        }
+        return box
+    }
+
+    /// `date` as YYYY-MM-DD in `timeZone`.
+    static func day(_ date: Date, in timeZone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+    }
+
+    struct SearchArguments: Decodable, Sendable {
+        var query: String
+        var limit: Int?
+    }
+
+    struct AssignmentArguments: Decodable, Sendable { var days: Int? }
+
+    struct NoArguments: Decodable, Sendable {}
+}
