@@ -2,19 +2,25 @@
 """Function calling through a running `parley serve`, driven by the official OpenAI Python SDK
 (and LangChain's ChatOpenAI when langchain-openai is installed), unchanged.
 
-Usage: check_openai_tools.py BASE_URL API_KEY
+Usage: check_openai_tools.py BASE_URL API_KEY [QUESTION_WAV]
 
 A tool round trip whole and streamed (the model calls the tool, the client runs it, sends the
 result, and the model answers with it), two calls in one reply (parallel), and the errors a
-bad tool request gets. Prints one line per check and exits 1 if any failed. Run by the Swift
+bad tool request gets; with QUESTION_WAV, a spoken question through the SDK's realtime client
+with a tool in session.update: the function call, its output sent back, and the spoken answer.
+Prints one line per check and exits 1 if any failed. Run by the Swift
 test suite (ParleyServerTests) against a `parley serve` child on the on-device model.
 """
+import base64
 import json
 import sys
+import wave
 
+import numpy
 import openai
 
 base_url, api_key = sys.argv[1:3]
+question_wav = sys.argv[3] if len(sys.argv) > 3 else None
 client = openai.OpenAI(base_url=base_url, api_key=api_key, max_retries=0, timeout=180)
 checks, failures = [], []
 
@@ -149,6 +155,61 @@ else:
         messages += [reply, ToolMessage(get_weather(**call["args"]) if set(call["args"]) == {"city", "unit"} else "{}", tool_call_id=call["id"])]
         final = llm.bind_tools([get_weather]).invoke(messages)
         check("LangChain's round trip ends in an answer", isinstance(final.content, str) and final.content.strip() != "", repr(final.content))
+
+if question_wav:
+    def pcm24k(path):
+        """The WAV at `path` as 16-bit PCM at 24 kHz, then 1.5 s of silence."""
+        with wave.open(path) as wav:
+            rate, frames = wav.getframerate(), wav.readframes(wav.getnframes())
+        samples = numpy.frombuffer(frames, dtype="<i2").astype(numpy.float64)
+        times = numpy.arange(0, len(samples) / rate, 1 / 24000)
+        resampled = numpy.interp(times, numpy.arange(len(samples)) / rate, samples)
+        return resampled.astype("<i2").tobytes() + bytes(2 * 24000 * 3 // 2)
+
+    def until_done(connection):
+        """Events up to response.done: (function calls, spoken transcript, audio seconds, errors)."""
+        calls, said, audio, errors = [], "", 0.0, []
+        for event in connection:
+            if event.type == "response.function_call_arguments.done":
+                calls.append(event)
+            elif event.type == "response.output_audio_transcript.delta":
+                said += event.delta
+            elif event.type == "response.output_audio.delta":
+                audio += len(base64.b64decode(event.delta)) / 2 / 24000
+            elif event.type == "error":
+                errors.append(event.error.message)
+            elif event.type == "response.done":
+                return calls, said, audio, errors, event.response
+        return calls, said, audio, errors, None
+
+    capital = {"type": "function", "name": "lookup_capital", "description": "The capital city of a country, with facts about it.",
+               "parameters": {"type": "object", "properties": {"country": {"type": "string"}}, "required": ["country"]}}
+    with client.realtime.connect(model="auto") as connection:
+        connection.recv()
+        connection.session.update(session={"type": "realtime", "instructions": "Answer in one short sentence.",
+                                           "tools": [capital], "tool_choice": "required",
+                                           "audio": {"input": {"turn_detection": {"type": "server_vad", "silence_duration_ms": 800}}}})
+        pcm = pcm24k(question_wav)
+        for start in range(0, len(pcm), 4800):
+            connection.input_audio_buffer.append(audio=base64.b64encode(pcm[start:start + 4800]).decode())
+        calls, _, _, errors, response = until_done(connection)
+        try:
+            call_arguments = json.loads(calls[0].arguments) if calls else {}
+        except ValueError:
+            call_arguments = None
+        check("realtime: the spoken question gets a function call", len(calls) == 1 and calls[0].name == "lookup_capital"
+              and isinstance(call_arguments, dict) and isinstance(call_arguments.get("country"), str),
+              f"{[(call.name, call.arguments) for call in calls]}, errors {errors}")
+        check("realtime: response.done lists the function_call item", response is not None
+              and any(item.type == "function_call" for item in response.output), str(response.output if response else None))
+        if calls:
+            connection.conversation.item.create(item={"type": "function_call_output", "call_id": calls[0].call_id,
+                                                      "output": json.dumps({"capital": "Paris", "population": 2102650})})
+            connection.response.create()
+            _, said, audio, errors, response = until_done(connection)
+            check("realtime: the answer after the output is spoken and uses it", "Paris" in said and audio > 0.5
+                  and response is not None and response.status == "completed", f"{said!r}, {audio:.1f} s, errors {errors}")
+            print(f"realtime answer after the tool: {said!r}", flush=True)
 
 print(f"OpenAI tool checks: {len(checks) - len(failures)} of {len(checks)} as expected", flush=True)
 sys.exit(1 if failures else 0)

@@ -15,6 +15,10 @@ public struct ConversationOptions: Sendable {
     /// The tools the model may call (``BuiltInTools`` in `parley talk` unless turned off);
     /// `nil`: none.
     public var tools: ToolBox?
+    /// Tools the client runs (a realtime client's): their calls end the reply, for the client.
+    public var clientTools: [ToolDefinition] = []
+    /// Whether and which tools the model may call.
+    public var toolChoice: ToolChoice = .auto
     /// The longest reply in tokens; `nil` keeps a continued thread's, else ``defaultMaxTokens``.
     public var maxTokens: Int?
     /// Sampling temperature.

@@ -65,6 +65,8 @@ extension Runtime {
         let maxTokens = options.maxTokens ?? saved?.maxTokens ?? ConversationOptions.defaultMaxTokens
         var configuration = ConversationConfiguration(systemPrompt: systemPrompt)
         configuration.tools = options.tools
+        configuration.clientTools = options.clientTools
+        configuration.toolChoice = options.toolChoice
         configuration.sampling.maxTokens = maxTokens
         configuration.sampling.temperature = options.temperature
         configuration.speech.voice = options.voice

@@ -10,9 +10,9 @@ import Testing
 struct LlamaCapabilityTests {
     let model = LlamaLanguageModel(configuration: .init(modelPath: "/nonexistent/SmolLM2.gguf", contextLength: 1_536, threads: 1))
 
-    @Test("declares text and JSON schemas, with its context window")
+    @Test("declares text, JSON schemas and tools, with its context window")
     func declaration() {
-        #expect(model.capabilities == LanguageModelCapabilities(jsonSchema: true, contextTokens: 1_536))
+        #expect(model.capabilities == LanguageModelCapabilities(jsonSchema: true, tools: true, contextTokens: 1_536))
     }
 
     @Test("refuses images, and a schema it cannot use, saying what to do, without loading the model")

@@ -141,7 +141,9 @@ extension OnDeviceServerTests {
             let server = try await ServeProcess.start(environment: ["PARLEY_API_KEYS": "sdk-test-key"])
             let script = Process()
             script.executableURL = Self.venvPython
-            script.arguments = [ServeProcess.root.appendingPathComponent("scripts/check_openai_tools.py").path, server.baseURL + "/v1", "sdk-test-key"]
+            _ = try Samples.question()  // installed by scripts/setup
+            script.arguments = [ServeProcess.root.appendingPathComponent("scripts/check_openai_tools.py").path, server.baseURL + "/v1", "sdk-test-key",
+                                Samples.paths.sampleQuestion.path]
             let output = Pipe()
             script.standardOutput = output
             script.standardError = output
@@ -152,6 +154,7 @@ extension OnDeviceServerTests {
             #expect(script.terminationStatus == 0, "\(report)")
             #expect(report.contains("ok: a streamed call assembles into the named function"), "\(report)")
             #expect(report.contains("ok: LangChain bind_tools gets a tool call"), "\(report)")
+            #expect(report.contains("ok: realtime: the answer after the output is spoken and uses it"), "\(report)")
             server.terminate()
             #expect(await server.exitStatus() == 0)
         }

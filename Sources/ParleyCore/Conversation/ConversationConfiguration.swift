@@ -12,6 +12,11 @@ public struct ConversationConfiguration: Sendable {
     public var systemPrompt: String
     /// The tools the model may call while it answers (run by the conversation; `nil`: none).
     public var tools: ToolBox?
+    /// Tools the client runs (a realtime client's): a call to one ends the reply with the
+    /// call in ``TurnResult/toolCalls``, for the client to answer.
+    public var clientTools: [ToolDefinition] = []
+    /// Whether and which tools the model may call.
+    public var toolChoice: ToolChoice = .auto
     /// How the model samples.
     public var sampling: SamplingOptions
     /// How speech is found: thresholds, the silence that ends a turn (1.2 s for a

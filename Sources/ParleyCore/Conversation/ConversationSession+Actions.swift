@@ -10,6 +10,9 @@ extension ConversationSession {
         case spoken(TurnRecorder<C.Instant>.UserTurn)
         /// A typed message's images.
         case typed([ChatMessage.Part])
+        /// The client's tool results are in the history: the reply answers them, with no new
+        /// message of the user's.
+        case toolResults
         /// Reply `reply` finished after `played` seconds were heard.
         case played(Double, reply: Int)
     }

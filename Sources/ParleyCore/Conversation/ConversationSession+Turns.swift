@@ -72,6 +72,11 @@ extension ConversationSession {
             turn = .init(text: text, segment: SpeechSegment(start: 0, end: 0, sampleRate: vad.sampleRate), endpoint: clock.now,
                          images: images.compactMap { if case .image(let data, let mimeType) = $0 { ImageAttachment(data: data, mimeType: mimeType) } else { nil } })
             history.append(ChatMessage(role: .user, parts: images + [.text(text)]))
+        case .toolResults:
+            // The results are in the history already; there is no message of the user's to keep.
+            _ = recorder.begin(.init(text: "", segment: SpeechSegment(start: 0, end: 0, sampleRate: vad.sampleRate), endpoint: clock.now),
+                               reply: id)
+            return
         case .none, .speechStart, .speechEnd, .played:
             turn = .init(text: text, segment: SpeechSegment(start: 0, end: 0, sampleRate: vad.sampleRate), endpoint: clock.now)
             history.append(.user(text))
@@ -123,7 +128,9 @@ extension ConversationSession {
         var sampling = configuration.sampling
         sampling.maxTokens = max(1, min(sampling.maxTokens, configuration.contextTokens / 2))
         let window = ContextWindow(tokens: configuration.contextTokens, reservedForReply: sampling.maxTokens)
-        return ChatRequest(messages: window.trim(history), sampling: sampling)
+        // A call the model must make is made once: the reply to its result answers in words.
+        let choice = history.last?.role == .tool && configuration.toolChoice.forcesCall ? .auto : configuration.toolChoice
+        return ChatRequest(messages: window.trim(history), sampling: sampling, tools: configuration.clientTools, toolChoice: choice)
     }
 
     private func isCurrent(_ id: Int) -> Bool {
@@ -195,6 +202,8 @@ extension ConversationSession {
             resolveTurn(id, nil)
             return
         }
+        // The tools the reply called, and what they gave, come before its words.
+        history += finished.toolExchange
         if !finished.heard.isEmpty { history.append(.assistant(finished.heard)) }
         currentRun?.turns.append(finished.result)
         broadcast(.turn(finished.result))

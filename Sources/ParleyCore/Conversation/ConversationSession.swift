@@ -253,7 +253,33 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
         if !images.isEmpty, !llm.capabilities.images {
             throw UnsupportedCapabilityError(missing: [.images], providers: [llm.identity.description])
         }
-        let action = try applyOrThrow(.typed(text))
+        return try await answer(.typed(text), cue: .typed(images))
+    }
+
+    /// Adds the result of a tool the client ran (a call of ``TurnResult/toolCalls``) to the
+    /// conversation; ``respondToToolResults()`` then lets the model answer with it.
+    /// - Throws: ``ToolResultError`` when no earlier reply made the call, or it was answered.
+    public func addToolResult(callID: String, output: String, isError: Bool = false) throws {
+        try checkOpen()
+        let called = history.flatMap(\.toolCalls)
+        guard let call = called.first(where: { $0.id == callID }) else { throw ToolResultError.unknownCall(callID) }
+        guard !history.contains(where: { $0.role == .tool && $0.toolCallID == callID }) else { throw ToolResultError.answered(callID) }
+        history.append(.tool(callID: callID, name: call.name, content: output, isError: isError))
+    }
+
+    /// Starts the reply to the tool results added since the last reply (spoken like any
+    /// other), and returns its turn once played; a call the model was forced to make is not
+    /// forced again.
+    @discardableResult
+    public func respondToToolResults() async throws -> TurnResult? {
+        try checkOpen()
+        guard history.last?.role == .tool else { throw ToolResultError.nothingToAnswer }
+        return try await answer(.toolResults, cue: .toolResults)
+    }
+
+    /// Applies `event` (a typed message or tool results), and returns the turn its reply ends.
+    private func answer(_ event: Machine.Event, cue: Cue) async throws -> TurnResult? {
+        let action = try applyOrThrow(event)
         // Accepted, the message is the next reply's question: nothing else can start one now.
         let id = replies + 1
         awaitedReplies.insert(id)
@@ -262,7 +288,7 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
             resolvedTurns[id] = nil
         }
         do {
-            try await carryOut(action, .typed(images))
+            try await carryOut(action, cue)
         } catch {
             await fail(error)
             throw error

@@ -27,6 +27,9 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
         case transcribed(String, at: Instant)
         /// The user typed a message (with or without attachments).
         case typed(String)
+        /// The client sent the results of the tools the last reply called; the reply to them
+        /// starts.
+        case toolResults
         /// The first audio of the reply is ready to play.
         case replyAudioStarted
         /// The reply was played to its end (or generated with nothing to play).
@@ -252,6 +255,19 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
             listenDeadline = nil
             state = .thinking
             return .success(.saveUserTurnAndReply(text))
+
+        case .toolResults:
+            switch state {
+            case .idle, .armed: break
+            case .listening:
+                guard !userIsSpeaking else { return reject("The user is speaking; answer the tool results when the turn has ended") }
+            case .thinking, .speaking: return reject("Still answering the last turn")
+            case .error: return reject("Reset the conversation after its error first")
+            }
+            turnOrigin = state
+            listenDeadline = nil
+            state = .thinking
+            return .success(.saveUserTurnAndReply(""))
 
         case .replyAudioStarted:
             guard state == .thinking, !awaitsTranscript else { return reject("No reply is being prepared") }

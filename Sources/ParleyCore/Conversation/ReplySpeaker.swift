@@ -33,6 +33,9 @@ public struct ReplySpeaker: Sendable {
         public var toolExchange: [ChatMessage] = []
         /// The tool calls' results, in order, with their timings.
         public var toolResults: [ToolResult] = []
+        /// Calls to tools the speaker does not have (the request's own, a client's): the reply
+        /// ended there, for the caller to run them.
+        public var clientCalls: [ToolCall] = []
     }
 
     /// What the voice says while a tool takes its time.
@@ -166,9 +169,18 @@ public struct ReplySpeaker: Sendable {
                             break
                         }
                     }
-                    guard !calls.isEmpty, let tools, !Task.isCancelled else { break }
+                    guard !calls.isEmpty, !Task.isCancelled else { break }
                     // What the model said before its calls is spoken now, not after the tools.
                     if let rest = chunker.finish() { sentenceSink.yield(rest) }
+                    let ours = calls.filter { tools?.tool(named: $0.name) != nil }
+                    guard let tools, ours.count == calls.count else {
+                        // Calls for the caller: the ones the speaker has run, the rest wait.
+                        let results = await tools?.run(ours, clock: clock) ?? []
+                        written.toolExchange += [ChatMessage.assistant(roundText, toolCalls: calls)] + results.map(\.message)
+                        written.toolResults += results
+                        written.clientCalls = calls.filter { tools?.tool(named: $0.name) == nil }
+                        break
+                    }
                     let acknowledging = acknowledgement.map { acknowledgement in
                         Task {
                             try await clock.sleep(for: acknowledgement.after)
@@ -235,7 +247,7 @@ public struct ReplySpeaker: Sendable {
         return Outcome(text: written.text.trimmingWhitespace(), spoken: spoken, usage: written.usage, provider: written.provider, voice: voice,
                        firstToken: written.firstToken, firstAudio: firstAudio, generation: written.total,
                        synthesis: synthesis, cancelled: Task.isCancelled, toolExchange: written.toolExchange,
-                       toolResults: written.toolResults)
+                       toolResults: written.toolResults, clientCalls: written.clientCalls)
     }
 
     /// What the model wrote over the reply's rounds.
@@ -247,5 +259,6 @@ public struct ReplySpeaker: Sendable {
         var provider: ProviderIdentity
         var toolExchange: [ChatMessage] = []
         var toolResults: [ToolResult] = []
+        var clientCalls: [ToolCall] = []
     }
 }

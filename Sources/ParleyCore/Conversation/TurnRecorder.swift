@@ -46,6 +46,8 @@ struct TurnRecorder<Instant: InstantProtocol>: Sendable where Instant.Duration =
         /// The assistant's journal entry; `nil` when there is nothing to keep (the model said
         /// nothing).
         var entry: JournalEntry?
+        /// The tool exchange before the reply's words (calls and results), for the history.
+        var toolExchange: [ChatMessage] = []
     }
 
     private struct Pending: Sendable {
@@ -119,6 +121,8 @@ struct TurnRecorder<Instant: InstantProtocol>: Sendable where Instant.Duration =
             usage: outcome.usage)
         result.interrupted = interrupted
         result.fullReply = interrupted ? outcome.text : nil
+        result.toolCalls = outcome.clientCalls
+        result.toolResults = outcome.toolResults
         result.partialTranscripts = user.partials
         result.isTyped = user.typed
         result.endOfTurn = user.predictedEnd?.reason
@@ -130,13 +134,13 @@ struct TurnRecorder<Instant: InstantProtocol>: Sendable where Instant.Duration =
             result.latency.voiceToVoice = voiceEnded.duration(to: user.endpoint).milliseconds + result.latency.firstAudio
         }
         // An uninterrupted reply with no words has nothing to keep.
-        guard interrupted || !heard.isEmpty else { return Finished(result: result, heard: heard, entry: nil) }
+        guard interrupted || !heard.isEmpty else { return Finished(result: result, heard: heard, entry: nil, toolExchange: outcome.toolExchange) }
         let timings = result.timings
         let entry = JournalEntry(
             role: .assistant, text: heard, provider: outcome.provider.description,
             timingsMs: ["llm_first_token": timings.llmFirstToken, "llm_total": timings.llmTotal, "tts": timings.tts,
                         "first_audio_after_endpoint": result.latency.firstAudio],
             usage: outcome.usage, interrupted: interrupted, fullReply: result.fullReply)
-        return Finished(result: result, heard: heard, entry: entry)
+        return Finished(result: result, heard: heard, entry: entry, toolExchange: outcome.toolExchange)
     }
 }

@@ -122,6 +122,13 @@ public struct TurnResult: Sendable, Equatable {
     public var timings: Timings
     /// The language model's accounting.
     public var usage: Usage
+    /// Calls the model made to tools the client runs (declared in
+    /// ``ConversationConfiguration/clientTools``): the reply waits for their results
+    /// (``ConversationSession/addToolResult(callID:output:)``, then
+    /// ``ConversationSession/respondToToolResults()``).
+    public var toolCalls: [ToolCall] = []
+    /// The tools the conversation ran itself during the reply, with what they gave.
+    public var toolResults: [ToolResult] = []
 
     /// Creates a result.
     public init(segment: SpeechSegment, transcript: String, reply: String, replyAudioDuration: Double,

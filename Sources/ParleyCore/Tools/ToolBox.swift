@@ -292,3 +292,21 @@ extension ToolBox {
         return declared + added.filter { !names.contains($0.name) }
     }
 }
+
+/// Why a client's tool result was refused by a conversation.
+public enum ToolResultError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No reply of the conversation made a call with this id.
+    case unknownCall(String)
+    /// The call has its result already.
+    case answered(String)
+    /// There are no new tool results to answer.
+    case nothingToAnswer
+
+    public var description: String {
+        switch self {
+        case .unknownCall(let id): "No call with the id \"\(id.prefix(64))\" was made in this conversation: answer a call_id from a function_call item."
+        case .answered(let id): "The call \"\(id.prefix(64))\" has its output already."
+        case .nothingToAnswer: "There are no new tool results to answer: add a function_call_output item first."
+        }
+    }
+}

@@ -14,6 +14,8 @@ enum RealtimeClientEvent: Sendable, Equatable {
     case clearAudio
     /// `conversation.item.create` of a user message: its text and images.
     case createUserMessage(id: String?, text: String, images: [ChatMessage.Part])
+    /// `conversation.item.create` of a `function_call_output`: the result of a tool the client ran.
+    case createToolOutput(id: String?, callID: String, output: String)
     /// `conversation.item.truncate`: the client played only `audioEndMilliseconds` of an item.
     case truncateItem(id: String, audioEndMilliseconds: Int)
     /// `response.create`: answer now (what was typed or committed).
@@ -58,6 +60,14 @@ enum RealtimeClientEvent: Sendable, Equatable {
         case "input_audio_buffer.clear": return .clearAudio
         case "conversation.item.create":
             guard let item = fields["item"]?.object else { throw .missing("item") }
+            if item["type"]?.string == "function_call_output" {
+                guard let callID = item["call_id"]?.string, !callID.isEmpty else { throw .missing("item.call_id") }
+                guard let output = item["output"]?.string else { throw .invalidValue("item.output", "'output' must be a string (the tool's result, e.g. JSON text).") }
+                guard output.utf8.count <= ChatCompletionRequest.toolResultLimit else {
+                    throw .invalidValue("item.output", "The tool output is \(output.utf8.count) bytes; at most \(ChatCompletionRequest.toolResultLimit) are accepted.")
+                }
+                return .createToolOutput(id: item["id"]?.string, callID: callID, output: output)
+            }
             return try userMessage(item)
         case "conversation.item.truncate":
             guard let id = fields["item_id"]?.string else { throw .missing("item_id") }
@@ -81,7 +91,7 @@ enum RealtimeClientEvent: Sendable, Equatable {
     private static func userMessage(_ item: JSONObject) throws(RealtimeProtocolError) -> RealtimeClientEvent {
         let type = item["type"]?.string ?? "message"
         guard type == "message" else {
-            throw .invalidValue("item.type", "Only message items can be created here, not '\(type)'.")
+            throw .invalidValue("item.type", "Only message and function_call_output items can be created here, not '\(type)'.")
         }
         guard item["role"]?.string == "user" else {
             throw .invalidValue("item.role", "Only user messages can be created; the assistant's messages come from its replies, and instructions go in session.update.")

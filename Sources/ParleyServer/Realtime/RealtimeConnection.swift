@@ -56,6 +56,8 @@ actor RealtimeConnection {
     private var response: OpenResponse?
     /// Typed messages waiting for `response.create`.
     private var pending: [(text: String, images: [ChatMessage.Part])] = []
+    /// Whether tool outputs came since the last response (`response.create` answers them).
+    private var toolOutputsPending = false
     /// Whether `input_audio_buffer.commit` asked to end a turn that has not ended yet.
     private var committing = false
     /// Whether a committed turn's reply answers the next `response.create` too.
@@ -231,6 +233,20 @@ actor RealtimeConnection {
             send("conversation.item.added", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item": item])
             send("conversation.item.done", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item": item])
             lastItem = itemID
+        case .createToolOutput(let id, let callID, let output):
+            let session = try await conversationSession()
+            do {
+                try await session.addToolResult(callID: callID, output: output)
+            } catch let error as ToolResultError {
+                throw RealtimeProtocolError(code: "invalid_function_call_output", message: error.description, param: "item.call_id")
+            }
+            let itemID = id ?? Self.id("item")
+            let item: JSONValue = ["id": .string(itemID), "object": "realtime.item", "type": "function_call_output", "call_id": .string(callID),
+                                   "output": .string(output)]
+            send("conversation.item.added", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item": item])
+            send("conversation.item.done", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item": item])
+            lastItem = itemID
+            toolOutputsPending = true
         case .truncateItem(let id, let end):
             send("conversation.item.truncated", ["item_id": .string(id), "content_index": .number(0), "audio_end_ms": .number(Double(end))])
             if response?.itemID == id, let session = conversation?.session, await session.state == .speaking {
@@ -289,6 +305,20 @@ actor RealtimeConnection {
             try decide(.send(nil))
             return
         }
+        if pending.isEmpty, toolOutputsPending {
+            let session = try await conversationSession()
+            toolOutputsPending = false
+            answeredByCommit = false
+            ensureResponse()
+            Task {
+                do {
+                    try await session.respondToToolResults()
+                } catch {
+                    self.typedTurnFailed(error)
+                }
+            }
+            return
+        }
         guard !pending.isEmpty else {
             if answeredByCommit || response != nil {
                 answeredByCommit = false
@@ -333,6 +363,8 @@ actor RealtimeConnection {
         options.maxTokens = settings.maxOutputTokens
         options.voice = settings.engineVoice
         options.partialInterval = settings.partialInterval
+        options.clientTools = settings.tools
+        options.toolChoice = settings.toolChoice
         options.reviewTranscript = { [weak self] heard in
             guard let self else { return heard }
             return await self.reviewTranscript(heard)  // nil drops the turn
@@ -442,7 +474,7 @@ actor RealtimeConnection {
             guard !turn.isTyped || response != nil || !turn.reply.isEmpty else { return }
             ensureResponse()
             finishResponse(status: turn.interrupted ? "cancelled" : "completed", transcript: turn.reply, usage: turn.usage,
-                           parley: Self.parleyJSON(turn, thread: thread))
+                           parley: Self.parleyJSON(turn, thread: thread), calls: turn.toolCalls)
         case .rejected, .audioLevel:
             break
         }
@@ -498,7 +530,8 @@ actor RealtimeConnection {
         lastItem = opened.itemID
     }
 
-    private func finishResponse(status: String, transcript: String? = nil, usage: Usage? = nil, parley: JSONValue? = nil) {
+    private func finishResponse(status: String, transcript: String? = nil, usage: Usage? = nil, parley: JSONValue? = nil,
+                                calls: [ToolCall] = []) {
         guard let open = response else { return }
         response = nil
         let text = transcript ?? open.text
@@ -514,7 +547,28 @@ actor RealtimeConnection {
                              content: [part(transcript: text, output: true)])
         send("response.output_item.done", ["response_id": .string(open.id), "output_index": .number(0), "item": item])
         send("conversation.item.done", ["item": item])
-        var done = responseJSON(open, status: status, output: [item])
+        lastItem = open.itemID
+        // The tools the model called, for the client to run: a function_call item each.
+        var output = [item]
+        for (offset, call) in calls.enumerated() {
+            let itemID = Self.id("item")
+            let index = JSONValue.number(Double(offset + 1))
+            let callItem = { (status: String, arguments: String) -> JSONValue in
+                ["id": .string(itemID), "object": "realtime.item", "type": "function_call", "status": .string(status),
+                 "name": .string(call.name), "call_id": .string(call.id), "arguments": .string(arguments)]
+            }
+            send("response.output_item.added", ["response_id": .string(open.id), "output_index": index, "item": callItem("in_progress", "")])
+            send("conversation.item.added", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item": callItem("in_progress", "")])
+            let ids: JSONObject = ["response_id": .string(open.id), "item_id": .string(itemID), "output_index": index, "call_id": .string(call.id)]
+            send("response.function_call_arguments.delta", ids.merging(["delta": .string(call.arguments)]))
+            send("response.function_call_arguments.done", ids.merging(["name": .string(call.name), "arguments": .string(call.arguments)]))
+            let done = callItem("completed", call.arguments)
+            send("response.output_item.done", ["response_id": .string(open.id), "output_index": index, "item": done])
+            send("conversation.item.done", ["item": done])
+            lastItem = itemID
+            output.append(done)
+        }
+        var done = responseJSON(open, status: status, output: output)
         if case .object(var fields) = done, let usage {
             fields["usage"] = .object(["input_tokens": .number(Double(usage.inputTokens)), "output_tokens": .number(Double(usage.outputTokens)),
                                        "total_tokens": .number(Double(usage.inputTokens + usage.outputTokens))])

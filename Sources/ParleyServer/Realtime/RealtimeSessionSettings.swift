@@ -67,6 +67,11 @@ struct RealtimeSessionSettings: Sendable, Equatable {
     /// Seconds of speech between partial transcripts (`transcription.delta` while the user
     /// speaks); `nil` for none. A Parley extension: `session.parley.partial_transcript_interval_ms`.
     var partialInterval: Double?
+    /// The client's tools (`tools`: `[{"type": "function", "name", "description", "parameters"}]`):
+    /// a call to one ends the response with a `function_call` item for the client to run.
+    var tools: [ToolDefinition] = []
+    /// `tool_choice`: auto, none, required or one function.
+    var toolChoice: ToolChoice = .auto
 
     /// The server's defaults: server VAD after `silence` seconds, 24 kHz PCM both ways.
     init(model: String, silence: Double) {
@@ -84,6 +89,7 @@ struct RealtimeSessionSettings: Sendable, Equatable {
     func needsNewConversation(for other: RealtimeSessionSettings) -> Bool {
         instructions != other.instructions || engineVoice != other.engineVoice || turnDetection != other.turnDetection
             || maxOutputTokens != other.maxOutputTokens || partialInterval != other.partialInterval
+            || tools != other.tools || toolChoice != other.toolChoice
     }
 
     // MARK: - session.update
@@ -128,6 +134,14 @@ struct RealtimeSessionSettings: Sendable, Equatable {
                 if let value = output["voice"] { updated.voice = try Self.string(value, "session.audio.output.voice") }
             }
         }
+        if let value = fields["tools"] { updated.tools = try Self.tools(value) }
+        if let value = fields["tool_choice"] { updated.toolChoice = try Self.toolChoice(value, among: updated.tools) }
+        if updated.toolChoice.forcesCall, updated.tools.isEmpty {
+            throw .invalidValue("session.tool_choice", "'tool_choice' requires a call, but the session has no tools.")
+        }
+        if case .function(let name) = updated.toolChoice, !updated.tools.contains(where: { $0.name == name }) {
+            throw .invalidValue("session.tool_choice", "'tool_choice' names the function '\(name.prefix(64))', which is not among the session's tools.")
+        }
         // Parley's extensions, in an object of their own that OpenAI's clients never send.
         if let parley = fields["parley"] {
             guard let parley = parley.object else { throw .invalidValue("session.parley", "'parley' must be an object.") }
@@ -136,6 +150,43 @@ struct RealtimeSessionSettings: Sendable, Equatable {
             }
         }
         self = updated
+    }
+
+    /// `tools`: realtime's flat function tools (`{"type": "function", "name", "description",
+    /// "parameters"}`); the Chat Completions shape (`"function": {…}`) is read too.
+    private static func tools(_ value: JSONValue) throws(RealtimeProtocolError) -> [ToolDefinition] {
+        if value.isNull { return [] }
+        guard let items = value.array else { throw .invalidValue("session.tools", "'tools' must be an array of function tools.") }
+        var tools: [ToolDefinition] = []
+        for (index, item) in items.enumerated() {
+            let function = item["function"] ?? item
+            guard item["type"]?.string ?? "function" == "function", let name = function["name"]?.string else {
+                throw .invalidValue("session.tools[\(index)]", "Each tool must be {\"type\": \"function\", \"name\": …, \"parameters\": {…}}.")
+            }
+            do {
+                let tool = try ToolDefinition(name: name, description: function["description"]?.string,
+                                              parameters: function["parameters"] ?? ["type": "object", "properties": .object([:])])
+                guard !tools.contains(where: { $0.name == name }) else { throw ToolDefinitionError.duplicateName(name) }
+                tools.append(tool)
+            } catch {
+                throw .invalidValue("session.tools[\(index)]", "\(error)")
+            }
+        }
+        return tools
+    }
+
+    /// `tool_choice`: `"auto"`, `"none"`, `"required"` or `{"type": "function", "name": …}`.
+    private static func toolChoice(_ value: JSONValue, among tools: [ToolDefinition]) throws(RealtimeProtocolError) -> ToolChoice {
+        switch value {
+        case .string("auto"), .null: return .auto
+        case .string("none"): return .none
+        case .string("required"): return .required
+        default:
+            guard value["type"]?.string == "function", let name = value["name"]?.string ?? value["function"]?["name"]?.string else {
+                throw .invalidValue("session.tool_choice", "'tool_choice' must be \"auto\", \"none\", \"required\" or {\"type\": \"function\", \"name\": …}.")
+            }
+            return .function(name)
+        }
     }
 
     /// `create_response` of a turn detection object (true when absent, or for manual turns).
@@ -245,7 +296,21 @@ struct RealtimeSessionSettings: Sendable, Equatable {
                                   "transcription": .object(["model": .string(transcriptionModel)])]),
                 "output": .object(["format": pcm(outputRate), "voice": voice.map(JSONValue.string) ?? .string("default")]),
             ]),
+            "tools": .array(tools.map { tool in
+                ["type": "function", "name": .string(tool.name), "description": tool.description.map(JSONValue.string) ?? .null,
+                 "parameters": tool.parameters]
+            }),
+            "tool_choice": Self.choiceJSON(toolChoice),
             "parley": .object(["partial_transcript_interval_ms": partialInterval.map { .number(($0 * 1_000).rounded()) } ?? .null]),
         ])
+    }
+
+    private static func choiceJSON(_ choice: ToolChoice) -> JSONValue {
+        switch choice {
+        case .auto: "auto"
+        case .none: "none"
+        case .required: "required"
+        case .function(let name): ["type": "function", "name": .string(name)]
+        }
     }
 }
