@@ -130,20 +130,21 @@ private struct ContentsWriter {
             throw StoreError.database(reason: "message \(message.id) belongs to thread \(message.threadID), which is not being copied")
         }
         let content = message.content
-        let encoded: (references: String, timings: String, usage: String?, result: String?)
+        let encoded: (references: String, timings: String, usage: String?, result: String?, tool: String?)
         do {
             encoded = (try PostgresRows.jsonText(content.imageReferences), try PostgresRows.jsonText(content.timingsMs),
-                       try content.usage.map(PostgresRows.jsonText), try content.structuredResult.map(PostgresRows.jsonText))
+                       try content.usage.map(PostgresRows.jsonText), try content.structuredResult.map(PostgresRows.jsonText),
+                       try MessageToolColumn.jsonText(for: content))
         } catch {
             throw StoreError.database(reason: "message \(message.id) could not be encoded as JSON (\(error))")
         }
         let rows = try await connection.query("""
             INSERT INTO message (thread_id, created_at, role, raw_transcript, edited_text, typed_text, text, image_references,
-                provider, timings_ms, usage, interrupted, full_reply, structured_result, audio_path, audio_file_shared)
+                provider, timings_ms, usage, interrupted, full_reply, structured_result, tool, audio_path, audio_file_shared)
             VALUES (\(thread), \(message.createdAt), \(content.role.rawValue), \(content.rawTranscript), \(content.editedText),
                 \(content.typedText), \(content.text), \(encoded.references)::jsonb, \(content.provider),
                 \(encoded.timings)::jsonb, \(encoded.usage)::jsonb, \(content.interrupted), \(content.fullReply),
-                \(encoded.result)::jsonb, \(message.audioPath), \(message.audioPath != nil))
+                \(encoded.result)::jsonb, \(encoded.tool)::jsonb, \(message.audioPath), \(message.audioPath != nil))
             RETURNING id
             """, logger: logger).collect()
         guard let row = rows.first else { throw StoreError.database(reason: "a copied message could not be read back") }

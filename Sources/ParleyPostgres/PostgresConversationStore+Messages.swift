@@ -8,10 +8,11 @@ extension PostgresConversationStore {
     @discardableResult
     public func append(_ message: NewMessage, to thread: Int64, owner: Owner) async throws(StoreError) -> StoredMessage {
         let date = now()
-        let encoded: (references: String, timings: String, usage: String?, result: String?)
+        let encoded: (references: String, timings: String, usage: String?, result: String?, tool: String?)
         do {
             encoded = (try PostgresRows.jsonText(message.imageReferences), try PostgresRows.jsonText(message.timingsMs),
-                       try message.usage.map(PostgresRows.jsonText), try message.structuredResult.map(PostgresRows.jsonText))
+                       try message.usage.map(PostgresRows.jsonText), try message.structuredResult.map(PostgresRows.jsonText),
+                       try MessageToolColumn.jsonText(for: message))
         } catch {
             throw .database(reason: "the message could not be encoded as JSON (\(error))")
         }
@@ -23,11 +24,11 @@ extension PostgresConversationStore {
             guard !touched.isEmpty else { throw StoreError.threadNotFound(thread) }
             let inserted = try await connection.query("""
                 INSERT INTO message (thread_id, created_at, role, raw_transcript, edited_text, typed_text, text, image_references,
-                    provider, timings_ms, usage, interrupted, full_reply, structured_result)
+                    provider, timings_ms, usage, interrupted, full_reply, structured_result, tool)
                 VALUES (\(thread), \(date), \(message.role.rawValue), \(message.rawTranscript), \(message.editedText),
                     \(message.typedText), \(message.text), \(encoded.references)::jsonb, \(message.provider),
                     \(encoded.timings)::jsonb, \(encoded.usage)::jsonb, \(message.interrupted), \(message.fullReply),
-                    \(encoded.result)::jsonb)
+                    \(encoded.result)::jsonb, \(encoded.tool)::jsonb)
                 RETURNING \(unescaped: PostgresRows.messageColumns)
                 """, logger: self.logger).collect()
             guard let row = inserted.first else { throw StoreError.database(reason: "the message could not be read back") }

@@ -20,7 +20,8 @@ extension PostgresConversationStore {
         let rows = try await rows("""
             SELECT \(unescaped: PostgresRows.threadColumns),
                 (SELECT COUNT(*) FROM message WHERE message.thread_id = thread.id) AS message_count,
-                (SELECT text FROM message WHERE message.thread_id = thread.id AND role <> 'system'
+                (SELECT text FROM message WHERE message.thread_id = thread.id AND role NOT IN ('system', 'tool')
+                    AND (text <> '' OR tool IS NULL)
                     ORDER BY id DESC LIMIT 1) AS last_text
             FROM thread
             WHERE owner = \(owner.column)

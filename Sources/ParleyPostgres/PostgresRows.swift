@@ -18,7 +18,8 @@ enum PostgresRows {
     static let messageColumns = "message.id, message.thread_id, message.created_at, message.role, message.raw_transcript, "
         + "message.edited_text, message.typed_text, message.text, message.image_references::text AS image_references, "
         + "message.provider, message.timings_ms::text AS timings_ms, message.usage::text AS usage, message.interrupted, "
-        + "message.full_reply, message.structured_result::text AS structured_result, message.audio_path"
+        + "message.full_reply, message.structured_result::text AS structured_result, message.tool::text AS tool, "
+        + "message.audio_path"
 
     /// A stash item's columns, as ``stashItem(_:)`` reads them.
     static let stashColumns = "id, created_at, kind, text, thread_id, message_id"
@@ -60,7 +61,7 @@ enum PostgresRows {
         guard let role = MessageRole(rawValue: roleName) else {
             throw StoreError.database(reason: "message \(id) has the unknown role \"\(roleName)\"; update Parley")
         }
-        let content = ConversationMessage(
+        var content = ConversationMessage(
             role: role, text: try row["text"].decode(String.self),
             rawTranscript: try row["raw_transcript"].decode(String?.self), editedText: try row["edited_text"].decode(String?.self),
             typedText: try row["typed_text"].decode(String?.self), images: images,
@@ -68,6 +69,7 @@ enum PostgresRows {
             timingsMs: try json(row, "timings_ms") ?? [:], usage: try json(row, "usage"),
             interrupted: try row["interrupted"].decode(Bool.self), fullReply: try row["full_reply"].decode(String?.self),
             structuredResult: try json(row, "structured_result"))
+        try MessageToolColumn.read(try row["tool"].decode(String?.self), into: &content)
         return StoredMessage(id: id, threadID: try row["thread_id"].decode(Int64.self), createdAt: try row["created_at"].decode(Date.self),
                              message: content, audioPath: try row["audio_path"].decode(String?.self))
     }

@@ -153,6 +153,12 @@ enum PostgresSchema {
         Migration(name: "v4-copied-recordings", statements: [
             "ALTER TABLE message ADD COLUMN IF NOT EXISTS audio_file_shared boolean NOT NULL DEFAULT false",
         ]),
+        // A message's part in a tool exchange (an assistant's calls, or which call a tool's result
+        // answers and whether it failed), in the format of `MessageToolColumn`; `NULL` for a
+        // message without tools, as every row saved before is.
+        Migration(name: "v5-tool-calls", statements: [
+            "ALTER TABLE message ADD COLUMN IF NOT EXISTS tool jsonb",
+        ]),
     ]
 
     /// A number that names Parley's migrations among the database's advisory locks.

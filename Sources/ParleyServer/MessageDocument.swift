@@ -4,7 +4,10 @@ import ParleyStore
 /// A saved message as the threads API sends it: the message's own encoding (``StoredMessage``
 /// with its content's snake_case fields, images inline as `{"data": base64, "mime_type"}`) but,
 /// in place of the server's file path of a kept recording, `audio_url`: the path to fetch it
-/// from (`/v1/threads/{id}/messages/{mid}/audio`), or `null`.
+/// from (`/v1/threads/{id}/messages/{mid}/audio`), or `null`. A message of a tool exchange
+/// also has `tool_calls` (an assistant's calls: `[{"id", "name", "arguments"}]`, the arguments
+/// as JSON text) or `tool_call_id`, `tool_name` and `is_tool_error` (a tool's result); the keys
+/// are left out of other messages.
 struct MessageDocument: Encodable, Sendable {
     var message: StoredMessage
 

@@ -47,13 +47,15 @@ extension ConversationStore {
     }
 
     /// `owner`'s conversations, most recently active first, each with its message count and a
-    /// preview of its last user or assistant message.
+    /// preview of its last user or assistant message (not a tool's result, nor an assistant's
+    /// calls without text).
     public func threads(owner: Owner = .local) throws(StoreError) -> [ThreadSummary] {
         try read { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT thread.*,
                     (SELECT COUNT(*) FROM message WHERE message.thread_id = thread.id) AS message_count,
-                    (SELECT text FROM message WHERE message.thread_id = thread.id AND role <> 'system'
+                    (SELECT text FROM message WHERE message.thread_id = thread.id AND role NOT IN ('system', 'tool')
+                        AND (text <> '' OR tool IS NULL)
                         ORDER BY id DESC LIMIT 1) AS last_text
                 FROM thread
                 WHERE owner IS ?

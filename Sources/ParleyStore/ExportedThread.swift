@@ -13,7 +13,8 @@ public struct ExportedThread: Sendable, Equatable, Codable {
     public var updatedAt: Date
     /// How many messages the thread holds.
     public var messageCount: Int
-    /// A one-line preview of the last user or assistant message.
+    /// A one-line preview of the last user or assistant message (not a tool's result, nor an
+    /// assistant's calls without text).
     public var preview: String?
     /// How the conversation talks to its model.
     public var settings: ThreadSettings
@@ -28,7 +29,8 @@ public struct ExportedThread: Sendable, Equatable, Codable {
         updatedAt = thread.updatedAt
         settings = thread.settings
         messageCount = messages.count
-        preview = messages.last { $0.role != .system }.map { ThreadSummary.preview(of: $0.text) }
+        preview = messages.last { $0.role != .system && $0.role != .tool && !($0.text.isEmpty && $0.content.isToolExchange) }
+            .map { ThreadSummary.preview(of: $0.text) }
         self.messages = messages
     }
 

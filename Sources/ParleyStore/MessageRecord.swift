@@ -3,7 +3,8 @@ import GRDB
 import ParleyCore
 
 /// A row of the `message` table: a ``ConversationMessage`` and where it was saved. Image
-/// references, timings, usage and the structured result are JSON text columns; attached
+/// references, timings, usage, the structured result and the tool exchange
+/// (``MessageToolColumn``) are JSON text columns; attached
 /// images are rows of `message_image` (``MessageImageRecord``), and the audio is a file.
 struct MessageRecord: FetchableRecord, MutablePersistableRecord {
     static let databaseTableName = "message"
@@ -25,6 +26,7 @@ struct MessageRecord: FetchableRecord, MutablePersistableRecord {
         static let interrupted = Column("interrupted")
         static let fullReply = Column("full_reply")
         static let structuredResult = Column("structured_result")
+        static let tool = Column("tool")
         static let audioPath = Column("audio_path")
     }
 
@@ -65,6 +67,7 @@ struct MessageRecord: FetchableRecord, MutablePersistableRecord {
             interrupted: try row.decode(forColumn: Columns.interrupted),
             fullReply: try row.decode(forColumn: Columns.fullReply),
             structuredResult: try Self.json(row, Columns.structuredResult))
+        try MessageToolColumn.read(try row.decode(forColumn: Columns.tool), into: &message)
     }
 
     func encode(to container: inout PersistenceContainer) throws {
@@ -83,6 +86,7 @@ struct MessageRecord: FetchableRecord, MutablePersistableRecord {
         container[Columns.interrupted] = message.interrupted
         container[Columns.fullReply] = message.fullReply
         container[Columns.structuredResult] = try message.structuredResult.map(Self.jsonText)
+        container[Columns.tool] = try MessageToolColumn.jsonText(for: message)
         container[Columns.audioPath] = audioPath
     }
 

@@ -15,7 +15,17 @@ enum StoreSchema {
         migrator.registerMigration("v5-response-cache", migrate: createResponseCache)
         migrator.registerMigration("v6-materials", migrate: createMaterials)
         migrator.registerMigration("v7-synced-materials-assignments-sync-state", migrate: createSyncTables)
+        migrator.registerMigration("v8-tool-calls", migrate: addToolColumn)
         return migrator
+    }
+
+    /// A message's part in a tool exchange (an assistant's calls, or which call a tool's result
+    /// answers and whether it failed), as JSON in the nullable `tool` column (the format is
+    /// ``MessageToolColumn``'s). Rows saved before are `NULL`: messages without tools.
+    private static func addToolColumn(_ db: Database) throws {
+        try db.alter(table: MessageRecord.databaseTableName) { t in
+            t.add(column: "tool", .jsonText)
+        }
     }
 
     /// What syncs with other services keep: where a material came from (one per origin and

@@ -76,13 +76,28 @@ public actor ThreadJournal: ConversationJournal {
     /// transcript, with the images the user attached; system messages left out, since the
     /// current system prompt leads).
     ///
+    /// Tool exchanges come back in order: an assistant message with its calls (even with no
+    /// text), then the tools' results, so a continued conversation gives the model what its
+    /// tools answered before. A call without a saved result (the process stopped between the
+    /// two) and a result that answers no saved call are left out, as providers refuse either.
+    ///
     /// - Throws: `StoreError.threadNotFound` when `owner` has no thread with the id.
     public static func history(of thread: Int64, in store: any ConversationStoring, owner: Owner = .local) async throws -> [ChatMessage] {
-        try await store.messages(in: thread, owner: owner).compactMap { message -> ChatMessage? in
+        let messages = try await store.messages(in: thread, owner: owner).map(\.content)
+        let answered = Set(messages.compactMap { $0.role == .tool ? $0.toolCallID : nil })
+        var called = Set<String>()
+        return messages.compactMap { message -> ChatMessage? in
             switch message.role {
-            case .system, .tool: return nil
-            case .user: return message.content.chatMessage
-            case .assistant: return message.text.isEmpty ? nil : message.content.chatMessage
+            case .system: return nil
+            case .user: return message.chatMessage
+            case .assistant:
+                var reply = message
+                reply.toolCalls = message.toolCalls.filter { answered.contains($0.id) }
+                called.formUnion(reply.toolCalls.map(\.id))
+                return reply.text.isEmpty && reply.toolCalls.isEmpty ? nil : reply.chatMessage
+            case .tool:
+                guard let id = message.toolCallID, called.contains(id) else { return nil }
+                return message.chatMessage
             }
         }
     }

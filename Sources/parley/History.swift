@@ -118,7 +118,20 @@ struct History: AsyncParsableCommand {
         func describe(_ message: StoredMessage) -> String {
             let provider = message.provider.map { " [\($0)]" } ?? ""
             let mark = message.interrupted ? " (interrupted)" : ""
-            var lines = ["#\(message.id) \(message.role.rawValue)\(provider): \(message.text)\(mark)"]
+            var lines: [String]
+            if message.role == .tool {
+                // A tool's result: which function, for which call, whether it failed, and the start of what it said.
+                let call = message.toolCallID.map { " (\($0))" } ?? ""
+                let failed = message.isToolError ? " failed" : ""
+                lines = ["#\(message.id) tool \(message.toolName ?? "result")\(call)\(failed): \(Self.clipped(message.text))"]
+            } else if message.text.isEmpty && !message.toolCalls.isEmpty {
+                lines = ["#\(message.id) \(message.role.rawValue)\(provider):\(mark)"]
+            } else {
+                lines = ["#\(message.id) \(message.role.rawValue)\(provider): \(message.text)\(mark)"]
+            }
+            for call in message.toolCalls {
+                lines.append("    call: \(call.name)(\(Self.clipped(call.arguments))) (\(call.id))")
+            }
             if let raw = message.rawTranscript {
                 lines.append("    heard: \(raw)")
                 if let edited = message.editedText, edited != raw {
@@ -146,6 +159,17 @@ struct History: AsyncParsableCommand {
                 lines.append("    audio: \(audio)")
             }
             return lines.joined(separator: "\n")
+        }
+
+        /// The most characters of a tool's result or a call's arguments that `show` prints.
+        static let toolTextLength = 200
+
+        /// `text` on one line (whitespace runs as one space), cut to ``toolTextLength``
+        /// characters with an ellipsis.
+        static func clipped(_ text: String) -> String {
+            let line = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            guard line.count > toolTextLength else { return line }
+            return String(line.prefix(toolTextLength - 1)) + "…"
         }
     }
 

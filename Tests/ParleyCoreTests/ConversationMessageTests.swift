@@ -67,4 +67,16 @@ struct ConversationMessageTests {
         let pictureOnly = ConversationMessage(role: .user, text: "", images: [Self.photo])
         #expect(pictureOnly.chatMessage.parts == [Self.photo.part])
     }
+
+    @Test("as model input: an assistant's calls (no text part when it wrote none) and a tool's result")
+    func toolChatMessages() throws {
+        let call = ToolCall(id: "call_1", name: "weather", arguments: #"{"city":"Lyon"}"#)
+        #expect(ConversationMessage(role: .assistant, text: "", toolCalls: [call]).chatMessage == .assistant(toolCalls: [call]))
+        #expect(ConversationMessage(role: .assistant, text: "Checking.", toolCalls: [call]).chatMessage == .assistant("Checking.", toolCalls: [call]))
+        let failed = ConversationMessage(role: .tool, text: "timed out", toolCallID: "call_1", toolName: "weather", isToolError: true)
+        #expect(failed.chatMessage == .tool(callID: "call_1", name: "weather", content: "timed out", isError: true))
+        #expect(failed.isToolExchange && !ConversationMessage(role: .assistant, text: "hi").isToolExchange)
+        let decoded = try JSONDecoder().decode(ConversationMessage.self, from: JSONEncoder().encode(failed))
+        #expect(decoded == failed)
+    }
 }

@@ -7,6 +7,11 @@
 /// ``typedText``. For an assistant reply, ``text`` is what the listener heard; when the user
 /// cut the reply short, ``interrupted`` is `true` and ``fullReply`` holds everything the model
 /// wrote.
+///
+/// Function calling adds two kinds of message: an assistant message that calls tools
+/// (``toolCalls``, with whatever text the model wrote before the calls, often none), and a
+/// tool's result (role ``ChatMessage/Role/tool``: ``text`` is the result, ``toolCallID`` the
+/// call it answers, ``toolName`` the function, ``isToolError`` whether it failed).
 public struct ConversationMessage: Sendable, Equatable {
     /// Who wrote the message.
     public var role: ChatMessage.Role
@@ -34,6 +39,14 @@ public struct ConversationMessage: Sendable, Equatable {
     public var fullReply: String?
     /// The reply as JSON, when it was asked to follow a schema (structured output).
     public var structuredResult: JSONValue?
+    /// The tools an assistant message calls, in order (empty for other messages).
+    public var toolCalls: [ToolCall]
+    /// For a tool's result, the id of the call it answers.
+    public var toolCallID: String?
+    /// For a tool's result, the name of the function that ran, when known.
+    public var toolName: String?
+    /// For a tool's result, whether the tool failed (``text`` then says how).
+    public var isToolError: Bool
     /// The user's speech for this turn. A journal keeps it only if the user opted in; it is
     /// not part of the encoded form (the store keeps it as a WAV file beside the database).
     public var audio: AudioBuffer?
@@ -53,6 +66,10 @@ public struct ConversationMessage: Sendable, Equatable {
         interrupted: Bool = false,
         fullReply: String? = nil,
         structuredResult: JSONValue? = nil,
+        toolCalls: [ToolCall] = [],
+        toolCallID: String? = nil,
+        toolName: String? = nil,
+        isToolError: Bool = false,
         audio: AudioBuffer? = nil
     ) {
         self.role = role
@@ -68,14 +85,36 @@ public struct ConversationMessage: Sendable, Equatable {
         self.interrupted = interrupted
         self.fullReply = fullReply
         self.structuredResult = structuredResult
+        self.toolCalls = toolCalls
+        self.toolCallID = toolCallID
+        self.toolName = toolName
+        self.isToolError = isToolError
         self.audio = audio
     }
 
     /// The message as model input: the text as the person meant it (the edited transcript
-    /// where there is one), followed by the attached images.
+    /// where there is one), followed by the attached images. An assistant message that calls
+    /// tools carries its calls (and no text part when it wrote none); a tool's result carries
+    /// the call it answers, the function's name and whether it failed.
     public var chatMessage: ChatMessage {
+        if role == .tool {
+            return .tool(callID: toolCallID ?? "", name: toolName, content: text, isError: isToolError)
+        }
         let wording = role == .user ? editedText ?? text : text
-        let parts: [ChatMessage.Part] = (wording.isEmpty && !images.isEmpty ? [] : [.text(wording)]) + images.map(\.part)
-        return ChatMessage(role: role, parts: parts)
+        let leaveOutText = wording.isEmpty && (!images.isEmpty || !toolCalls.isEmpty)
+        let parts: [ChatMessage.Part] = (leaveOutText ? [] : [.text(wording)]) + images.map(\.part)
+        return ChatMessage(role: role, parts: parts, toolCalls: toolCalls)
+    }
+
+    /// Whether the message belongs to a tool exchange: an assistant's calls or a tool's result.
+    public var isToolExchange: Bool { role == .tool || !toolCalls.isEmpty }
+}
+
+extension ConversationMessage {
+    /// A message of a tool exchange as the journal keeps it: an assistant's calls (with the
+    /// words it wrote before them) or a tool's result.
+    public init(toolExchange message: ChatMessage) {
+        self.init(role: message.role, text: message.text, toolCalls: message.toolCalls, toolCallID: message.toolCallID,
+                  toolName: message.toolName, isToolError: message.isToolError)
     }
 }
