@@ -53,10 +53,12 @@ public struct LocalEngines: Sendable {
         self.paths = paths
         self.logger = logger
         stt = WhisperSpeechToText(modelPath: overrides.whisperModel ?? paths.defaultWhisperModel.path, threads: overrides.threads)
-        llm = SwitchableLanguageModel(LlamaLanguageModel(configuration: .init(
+        var configuration = LlamaLanguageModel.Configuration(
             modelPath: overrides.languageModel ?? paths.defaultLanguageModel.path,
             contextLength: overrides.contextLength, threads: overrides.threads, defaultSystemPrompt: overrides.defaultSystemPrompt,
-            endOfTurnThreshold: overrides.endOfTurnThreshold)))
+            endOfTurnThreshold: overrides.endOfTurnThreshold)
+        configuration.promptMemoryDirectory = paths.home.appendingPathComponent("cache/prompts", isDirectory: true)
+        llm = SwitchableLanguageModel(LlamaLanguageModel(configuration: configuration))
         tts = EspeakTextToSpeech(defaultVoice: overrides.voice ?? "en-us")
     }
 }

@@ -202,8 +202,9 @@ extension ConversationSession {
             resolveTurn(id, nil)
             return
         }
-        // The tools the reply called, and what they gave, come before its words.
+        // The tools the reply called, and what they gave, come before its words, and are kept.
         history += finished.toolExchange
+        for message in finished.toolExchange { try await journal?.record(JournalEntry(toolExchange: message)) }
         if !finished.heard.isEmpty { history.append(.assistant(finished.heard)) }
         currentRun?.turns.append(finished.result)
         broadcast(.turn(finished.result))

@@ -259,12 +259,14 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
     /// Adds the result of a tool the client ran (a call of ``TurnResult/toolCalls``) to the
     /// conversation; ``respondToToolResults()`` then lets the model answer with it.
     /// - Throws: ``ToolResultError`` when no earlier reply made the call, or it was answered.
-    public func addToolResult(callID: String, output: String, isError: Bool = false) throws {
+    public func addToolResult(callID: String, output: String, isError: Bool = false) async throws {
         try checkOpen()
         let called = history.flatMap(\.toolCalls)
         guard let call = called.first(where: { $0.id == callID }) else { throw ToolResultError.unknownCall(callID) }
         guard !history.contains(where: { $0.role == .tool && $0.toolCallID == callID }) else { throw ToolResultError.answered(callID) }
-        history.append(.tool(callID: callID, name: call.name, content: output, isError: isError))
+        let result = ChatMessage.tool(callID: callID, name: call.name, content: output, isError: isError)
+        history.append(result)
+        try await journal?.record(JournalEntry(toolExchange: result))
     }
 
     /// Starts the reply to the tool results added since the last reply (spoken like any

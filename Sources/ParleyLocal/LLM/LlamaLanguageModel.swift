@@ -28,6 +28,10 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         /// at or above which this model's words count as a whole utterance, when it was
         /// measured for the model (ParleyModels' catalog has it); `nil`: the turn policy's.
         public var endOfTurnThreshold: Double?
+        /// Where the evaluated start of a conversation (instructions, tools) is kept between
+        /// runs, so that a new process's first turn reads it back instead of evaluating it again
+        /// (a tool prompt is hundreds of tokens: seconds on two cores); `nil` keeps nothing.
+        public var promptMemoryDirectory: URL?
 
         /// Creates a configuration.
         public init(modelPath: String, contextLength: Int = 2048, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
@@ -400,14 +404,60 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         // All there already (a late partial transcript's words, after a score of more of them:
         // kept, for the reply).
         guard shared < tokens.count else { return }
+        let remembered = session.cachedTokens.isEmpty ? promptMemoryFile(for: tokens) : nil
+        if let remembered, FileManager.default.fileExists(atPath: remembered),
+           let restored = session.restoreMemory(from: remembered, capacity: tokens.count), restored == tokens {
+            logger.debug("read \(tokens.count) prompt tokens back from \(remembered)")
+            return
+        }
         var position = session.keepCommonPrefix(with: tokens)
-        while position < tokens.count, !Task.isCancelled, requestsUnderWay.withLock({ $0 }) == 0 {
+        // From empty memory (a conversation's start) the reply needs these very tokens: no
+        // request's prompt is undone by them, so none is waited for.
+        let fromEmpty = position == 0
+        while position < tokens.count, !Task.isCancelled, fromEmpty || requestsUnderWay.withLock({ $0 }) == 0 {
             let batch = Array(tokens[position..<min(tokens.count, position + Self.prefillBatch)])
             try ComputeLane.shared.run { try session.evaluate(batch) }
             position += batch.count
             prefilled.withLock { $0 += batch.count }
         }
+        if let remembered, position == tokens.count, session.cachedTokens == tokens { keep(session, at: remembered) }
     }
+
+    /// The file that holds memory of exactly `tokens` on this model (a conversation's start
+    /// worth keeping: 64 tokens or more), when prompt memory is on.
+    private func promptMemoryFile(for tokens: [Int32]) -> String? {
+        guard let folder = configuration.promptMemoryDirectory, tokens.count >= 64 else { return nil }
+        // FNV-1a over the model file's path, size and the tokens: the same prompt on the same model.
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix(_ value: UInt64) {
+            hash = (hash ^ value) &* 0x0000_0100_0000_01B3
+        }
+        for byte in configuration.modelPath.utf8 { mix(UInt64(byte)) }
+        let size = (try? FileManager.default.attributesOfItem(atPath: configuration.modelPath)[.size] as? Int) ?? 0
+        mix(UInt64(size))
+        mix(UInt64(configuration.contextLength))
+        for token in tokens { mix(UInt64(UInt32(bitPattern: token))) }
+        return folder.appendingPathComponent("prompt-\(String(hash, radix: 16)).bin").path
+    }
+
+    /// Writes memory to `path` and keeps only the newest few such files.
+    private func keep(_ session: LlamaSession, at path: String) {
+        guard let folder = configuration.promptMemoryDirectory else { return }
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        guard session.saveMemory(to: path) else { return }
+        logger.debug("kept \(session.cachedTokens.count) prompt tokens in \(path)")
+        let files = ((try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: [.contentModificationDateKey])) ?? [])
+            .filter { $0.lastPathComponent.hasPrefix("prompt-") }
+            .sorted {
+                let first = (try? $0.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate) ?? .distantPast
+                let second = (try? $1.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate) ?? .distantPast
+                return first > second
+            }
+        for old in files.dropFirst(Self.promptMemoryFiles) { try? FileManager.default.removeItem(at: old) }
+    }
+
+    /// How many prompt memory files are kept.
+    static let promptMemoryFiles = 6
 
     /// What ``endOfTurnProbability(after:utterance:scoring:)`` reads after the words.
     public enum TurnScoring: Sendable {

@@ -113,6 +113,33 @@ final class LlamaSession {
         keep(prefixOf: prompt, atMost: prompt.count)
     }
 
+    /// Writes memory (sequence 0: the tokens of ``cachedTokens`` and their keys and values) to
+    /// `path`; `false` when it could not be written.
+    func saveMemory(to path: String) -> Bool {
+        guard !cachedTokens.isEmpty else { return false }
+        let written = cachedTokens.withUnsafeBufferPointer { tokens in
+            llama_state_seq_save_file(context, path, 0, tokens.baseAddress, tokens.count)
+        }
+        return written > 0
+    }
+
+    /// Reads memory written by ``saveMemory(to:)`` into empty memory; returns the tokens it
+    /// holds, or `nil` (memory left empty) when the file does not fit this model and context.
+    func restoreMemory(from path: String, capacity: Int) -> [llama_token]? {
+        guard cachedTokens.isEmpty, capacity > 0 else { return nil }
+        var tokens = [llama_token](repeating: 0, count: capacity)
+        var count = 0
+        let read = tokens.withUnsafeMutableBufferPointer { buffer in
+            llama_state_seq_load_file(context, path, 0, buffer.baseAddress, buffer.count, &count)
+        }
+        guard read > 0, count > 0, count <= capacity else {
+            llama_memory_clear(llama_get_memory(context), true)
+            return nil
+        }
+        cachedTokens = Array(tokens.prefix(count))
+        return cachedTokens
+    }
+
     /// How many of `prompt`'s first tokens memory already holds.
     func sharedPrefix(with prompt: [llama_token]) -> Int {
         zip(cachedTokens, prompt).prefix { $0 == $1 }.count
