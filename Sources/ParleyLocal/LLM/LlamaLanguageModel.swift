@@ -398,9 +398,10 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         guard tokens.count < session.contextLength / 2 else { return }
         // Memory holding another conversation (a server's other session) would be undone for
         // a prompt that may be undone again before its reply: too dear to evaluate ahead.
-        // Empty memory (the conversation's first words) undoes nothing.
+        // Empty memory undoes nothing: a conversation's start, kept on disk, is evaluated whole.
         let shared = session.sharedPrefix(with: tokens)
-        guard tokens.count - shared <= configuration.prefillLimit || session.cachedTokens.isEmpty else { return }
+        let starting = session.cachedTokens.isEmpty && configuration.promptMemoryDirectory != nil
+        guard tokens.count - shared <= configuration.prefillLimit || starting else { return }
         // All there already (a late partial transcript's words, after a score of more of them:
         // kept, for the reply).
         guard shared < tokens.count else { return }
@@ -411,10 +412,10 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
             return
         }
         var position = session.keepCommonPrefix(with: tokens)
-        // From empty memory (a conversation's start) the reply needs these very tokens: no
-        // request's prompt is undone by them, so none is waited for.
-        let fromEmpty = position == 0
-        while position < tokens.count, !Task.isCancelled, fromEmpty || requestsUnderWay.withLock({ $0 }) == 0 {
+        // A conversation's start that is to be kept on disk is evaluated whole, once: requests
+        // wait for it (the next runs read it back in milliseconds).
+        let keeping = remembered != nil && position == 0
+        while position < tokens.count, !Task.isCancelled, keeping || requestsUnderWay.withLock({ $0 }) == 0 {
             let batch = Array(tokens[position..<min(tokens.count, position + Self.prefillBatch)])
             try ComputeLane.shared.run { try session.evaluate(batch) }
             position += batch.count
