@@ -159,6 +159,18 @@ enum PostgresSchema {
         Migration(name: "v5-tool-calls", statements: [
             "ALTER TABLE message ADD COLUMN IF NOT EXISTS tool jsonb",
         ]),
+        // The materials' words for full-text search, which `searchMaterials` looks in: a
+        // `tsvector` that PostgreSQL keeps up to date with the title (weight A, counting more)
+        // and the text (weight B), stemmed as English, and computes now for the rows saved
+        // before; and the GIN index that finds the rows holding a word.
+        Migration(name: "v6-material-search", statements: [
+            """
+            ALTER TABLE material ADD COLUMN IF NOT EXISTS search tsvector GENERATED ALWAYS AS (
+                setweight(to_tsvector('english', title), 'A') || setweight(to_tsvector('english', text), 'B')
+            ) STORED
+            """,
+            "CREATE INDEX IF NOT EXISTS material_search ON material USING gin (search)",
+        ]),
     ]
 
     /// A number that names Parley's migrations among the database's advisory locks.

@@ -117,6 +117,15 @@ public protocol ConversationStoring: SpendingLedger {
     /// has none with that id.
     func deleteMaterial(_ id: Int64, owner: Owner) async throws(StoreError)
 
+    /// Searches `owner`'s materials for `query` (a typed or spoken question: its words are
+    /// looked for, stemmed by the store's full-text engine, function words left out, any one
+    /// word enough) and returns the best passages, best first, one per material, at most
+    /// `limit`. Empty when nothing matches, when the query has no searchable words (only
+    /// punctuation, say), or when `limit` is not positive. The query is never read as search
+    /// syntax: quotes and operators in it are no error. Another owner's materials are never
+    /// found.
+    func searchMaterials(_ query: String, limit: Int, owner: Owner) async throws(StoreError) -> [MaterialSearch.Hit]
+
     // MARK: Synced materials
 
     /// Adds the material from `material.origin`, or replaces the one `owner` already has from
@@ -178,4 +187,13 @@ public protocol ConversationStoring: SpendingLedger {
     /// Releases the store's connections. The store must not be used afterwards; closing twice
     /// does nothing.
     func close() async
+}
+
+extension ConversationStoring {
+    /// Searches `owner`'s materials with ``MaterialSearch``, in Swift over all of them: the
+    /// portable way, for a store without a full-text engine of its own.
+    public func searchMaterials(_ query: String, limit: Int, owner: Owner) async throws(StoreError) -> [MaterialSearch.Hit] {
+        guard limit > 0, !MaterialSearch.queryWords(query).isEmpty else { return [] }
+        return MaterialSearch(try await materials(owner: owner)).search(query, limit: limit)
+    }
 }

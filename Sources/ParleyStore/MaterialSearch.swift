@@ -1,8 +1,13 @@
 import Foundation
 
-/// Full-text search over study materials: each material is cut into passages (paragraphs, long
-/// ones into windows of words), passages are ranked by BM25 against the query's words (common
-/// function words left out, simple plurals folded), and the best come back as snippets.
+/// Full-text search over study materials in plain Swift: each material is cut into passages
+/// (paragraphs, long ones into windows of words), passages are ranked by BM25 against the query's
+/// words (common function words left out, simple plurals folded), and the best come back as
+/// snippets.
+///
+/// The stores search with their database's own engine (SQLite FTS5, PostgreSQL full text) through
+/// ``ConversationStoring/searchMaterials(_:limit:owner:)``; this is the portable fallback, for a
+/// store without one. Both take the query's words from ``queryWords(_:)``.
 public struct MaterialSearch: Sendable {
     /// One passage found.
     public struct Hit: Sendable, Equatable, Codable {
@@ -12,14 +17,24 @@ public struct MaterialSearch: Sendable {
         public var title: String
         /// The passage, cut to ``MaterialSearch/snippetLimit`` characters around its first match.
         public var snippet: String
-        /// The BM25 score (higher is better).
+        /// How well it matches (higher is better); scores compare only within one search.
         public var score: Double
+
+        /// Creates a hit.
+        public init(material: Int64, title: String, snippet: String, score: Double) {
+            self.material = material
+            self.title = title
+            self.snippet = snippet
+            self.score = score
+        }
     }
 
     /// The longest snippet, in characters.
     public static let snippetLimit = 400
     /// The most words in one passage.
     static let passageWords = 80
+    /// The most words of one query that are searched for.
+    public static let queryWordLimit = 32
 
     private struct Passage {
         var material: Int64
@@ -51,8 +66,8 @@ public struct MaterialSearch: Sendable {
         averageLength = passages.isEmpty ? 1 : Double(passages.map(\.length).reduce(0, +)) / Double(passages.count)
     }
 
-    /// The best `limit` passages for `query`, best first; none when no passage shares a word
-    /// with it.
+    /// The best `limit` passages for `query`, best first, each from a different material (its
+    /// best passage); none when no passage shares a word with it.
     public func search(_ query: String, limit: Int = 3) -> [Hit] {
         let queryTerms = Set(Self.terms(query))
         guard !queryTerms.isEmpty, !passages.isEmpty else { return [] }
@@ -69,7 +84,9 @@ public struct MaterialSearch: Sendable {
             }
             if score > 0 { scored.append((index, score)) }
         }
-        return scored.sorted { $0.1 > $1.1 }.prefix(max(1, limit)).map { index, score in
+        var seen: Set<Int64> = []
+        let best = scored.sorted { $0.1 > $1.1 }.filter { index, _ in seen.insert(passages[index].material).inserted }
+        return best.prefix(max(1, limit)).map { index, score in
             let passage = passages[index]
             return Hit(material: passage.material, title: passage.title, snippet: Self.snippet(passage.text, around: queryTerms), score: score)
         }
@@ -96,12 +113,33 @@ public struct MaterialSearch: Sendable {
 
     /// The text's searchable words: lower-cased, function words left out, a plural `s` dropped.
     static func terms(_ text: String) -> [String] {
-        text.lowercased().split { !$0.isLetter && !$0.isNumber }.compactMap { word in
-            let word = String(word)
-            guard !stopWords.contains(word) else { return nil }
+        words(text).map { word in
             if word.count > 3, word.hasSuffix("s"), !word.hasSuffix("ss") { return String(word.dropLast()) }
             return word
         }
+    }
+
+    /// The text's words, lower-cased, each a run of letters and digits, function words left out.
+    private static func words(_ text: String) -> [String] {
+        text.lowercased().split { !$0.isLetter && !$0.isNumber }.map(String.init).filter { !stopWords.contains($0) }
+    }
+
+    /// What a full-text engine searches for in `query`: its words (lower-cased, function words
+    /// left out), each once, in the order they first come, at most ``queryWordLimit``. Each is a
+    /// run of letters and digits only, so it cannot carry an engine's query syntax (quotes,
+    /// operators, prefixes). Empty when the query has no searchable word. Not stemmed: the
+    /// engine stems.
+    public static func queryWords(_ query: String) -> [String] {
+        var seen: Set<String> = []
+        return Array(words(query).filter { seen.insert($0).inserted }.prefix(queryWordLimit))
+    }
+
+    /// A snippet an engine made, fit for a reply: runs of white space (line breaks included)
+    /// made one space, and cut to ``snippetLimit`` characters, ending with `…` when cut.
+    public static func fitted(snippet: String) -> String {
+        let text = snippet.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        guard text.count > snippetLimit else { return text }
+        return String(text.prefix(snippetLimit - 1)) + "…"
     }
 
     /// `text` cut to ``snippetLimit`` characters, starting shortly before its first matching word.

@@ -16,7 +16,56 @@ enum StoreSchema {
         migrator.registerMigration("v6-materials", migrate: createMaterials)
         migrator.registerMigration("v7-synced-materials-assignments-sync-state", migrate: createSyncTables)
         migrator.registerMigration("v8-tool-calls", migrate: addToolColumn)
+        migrator.registerMigration("v9-material-search", migrate: createMaterialSearch)
         return migrator
+    }
+
+    /// The name of the FTS5 index of the materials' titles and texts, which
+    /// ``ConversationStore/searchMaterials(_:limit:owner:)`` searches (the SQL here and there
+    /// spells it out).
+    static let materialSearchTable = "material_search"
+
+    /// An FTS5 index of the materials' titles and texts (words folded to their stem, accents
+    /// ignored), kept by SQLite beside the `material` table: it holds no copy of the text, and
+    /// triggers keep it in step with every insert, update and delete of a material, whichever
+    /// path makes it. Materials saved before are indexed now.
+    ///
+    /// A SQLite built without FTS5 gets no index; the migration still succeeds, and searching
+    /// falls back to ``MaterialSearch``.
+    private static func createMaterialSearch(_ db: Database) throws {
+        guard try hasFTS5(db) else { return }
+        try db.execute(sql: """
+            CREATE VIRTUAL TABLE material_search USING fts5(
+                title, text, content='material', content_rowid='id', tokenize='porter unicode61');
+            CREATE TRIGGER material_search_after_insert AFTER INSERT ON material BEGIN
+                INSERT INTO material_search (rowid, title, text) VALUES (new.id, new.title, new.text);
+            END;
+            CREATE TRIGGER material_search_after_delete AFTER DELETE ON material BEGIN
+                INSERT INTO material_search (material_search, rowid, title, text)
+                VALUES ('delete', old.id, old.title, old.text);
+            END;
+            CREATE TRIGGER material_search_after_update AFTER UPDATE ON material BEGIN
+                INSERT INTO material_search (material_search, rowid, title, text)
+                VALUES ('delete', old.id, old.title, old.text);
+                INSERT INTO material_search (rowid, title, text) VALUES (new.id, new.title, new.text);
+            END;
+            INSERT INTO material_search (material_search) VALUES ('rebuild');
+            """)
+    }
+
+    /// Whether the linked SQLite has the FTS5 module: built in (its compile options say so), or
+    /// loaded (then creating a table with it works; the trial is undone).
+    private static func hasFTS5(_ db: Database) throws -> Bool {
+        if try String.fetchAll(db, sql: "PRAGMA compile_options").contains("ENABLE_FTS5") { return true }
+        do {
+            try db.inSavepoint {
+                try db.execute(sql: "CREATE VIRTUAL TABLE temp.fts5_probe USING fts5(probe)")
+                return .rollback
+            }
+            return true
+        } catch let error as DatabaseError where error.message?.contains("no such module") == true {
+            return false
+        }
     }
 
     /// A message's part in a tool exchange (an assistant's calls, or which call a tool's result
