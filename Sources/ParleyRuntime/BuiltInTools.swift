@@ -23,14 +23,20 @@ public enum BuiltInTools {
         try box.register(
             name: "search_materials",
             description: "Search the user's own notes and study materials; returns matching passages.",
-            parameters: .object([.init("query", .string(minLength: 1)), .optional("limit", .integer(minimum: 1, maximum: 5))]),
+            // A few key words: a small model otherwise writes whole sentences it imagines the notes hold.
+            parameters: .object([.init("query", .string(minLength: 1, maxLength: 60, description: "A few key words to look for, e.g. \"field trip\".")),
+                                 .optional("limit", .integer(minimum: 1, maximum: 5))]),
             timeout: .seconds(5)
         ) { (arguments: SearchArguments) -> String in
             // Plain text: small models read it more reliably than nested JSON.
             guard let store else { return "No materials are saved." }
-            let materials = try await store.materials(owner: owner)
-            let hits = MaterialSearch(materials).search(arguments.query, limit: arguments.limit ?? 3)
-            guard !hits.isEmpty else { return "Nothing in the \(materials.count) saved materials matches \"\(arguments.query)\"." }
+            // The store's own full-text engine searches; the materials are counted only to say
+            // that none matched.
+            let hits = try await store.searchMaterials(arguments.query, limit: arguments.limit ?? 3, owner: owner)
+            guard !hits.isEmpty else {
+                let count = try await store.materials(owner: owner).count
+                return "Nothing in the \(count) saved materials matches \"\(arguments.query)\"."
+            }
             return hits.map { "From \"\($0.title)\" (material \($0.material)): \($0.snippet)" }.joined(separator: "\n\n")
         }
         try box.register(
@@ -62,7 +68,35 @@ public enum BuiltInTools {
             formatter.dateFormat = "EEEE d MMMM yyyy, HH:mm"
             return "It is \(formatter.string(from: date)) (\(BuiltInTools.day(date, in: timeZone)), time zone \(timeZone.identifier))."
         }
+        // Questions that plainly want a look-up begin with the call (see ToolBox.cue).
+        box.cue("search_materials", when: Cues.materials)
+        box.cue("upcoming_assignments", when: Cues.assignments)
+        box.cue("current_date_time", when: Cues.dateTime)
         return box
+    }
+
+    /// The user's words that plainly want one of the built-in tools.
+    public enum Cues {
+        /// "What do my notes say about …", "in our class materials", "my study guide".
+        public static func materials(_ text: String) -> Bool {
+            matches(text, #"\b(my|our)\b[\w\s'’-]{0,24}?\b(notes?|materials?|handouts?|worksheets?|slides|readings?|documents?|textbooks?|study guides?|files?)\b"#)
+        }
+
+        /// "What homework is due …", "my assignments", "any deadlines" (not "due to").
+        public static func assignments(_ text: String) -> Bool {
+            matches(text, #"\b(homework|assignments?|deadlines?|coursework)\b|\bdue\b(?!\s+to\b)"#)
+        }
+
+        /// "What's the date?", "what day is it", "what time is it now", "today's date" (not
+        /// "what is the date of the trip?", which is a question for the notes).
+        public static func dateTime(_ text: String) -> Bool {
+            matches(text, #"\bwhat\s+(day|date|time)\s+is\s+it\b|\bwhat(\s+is|'s|’s)\s+(the\s+)?(date|day|time)(\s+(today|now|it|right now))?\s*[?.!]*\s*$|\btoday['’]?s\s+date\b|\bcurrent\s+(date|time)\b|\bwhat\s+day\s+of\s+the\s+week\s+is\s+(it|today)\b"#)
+        }
+
+        private static func matches(_ text: String, _ pattern: String) -> Bool {
+            guard let expression = try? NSRegularExpression(pattern: pattern, options: [.caseInsensitive]) else { return false }
+            return expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+        }
     }
 
     /// `date` as YYYY-MM-DD in `timeZone`.

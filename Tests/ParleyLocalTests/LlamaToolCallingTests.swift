@@ -25,6 +25,10 @@ struct ToolCallFormatTests {
         #expect(rendered[0].text.contains("</tool_call>\n\nCall a function yourself"))
         #expect(rendered[2].text == "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"unit\": \"celsius\"}}\n</tool_call>")
         #expect(rendered[3].text == "<tool_response>\n{\"temperature\": 21}\n</tool_response>\n<tool_response>\nsunny\n</tool_response>")
+        // Results the model answers from next are followed by the question, beside them.
+        let answering = ToolCallFormat.render([.user("Weather in Paris?"), .assistant(toolCalls: [call]), .tool(callID: "call_1", content: "sunny")],
+                                              tools: [Self.weather], defaultSystem: nil)
+        #expect(answering.last?.text == "<tool_response>\nsunny\n</tool_response>\nUsing these results, answer my question in plain words: Weather in Paris?")
         // No system message: the default one carries the tools.
         let plain = ToolCallFormat.render([.user("Hi")], tools: [Self.weather], defaultSystem: "You speak.")
         #expect(plain[0].text.hasPrefix("You speak.\n\n# Tools"))

@@ -146,7 +146,16 @@ public struct ReplySpeaker: Sendable {
                 firstNumberWords: Self.firstNumberWords, firstMarkWords: Self.firstMarkWords)
             defer { sentenceSink.finish() }
             var current = request
-            if let tools { current.tools = ToolBox.merged(current.tools, tools.definitions) }
+            // A cued call (see ToolBox.cue) is the look-up the words asked for: the model then
+            // answers from it in words rather than calling again.
+            var cued = false
+            if let tools {
+                current.tools = ToolBox.merged(current.tools, tools.definitions)
+                if let choice = tools.cuedChoice(for: current) {
+                    current.toolChoice = choice
+                    cued = true
+                }
+            }
             do {
                 for round in 1...rounds {
                     var calls: [ToolCall] = []
@@ -193,8 +202,9 @@ public struct ReplySpeaker: Sendable {
                     written.toolExchange += exchange
                     written.toolResults += results
                     current.messages += exchange
-                    current.toolChoice = ToolLoop.nextChoice(current.toolChoice, round: round, of: rounds, calls: calls,
-                                                             before: written.toolResults.dropLast(results.count).map(\.call))
+                    current.toolChoice = round == 1 && cued ? .none
+                        : ToolLoop.nextChoice(current.toolChoice, round: round, of: rounds, calls: calls,
+                                              before: written.toolResults.dropLast(results.count).map(\.call))
                     if let last = written.text.last, !last.isWhitespace { written.text += " " }
                 }
             } catch where Task.isCancelled {

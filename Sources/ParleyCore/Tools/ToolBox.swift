@@ -100,6 +100,9 @@ public struct ToolBox: Sendable {
     public private(set) var tools: [Tool]
     /// The longest result text handed back to the model; a longer one is an error result.
     public var resultLimit: Int
+    /// Tests on the user's words that say a tool is plainly wanted, by tool name, in the
+    /// order set (see ``cue(_:when:)``).
+    private var cues: [(name: String, test: @Sendable (String) -> Bool)] = []
 
     /// The default ``resultLimit``: 32 KB of text.
     public static let defaultResultLimit = 32 * 1024
@@ -126,9 +129,30 @@ public struct ToolBox: Sendable {
         try register(Tool(name: name, description: description, parameters: parameters, timeout: timeout, handler))
     }
 
-    /// Removes the tool named `name`, if there is one.
+    /// Removes the tool named `name`, if there is one (and its cue).
     public mutating func remove(named name: String) {
         tools.removeAll { $0.definition.name == name }
+        cues.removeAll { $0.name == name }
+    }
+
+    /// Says that the user's words plainly want the tool `name` when `test` holds for them
+    /// ("what is due this week?" wants the assignments). A small model often answers such a
+    /// question from its own head, or says it would look, instead of calling; with a cue, a
+    /// reply whose tool choice is `auto` begins with a call to that tool (its arguments still
+    /// the model's), and the model then answers from the result in words (the next round's
+    /// choice is `none`). The first matching cue wins.
+    public mutating func cue(_ name: String, when test: @escaping @Sendable (String) -> Bool) {
+        cues.append((name, test))
+    }
+
+    /// The tool choice that makes `request`'s reply begin with the call its last user message
+    /// plainly wants (see ``cue(_:when:)``); `nil` when the request's choice is not `auto`, its
+    /// last message is not the user's, or no cue matches.
+    public func cuedChoice(for request: ChatRequest) -> ToolChoice? {
+        guard request.toolChoice == .auto, let last = request.messages.last, last.role == .user else { return nil }
+        let words = last.text
+        guard let cue = cues.first(where: { tool(named: $0.name) != nil && $0.test(words) }) else { return nil }
+        return .function(cue.name)
     }
 
     /// The tool named `name`.

@@ -36,6 +36,8 @@ public struct ToolLoop: Sendable {
                               onEvent: @Sendable (ChatEvent) async -> Void = { _ in }) async throws -> Outcome where C.Duration == Duration {
         var current = request
         current.tools = ToolBox.merged(request.tools, toolbox.definitions)
+        let cued = toolbox.cuedChoice(for: current)
+        if let cued { current.toolChoice = cued }
         var exchange: [ChatMessage] = []
         var results: [ToolResult] = []
         var usage = Usage()
@@ -64,8 +66,9 @@ public struct ToolLoop: Sendable {
             exchange += messages
             results += ran
             current.messages += messages
-            current.toolChoice = Self.nextChoice(current.toolChoice, round: round, of: maxRounds, calls: reply.toolCalls,
-                                                  before: results.dropLast(ran.count).map(\.call))
+            current.toolChoice = round == 1 && cued != nil ? .none
+                : Self.nextChoice(current.toolChoice, round: round, of: maxRounds, calls: reply.toolCalls,
+                                  before: results.dropLast(ran.count).map(\.call))
         }
         return Outcome(reply: ChatReply(finish: .stop, usage: usage), exchange: exchange, results: results, usage: usage)
     }

@@ -42,8 +42,12 @@ enum ToolCallFormat {
         }
         if let system { rendered.append(.system(system)) }
         var pendingResults: [String] = []
-        func flushResults() {
+        let lastQuestion = messages.last(where: { $0.role == .user })?.text ?? ""
+        func flushResults(last: Bool = false) {
             guard !pendingResults.isEmpty else { return }
+            // Results the model now answers from: small models otherwise often call the same
+            // function again, or tell the user where to look, instead of saying what was found.
+            if last { pendingResults.append(resultsHint(question: lastQuestion)) }
             rendered.append(.user(pendingResults.joined(separator: "\n")))
             pendingResults = []
         }
@@ -72,8 +76,16 @@ enum ToolCallFormat {
                 rendered.append(.assistant((text.isEmpty ? "" : text + "\n") + calls.joined(separator: "\n")))
             }
         }
-        flushResults()
+        flushResults(last: true)
         return rendered
+    }
+
+    /// What follows the results the model answers from next: the question again, beside them.
+    static func resultsHint(question: String) -> String {
+        let question = question.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !question.isEmpty else { return "Answer from these results, in plain words." }
+        let quoted = question.count > 300 ? String(question.prefix(300)) + "…" : question
+        return "Using these results, answer my question in plain words: \(quoted)"
     }
 
     /// The schema of one call's JSON: `{"name": <one of the tools>, "arguments": <its parameters>}`.
