@@ -463,6 +463,24 @@ async def drive(page, base, key, output):
                         "the mind map to close on Escape, the focus back on its button")
     print(f"ok: mind map of the conversation: {status} ({labels} items; drawn: {drawn[:80]}…)")
 
+    # A question about the person's notes: the server looks it up (a built-in tool) and the
+    # chat shows what was looked up above the reply, live and in the saved thread.
+    before = await page.eval("document.querySelectorAll('.bubble.assistant').length")
+    await page.eval("document.getElementById('message').focus()")
+    await page.type("What do my notes say about the field trip?")
+    await page.enter()
+    await page.wait_for(f"document.querySelectorAll('.bubble.assistant').length > {before}"
+                        " && !!document.querySelector('.bubble.tool') && window.parleyClient.orbState === 'idle'",
+                        "the looked-up reply", timeout=240)
+    looked = await page.eval("document.querySelector('.bubble.tool summary').textContent")
+    expect("search_materials" in looked, f"the tool entry reads “{looked}”")
+    placed = await page.eval("document.querySelector('.bubble.tool').nextElementSibling?.classList.contains('assistant') === true")
+    expect(placed, "the tool entry is not just above the reply")
+    kept = api(base, key, f"/v1/threads/{thread}")["messages"]
+    expect(any(m["role"] == "tool" and m.get("tool_name") == "search_materials" for m in kept), "the thread keeps no tool result")
+    await page.screenshot(output, "11-tools")
+    print(f"ok: a question about the notes was looked up ({looked}), shown above the reply and kept in the thread")
+
     expect(not page.console_errors, f"console errors: {page.console_errors}")
     print("ok: no console errors")
 

@@ -26,6 +26,18 @@ struct ChatCompletionRequest: Decodable, Sendable {
     var user: String?
     /// OpenAI's "keep this completion"; `false` keeps the request out of the cache too.
     var store: Bool?
+    /// Parley's extensions, in an object of their own (the SDKs send it with `extra_body`).
+    var parley: ParleyOptions?
+
+    /// `parley`: `{"builtin_tools": true}` lets the model look things up with the server's
+    /// built-in tools (the user's materials, assignments, the date) before it answers; the
+    /// server runs them, and only calls to the client's own `tools` come back.
+    struct ParleyOptions: Decodable, Sendable {
+        var builtin_tools: Bool?
+    }
+
+    /// Whether the request asks for the built-in tools.
+    var wantsBuiltinTools: Bool { parley?.builtin_tools ?? false }
 
     struct StreamOptions: Decodable, Sendable {
         var include_usage: Bool?

@@ -33,8 +33,10 @@ struct ChatCompletionsEndpoint: Sendable {
         let chat = parsed
         let runtime = environment.runtime
         let selection = ModelResolution.selection(for: body.model, capability: .languageModel, catalog: runtime.catalog)
+        let builtIns = try await builtinTools(for: body, chat: chat, owner: owner)
         let cache = environment.responseCache
-        let cacheKey = cache.isOn ? ChatCacheKey.key(for: body, chat: chat, selection: selection, owner: owner, headers: request.headers,
+        // An answer that read the user's data is never kept.
+        let cacheKey = cache.isOn && builtIns == nil ? ChatCacheKey.key(for: body, chat: chat, selection: selection, owner: owner, headers: request.headers,
                                                            onDeviceModel: runtime.currentLanguageModel.path) : nil
         if let cacheKey, let answer = await cache.lookup(cacheKey, owner: owner) {
             return try replay(answer, reply: Reply(requested: body.model ?? "auto"), streams: body.streams, includeUsage: body.includesUsage)
@@ -60,13 +62,19 @@ struct ChatCompletionsEndpoint: Sendable {
         let known = chain.count == 1 ? chain[0] : nil
         var answering: ProviderIdentity? = known
         var model = llm
-        if chat.responseSchema == nil, cacheKey == nil, !chat.hasImages {
+        if chat.responseSchema == nil, cacheKey == nil, !chat.hasImages, builtIns == nil {
             switch try await relay(raw, streams: body.streams, answerer: answerer, chain: chain, selection: selection) {
             case .answered(let response): return response
             case .notRelayed: break
             case .failedOver(let rest):
                 model = rest
                 answering = nil
+            }
+        }
+        if let builtIns {
+            let logger = environment.logger
+            model = ToolRunningModel(loop: ToolLoop(llm: model, toolbox: builtIns), clock: ContinuousClock()) { result in
+                logger.debug("chat completion: built-in tool \(result.call.name) ran in \(Int(result.milliseconds)) ms\(result.isError ? " (failed)" : "")")
             }
         }
         let answerWith = model
@@ -81,6 +89,22 @@ struct ChatCompletionsEndpoint: Sendable {
             return stream(head, reply: reply, answering: answering, includeUsage: body.includesUsage, cacheable: cacheKey != nil, saving: saving)
         }
         return try await complete(head, reply: reply, answering: answering, cacheable: cacheKey != nil, saving: saving)
+    }
+
+    /// The built-in tools a request asked for (`parley.builtin_tools`), without those the
+    /// client declared itself under the same names; `nil` when it did not ask.
+    func builtinTools(for body: ChatCompletionRequest, chat: ChatRequest, owner: Owner) async throws -> ToolBox? {
+        guard body.wantsBuiltinTools else { return nil }
+        guard environment.configuration.builtinTools else {
+            throw OpenAIError.invalidRequest("This server has its built-in tools turned off (parley serve --no-builtin-tools); leave out 'parley.builtin_tools'.",
+                                             param: "parley.builtin_tools")
+        }
+        guard chat.responseSchema == nil else {
+            throw OpenAIError.invalidRequest("'parley.builtin_tools' cannot be combined with a JSON schema 'response_format'.", param: "parley.builtin_tools")
+        }
+        var box = try BuiltInTools.toolbox(store: try? await environment.store(), owner: owner)
+        for tool in chat.tools { box.remove(named: tool.name) }
+        return box
     }
 
     /// Where a complete answer is cached.

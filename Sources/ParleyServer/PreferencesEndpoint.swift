@@ -35,6 +35,9 @@ struct ClientPreferences: Codable, Sendable, Equatable {
     var highContrast = false
     /// Display: no animation.
     var reducedMotion = false
+    /// Whether the assistant may look things up with the built-in tools (the person's
+    /// materials, assignments, the date).
+    var builtinTools = true
 
     static let silenceRange = 200...5_000
     static let turnDetections = ["semantic_vad", "server_vad"]
@@ -53,6 +56,7 @@ struct ClientPreferences: Codable, Sendable, Equatable {
         case dyslexiaFont = "dyslexia_font"
         case highContrast = "high_contrast"
         case reducedMotion = "reduced_motion"
+        case builtinTools = "builtin_tools"
     }
 
     init() {}
@@ -74,6 +78,7 @@ struct ClientPreferences: Codable, Sendable, Equatable {
         dyslexiaFont = try container.decodeIfPresent(Bool.self, forKey: .dyslexiaFont) ?? defaults.dyslexiaFont
         highContrast = try container.decodeIfPresent(Bool.self, forKey: .highContrast) ?? defaults.highContrast
         reducedMotion = try container.decodeIfPresent(Bool.self, forKey: .reducedMotion) ?? defaults.reducedMotion
+        builtinTools = try container.decodeIfPresent(Bool.self, forKey: .builtinTools) ?? defaults.builtinTools
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -91,6 +96,7 @@ struct ClientPreferences: Codable, Sendable, Equatable {
         try container.encode(dyslexiaFont, forKey: .dyslexiaFont)
         try container.encode(highContrast, forKey: .highContrast)
         try container.encode(reducedMotion, forKey: .reducedMotion)
+        try container.encode(builtinTools, forKey: .builtinTools)
     }
 
     /// Refuses a value out of range, naming the member and what it may be.

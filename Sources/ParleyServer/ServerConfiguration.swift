@@ -34,11 +34,17 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
     /// turns the cache off, `nil` takes `PARLEY_CACHE_TTL` from the runtime's settings (one
     /// hour unless set).
     public var responseCacheTTL: Duration?
+    /// Whether the built-in tools (search the user's materials, upcoming assignments, the date
+    /// and time) are on in the server's own conversations (realtime sessions and the page, each
+    /// may turn them off with `session.parley.builtin_tools: false`) and may be asked for in
+    /// `/v1/chat/completions` (`"parley": {"builtin_tools": true}`).
+    public var builtinTools: Bool
 
     /// Creates a configuration; the defaults suit a sidecar on this machine.
     public init(host: String = "127.0.0.1", port: Int = 8080, apiKeys: [String] = [], maxJSONBytes: Int = 1 << 20,
                 maxChatBytes: Int = 20 << 20, maxAudioBytes: Int = 25 << 20, maxRealtimeMessageBytes: Int = 8 << 20, requestTimeout: Duration = .seconds(300),
-                idleTimeout: Duration? = .seconds(60), probeInterval: Duration? = .seconds(30), responseCacheTTL: Duration? = nil) {
+                idleTimeout: Duration? = .seconds(60), probeInterval: Duration? = .seconds(30), responseCacheTTL: Duration? = nil,
+                builtinTools: Bool = true) {
         self.host = host
         self.port = port
         self.apiKeys = apiKeys
@@ -50,6 +56,7 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
         self.idleTimeout = idleTimeout
         self.probeInterval = probeInterval
         self.responseCacheTTL = responseCacheTTL
+        self.builtinTools = builtinTools
     }
 
     public var description: String {

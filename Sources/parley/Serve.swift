@@ -46,6 +46,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The SQLite conversation database (default: parley.sqlite in the data directory; unused with PARLEY_DATABASE_URL).")
     var database: String?
 
+    @Flag(name: .customLong("no-builtin-tools"), help: "Leave out the built-in tools (materials search, assignments, date and time) in realtime sessions and the page, and refuse them in chat completions.")
+    var noBuiltinTools = false
+
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
@@ -65,7 +68,7 @@ struct Serve: AsyncParsableCommand {
                 host: host, port: port, apiKeys: ServerConfiguration.apiKeys(from: runtime.settings),
                 maxJSONBytes: Int(maxJSONMB * 1_048_576), maxChatBytes: Int(maxJSONMB * 20 * 1_048_576),
                 maxAudioBytes: Int(maxAudioMB * 1_048_576), requestTimeout: .milliseconds(Int64(requestTimeout * 1_000)),
-                probeInterval: probeInterval > 0 ? .milliseconds(Int64(probeInterval * 1_000)) : nil)
+                probeInterval: probeInterval > 0 ? .milliseconds(Int64(probeInterval * 1_000)) : nil, builtinTools: !noBuiltinTools)
             let keys = configuration.apiKeys.count
             let host = self.host
             server = try ParleyServer(runtime: runtime, configuration: configuration, logger: logger) { port in

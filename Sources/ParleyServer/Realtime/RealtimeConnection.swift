@@ -92,7 +92,7 @@ actor RealtimeConnection {
         self.emit = emit
         self.thread = thread
         self.options = options
-        self.settings = RealtimeSessionSettings(model: model, silence: options.endSilence)
+        self.settings = RealtimeSessionSettings(model: model, silence: options.endSilence, builtinTools: environment.configuration.builtinTools)
     }
 
     // MARK: - Lifetime
@@ -365,6 +365,12 @@ actor RealtimeConnection {
         options.partialInterval = settings.partialInterval
         options.clientTools = settings.tools
         options.toolChoice = settings.toolChoice
+        if settings.builtinTools, environment.configuration.builtinTools {
+            // The client's own tool of the same name wins: its calls go to the client.
+            var builtIns = try BuiltInTools.toolbox(store: try? await environment.store(), owner: options.owner)
+            for tool in settings.tools { builtIns.remove(named: tool.name) }
+            options.tools = builtIns.isEmpty ? nil : builtIns
+        }
         options.reviewTranscript = { [weak self] heard in
             guard let self else { return heard }
             return await self.reviewTranscript(heard)  // nil drops the turn
@@ -593,6 +599,11 @@ actor RealtimeConnection {
             "interrupted": .bool(turn.interrupted),
             "end_of_turn": turn.endOfTurn.map(JSONValue.string) ?? .null,
             "reply_started_early": .bool(turn.startedEarly),
+            // The built-in tools the server ran for this reply, for a face to show.
+            "tools": .array(turn.toolResults.map { result in
+                ["name": .string(result.call.name), "arguments": .string(result.call.arguments), "output": .string(result.content),
+                 "is_error": .bool(result.isError), "ms": .number(result.milliseconds.rounded())]
+            }),
         ])
     }
 

@@ -72,11 +72,17 @@ struct RealtimeSessionSettings: Sendable, Equatable {
     var tools: [ToolDefinition] = []
     /// `tool_choice`: auto, none, required or one function.
     var toolChoice: ToolChoice = .auto
+    /// Whether the server's built-in tools (the user's materials, assignments, the date) are
+    /// offered beside the client's, run by the server. A Parley extension:
+    /// `session.parley.builtin_tools`; on unless the server turned them off.
+    var builtinTools: Bool
 
-    /// The server's defaults: server VAD after `silence` seconds, 24 kHz PCM both ways.
-    init(model: String, silence: Double) {
+    /// The server's defaults: server VAD after `silence` seconds, 24 kHz PCM both ways, the
+    /// built-in tools as `builtinTools` says.
+    init(model: String, silence: Double, builtinTools: Bool = false) {
         self.model = model
         self.turnDetection = .serverVAD(silence: silence)
+        self.builtinTools = builtinTools
     }
 
     /// The engine's voice for the voice the client named.
@@ -89,7 +95,7 @@ struct RealtimeSessionSettings: Sendable, Equatable {
     func needsNewConversation(for other: RealtimeSessionSettings) -> Bool {
         instructions != other.instructions || engineVoice != other.engineVoice || turnDetection != other.turnDetection
             || maxOutputTokens != other.maxOutputTokens || partialInterval != other.partialInterval
-            || tools != other.tools || toolChoice != other.toolChoice
+            || tools != other.tools || toolChoice != other.toolChoice || builtinTools != other.builtinTools
     }
 
     // MARK: - session.update
@@ -147,6 +153,10 @@ struct RealtimeSessionSettings: Sendable, Equatable {
             guard let parley = parley.object else { throw .invalidValue("session.parley", "'parley' must be an object.") }
             if let value = parley["partial_transcript_interval_ms"] {
                 updated.partialInterval = try Self.partialInterval(value)
+            }
+            if let value = parley["builtin_tools"] {
+                guard let on = value.bool else { throw .invalidValue("session.parley.builtin_tools", "'builtin_tools' must be true or false.") }
+                updated.builtinTools = on
             }
         }
         self = updated
@@ -301,7 +311,8 @@ struct RealtimeSessionSettings: Sendable, Equatable {
                  "parameters": tool.parameters]
             }),
             "tool_choice": Self.choiceJSON(toolChoice),
-            "parley": .object(["partial_transcript_interval_ms": partialInterval.map { .number(($0 * 1_000).rounded()) } ?? .null]),
+            "parley": .object(["partial_transcript_interval_ms": partialInterval.map { .number(($0 * 1_000).rounded()) } ?? .null,
+                               "builtin_tools": .bool(builtinTools)]),
         ])
     }
 

@@ -35,7 +35,7 @@ const mindMap = new MindMapView(api);
 
 const prefs = {
   model: "auto", prompt: "", maxTokens: null, voice: "", silenceMs: 800, turnDetection: "semantic_vad", eagerness: "auto", review: true, continuous: false,
-  large: false, dyslexia: false, contrast: false, motion: false,
+  large: false, dyslexia: false, contrast: false, motion: false, tools: true,
   ...readPrefs(),
 };
 
@@ -76,6 +76,7 @@ function readPrefs() {
 const serverNames = {
   model: "model", prompt: "system_prompt", maxTokens: "max_tokens", voice: "voice", silenceMs: "silence_ms", turnDetection: "turn_detection", eagerness: "eagerness", review: "review",
   continuous: "continuous", large: "large_text", dyslexia: "dyslexia_font", contrast: "high_contrast", motion: "reduced_motion",
+  tools: "builtin_tools",
 };
 
 /**
@@ -209,7 +210,7 @@ function sessionConfig() {
       },
       output: { format: { type: "audio/pcm", rate: 24000 }, voice: prefs.voice || "alloy" },
     },
-    parley: { partial_transcript_interval_ms: 1000 },
+    parley: { partial_transcript_interval_ms: 1000, builtin_tools: prefs.tools !== false },
   };
 }
 
@@ -351,6 +352,7 @@ on("response.done", (event) => {
   if (bubble) {
     const saidText = response.output?.[0]?.content?.[0]?.transcript ?? response.output?.[0]?.content?.[0]?.text;
     if (response.status === "cancelled" && typeof saidText === "string" && saidText.length > 0) bubble.setText(saidText);
+    if (Array.isArray(parley.tools) && parley.tools.length > 0) chat.toolsBefore(bubble, parley.tools);
     const latency = parley.latency_ms?.first_audio || parley.timings_ms?.first_audio || parley.latency_ms?.first_token || null;
     bubble.update({ provider: parley.providers?.llm || null, latencyMs: latency, interrupted: response.status === "cancelled" || bubble.interrupted });
     if (response.status === "completed") announce(`Parley: ${bubble.text}`);
@@ -854,6 +856,7 @@ function openSettings() {
   $("setting-dyslexia").checked = prefs.dyslexia;
   $("setting-contrast").checked = prefs.contrast;
   $("setting-motion").checked = prefs.motion;
+  $("setting-tools").checked = prefs.tools !== false;
   $("key-state").textContent = state.keyRequired ? (api.key ? "This server needs a key; one is in use." : "This server needs a key.") : "This server needs no key.";
   $("key-forget").hidden = !api.key;
   $("key-enter").hidden = !state.keyRequired;
@@ -879,6 +882,7 @@ async function saveSettings() {
     dyslexia: $("setting-dyslexia").checked,
     contrast: $("setting-contrast").checked,
     motion: $("setting-motion").checked,
+    tools: $("setting-tools").checked,
   });
   if (state.thread) {
     // The open conversation's own settings live with it on the server.

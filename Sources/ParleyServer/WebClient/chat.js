@@ -13,7 +13,7 @@ export class Chat {
 
   clear() {
     for (const bubble of this.bubbles) bubble.element.remove();
-    for (const notice of this.root.querySelectorAll(".notice")) notice.remove();
+    for (const extra of this.root.querySelectorAll(".notice, .tool")) extra.remove();
     this.bubbles = [];
     this.empty.hidden = false;
   }
@@ -42,6 +42,40 @@ export class Chat {
     return bubble;
   }
 
+  /**
+   * What the assistant looked up before a reply: one folded entry per tool that ran, placed
+   * above `bubble` (`tools`: `[{name, arguments, output, is_error}]`, arguments as JSON text).
+   */
+  toolsBefore(bubble, tools) {
+    for (const tool of tools) {
+      const entry = this.tool(tool.name, tool.arguments, tool.output, tool.is_error);
+      bubble.element.before(entry.element);
+    }
+  }
+
+  /** One tool call: its name and arguments, and its output once known (`entry.setOutput`). */
+  tool(name, args, output = null, isError = false) {
+    const element = document.createElement("details");
+    element.className = "bubble tool";
+    const summary = document.createElement("summary");
+    summary.textContent = `Looked up: ${toolLabel(name, args)}`;
+    const result = document.createElement("pre");
+    result.className = "tool-output";
+    element.append(summary, result);
+    const entry = {
+      element,
+      setOutput: (text, failed = false) => {
+        result.textContent = text;
+        element.classList.toggle("error", failed);
+        if (failed) summary.textContent = `Could not look up: ${toolLabel(name, args)}`;
+      },
+    };
+    entry.setOutput(output ?? "(no result)", isError);
+    this.root.append(element);
+    this.empty.hidden = true;
+    return entry;
+  }
+
   /** A line about the conversation itself (an error, a dropped turn). */
   notice(text, isError = false) {
     const note = document.createElement("p");
@@ -55,7 +89,17 @@ export class Chat {
   /** Shows a saved thread (`GET /v1/threads/{id}`). */
   showThread(thread) {
     this.clear();
+    const calls = new Map(); // call id → its entry, for the tool's result that follows
     for (const message of thread.messages ?? []) {
+      if (message.role === "assistant" && Array.isArray(message.tool_calls) && message.tool_calls.length > 0) {
+        if (message.text) this.assistant({ text: message.text, thread: thread.id, message: message.id, provider: message.provider });
+        for (const call of message.tool_calls) calls.set(call.id, this.tool(call.name, call.arguments));
+        continue;
+      }
+      if (message.role === "tool") {
+        calls.get(message.tool_call_id)?.setOutput(message.text ?? "", message.is_tool_error === true);
+        continue;
+      }
       const images = (message.images ?? []).map((image) => `data:${image.mime_type};base64,${image.data}`);
       if (message.role === "user") {
         // What the person meant: their correction when there is one.
@@ -196,4 +240,16 @@ export class Chat {
 /** Whether a spoken message was corrected (its text is not what was heard). */
 function corrected(bubble) {
   return bubble.spoken && bubble.heard != null && bubble.heard !== bubble.text;
+}
+
+/** `search_materials (query: "field trip")`: a tool's name and its arguments, briefly. */
+function toolLabel(name, args) {
+  let fields = {};
+  try {
+    fields = typeof args === "string" && args.length > 0 ? JSON.parse(args) : (args ?? {});
+  } catch {
+    return `${name} (${String(args).slice(0, 80)})`;
+  }
+  const parts = Object.entries(fields ?? {}).map(([key, value]) => `${key}: ${JSON.stringify(value)}`);
+  return parts.length > 0 ? `${name} (${parts.join(", ").slice(0, 120)})` : name;
 }
