@@ -69,9 +69,11 @@ public enum BuiltInTools {
             return "It is \(formatter.string(from: date)) (\(BuiltInTools.day(date, in: timeZone)), time zone \(timeZone.identifier))."
         }
         // Questions that plainly want a look-up begin with the call (see ToolBox.cue).
-        box.cue("search_materials", when: Cues.materials)
-        box.cue("upcoming_assignments", when: Cues.assignments)
-        box.cue("current_date_time", when: Cues.dateTime)
+        // Their arguments come from the words too (the question is the search; the others need
+        // none), so the call costs no round of the model's.
+        box.cue("search_materials", when: Cues.materials) { words in .object(["query": .string(Cues.searchQuery(words))]) }
+        box.cue("upcoming_assignments", when: Cues.assignments) { _ in .object([:]) }
+        box.cue("current_date_time", when: Cues.dateTime) { _ in .object([:]) }
         return box
     }
 
@@ -91,6 +93,18 @@ public enum BuiltInTools {
         /// "what is the date of the trip?", which is a question for the notes).
         public static func dateTime(_ text: String) -> Bool {
             matches(text, #"\bwhat\s+(day|date|time)\s+is\s+it\b|\bwhat(\s+is|'s|’s)\s+(the\s+)?(date|day|time)(\s+(today|now|it|right now))?\s*[?.!]*\s*$|\btoday['’]?s\s+date\b|\bcurrent\s+(date|time)\b|\bwhat\s+day\s+of\s+the\s+week\s+is\s+(it|today)\b"#)
+        }
+
+        /// The search for a question about the notes: its words, less the ones that only ask
+        /// (the store's search leaves out common words too), at most 60 characters.
+        public static func searchQuery(_ question: String) -> String {
+            let asking: Set<String> = ["what", "do", "does", "did", "my", "our", "notes", "note", "say", "says", "said", "about", "tell", "me",
+                                       "in", "the", "a", "an", "is", "are", "there", "anything", "on", "of", "can", "you", "check", "look", "up",
+                                       "find", "materials", "material", "handout", "handouts", "worksheet", "worksheets", "please", "from"]
+            let words = question.split { !$0.isLetter && !$0.isNumber && $0 != "'" && $0 != "’" }.map(String.init)
+            let kept = words.filter { !asking.contains($0.lowercased()) }
+            let query = (kept.isEmpty ? words : kept).joined(separator: " ")
+            return query.count > 60 ? String(query.prefix(60)) : query
         }
 
         private static func matches(_ text: String, _ pattern: String) -> Bool {

@@ -42,4 +42,24 @@ struct ToolCueTests {
         removed.remove(named: "search_notes")
         #expect(removed.cuedChoice(for: ChatRequest(messages: [.user("What do my notes say?")])) == nil)
     }
+
+    @Test("a cue with arguments calls the tool before the model writes; the model's one round answers from it")
+    func calledFirst() async throws {
+        var box = try Self.box()
+        box.remove(named: "search_notes")
+        try box.register(name: "search_notes", description: "Search the notes.",
+                         parameters: .object([.init("query", .string(minLength: 1))])) { (arguments: Query) in "Notes on \(arguments.query): Friday." }
+        box.cue("search_notes", when: { $0.contains("my notes") }, arguments: { _ in .object(["query": "trip"]) })
+        let model = ScriptedToolModel(turns: [.text(["It is on Friday."])])
+        let outcome = try await ToolLoop(llm: model, toolbox: box)
+            .run(ChatRequest(messages: [.user("What do my notes say about the trip?")]), clock: ContinuousClock())
+        #expect(outcome.reply.text == "It is on Friday.")
+        #expect(outcome.results.map(\.content) == ["Notes on trip: Friday."])
+        #expect(outcome.exchange.count == 2 && outcome.exchange.first?.toolCalls.first?.arguments == #"{"query":"trip"}"#)
+        let requests = await model.requests
+        #expect(requests.count == 1)
+        #expect(requests.first?.toolChoice == ToolChoice.none)
+        #expect(requests.first?.messages.last?.text == "Notes on trip: Friday.")
+        #expect(box.cuedChoice(for: ChatRequest(messages: [.user("my notes")])) == nil)
+    }
 }

@@ -33,4 +33,11 @@ struct BuiltInToolCueTests {
     func none(_ question: String) {
         #expect(!BuiltInTools.Cues.materials(question) && !BuiltInTools.Cues.assignments(question) && !BuiltInTools.Cues.dateTime(question))
     }
+
+    @Test("the search for a question about the notes is its topic words")
+    func searchQuery() {
+        #expect(BuiltInTools.Cues.searchQuery("What do my notes say about the field trip?") == "field trip")
+        #expect(BuiltInTools.Cues.searchQuery("Is photosynthesis in my biology notes?") == "photosynthesis biology")
+        #expect(BuiltInTools.Cues.searchQuery("my notes?") == "my notes")
+    }
 }

@@ -29,7 +29,8 @@ struct BuiltinToolsTests {
 
     @Test("a chat completion that asks for them: the server runs the model's search, and the client gets only the answer")
     func chatCompletion() async throws {
-        let model = ScriptedToolModel(turns: [.calls([Self.search]), .text(["The trip is on Friday."])])
+        // "my notes" is a cue: the server searches at once; the model's one round answers.
+        let model = ScriptedToolModel(turns: [.text(["The trip is on Friday."])])
         let server = try await Self.server(model)
         defer { server.stop() }
         let body: [String: Any] = ["messages": [["role": "user", "content": "What do my notes say about the field trip?"]],
@@ -41,19 +42,29 @@ struct BuiltinToolsTests {
         let message = try #require(choice["message"] as? [String: Any])
         #expect(message["content"] as? String == "The trip is on Friday.")
         #expect(message["tool_calls"] == nil || (message["tool_calls"] as? [Any])?.isEmpty == true)
-        // The model saw the tools, then the search's result from the notes.
+        // The model saw the tools and the search's result from the notes, and answered in words.
         let requests = await model.requests
-        #expect(requests.count == 2)
+        #expect(requests.count == 1)
         #expect(requests.first?.tools.map(\.name) == BuiltInTools.names)
-        let result = try #require(requests.last?.messages.last)
-        #expect(result.role == .tool && result.toolCallID == "call_1")
+        #expect(requests.first?.toolChoice == ToolChoice.none)
+        let call = try #require(requests.first?.messages.dropLast().last?.toolCalls.first)
+        #expect(call.name == "search_materials" && call.arguments == #"{"query":"field trip"}"#)
+        let result = try #require(requests.first?.messages.last)
+        #expect(result.role == .tool && result.toolCallID == call.id)
         #expect(result.text.contains("science museum is on Friday"), "\(result.text)")
+
+        // A question no cue knows goes to the model as asked, free to call or not.
+        let asked = try await server.post("/v1/chat/completions", json: ["messages": [["role": "user", "content": "Where is the trip going?"]],
+                                                                         "parley": ["builtin_tools": true]])
+        #expect(asked.status == 200)
+        let second = await model.requests.last
+        #expect(second?.toolChoice == .auto && second?.messages.last?.role == .user)
     }
 
     @Test("streamed, with a tool of the client's: the built-in runs, the client's call comes back for the client")
     func streamedWithClientTool() async throws {
         let play = ToolCall(id: "call_2", name: "play_song", arguments: #"{"title":"Yellow"}"#)
-        let model = ScriptedToolModel(turns: [.calls([Self.search]), .calls([play])])
+        let model = ScriptedToolModel(turns: [.calls([play])])
         let server = try await Self.server(model)
         defer { server.stop() }
         let tool: [String: Any] = ["type": "function", "function": ["name": "play_song", "parameters": [
@@ -69,7 +80,10 @@ struct BuiltinToolsTests {
         #expect(calls.compactMap { ($0["function"] as? [String: Any])?["name"] as? String } == ["play_song"])
         let finishes = chunks.compactMap { ($0["choices"] as? [[String: Any]])?.first?["finish_reason"] as? String }
         #expect(finishes == ["tool_calls"])
-        #expect(await model.requests.count == 2)
+        // The search ran before the model's one round (a cue), whose call is the client's.
+        let requests = await model.requests
+        #expect(requests.count == 1)
+        #expect(requests.first?.messages.last?.toolName == "search_materials")
     }
 
     @Test("refused clearly where they cannot be had: a server that turned them off, or with a JSON schema")
@@ -88,7 +102,7 @@ struct BuiltinToolsTests {
 
     @Test("realtime: on by default; the server runs them and response.done lists what ran; a session can turn them off")
     func realtime() async throws {
-        let model = ScriptedToolModel(turns: [.calls([Self.search]), .text(["The trip is on Friday."]), .text(["Hello."])])
+        let model = ScriptedToolModel(turns: [.text(["The trip is on Friday."]), .text(["Hello."])])
         let server = try await Self.server(model)
         defer { server.stop() }
         try await RealtimeTestClient.with(server) { client in
@@ -120,8 +134,9 @@ struct BuiltinToolsTests {
             _ = try await client.next("response.done")
         }
         let requests = await model.requests
-        #expect(requests.count == 3)
+        #expect(requests.count == 2)
         #expect(requests.first?.tools.map(\.name) == BuiltInTools.names)
+        #expect(requests.first?.messages.last?.role == .tool)
         #expect(requests.last?.tools.isEmpty == true)
     }
 }

@@ -156,6 +156,16 @@ public struct ReplySpeaker: Sendable {
                     cued = true
                 }
             }
+            // A call the words plainly want, with its arguments, is made before the model
+            // writes: the model's one round answers from its result.
+            if let tools, let call = tools.cuedCall(for: current) {
+                let results = await tools.run([call], clock: clock)
+                let exchange = [ChatMessage.assistant("", toolCalls: [call])] + results.map(\.message)
+                written.toolExchange += exchange
+                written.toolResults += results
+                current.messages += exchange
+                current.toolChoice = .none
+            }
             do {
                 for round in 1...rounds {
                     var calls: [ToolCall] = []

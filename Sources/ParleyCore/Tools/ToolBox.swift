@@ -102,7 +102,7 @@ public struct ToolBox: Sendable {
     public var resultLimit: Int
     /// Tests on the user's words that say a tool is plainly wanted, by tool name, in the
     /// order set (see ``cue(_:when:)``).
-    private var cues: [(name: String, test: @Sendable (String) -> Bool)] = []
+    private var cues: [(name: String, test: @Sendable (String) -> Bool, arguments: (@Sendable (String) -> JSONValue)?)] = []
 
     /// The default ``resultLimit``: 32 KB of text.
     public static let defaultResultLimit = 32 * 1024
@@ -141,18 +141,37 @@ public struct ToolBox: Sendable {
     /// reply whose tool choice is `auto` begins with a call to that tool (its arguments still
     /// the model's), and the model then answers from the result in words (the next round's
     /// choice is `none`). The first matching cue wins.
-    public mutating func cue(_ name: String, when test: @escaping @Sendable (String) -> Bool) {
-        cues.append((name, test))
+    ///
+    /// With `arguments`, the cue also says what to call the tool with, from the user's words
+    /// (a search for the question itself, a clock that needs none): the call is then made
+    /// before the model writes anything, which saves the round in which the model would have
+    /// written it, and the model's one round answers from the result.
+    public mutating func cue(_ name: String, when test: @escaping @Sendable (String) -> Bool,
+                             arguments: (@Sendable (String) -> JSONValue)? = nil) {
+        cues.append((name, test, arguments))
     }
 
     /// The tool choice that makes `request`'s reply begin with the call its last user message
-    /// plainly wants (see ``cue(_:when:)``); `nil` when the request's choice is not `auto`, its
-    /// last message is not the user's, or no cue matches.
+    /// plainly wants (see ``cue(_:when:arguments:)``); `nil` when the request's choice is not
+    /// `auto`, its last message is not the user's, no cue matches, or the matching cue gives
+    /// the arguments itself (see ``cuedCall(for:)``).
     public func cuedChoice(for request: ChatRequest) -> ToolChoice? {
+        guard let cue = matchingCue(request), cue.arguments == nil else { return nil }
+        return .function(cue.name)
+    }
+
+    /// The call `request`'s last user message plainly wants, with the arguments its cue reads
+    /// from the words, to make before the model answers; `nil` as for ``cuedChoice(for:)``, or
+    /// when the matching cue leaves the arguments to the model.
+    public func cuedCall(for request: ChatRequest) -> ToolCall? {
+        guard let cue = matchingCue(request), let arguments = cue.arguments else { return nil }
+        return ToolCall(id: ToolCall.newID(), name: cue.name, arguments: arguments(request.messages.last?.text ?? "").text)
+    }
+
+    private func matchingCue(_ request: ChatRequest) -> (name: String, test: @Sendable (String) -> Bool, arguments: (@Sendable (String) -> JSONValue)?)? {
         guard request.toolChoice == .auto, let last = request.messages.last, last.role == .user else { return nil }
         let words = last.text
-        guard let cue = cues.first(where: { tool(named: $0.name) != nil && $0.test(words) }) else { return nil }
-        return .function(cue.name)
+        return cues.first { tool(named: $0.name) != nil && $0.test(words) }
     }
 
     /// The tool named `name`.

@@ -41,6 +41,15 @@ public struct ToolLoop: Sendable {
         var exchange: [ChatMessage] = []
         var results: [ToolResult] = []
         var usage = Usage()
+        // A call the words plainly want, with its arguments, is made first; the model answers.
+        if let call = toolbox.cuedCall(for: current) {
+            let ran = await toolbox.run([call], clock: clock)
+            let messages = [ChatMessage.assistant("", toolCalls: [call])] + ran.map(\.message)
+            exchange += messages
+            results += ran
+            current.messages += messages
+            current.toolChoice = .none
+        }
         for round in 1...maxRounds {
             var reply = ChatReply()
             for try await event in llm.complete(current) {
