@@ -112,6 +112,7 @@ let package = Package(
         .target(
             name: "ParleyModels",
             dependencies: [
+                "ParleyCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -2,8 +2,9 @@ import Foundation
 
 /// Where Parley keeps its data: models, samples and test data.
 ///
-/// The data directory is `$PARLEY_HOME` when set, else `$XDG_DATA_HOME/parley`, else
-/// `~/.local/share/parley`. `scripts/setup` fills it.
+/// The data directory is `$PARLEY_HOME` when set, else `$XDG_DATA_HOME/parley`, else on Apple
+/// platforms the app's Application Support folder (`…/Application Support/Parley`, inside the
+/// sandbox for an app), else `~/.local/share/parley`. `scripts/setup` fills it on Linux.
 public struct ParleyPaths: Sendable, Equatable {
     /// The data directory.
     public var home: URL
@@ -18,15 +19,17 @@ public struct ParleyPaths: Sendable, Equatable {
         if let explicit = environment["PARLEY_HOME"], !explicit.isEmpty {
             return ParleyPaths(home: URL(fileURLWithPath: explicit, isDirectory: true))
         }
-        let base: URL
         if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty {
-            base = URL(fileURLWithPath: xdg, isDirectory: true)
-        } else {
-            let user = environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
-                ?? FileManager.default.homeDirectoryForCurrentUser
-            base = user.appendingPathComponent(".local/share", isDirectory: true)
+            return ParleyPaths(home: URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("parley", isDirectory: true))
         }
-        return ParleyPaths(home: base.appendingPathComponent("parley", isDirectory: true))
+        #if canImport(Darwin)
+        if let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first {
+            return ParleyPaths(home: support.appendingPathComponent("Parley", isDirectory: true))
+        }
+        #endif
+        // NSHomeDirectory exists on every platform (homeDirectoryForCurrentUser only on macOS and Linux).
+        let user = URL(fileURLWithPath: environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory(), isDirectory: true)
+        return ParleyPaths(home: user.appendingPathComponent(".local/share/parley", isDirectory: true))
     }
 
     /// Model files.

@@ -22,6 +22,7 @@ public enum MindMapPNG {
     public static func convert(svg: String, to url: URL, scale: Double = 1) async throws(MindMapPNGError) {
         guard scale.isFinite, scale > 0 else { throw .invalidScale(scale) }
         guard let converter = converterPath() else { throw .converterNotInstalled }
+        #if os(Linux) || os(macOS)
 
         let folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("parley-mindmap-\(UUID().uuidString)", isDirectory: true)
@@ -62,8 +63,13 @@ public enum MindMapPNG {
             let message = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
             throw .conversionFailed(status: status, message: message.trimmingCharacters(in: .whitespacesAndNewlines))
         }
+        #else
+        // No child processes on this platform (converterPath() found none).
+        throw .launchFailed(path: converter, reason: "this platform runs no child processes")
+        #endif
     }
 
+    #if os(Linux) || os(macOS)
     /// Starts the process and suspends until it exits; cancellation terminates it.
     private static func run(_ process: Process) async throws -> Int32 {
         try await withTaskCancellationHandler {
@@ -82,9 +88,13 @@ public enum MindMapPNG {
             if process.isRunning { process.terminate() }
         }
     }
+    #endif
 
     /// The first executable `rsvg-convert` on the `PATH`.
     static func converterPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        #if !(os(Linux) || os(macOS))
+        return nil
+        #endif
         let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
         for folder in path.split(separator: ":") where !folder.isEmpty {
             let candidate = URL(fileURLWithPath: String(folder)).appendingPathComponent("rsvg-convert").path

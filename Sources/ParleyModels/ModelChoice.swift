@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 
 /// What a machine can afford: memory it has free and cores.
 public struct MachineProfile: Sendable, Equatable {
@@ -13,19 +14,14 @@ public struct MachineProfile: Sendable, Equatable {
         self.cores = cores
     }
 
-    /// This machine now: `MemAvailable` from `/proc/meminfo` on Linux, the physical memory
-    /// elsewhere.
+    /// This machine now: the memory it has free (``MachineReadings/availableMemory()``: on
+    /// Linux `MemAvailable` within the control group's room, on iOS what the system grants the
+    /// app, on macOS the free and reclaimable pages), never the total; and its cores.
     public static func current() -> MachineProfile {
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        if let text = try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8) {
-            for line in text.split(separator: "\n") where line.hasPrefix("MemAvailable:") {
-                let fields = line.split(separator: " ")
-                if fields.count >= 2, let kilobytes = Int64(fields[1]) {
-                    return MachineProfile(availableMemory: kilobytes * 1024, cores: cores)
-                }
-            }
-        }
-        return MachineProfile(availableMemory: Int64(ProcessInfo.processInfo.physicalMemory), cores: cores)
+        // Where nothing says, half the physical memory: a phone must not be taken as all free.
+        let available = MachineReadings().availableMemory() ?? ProcessInfo.processInfo.physicalMemory / 2
+        return MachineProfile(availableMemory: Int64(clamping: available), cores: cores)
     }
 
     /// The best preset this machine runs well: the model must fit in a third of the free memory

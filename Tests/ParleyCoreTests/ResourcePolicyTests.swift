@@ -61,11 +61,38 @@ struct ResourcePolicyTests {
         #expect(policy.assess(snapshot, modelBytes: gigabyte, isLoaded: loaded) == expected)
     }
 
-    @Test("a critical thermal state unloads; serious does not by default")
+    @Test("a serious or critical thermal state unloads; fair does not")
     func thermal() {
-        #expect(policy.assess(ResourceSnapshot(thermalState: .serious), modelBytes: gigabyte, isLoaded: true) == .run)
+        #expect(policy.assess(ResourceSnapshot(thermalState: .fair), modelBytes: gigabyte, isLoaded: true) == .run)
+        #expect(policy.assess(ResourceSnapshot(thermalState: .serious), modelBytes: gigabyte, isLoaded: true)
+                == .avoid(reason: "the device is running serious hot", unload: true))
         #expect(policy.assess(ResourceSnapshot(thermalState: .critical), modelBytes: gigabyte, isLoaded: true)
                 == .avoid(reason: "the device is running critical hot", unload: true))
+    }
+
+    @Test("a hot machine steps down to the small model, and back once it has run cool for the cool-down (manual clock)")
+    func heatStepsDown() async throws {
+        let clock = ManualClock()
+        let big = UnloadableScriptedModel()
+        let monitor = FixedResourceMonitor(ResourceSnapshot(availableMemory: 64 * gigabyte, thermalState: .serious))
+        let guarded = ResourceGuardedLanguageModel(big, modelBytes: gigabyte, monitor: monitor, coolDown: .seconds(60), clock: clock)
+        let small = ScriptedLanguageModel(name: "local-small", replies: [["From the small model."]])
+        let chain = LanguageModelChain(providers: [guarded, small], health: ProviderHealth(clock: clock), clock: clock)
+
+        #expect(try await chain.completeText(ChatRequest(messages: [.user("hi")])).text == "From the small model.")
+        #expect(await big.unloads == 1)
+        // Cooler, but not for long enough: still the small one.
+        await monitor.set(ResourceSnapshot(availableMemory: 64 * gigabyte, thermalState: .fair))
+        clock.advance(by: .seconds(30))
+        #expect(try await chain.completeText(ChatRequest(messages: [.user("hi")])).text == "From the small model.")
+        #expect(await guarded.availability() == .insufficientResources(reason: "the device is cooling down after running hot"))
+        // A minute after it was last seen hot, the big model answers again.
+        clock.advance(by: .seconds(31))
+        #expect(try await chain.completeText(ChatRequest(messages: [.user("hi")])).text == "From the big local model.")
+        // Hot again: down again, at once.
+        await monitor.set(ResourceSnapshot(availableMemory: 64 * gigabyte, thermalState: .critical))
+        clock.advance(by: .seconds(11))
+        #expect(try await chain.completeText(ChatRequest(messages: [.user("hi")])).text == "From the small model.")
     }
 
     @Test("under pressure the chain answers from the next provider with a warning, unloads the local model, and returns to it once memory recovers")

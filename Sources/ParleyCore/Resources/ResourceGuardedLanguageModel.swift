@@ -1,4 +1,5 @@
 import Logging
+import Synchronization
 
 /// An on-device model that a ``ResourcePolicy`` may take out of service: while the machine is
 /// short of memory or too hot, its availability says so and a fallback chain moves on to the
@@ -13,16 +14,30 @@ public struct ResourceGuardedLanguageModel: LanguageModelProvider {
     public let monitor: any ResourceMonitor
     /// The rule applied.
     public let policy: ResourcePolicy
+    /// How long the machine must have run cooler than the policy's thermal limit before a
+    /// model taken out for heat serves again, so that it does not come and go at the edge.
+    public let coolDown: Duration
     private let logger: Logger
+    private let elapsed: @Sendable () -> Duration
+    private let lastHot = HeatRecord()
 
-    /// Guards `base`, whose weights take `modelBytes`.
+    /// Guards `base`, whose weights take `modelBytes`; `clock` times the cool-down.
     public init(_ base: any UnloadableLanguageModel, modelBytes: UInt64, monitor: any ResourceMonitor,
-                policy: ResourcePolicy = ResourcePolicy(), logger: Logger = Logger(label: "parley.resources")) {
+                policy: ResourcePolicy = ResourcePolicy(), coolDown: Duration = .seconds(60),
+                clock: some Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "parley.resources")) {
         self.base = base
         self.modelBytes = modelBytes
         self.monitor = monitor
         self.policy = policy
+        self.coolDown = coolDown
         self.logger = logger
+        let start = clock.now
+        self.elapsed = { start.duration(to: clock.now) }
+    }
+
+    /// When the machine was last seen too hot, as time since the guard was made.
+    private final class HeatRecord: Sendable {
+        let seen = Mutex<Duration?>(nil)
     }
 
     public var identity: ProviderIdentity { base.identity }
@@ -31,6 +46,12 @@ public struct ResourceGuardedLanguageModel: LanguageModelProvider {
 
     public func availability() async -> Availability {
         let snapshot = await monitor.snapshot()
+        let now = elapsed()
+        if let thermal = snapshot.thermalState, thermal >= policy.avoidAtThermalState {
+            lastHot.seen.withLock { $0 = now }
+        } else if let hot = lastHot.seen.withLock({ $0 }), now - hot < coolDown {
+            return .insufficientResources(reason: "the device is cooling down after running hot")
+        }
         let loaded = await base.isLoaded
         switch policy.assess(snapshot, modelBytes: modelBytes, isLoaded: loaded) {
         case .run:

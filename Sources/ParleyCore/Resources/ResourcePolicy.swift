@@ -20,9 +20,10 @@ public struct ResourcePolicy: Sendable, Equatable {
     public var avoidAtThermalState: ThermalState
 
     /// Creates a policy; the defaults keep a model off a machine that would have to swap or
-    /// that reports a critical temperature.
+    /// that runs seriously hot (where Apple asks apps to cut heavy work; the chain then steps
+    /// down to the small model, which heats the device far less).
     public init(loadHeadroom: Double = 1.5, maximumPressure: Double = 25, unloadPressure: Double = 60,
-                avoidAtThermalState: ThermalState = .critical) {
+                avoidAtThermalState: ThermalState = .serious) {
         self.loadHeadroom = loadHeadroom
         self.maximumPressure = maximumPressure
         self.unloadPressure = unloadPressure

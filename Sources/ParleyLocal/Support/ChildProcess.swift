@@ -20,17 +20,30 @@ public struct ChildProcess {
     enum Failure: Error, Equatable, CustomStringConvertible {
         case notFound(String)
         case launchFailed(String, String)
+        case unsupportedPlatform(String)
 
         var description: String {
             switch self {
             case .notFound(let name): return "\(name) is not installed or not on PATH"
             case .launchFailed(let name, let reason): return "could not start \(name): \(reason)"
+            case .unsupportedPlatform(let name): return "\(name) cannot run here: this platform runs no child processes"
             }
         }
     }
 
+    /// Whether this platform runs child processes (Linux and macOS do; iOS and its kin do
+    /// not, so the providers built on them report themselves unavailable there).
+    public static var isSupported: Bool {
+        #if os(Linux) || os(macOS)
+        true
+        #else
+        false
+        #endif
+    }
+
     /// The full path of `name` found on `PATH`, or `nil`.
     public static func locate(_ name: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        guard isSupported else { return nil }
         if name.contains("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
         let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
         return path.split(separator: ":").lazy
@@ -41,6 +54,7 @@ public struct ChildProcess {
     /// Runs `executable` with `arguments`, writing `input` to its standard input; `environment`
     /// adds to (or replaces entries of) this process's environment.
     public static func run(_ executable: String, arguments: [String], input: Data = Data(), environment: [String: String] = [:]) async throws -> Output {
+        #if os(Linux) || os(macOS)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -79,15 +93,20 @@ public struct ChildProcess {
         } onCancel: {
             box.terminate()
         }
+        #else
+        throw Failure.unsupportedPlatform(executable)
+        #endif
     }
 }
 
+#if os(Linux) || os(macOS)
 /// A process handle shared with the cancellation handler; `Process` guards its own state.
 private final class ProcessBox: @unchecked Sendable {
     private let process: Process
     init(_ process: Process) { self.process = process }
     func terminate() { if process.isRunning { process.terminate() } }
 }
+#endif
 
 /// A lock-protected `Data` written by one queue and read by another.
 private final class DataBox: Sendable {

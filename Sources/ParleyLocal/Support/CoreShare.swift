@@ -68,9 +68,14 @@ public final class CoreShare: Sendable {
     }
 
     /// The machine's CPU time and busy time, in clock ticks, from `/proc/stat`'s `cpu` line.
+    /// `nil` where there is no `/proc` (Apple platforms: the share is then not measured).
     static func procStat() -> (total: UInt64, busy: UInt64)? {
+        #if os(Linux)
         guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8) else { return nil }
         return parseStat(text)
+        #else
+        return nil
+        #endif
     }
 
     static func parseStat(_ text: String) -> (total: UInt64, busy: UInt64)? {
@@ -85,8 +90,12 @@ public final class CoreShare: Sendable {
 
     /// This process's CPU time and that of the children it waited for, in clock ticks.
     static func procSelfStat() -> UInt64? {
+        #if os(Linux)
         guard let text = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8) else { return nil }
         return parseSelfStat(text)
+        #else
+        return nil
+        #endif
     }
 
     static func parseSelfStat(_ text: String) -> UInt64? {

@@ -1,10 +1,11 @@
 import Foundation
 import ParleyCore
 
-/// Reads this machine's resources: on Linux the kernel's memory figures (`/proc/meminfo`),
-/// its pressure stall information (`/proc/pressure/memory`) and the control group's memory
-/// limit (`/sys/fs/cgroup`), so a container's limit counts; on Apple platforms the thermal
-/// state and the physical memory.
+/// Reads this machine's resources through ``MachineReadings``: free memory (on Linux the
+/// tighter of the kernel's figure and the control group's room, so a container's limit counts;
+/// on Apple platforms what the system grants), the thermal state (Apple's, or Linux's thermal
+/// zones against their trip points), and on Linux the memory pressure stall information
+/// (`/proc/pressure/memory`).
 public struct SystemResourceMonitor: ResourceMonitor {
     /// Where the Linux files are read (a test points it at a folder of its own).
     public let root: URL
@@ -15,52 +16,29 @@ public struct SystemResourceMonitor: ResourceMonitor {
     }
 
     public func snapshot() async -> ResourceSnapshot {
-        var snapshot = ResourceSnapshot()
+        let readings = MachineReadings(root: root)
+        var snapshot = ResourceSnapshot(availableMemory: readings.availableMemory(), thermalState: readings.thermalState())
         #if os(Linux)
-        if let meminfo = read("proc/meminfo") {
-            let fields = Self.parseMeminfo(meminfo)
-            snapshot.totalMemory = fields["MemTotal"]
-            snapshot.availableMemory = fields["MemAvailable"]
+        if let meminfo = readings.read("proc/meminfo") {
+            snapshot.totalMemory = MachineReadings.parseMeminfo(meminfo)["MemTotal"]
         }
-        if let pressure = read("proc/pressure/memory") {
-            snapshot.memoryPressure = Self.parsePressure(pressure)
-        }
-        if let limit = read("sys/fs/cgroup/memory.max").flatMap(Self.parseBytes),
-           let used = read("sys/fs/cgroup/memory.current").flatMap(Self.parseBytes) {
-            let room = limit > used ? limit - used : 0
-            snapshot.availableMemory = min(snapshot.availableMemory ?? room, room)
+        if let limit = readings.read("sys/fs/cgroup/memory.max").flatMap(MachineReadings.parseBytes) {
             snapshot.totalMemory = min(snapshot.totalMemory ?? limit, limit)
+        }
+        if let pressure = readings.read("proc/pressure/memory") {
+            snapshot.memoryPressure = Self.parsePressure(pressure)
         }
         #else
         snapshot.totalMemory = ProcessInfo.processInfo.physicalMemory
-        #if canImport(Darwin)
-        switch ProcessInfo.processInfo.thermalState {
-        case .nominal: snapshot.thermalState = .nominal
-        case .fair: snapshot.thermalState = .fair
-        case .serious: snapshot.thermalState = .serious
-        case .critical: snapshot.thermalState = .critical
-        @unknown default: snapshot.thermalState = nil
-        }
-        #endif
         #endif
         return snapshot
     }
 
-    private func read(_ path: String) -> String? {
-        try? String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
-    }
-
     /// The byte values of `/proc/meminfo` ("MemAvailable:  123 kB").
-    static func parseMeminfo(_ text: String) -> [String: UInt64] {
-        var fields: [String: UInt64] = [:]
-        for line in text.split(separator: "\n") {
-            let parts = line.split(whereSeparator: { $0 == ":" || $0 == " " })
-            guard parts.count >= 2, let value = UInt64(parts[1]) else { continue }
-            let unit = parts.count >= 3 ? parts[2].lowercased() : ""
-            fields[String(parts[0])] = unit == "kb" ? value * 1024 : value
-        }
-        return fields
-    }
+    static func parseMeminfo(_ text: String) -> [String: UInt64] { MachineReadings.parseMeminfo(text) }
+
+    /// A cgroup byte count; `nil` for "max" (no limit).
+    static func parseBytes(_ text: String) -> UInt64? { MachineReadings.parseBytes(text) }
 
     /// The `some avg10` figure of a pressure file ("some avg10=1.23 avg60=…").
     static func parsePressure(_ text: String) -> Double? {
@@ -69,10 +47,5 @@ public struct SystemResourceMonitor: ResourceMonitor {
             return Double(field.dropFirst("avg10=".count))
         }
         return nil
-    }
-
-    /// A cgroup byte count; `nil` for "max" (no limit).
-    static func parseBytes(_ text: String) -> UInt64? {
-        UInt64(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 }
