@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "ParleyStore", targets: ["ParleyStore"]),
         .library(name: "ParleyPostgres", targets: ["ParleyPostgres"]),
         .library(name: "ParleyModels", targets: ["ParleyModels"]),
+        .library(name: "ParleyApple", targets: ["ParleyApple", "ParleyAppleSupport"]),
         .library(name: "ParleyTasks", targets: ["ParleyTasks"]),
         .library(name: "ParleyRuntime", targets: ["ParleyRuntime"]),
         .library(name: "ParleyServer", targets: ["ParleyServer"]),
@@ -106,6 +107,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
+        ),
+        // What Apple's speech, audio and language-model APIs need that is not an Apple call
+        // (cumulative snapshots to deltas, JSON Schema to a guided-generation schema, PCM
+        // conversion, level metering): portable, tested on Linux.
+        .target(
+            name: "ParleyAppleSupport",
+            dependencies: ["ParleyCore"]
+        ),
+        // Apple's own providers, thin shells over ParleyAppleSupport, every file wholly inside
+        // #if canImport(…) (empty on Linux; never compiled for Apple here, see README).
+        .target(
+            name: "ParleyApple",
+            dependencies: ["ParleyCore", "ParleyAppleSupport"]
         ),
         // The model catalog (presets, sources, checksums), the downloader (resume, SHA-256, disk
         // checks, progress, coalescing) and the choice of the on-device language model.
@@ -209,6 +223,7 @@ let package = Package(
             name: "ParleyCoreTests",
             dependencies: ["ParleyCore", "ParleyTesting", .product(name: "Logging", package: "swift-log")]
         ),
+        .testTarget(name: "ParleyAppleSupportTests", dependencies: ["ParleyAppleSupport", "ParleyApple", "ParleyCore"]),
         .testTarget(name: "ParleyLocalTests", dependencies: ["ParleyTestLanes", "ParleyLocal", "ParleyCore", "ParleyModels", "ParleyTesting"]),
         .testTarget(name: "ParleyCLITests", dependencies: ["ParleyTestLanes", "ParleyTesting", "parley", "ParleyCore", "ParleyStore", "ParleyTestServers", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "ParleyRuntimeTests", dependencies: ["ParleyTestLanes", "ParleyRuntime", "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyTesting", "ParleyTestServers"]),

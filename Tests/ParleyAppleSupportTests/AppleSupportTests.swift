@@ -1,0 +1,93 @@
+import Foundation
+import ParleyApple
+import ParleyAppleSupport
+import ParleyCore
+import Testing
+
+/// The logic behind Apple's providers, tested where it can run: here.
+@Suite("Apple providers' portable logic")
+struct AppleSupportTests {
+    @Test("snapshots: growth appends, a revision gives the whole text, a repeat gives nothing")
+    func snapshots() {
+        var deltas = SnapshotDeltas()
+        #expect(deltas.take("What") == .append("What"))
+        #expect(deltas.take("What is") == .append(" is"))
+        #expect(deltas.take("What is") == SnapshotDeltas.Change.none)
+        #expect(deltas.take("What's the") == .revise("What's the"))
+        #expect(deltas.take("What's the date") == .append(" date"))
+    }
+
+    @Test("a reply only grows: a revision is held back and its tail comes at the end, nothing twice")
+    func appendOnly() {
+        var deltas = SnapshotDeltas()
+        var said = ""
+        for snapshot in ["The capital", "The capital of France", "The capitol of France is", "The capital of France is Paris."] {
+            said += deltas.appendOnly(snapshot)
+        }
+        said += deltas.finish()
+        #expect(said == "The capital of France is Paris.")
+        var revised = SnapshotDeltas()
+        var heard = revised.appendOnly("Hello there")
+        heard += revised.appendOnly("Hello, friend")
+        heard += revised.finish()
+        #expect(heard == "Hello there, friend")  // what was said stands; the revised words after the shared start follow
+    }
+
+    @Test("levels: silence is 0, full scale is 1, a drop falls slowly")
+    func levels() {
+        var meter = LevelMeter(floor: -60, release: 0.5)
+        #expect(meter.take(AudioBuffer(samples: [Float](repeating: 0, count: 160), sampleRate: 16_000)) == 0)
+        let loud = (0..<160).map { index in Float(sin(Double(index) * 0.3)) }
+        let high = meter.take(AudioBuffer(samples: loud, sampleRate: 16_000))
+        #expect(high > 0.9 && high <= 1)
+        let falling = meter.take(AudioBuffer(samples: [Float](repeating: 0, count: 160), sampleRate: 16_000))
+        #expect(abs(falling - high / 2) < 0.001)
+        #expect(abs(LevelMeter.decibels([Float](repeating: 0.1, count: 10)) - -20) < 0.01)
+    }
+
+    @Test("PCM: stereo 48 kHz float and 16-bit become mono 16 kHz, streamed across buffer edges like one buffer")
+    func pcm() {
+        let rate = 48_000
+        let tone = (0..<4_800).map { Float(sin(2 * Double.pi * 440 * Double($0) / Double(rate))) * 0.5 }
+        var whole = PCMConverter(outputRate: 16_000)
+        let once = whole.convert(channels: [tone, tone], sampleRate: rate).samples + whole.finish().samples
+        var pieces = PCMConverter(outputRate: 16_000)
+        var streamed: [Float] = []
+        for start in stride(from: 0, to: tone.count, by: 1_000) {
+            let part = Array(tone[start..<min(tone.count, start + 1_000)])
+            streamed += pieces.convert(interleaved: zip(part, part).flatMap { [$0, $1] }, channelCount: 2, sampleRate: rate).samples
+        }
+        streamed += pieces.finish().samples
+        #expect(abs(once.count - 1_600) <= 1 && streamed.count == once.count)
+        #expect(zip(once, streamed).allSatisfy { abs($0 - $1) < 1e-4 })
+        var integers = PCMConverter(outputRate: 16_000)
+        let converted = integers.convert(int16: [16_384, -16_384, 0, 32_767], channelCount: 2, sampleRate: 16_000)
+        #expect(converted.samples == [0, Float(32_767) / 32_768 / 2])
+    }
+
+    @Test("JSON Schema to a guided-generation schema: objects, optional fields, enums, ranges, arrays, and what is dropped")
+    func guided() throws {
+        let schema = JSONSchema.object([
+            .init("title", .string(maxLength: 80, description: "A short title")),
+            .init("mood", .oneOf(["calm", "busy"])),
+            .init("minutes", .integer(minimum: 1, maximum: 120)),
+            .optional("note", JSONSchema.string().orNull),
+            .init("steps", .array(of: .object([.init("text", .string())]), minItems: 1, maxItems: 5)),
+        ])
+        let mapping = GuidedSchema.mapping(schema, name: "Plan")
+        guard case .object(let name, _, let properties) = mapping.schema else {
+            Issue.record("not an object: \(mapping.schema)")
+            return
+        }
+        #expect(name == "Plan" && properties.map(\.name) == ["title", "mood", "minutes", "note", "steps"])
+        #expect(properties[0].schema == .string(description: "A short title", choices: nil, pattern: nil))
+        #expect(properties[1].schema == .string(description: nil, choices: ["calm", "busy"], pattern: nil))
+        #expect(properties[2].schema == .integer(description: nil, minimum: 1, maximum: 120))
+        #expect(properties[3].isOptional && properties[3].schema == .string(description: nil, choices: nil, pattern: nil))
+        guard case .array(let items, 1, 5) = properties[4].schema, case .object("Plan_steps_item", _, _) = items else {
+            Issue.record("steps: \(properties[4].schema)")
+            return
+        }
+        #expect(mapping.dropped == ["/title: maxLength"])
+    }
+}
