@@ -20,6 +20,7 @@ import ServiceLifecycle
 /// | `POST /v1/audio/speech` | text to speech (WAV or 24 kHz PCM) |
 /// | `GET /v1/models` | the names `model` can take |
 /// | `GET /v1/realtime` | a voice conversation over a WebSocket (OpenAI Realtime protocol) |
+/// | `POST /v1/responses`, `GET`/`DELETE /v1/responses/{id}` | OpenAI's Responses API (see ``ResponsesEndpoint``) |
 /// | `/v1/threads…`, `/v1/stash…` | the caller's saved conversations and stash, as JSON (see ``ThreadsEndpoint``) |
 /// | `/v1/materials…`, `GET /v1/assignments` | the caller's study materials and assignments (see ``MaterialsEndpoint``) |
 /// | `GET`/`PUT /v1/settings/model`, `/v1/settings/preferences` | the on-device model switch; the caller's client preferences (see ``PreferencesEndpoint``) |
@@ -167,6 +168,7 @@ public struct ParleyServer: Service, CustomStringConvertible {
         PreferencesEndpoint(environment: environment).register(on: router)
         MindMapEndpoint(environment: environment).register(on: router)
         ChatCompletionsEndpoint(environment: environment).register(on: router)
+        ResponsesEndpoint(environment: environment).register(on: router)
         TranscriptionsEndpoint(environment: environment).register(on: router)
         SpeechEndpoint(environment: environment).register(on: router)
         ThreadsEndpoint(environment: environment).register(on: router)

@@ -83,7 +83,11 @@ public actor ThreadJournal: ConversationJournal {
     ///
     /// - Throws: `StoreError.threadNotFound` when `owner` has no thread with the id.
     public static func history(of thread: Int64, in store: any ConversationStoring, owner: Owner = .local) async throws -> [ChatMessage] {
-        let messages = try await store.messages(in: thread, owner: owner).map(\.content)
+        history(of: try await store.messages(in: thread, owner: owner).map(\.content))
+    }
+
+    /// `messages` as a model's history, by the same rules as ``history(of:in:owner:)``.
+    public static func history(of messages: [ConversationMessage]) -> [ChatMessage] {
         let answered = Set(messages.compactMap { $0.role == .tool ? $0.toolCallID : nil })
         var called = Set<String>()
         return messages.compactMap { message -> ChatMessage? in

@@ -159,6 +159,28 @@ extension OnDeviceServerTests {
             #expect(await server.exitStatus() == 0)
         }
 
+        @Test("the Responses API with the official OpenAI Python SDK and the OpenAI Agents SDK: whole, streamed, continued, read back, deleted, a function tool, an agent",
+              .enabled(if: hasOpenAISDK, "the OpenAI Python SDK is not installed in ~/.local/share/parley/venv: run scripts/setup"))
+        func officialSDKResponses() async throws {
+            let server = try await ServeProcess.start(environment: ["PARLEY_API_KEYS": "sdk-test-key"])
+            let script = Process()
+            script.executableURL = Self.venvPython
+            script.arguments = [ServeProcess.root.appendingPathComponent("scripts/check_openai_responses.py").path, server.baseURL + "/v1", "sdk-test-key"]
+            let output = Pipe()
+            script.standardOutput = output
+            script.standardError = output
+            try script.run()
+            let printed = await Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
+            script.waitUntilExit()
+            let report = String(decoding: printed, as: UTF8.self)
+            #expect(script.terminationStatus == 0, "\(report)")
+            #expect(report.contains("ok: a continued response remembers the first"), "\(report)")
+            #expect(report.contains("ok: the output of the call is answered in words"), "\(report)")
+            #expect(report.contains("ok: openai-agents: the agent called its function tool and answered"), "\(report)")
+            server.terminate()
+            #expect(await server.exitStatus() == 0)
+        }
+
         @Test("SIGTERM lets a stream in flight finish, then the server exits cleanly; idle, it is small")
         func gracefulShutdown() async throws {
             let server = try await ServeProcess.start()

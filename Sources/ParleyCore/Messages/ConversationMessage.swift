@@ -111,6 +111,15 @@ public struct ConversationMessage: Sendable, Equatable {
 }
 
 extension ConversationMessage {
+    /// `message` as kept: its text, its images, and its part in a tool exchange.
+    public init(chat message: ChatMessage) {
+        let images = message.parts.compactMap { part -> ImageAttachment? in
+            if case .image(let data, let mimeType) = part { ImageAttachment(data: data, mimeType: mimeType) } else { nil }
+        }
+        self.init(role: message.role, text: message.text, images: images, toolCalls: message.toolCalls, toolCallID: message.toolCallID,
+                  toolName: message.toolName, isToolError: message.isToolError)
+    }
+
     /// A message of a tool exchange as the journal keeps it: an assistant's calls (with the
     /// words it wrote before them) or a tool's result.
     public init(toolExchange message: ChatMessage) {
