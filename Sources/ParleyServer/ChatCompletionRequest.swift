@@ -221,8 +221,13 @@ struct ChatCompletionRequest: Decodable, Sendable {
                                   parallelToolCalls: parallel_tool_calls ?? true)
         if let format = response_format {
             switch format.type {
-            case "text", "json_object":
+            case "text":
                 break
+            case "json_object":
+                // Any JSON object: the structured generator makes it one (grammar-constrained on
+                // the on-device model), rather than hoping the model writes JSON.
+                request.responseSchema = ResponseSchema(name: "json_object", schema: ["type": "object"], strict: false)
+                request.task = .structuredOutput
             case "json_schema":
                 guard let schema = format.json_schema?.schema else {
                     throw .invalidRequest("'response_format.json_schema.schema' is required.", param: "response_format")

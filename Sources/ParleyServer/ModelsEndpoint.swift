@@ -30,9 +30,26 @@ struct ModelsEndpoint: Sendable {
         router.get("/v1/models") { _, _ in Self.json(List(data: models())) }
         router.get("/v1/models/{id}") { _, context in
             let id = try context.parameters.require("id")
-            guard let model = models().first(where: { $0.id == id }) else { throw OpenAIError.modelNotFound(id) }
-            return Self.json(model)
+            return Self.json(try model(named: id.removingPercentEncoding ?? id))
         }
+        // `provider/model` names hold a slash.
+        router.get("/v1/models/{id}/{model}") { _, context in
+            Self.json(try model(named: try context.parameters.require("id") + "/" + context.parameters.require("model")))
+        }
+    }
+
+    /// The model a request naming `id` gets: a listed one, else what the name resolves to (any
+    /// name the server does not know is the fallback chain, `provider/model` that provider), so
+    /// every name the endpoints accept can be looked up, as OpenAI's SDKs and frameworks do.
+    func model(named id: String) throws(OpenAIError) -> Model {
+        let listed = models()
+        if let model = listed.first(where: { $0.id == id }) { return model }
+        guard !id.isEmpty, id.count <= 200, !id.contains(where: { $0.isNewline }) else { throw OpenAIError.modelNotFound(id) }
+        let provider = id.split(separator: "/", maxSplits: 1).first.map(String.init) ?? id
+        if id.contains("/"), let entry = listed.first(where: { $0.id == provider }) {
+            return Model(id: id, created: environment.started, owned_by: entry.owned_by, capabilities: entry.capabilities, configured: entry.configured)
+        }
+        return Model(id: id, created: environment.started, owned_by: "parley", capabilities: listed[0].capabilities, configured: true)
     }
 
     /// Every selectable name, `auto` first, then the catalog's order.

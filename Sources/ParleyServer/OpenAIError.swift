@@ -152,6 +152,11 @@ public struct OpenAIError: Error, HTTPResponseError, Sendable, Equatable, Custom
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
+        // When to try again, so the SDKs' retries wait rather than hammer a server that is busy
+        // or whose providers are down.
+        if status == .serviceUnavailable || status == .tooManyRequests, let retryAfter = HTTPField.Name("retry-after") {
+            headers[retryAfter] = "5"
+        }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 }

@@ -156,6 +156,7 @@ public struct ParleyServer: Service, CustomStringConvertible {
     /// outermost first). A new endpoint (e.g. `/v1/realtime`) is one more `register(on:)`.
     static func router(_ environment: ServerEnvironment) -> Hummingbird.Router<ServerRequestContext> {
         let router = Hummingbird.Router(context: ServerRequestContext.self)
+        router.add(middleware: RequestIDMiddleware())
         router.add(middleware: RequestMetricsMiddleware(metrics: environment.metrics))
         router.add(middleware: OpenAIErrorMiddleware())
         let webClient = WebClientFiles.bundled
@@ -184,6 +185,7 @@ public struct ParleyServer: Service, CustomStringConvertible {
     /// as the subprotocol `openai-insecure-api-key.KEY`.
     static func webSocketRouter(_ environment: ServerEnvironment) -> Hummingbird.Router<ServerRequestContext> {
         let router = Hummingbird.Router(context: ServerRequestContext.self)
+        router.add(middleware: RequestIDMiddleware())
         router.add(middleware: RequestMetricsMiddleware(metrics: environment.metrics))
         router.add(middleware: OpenAIErrorMiddleware())
         router.add(middleware: BearerAuthMiddleware(keys: environment.configuration.apiKeys, openPaths: [], acceptsKeyProtocol: true))

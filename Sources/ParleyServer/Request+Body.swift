@@ -11,9 +11,17 @@ extension Request {
             throw OpenAIError.tooLarge(limit: limit)
         }
         var collected = ByteBuffer()
-        for try await var part in body {
-            guard collected.readableBytes + part.readableBytes <= limit else { throw OpenAIError.tooLarge(limit: limit) }
-            collected.writeBuffer(&part)
+        do {
+            for try await var part in body {
+                guard collected.readableBytes + part.readableBytes <= limit else { throw OpenAIError.tooLarge(limit: limit) }
+                collected.writeBuffer(&part)
+            }
+        } catch let error as OpenAIError {
+            throw error
+        } catch {
+            // The client's fault: a body that ends before its Content-Length, or a broken upload.
+            throw OpenAIError.invalidRequest("The request body could not be read whole: it ended before its Content-Length, or the upload broke off.",
+                                             code: "incomplete_body")
         }
         return collected
     }
