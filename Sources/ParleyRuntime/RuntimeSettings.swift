@@ -24,6 +24,8 @@ public struct RuntimeSettings: Sendable {
             "PARLEY_PRICE_ANTHROPIC_INPUT", "PARLEY_PRICE_ANTHROPIC_OUTPUT",
             // The bearer keys `parley serve` accepts (comma-separated; a secret).
             "PARLEY_API_KEYS",
+            // Per-key limits of `parley serve`: requests and tokens per minute (unset: none).
+            "PARLEY_RATE_LIMIT_RPM", "PARLEY_RATE_LIMIT_TPM",
             // The PostgreSQL database several `parley serve` instances share (its password is a
             // secret), and how long the server keeps cached responses (seconds; 0 turns it off).
             "PARLEY_DATABASE_URL", "PARLEY_CACHE_TTL",

@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import ParleyCloud
 import ParleyCore
+import ParleyStore
 import ParleyRuntime
 
 extension ChatCompletionsEndpoint {
@@ -31,7 +32,7 @@ extension ChatCompletionsEndpoint {
     ///
     /// A provider on a plain `http://` server that answered is remembered for `selection`, so
     /// that the next such request is relayed on the event loop (``ChatRelayHandler``).
-    func relay(_ raw: Data, streams: Bool, answerer: any LanguageModelProvider, chain: [ProviderIdentity],
+    func relay(_ raw: Data, streams: Bool, owner: Owner, answerer: any LanguageModelProvider, chain: [ProviderIdentity],
                selection: ProviderSelection) async throws -> Relayed {
         let ordered = answerer as? LanguageModelChain<ContinuousClock>
         let providers = ordered?.providers ?? [answerer]
@@ -71,9 +72,9 @@ extension ChatCompletionsEndpoint {
             let head = try await StreamHead.start(deadline: environment.deadline, timeout: environment.timeout) { upstream.events() }
             let reply = Reply(requested: first.configuration.model)
             if streams {
-                return .answered(stream(head, reply: reply, answering: first.identity, includeUsage: false, cacheable: false, saving: nil))
+                return .answered(stream(head, reply: reply, answering: first.identity, includeUsage: false, cacheable: false, saving: nil, owner: owner))
             }
-            return .answered(try await complete(head, reply: reply, answering: first.identity, cacheable: false, saving: nil))
+            return .answered(try await complete(head, reply: reply, answering: first.identity, cacheable: false, saving: nil, owner: owner))
         }
         let metrics = environment.metrics
         let provider = first.identity

@@ -63,7 +63,7 @@ struct ChatCompletionsEndpoint: Sendable {
         var answering: ProviderIdentity? = known
         var model = llm
         if chat.responseSchema == nil, cacheKey == nil, !chat.hasImages, builtIns == nil {
-            switch try await relay(raw, streams: body.streams, answerer: answerer, chain: chain, selection: selection) {
+            switch try await relay(raw, streams: body.streams, owner: owner, answerer: answerer, chain: chain, selection: selection) {
             case .answered(let response): return response
             case .notRelayed: break
             case .failedOver(let rest):
@@ -86,9 +86,10 @@ struct ChatCompletionsEndpoint: Sendable {
         var saving: CacheSaving?
         if let cacheKey, let answering, answering == chain.first { saving = CacheSaving(key: cacheKey, owner: owner) }
         if body.streams {
-            return stream(head, reply: reply, answering: answering, includeUsage: body.includesUsage, cacheable: cacheKey != nil, saving: saving)
+            return stream(head, reply: reply, answering: answering, includeUsage: body.includesUsage, cacheable: cacheKey != nil, saving: saving,
+                          owner: owner)
         }
-        return try await complete(head, reply: reply, answering: answering, cacheable: cacheKey != nil, saving: saving)
+        return try await complete(head, reply: reply, answering: answering, cacheable: cacheKey != nil, saving: saving, owner: owner)
     }
 
     /// The built-in tools a request asked for (`parley.builtin_tools`), without those the
@@ -133,7 +134,7 @@ struct ChatCompletionsEndpoint: Sendable {
     }
 
     func complete(_ head: StreamHead<ChatEvent>, reply: Reply, answering: ProviderIdentity?, cacheable: Bool,
-                          saving: CacheSaving?) async throws -> Response {
+                          saving: CacheSaving?, owner: Owner) async throws -> Response {
         var text = ""
         var usage = Usage()
         var finish = FinishReason.stop
@@ -151,6 +152,7 @@ struct ChatCompletionsEndpoint: Sendable {
         if let first = head.first { take(first) }
         for try await event in head.rest { take(event) }
         if let answering { environment.metrics.recordTokens(usage, provider: answering) }
+        environment.rateLimits.charge(owner, tokens: usage.inputTokens + usage.outputTokens)
         if let saving, !text.isEmpty, finish != .cancelled {
             let answer = CachedChatAnswer(text: text, finishReason: ChatCompletionResponse.finishReason(finish), usage: usage,
                                           provider: answering, model: reply.model(answering))
@@ -169,7 +171,8 @@ struct ChatCompletionsEndpoint: Sendable {
     }
 
     func stream(_ head: StreamHead<ChatEvent>, reply: Reply, answering: ProviderIdentity?, includeUsage: Bool, cacheable: Bool,
-                        saving: CacheSaving?) -> Response {
+                        saving: CacheSaving?, owner: Owner) -> Response {
+        let limits = environment.rateLimits
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-cache"
@@ -199,6 +202,7 @@ struct ChatCompletionsEndpoint: Sendable {
                     finished = true
                     ending = (reason, usage)
                     if let answering { metrics.recordTokens(usage, provider: answering) }
+                    limits.charge(owner, tokens: usage.inputTokens + usage.outputTokens)
                     try await send(chunk(.init(), finish: ChatCompletionResponse.finishReason(reason)))
                     if includeUsage {
                         try await send(ChatCompletionResponse.event(ChatCompletionResponse.Chunk(

@@ -21,6 +21,9 @@ public struct OpenAIError: Error, HTTPResponseError, Sendable, Equatable, Custom
     public var param: String?
     /// A machine-readable reason, e.g. `invalid_api_key`, `model_not_found`.
     public var code: String?
+    /// Seconds a client should wait before trying again (`Retry-After`); 503 and 429 say 5
+    /// when nothing more precise is known.
+    public var retryAfter: Int?
 
     /// Creates an error.
     public init(status: HTTPResponse.Status, message: String, type: String, param: String? = nil, code: String? = nil) {
@@ -154,8 +157,8 @@ public struct OpenAIError: Error, HTTPResponseError, Sendable, Equatable, Custom
         headers[.contentType] = "application/json"
         // When to try again, so the SDKs' retries wait rather than hammer a server that is busy
         // or whose providers are down.
-        if status == .serviceUnavailable || status == .tooManyRequests, let retryAfter = HTTPField.Name("retry-after") {
-            headers[retryAfter] = "5"
+        if status == .serviceUnavailable || status == .tooManyRequests, let name = HTTPField.Name("retry-after") {
+            headers[name] = "\(retryAfter ?? 5)"
         }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }

@@ -70,8 +70,10 @@ public struct ParleyServer: Service, CustomStringConvertible {
         self.metrics = metrics
         self.configuration = configuration
         let cache = ResponseCache(ttl: try configuration.effectiveCacheTTL(runtime.settings), runtime: runtime, metrics: metrics, logger: logger)
+        let limits = try ServerConfiguration.rateLimits(from: runtime.settings)
         let environment = ServerEnvironment(runtime: runtime, configuration: configuration, metrics: metrics, logger: logger,
                                             responseCache: cache, google: GoogleSyncScheduler(runtime: runtime, logger: logger),
+                                            rateLimits: RateLimits(requestsPerMinute: limits.requests, tokensPerMinute: limits.tokens),
                                             started: ServerEnvironment.now)
         self.environment = environment
         let router = Self.router(environment)
@@ -161,6 +163,7 @@ public struct ParleyServer: Service, CustomStringConvertible {
         router.add(middleware: OpenAIErrorMiddleware())
         let webClient = WebClientFiles.bundled
         router.add(middleware: BearerAuthMiddleware(keys: environment.configuration.apiKeys, openPaths: webClient.paths.union(["/health"])))
+        router.add(middleware: RateLimitMiddleware(limits: environment.rateLimits, openPaths: webClient.paths.union(["/health", "/metrics"])))
         WebClientEndpoint(client: webClient).register(on: router)
         HealthEndpoint(environment: environment).register(on: router)
         MetricsEndpoint(environment: environment).register(on: router)
@@ -189,6 +192,7 @@ public struct ParleyServer: Service, CustomStringConvertible {
         router.add(middleware: RequestMetricsMiddleware(metrics: environment.metrics))
         router.add(middleware: OpenAIErrorMiddleware())
         router.add(middleware: BearerAuthMiddleware(keys: environment.configuration.apiKeys, openPaths: [], acceptsKeyProtocol: true))
+        router.add(middleware: RateLimitMiddleware(limits: environment.rateLimits, openPaths: []))
         RealtimeEndpoint(environment: environment).register(on: router)
         return router
     }

@@ -173,6 +173,7 @@ struct ResponsesEndpoint: Sendable {
             if let first = head.first { collected.take(first) }
             for try await event in head.rest { collected.take(event) }
             if let keeping, let store { try await save(collected, keeping: keeping, in: store, owner: owner) }
+            environment.rateLimits.charge(owner, tokens: collected.usage.inputTokens + collected.usage.outputTokens)
         } catch {
             if let keeping, let store { await abandon(keeping, in: store, owner: owner) }
             throw error
@@ -238,6 +239,7 @@ struct ResponsesEndpoint: Sendable {
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-cache"
         headers.name(start.provider)
+        let limits = environment.rateLimits
         let body = ResponseBody { writer in
             var reply = start
             var sequence = 0
@@ -268,6 +270,7 @@ struct ResponsesEndpoint: Sendable {
                 if let first = head.first { try await relay(first) }
                 for try await event in head.rest { try await relay(event) }
                 if let keeping, let store { try await save(reply, keeping: keeping, in: store, owner: owner) }
+                limits.charge(owner, tokens: reply.usage.inputTokens + reply.usage.outputTokens)
                 let id = provisional
                 var index = 0
                 if opened || reply.calls.isEmpty {

@@ -70,6 +70,20 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
         return value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
+    /// The per-key limits in `settings`: `PARLEY_RATE_LIMIT_RPM` requests and
+    /// `PARLEY_RATE_LIMIT_TPM` tokens per minute; `nil` for none.
+    /// - Throws: ``Invalid`` for a value that is not a positive whole number.
+    static func rateLimits(from settings: RuntimeSettings) throws(Invalid) -> (requests: Int?, tokens: Int?) {
+        func limit(_ name: String) throws(Invalid) -> Int? {
+            guard let text = settings.value(name) else { return nil }
+            guard let value = Int(text.trimmingCharacters(in: .whitespaces)), value > 0 else {
+                throw Invalid(description: "\(name) must be a positive whole number per minute, not \"\(text.prefix(40))\".")
+            }
+            return value
+        }
+        return (try limit("PARLEY_RATE_LIMIT_RPM"), try limit("PARLEY_RATE_LIMIT_TPM"))
+    }
+
     /// Whether `host` is reachable only from this machine.
     public static func isLoopback(_ host: String) -> Bool {
         let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))

@@ -17,6 +17,8 @@ struct ServerEnvironment: Sendable, CustomStringConvertible {
     let realtime = RealtimeSessions()
     /// Google syncs, on request and on a schedule.
     let google: GoogleSyncScheduler
+    /// Per-key request and token limits (off unless configured).
+    let rateLimits: RateLimits
     /// How plain chat completions were relayed, for the relay on the event loop.
     let relayRoutes = RelayRoutes()
     /// When the server started, as a Unix time.
