@@ -39,8 +39,9 @@ RULES = [
 ]
 
 # Packages only the server, the command line and PostgreSQL need (by package identity).
-SERVER_ONLY = {"hummingbird", "hummingbird-websocket", "postgres-nio", "swift-argument-parser", "swift-service-lifecycle",
-               "swift-prometheus", "swift-configuration"}
+# (swift-service-lifecycle and swift-configuration stay: swift-websocket and async-http-client,
+# which the cloud providers use, and the runtime's settings need them.)
+SERVER_ONLY = {"hummingbird", "hummingbird-websocket", "postgres-nio", "swift-argument-parser", "swift-prometheus", "swift-metrics"}
 
 DIRECTIVE = re.compile(r"^\s*#(if|elseif|else|endif)\b(.*)$")
 

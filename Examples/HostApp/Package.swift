@@ -1,6 +1,8 @@
 // swift-tools-version: 6.1
 // A host app that embeds Parley the way any other package does: by version. In your own app
-// this is one line, `.package(url: "<Parley's git URL>", from: "0.1.0")`.
+// this is one line, `.package(url: "<Parley's git URL>", from: "0.1.0", traits: [])`: without
+// the default "Server" trait, the packages only the server, the command line and PostgreSQL
+// use (Hummingbird, PostgresNIO, ArgumentParser, Prometheus, swift-metrics) are not resolved.
 import Foundation
 import PackageDescription
 
@@ -16,7 +18,7 @@ let package = Package(
     name: "HostApp",
     platforms: [.macOS(.v15), .iOS(.v18)],
     dependencies: [
-        .package(url: parleyURL, from: "0.1.0"),
+        .package(url: parleyURL, from: "0.1.0", traits: []),
     ],
     targets: [
         .executableTarget(
