@@ -95,6 +95,7 @@ extension ConversationSession {
             break
         case .openAudio:
             detector = try UtteranceDetector(vad: vad, segmentation: configuration.segmentation)
+            kept.clear()
             detection = .zero
             arrivals = ArrivalLog()
         case .scheduleListenTimeout(let deadline):
@@ -112,11 +113,23 @@ extension ConversationSession {
             discardSpeculation(because: "the utterance was dropped")
             if case .spoken(let turn) = cue, turn.heard?.isEmpty != false {
                 currentRun?.heardNothing = true
-                logger.info("Skipping speech at \(turn.segment.startTime) s with no recognisable words")
+                // It may have been a pause, not the end: the next utterance takes the speech in.
+                if machine.state == .listening {
+                    logger.info("No recognisable words in the speech at \(turn.segment.startTime) s: kept for the words that may follow")
+                    kept.keep(turn.segment)
+                } else {
+                    logger.info("Skipping speech at \(turn.segment.startTime) s with no recognisable words")
+                    kept.clear()
+                }
+            } else {
+                kept.clear()
             }
+            holdKeptSpeech()
             if let deadline { scheduleListenTimeout(deadline) }
         case .saveUserTurnAndReply(let text):
             cancelListenTimeout()
+            kept.clear()
+            holdKeptSpeech()
             replies += 1
             try await saveUserTurn(text, cue, reply: replies)
             startReply(replies)
@@ -137,14 +150,19 @@ extension ConversationSession {
             if let deadline { scheduleListenTimeout(deadline) }
         case .stopListening:
             cancelListenTimeout()
+            kept.clear()
+            holdKeptSpeech()
         case .listenTimedOut:
             listenTimer = nil
+            kept.clear()
+            holdKeptSpeech()
             logger.info("Stopped listening: no speech within \(configuration.rules.listenTimeout.map { "\($0)" } ?? "the timeout")")
         case .shutDown(let cut):
             cancelListenTimeout()
             discardSpeculation(because: "the conversation stopped")
             transcriber.discard()
             detector = nil
+            kept.clear()
             if let cut { try await cutReply(cut) }
         }
     }
@@ -168,6 +186,10 @@ extension ConversationSession {
             guard let scored = detector?.next() else { break }
             detection += started.duration(to: clock.now)
             broadcast(.audioLevel(scored.level))
+            if detector?.isInSpeech == false, kept.expire(at: scored.end) {
+                logger.debug("conversation: no speech followed the speech with no recognisable words: it is let go")
+                holdKeptSpeech()
+            }
             switch scored.event {
             case .speechStarted(let start)?:
                 try await apply(.speechStarted(at: clock.now), .speechStart(start))
@@ -200,7 +222,9 @@ extension ConversationSession {
         }
         guard silence >= prediction.policy.scoringSilence, scoringSegmentEnd != segment.end else { return }
         scoringSegmentEnd = segment.end
-        let audio = detector.audio(from: segment.start, to: segment.end)
+        // The words of the utterance so far, with any speech kept from before it.
+        let whole = kept.covering(segment)
+        let audio = detector.audio(from: whole.start, to: whole.end)
         let stt = self.stt, options = configuration.transcription, clock = self.clock
         Task {
             let started = clock.now
@@ -262,8 +286,14 @@ extension ConversationSession {
     private func beginUtterance(_ cue: Cue) async {
         guard case .speechStart(let start) = cue else { return }
         broadcast(.speechStarted(at: Double(start) / Double(vad.sampleRate)))
+        // Speech kept from a stretch with no recognisable words is transcribed with this one.
+        let from = kept.begin(at: start)
+        holdKeptSpeech()
+        if from < start {
+            logger.debug("conversation: the speech at \(Double(from) / Double(vad.sampleRate)) s, with no recognisable words, is transcribed with this utterance")
+        }
         let live = await stt.transcribesLive
-        transcriber.begin(at: start, live: live) { id, text in
+        transcriber.begin(at: from, live: live) { id, text in
             await self.partialArrived(text, utterance: id, windowed: false)
         }
         // The conversation so far and the opening of the user's message.
@@ -275,6 +305,11 @@ extension ConversationSession {
         broadcast(.partialTranscript(text))
         let settled = Self.settledWords(of: text)
         if !settled.isEmpty { prefillReply(upTo: settled) }
+    }
+
+    /// Has the detector keep the audio the kept speech needs.
+    func holdKeptSpeech() {
+        detector?.holdAudio(from: kept.firstNeeded)
     }
 
     // MARK: - The listen timeout

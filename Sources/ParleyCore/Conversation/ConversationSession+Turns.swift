@@ -17,7 +17,15 @@ extension ConversationSession {
             return
         }
         broadcast(.speechStopped(at: ended.segment.endTime))
-        let ending = transcriber.end(ended.segment, in: detector)
+        // The utterance's speech, from that of a stretch before it with no recognisable words;
+        // held until it is known whether it is kept for the next utterance.
+        let segment = kept.end(ended.segment)
+        holdKeptSpeech()
+        defer {
+            kept.transcribed()
+            holdKeptSpeech()
+        }
+        let ending = transcriber.end(segment, in: detector)
         // An utterance the end-of-turn prediction ended was transcribed to decide it; one the
         // long silence ended was transcribed too, if the prediction scored its last pause.
         let early = preheard.flatMap { $0.end == ended.segment.end ? $0 : nil }
@@ -50,7 +58,7 @@ extension ConversationSession {
         // The segment ends with padding after its last voiced frame.
         let padding = Int(configuration.segmentation.padding * Double(vad.sampleRate))
         let turn = TurnRecorder<C.Instant>.UserTurn(
-            text: sent, heard: heard, segment: ended.segment, partials: partials, endpoint: ended.endpoint,
+            text: sent, heard: heard, segment: segment, partials: partials, endpoint: ended.endpoint,
             voiceEnded: arrivals.arrival(of: max(ended.segment.start, ended.segment.end - padding)),
             transcription: transcription, detection: detection, audio: ending.speech, transcribedBy: transcript.provider,
             predictedEnd: early.map { ($0.silence, $0.reason) })

@@ -73,6 +73,8 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
     var detection = Duration.zero
     /// When the audio arrived: the detector's sample count after each frame, and the time.
     var arrivals = ArrivalLog<C.Instant>()
+    /// Speech in which no words were recognised, kept for the utterance that follows.
+    var kept: KeptSpeech
     /// End-of-turn prediction. A stretch of silence is named by the end of the speech before
     /// it (the open segment's end, which moves whenever speech resumes): the stretch being
     /// scored, its score, and the transcript of an utterance the prediction ended.
@@ -138,6 +140,8 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
         self.history = [.system(configuration.systemPrompt)] + history.filter { $0.role != .system }
         self.transcriber = UtteranceTranscriber(stt: stt, options: configuration.transcription, partialInterval: configuration.partialInterval,
                                                 speechThreshold: configuration.segmentation.onThreshold)
+        // Kept until 3 s after the silence that ended its turn.
+        self.kept = KeptSpeech(sampleRate: vad.sampleRate, maxGap: configuration.segmentation.endSilence + 3)
         self.recorder = TurnRecorder(vad: vad.identity.description, stt: stt.identity.description, tts: tts.identity.description,
                                      endpointSilence: configuration.segmentation.endSilence)
     }

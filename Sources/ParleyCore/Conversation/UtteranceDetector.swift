@@ -43,6 +43,8 @@ public struct UtteranceDetector: Sendable {
     private var frame: [Float]
     /// Samples kept outside speech: the padding before the next utterance, and some slack.
     private let keep: Int
+    /// The first sample kept whatever happens (see ``holdAudio(from:)``).
+    private var held: Int?
 
     /// Creates a detector on `vad` with `segmentation`'s thresholds and timings.
     /// - Throws: the VAD's error when it cannot run (e.g. its weights are missing).
@@ -88,7 +90,7 @@ public struct UtteranceDetector: Sendable {
         guard nextSample + frameSize <= base + audio.count else {
             // Outside speech only the padding before the next utterance is needed.
             if !segmenter.isInSpeech, audio.count > 2 * keep {
-                let drop = audio.count - keep
+                let drop = min(audio.count - keep, max(0, (held ?? .max) - base))
                 audio.removeFirst(drop)
                 base += drop
             }
@@ -111,6 +113,12 @@ public struct UtteranceDetector: Sendable {
     /// listening) and returns it, if it was long enough to count.
     public mutating func endSpeech() -> SpeechSegment? {
         segmenter.finish()
+    }
+
+    /// Keeps the audio from absolute sample `start` on, in and out of speech, until called
+    /// again (`nil`: only what an utterance may need, as usual). Audio let go already stays gone.
+    mutating func holdAudio(from start: Int?) {
+        held = start
     }
 
     /// The kept audio between absolute samples `start` and `end` (clipped to what is kept).

@@ -50,7 +50,8 @@ public actor WhisperSpeechToText: SpeechToTextProvider {
         let samples = audio.resampled(to: preferredSampleRate).samples
         let context = try loadedContext()
         let segments = try ComputeLane.shared.run { try context.transcribe(samples, threads: CoreShare.shared.threads(upTo: threads), prompt: options.prompt) }
-        let parts = segments.map { Transcript.Segment(start: $0.start, end: $0.end, text: $0.text.trimmingCharacters(in: .whitespaces)) }
+        let parts = Self.withoutEchoes(segments.map { Transcript.Segment(start: $0.start, end: $0.end, text: $0.text.trimmingCharacters(in: .whitespaces)) },
+                                       samples: samples)
         let text = parts.map(\.text).joined(separator: " ").trimmingCharacters(in: .whitespacesAndNewlines)
         // Whisper writes tags such as "[BLANK_AUDIO]" or "(music)" where it hears no words.
         guard !Self.isNonSpeechMarker(text) else { return Transcript(text: "") }
@@ -70,5 +71,43 @@ public actor WhisperSpeechToText: SpeechToTextProvider {
             }
         }
         return true
+    }
+
+    /// `segments` of the 16 kHz clip `samples` without those Whisper wrote where the clip has
+    /// no speech. With the encoder fitted to the clip (``WhisperContext/audioContext(samples:modelContext:)``)
+    /// the decoder sees silence after it and may say the clip again there ("What is 7 times 8?
+    /// What is 7 times 8?", at 0–2 s and 2–4 s of a 2.3 s clip). Dropped: a segment that starts
+    /// at or after the end of the audio (there is nothing in it), and one that repeats the
+    /// words of the segment before it over audio that is mostly quiet (someone who says a
+    /// sentence twice is heard twice). Any other segment is kept: words are never dropped on
+    /// a guess.
+    static func withoutEchoes(_ segments: [Transcript.Segment], samples: [Float]) -> [Transcript.Segment] {
+        let rate = 16_000.0
+        let duration = Double(samples.count) / rate
+        // The level of each 100 ms of the clip; a tenth of the loudest is speech.
+        let window = 1_600
+        let levels = stride(from: 0, to: samples.count, by: window).map { start in
+            let piece = samples[start..<min(samples.count, start + window)]
+            return (piece.reduce(Float(0)) { $0 + $1 * $1 } / Float(piece.count)).squareRoot()
+        }
+        let speech = (levels.max() ?? 0) / 10
+        func mostlyQuiet(_ segment: Transcript.Segment) -> Bool {
+            let first = max(0, Int(segment.start * rate) / window), last = min(levels.count, Int((segment.end * rate).rounded(.up)) / window + 1)
+            guard first < last else { return true }
+            let loud = levels[first..<last].filter { $0 >= speech }.count
+            return Double(loud) < 0.3 * Double(last - first)
+        }
+        var kept: [Transcript.Segment] = []
+        for segment in segments where segment.start < duration {
+            if let previous = kept.last, !words(of: segment.text).isEmpty, words(of: segment.text) == words(of: previous.text),
+               mostlyQuiet(segment) { continue }
+            kept.append(segment)
+        }
+        return kept
+    }
+
+    /// The words of `text`, for comparison: lowercased letters and digits, one space between.
+    private static func words(of text: String) -> String {
+        text.lowercased().split { !$0.isLetter && !$0.isNumber }.joined(separator: " ")
     }
 }

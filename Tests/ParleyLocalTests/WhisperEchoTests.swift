@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+import ParleyCore
+@testable import ParleyLocal
+
+@Suite("Segments Whisper wrote past a clip's speech")
+struct WhisperEchoTests {
+    /// `seconds` of a 200 Hz tone (speech) or of silence, at 16 kHz.
+    static func speech(_ seconds: Double) -> [Float] {
+        (0..<Int(seconds * 16_000)).map { Float(0.3 * sin(2 * Double.pi * 200 * Double($0) / 16_000)) }
+    }
+
+    static func silence(_ seconds: Double) -> [Float] { [Float](repeating: 0, count: Int(seconds * 16_000)) }
+
+    static let question = "What is 7 times 8?"
+
+    @Test("a segment that says the clip again over the silence after it is dropped")
+    func repeatOverSilence() {
+        // A 2.3 s clip: the question, then the padding after it.
+        let samples = Self.speech(2) + Self.silence(0.3)
+        let segments = [Transcript.Segment(start: 0, end: 2, text: Self.question), Transcript.Segment(start: 2, end: 4, text: Self.question)]
+        #expect(WhisperSpeechToText.withoutEchoes(segments, samples: samples) == [segments[0]])
+        // The same with a clip whose silence lasts: the repeat is over quiet audio.
+        let longer = Self.speech(2) + Self.silence(2.2)
+        let echo = [segments[0], Transcript.Segment(start: 2, end: 4, text: " what is 7 times 8 ")]
+        #expect(WhisperSpeechToText.withoutEchoes(echo, samples: longer) == [segments[0]])
+    }
+
+    @Test("a segment that starts after the end of the clip is dropped")
+    func pastTheEnd() {
+        let segments = [Transcript.Segment(start: 0, end: 2, text: Self.question), Transcript.Segment(start: 2.4, end: 3, text: "Thank you.")]
+        #expect(WhisperSpeechToText.withoutEchoes(segments, samples: Self.speech(2) + Self.silence(0.3)) == [segments[0]])
+    }
+
+    @Test("a sentence said twice is heard twice, and different words over silence are kept")
+    func realWordsKept() {
+        let twice = Self.speech(2) + Self.silence(0.2) + Self.speech(2)
+        let segments = [Transcript.Segment(start: 0, end: 2, text: Self.question), Transcript.Segment(start: 2.2, end: 4.2, text: Self.question)]
+        #expect(WhisperSpeechToText.withoutEchoes(segments, samples: twice) == segments)
+        let other = [Transcript.Segment(start: 0, end: 2, text: Self.question), Transcript.Segment(start: 2, end: 2.9, text: "And 9?")]
+        #expect(WhisperSpeechToText.withoutEchoes(other, samples: Self.speech(2) + Self.silence(1)) == other)
+        #expect(WhisperSpeechToText.withoutEchoes([], samples: []) == [])
+    }
+}
