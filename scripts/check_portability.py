@@ -81,50 +81,45 @@ def guarded(conditions, allowed):
     return any(not condition.startswith("!") and allowed.search(condition) and "!" not in condition for condition in conditions)
 
 
-def check_portable(root, findings):
-    for target in PORTABLE:
-        folder = os.path.join(root, "Sources", target)
-        for directory, _, files in os.walk(folder):
+def swift_files(root, targets):
+    """(path relative to root, text) of every Swift file of `targets`."""
+    for target in targets:
+        for directory, _, files in os.walk(os.path.join(root, "Sources", target)):
             for name in sorted(files):
-                if not name.endswith(".swift"):
-                    continue
-                path = os.path.join(directory, name)
-                with open(path, encoding="utf-8") as handle:
-                    text = handle.read()
-                for number, line, conditions in code_lines(text):
-                    for what, pattern, allowed, why in RULES:
-                        if pattern.search(line) and not guarded(conditions, allowed):
-                            findings.append(f"{os.path.relpath(path, root)}:{number}: {what} outside a guarded branch: {why}")
+                if name.endswith(".swift"):
+                    path = os.path.join(directory, name)
+                    with open(path, encoding="utf-8") as handle:
+                        yield os.path.relpath(path, root), handle.read()
+
+
+def check_portable(root, findings):
+    for relative, text in swift_files(root, PORTABLE):
+        for number, line, conditions in code_lines(text):
+            for what, pattern, allowed, why in RULES:
+                if pattern.search(line) and not guarded(conditions, allowed):
+                    findings.append(f"{relative}:{number}: {what} outside a guarded branch: {why}")
 
 
 def check_apple_only(root, findings):
-    for target in APPLE_ONLY:
-        folder = os.path.join(root, "Sources", target)
-        for directory, _, files in os.walk(folder):
-            for name in sorted(files):
-                if not name.endswith(".swift"):
-                    continue
-                path = os.path.join(directory, name)
-                relative = os.path.relpath(path, root)
-                with open(path, encoding="utf-8") as handle:
-                    lines = [line.strip() for line in handle.read().splitlines()]
-                meaningful = [(index, line) for index, line in enumerate(lines) if line and not line.startswith("//")]
-                if not meaningful:
-                    continue
-                first, last = meaningful[0][1], meaningful[-1][1]
-                if not re.match(r"#if\s+(canImport|os)\(", first) or last != "#endif":
-                    findings.append(f"{relative}: not wholly inside #if canImport(…) / #if os(…) … #endif (starts “{first[:40]}”)")
-                    continue
-                # The first #if must close on the last line, not earlier.
-                depth = 0
-                for index, line in meaningful:
-                    if re.match(r"#if\b", line):
-                        depth += 1
-                    elif line.startswith("#endif"):
-                        depth -= 1
-                        if depth == 0 and index != meaningful[-1][0]:
-                            findings.append(f"{relative}:{index + 1}: code after the guarding #if closes")
-                            break
+    for relative, text in swift_files(root, APPLE_ONLY):
+        lines = [line.strip() for line in text.splitlines()]
+        meaningful = [(index, line) for index, line in enumerate(lines) if line and not line.startswith("//")]
+        if not meaningful:
+            continue
+        first, last = meaningful[0][1], meaningful[-1][1]
+        if not re.match(r"#if\s+(canImport|os)\(", first) or last != "#endif":
+            findings.append(f"{relative}: not wholly inside #if canImport(…) / #if os(…) … #endif (starts “{first[:40]}”)")
+            continue
+        # The first #if must close on the last line, not earlier.
+        depth = 0
+        for index, line in meaningful:
+            if re.match(r"#if\b", line):
+                depth += 1
+            elif line.startswith("#endif"):
+                depth -= 1
+                if depth == 0 and index != meaningful[-1][0]:
+                    findings.append(f"{relative}:{index + 1}: code after the guarding #if closes")
+                    break
 
 
 def check_example_dependencies(path, findings):

@@ -95,16 +95,12 @@ public enum BuiltInTools {
             matches(text, #"\bwhat\s+(day|date|time)\s+is\s+it\b|\bwhat(\s+is|'s|’s)\s+(the\s+)?(date|day|time)(\s+(today|now|it|right now))?\s*[?.!]*\s*$|\btoday['’]?s\s+date\b|\bcurrent\s+(date|time)\b|\bwhat\s+day\s+of\s+the\s+week\s+is\s+(it|today)\b"#)
         }
 
-        /// The search for a question about the notes: its words, less the ones that only ask
-        /// (the store's search leaves out common words too), at most 60 characters.
+        /// The search for a question about the notes: its searchable words (the ones the store's
+        /// search reads, less "what", "my", "notes", "say" and the like), at most 60 characters.
         public static func searchQuery(_ question: String) -> String {
-            let asking: Set<String> = ["what", "do", "does", "did", "my", "our", "notes", "note", "say", "says", "said", "about", "tell", "me",
-                                       "in", "the", "a", "an", "is", "are", "there", "anything", "on", "of", "can", "you", "check", "look", "up",
-                                       "find", "materials", "material", "handout", "handouts", "worksheet", "worksheets", "please", "from"]
-            let words = question.split { !$0.isLetter && !$0.isNumber && $0 != "'" && $0 != "’" }.map(String.init)
-            let kept = words.filter { !asking.contains($0.lowercased()) }
-            let query = (kept.isEmpty ? words : kept).joined(separator: " ")
-            return query.count > 60 ? String(query.prefix(60)) : query
+            let words = MaterialSearch.queryWords(question)
+            let query = words.isEmpty ? question.trimmingCharacters(in: .whitespacesAndNewlines) : words.joined(separator: " ")
+            return String(query.prefix(60))
         }
 
         private static func matches(_ text: String, _ pattern: String) -> Bool {

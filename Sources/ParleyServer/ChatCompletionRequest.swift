@@ -248,23 +248,17 @@ struct ChatCompletionRequest: Decodable, Sendable {
 
     /// `tools` read into definitions; a malformed tool is a 400 naming it.
     static func definitions(_ tools: [JSONValue]) throws(OpenAIError) -> [ToolDefinition] {
-        var definitions: [ToolDefinition] = []
-        for (index, tool) in tools.enumerated() {
-            let param = "tools[\(index)]"
-            guard tool["type"]?.string == "function", let function = tool["function"], let name = function["name"]?.string else {
-                throw .invalidRequest("Each tool must be {\"type\": \"function\", \"function\": {\"name\": …, \"parameters\": {…}}}.", param: param)
-            }
-            let parameters = function["parameters"] ?? .object(["type": "object", "properties": .object([:])])
-            do {
-                let definition = try ToolDefinition(name: name, description: function["description"]?.string, parameters: parameters,
-                                                    strict: function["strict"]?.bool)
-                if definitions.contains(where: { $0.name == name }) { throw ToolDefinitionError.duplicateName(name) }
-                definitions.append(definition)
-            } catch {
-                throw .invalidRequest("\(error)", param: param + ".function")
+        do {
+            return try ToolDefinition.openAI(tools)
+        } catch {
+            switch error.reason {
+            case .notAFunction:
+                throw .invalidRequest("Each tool must be {\"type\": \"function\", \"function\": {\"name\": …, \"parameters\": {…}}}.",
+                                      param: "tools[\(error.index)]")
+            case .definition(let problem):
+                throw .invalidRequest("\(problem)", param: "tools[\(error.index)].function")
             }
         }
-        return definitions
     }
 
     /// `tool_choice` read against the declared tools; a choice naming an undeclared tool, or

@@ -41,18 +41,7 @@ struct ChatCompletionsEndpoint: Sendable {
         if let cacheKey, let answer = await cache.lookup(cacheKey, owner: owner) {
             return try replay(answer, reply: Reply(requested: body.model ?? "auto"), streams: body.streams, includeUsage: body.includesUsage)
         }
-        // A response schema goes through the structured generator: the schema as an
-        // instruction too, the answer validated, repaired or failed over before it is sent.
-        let llm: any LanguageModelProvider = chat.responseSchema != nil
-            ? StructuredLanguageModel(generator: try await runtime.structuredGenerator(selection))
-            : try await runtime.languageModel(selection)
-        // The on-device engine says cheaply why it cannot serve (a missing model); a remote
-        // provider's check would cost a round trip, so its own error speaks instead.
-        if selection == .local { try await ensureReady([llm]) }
-        if chat.hasImages, !llm.capabilities.images {
-            throw OpenAIError.invalidRequest("No configured language model reads images; configure one that does (OPENAI_API_KEY, ANTHROPIC_API_KEY) or send text only.",
-                                             param: "messages")
-        }
+        let llm = try await environment.languageModel(for: chat, selection: selection, param: "messages")
         // A chain says who answers with a `.provider` event; a single provider is who answers.
         // (Images go to the vision task's order of the same providers.)
         let reading = llm as? ImageReadingLanguageModel

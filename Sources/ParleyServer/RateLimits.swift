@@ -32,13 +32,12 @@ final class RateLimits: Sendable {
     var isOn: Bool { requestsPerMinute != nil || tokensPerMinute != nil }
 
     /// What a request may do now.
-    struct Decision: Sendable, Equatable {
+    struct Decision: Sendable {
         var allowed: Bool
         /// Seconds until it would be allowed (when it is not).
         var retryAfter: Double
+        /// OpenAI's rate-limit headers for the key's buckets.
         var headers: [(String, String)]
-
-        static func == (lhs: Decision, rhs: Decision) -> Bool { lhs.allowed == rhs.allowed && lhs.retryAfter == rhs.retryAfter }
     }
 
     /// Takes one request of `owner`'s at `now`, if its buckets allow.

@@ -145,16 +145,8 @@ struct ResponsesEndpoint: Sendable {
             chat.task = .structuredOutput
         }
         if chat.hasImages { chat.task = .vision }
-        let runtime = environment.runtime
-        let selection = ModelResolution.selection(for: parsed.model, capability: .languageModel, catalog: runtime.catalog)
-        let llm: any LanguageModelProvider = chat.responseSchema != nil
-            ? StructuredLanguageModel(generator: try await runtime.structuredGenerator(selection))
-            : try await runtime.languageModel(selection)
-        if selection == .local { try await ensureReady([llm]) }
-        if chat.hasImages, !llm.capabilities.images {
-            throw OpenAIError.invalidRequest("No configured language model reads images; configure one that does (OPENAI_API_KEY, ANTHROPIC_API_KEY) or send text only.",
-                                             param: "input")
-        }
+        let selection = ModelResolution.selection(for: parsed.model, capability: .languageModel, catalog: environment.runtime.catalog)
+        let llm = try await environment.languageModel(for: chat, selection: selection, param: "input")
         let asked = chat
         let head = try await StreamHead.start(deadline: environment.deadline, timeout: environment.timeout) { llm.complete(asked) }
         var reply = Reply(request: parsed, requested: parsed.model ?? "auto", thread: nil, fresh: fresh, title: Self.title(of: parsed.input))
@@ -223,12 +215,13 @@ struct ResponsesEndpoint: Sendable {
     }
 
     /// Keeps the exchange: the new input and the reply, at the position its id names.
+    /// (A failure leaves the thread to ``abandon(_:in:owner:)``.)
     private func save(_ reply: Reply, keeping: Keeping, in store: any ConversationStoring, owner: Owner) async throws {
-        defer { Task { await claims.release(keeping.id.thread) } }
         for message in reply.fresh { _ = try await store.append(message, to: keeping.id.thread, owner: owner) }
         let answer = ConversationMessage(role: .assistant, text: reply.text, provider: reply.provider?.description, usage: reply.usage,
                                          structuredResult: reply.structured, toolCalls: reply.calls)
         _ = try await store.append(answer, to: keeping.id.thread, owner: owner)
+        await claims.release(keeping.id.thread)
     }
 
     // MARK: - Streaming
@@ -254,15 +247,18 @@ struct ResponsesEndpoint: Sendable {
             try await send("response.created", ["response": reply.document(status: "in_progress", id: provisional, output: [])])
             try await send("response.in_progress", ["response": reply.document(status: "in_progress", id: provisional, output: [])])
             var opened = false
+            // The message item and its text part, announced before its first text.
+            func open() async throws {
+                guard !opened else { return }
+                opened = true
+                try await send("response.output_item.added", ["output_index": 0, "item": reply.messageItem(status: "in_progress", text: nil)])
+                try await send("response.content_part.added", ["item_id": .string(reply.messageID), "output_index": 0, "content_index": 0,
+                                                               "part": Reply.textPart("")])
+            }
             func relay(_ event: ChatEvent) async throws {
                 reply.take(event)
                 guard case .text(let piece) = event, !piece.isEmpty else { return }
-                if !opened {
-                    opened = true
-                    try await send("response.output_item.added", ["output_index": 0, "item": reply.messageItem(status: "in_progress", text: nil)])
-                    try await send("response.content_part.added", ["item_id": .string(reply.messageID), "output_index": 0, "content_index": 0,
-                                                                   "part": Reply.textPart("")])
-                }
+                try await open()
                 try await send("response.output_text.delta", ["item_id": .string(reply.messageID), "output_index": 0, "content_index": 0,
                                                               "delta": .string(piece), "logprobs": .array([])])
             }
@@ -274,11 +270,7 @@ struct ResponsesEndpoint: Sendable {
                 let id = provisional
                 var index = 0
                 if opened || reply.calls.isEmpty {
-                    if !opened {
-                        try await send("response.output_item.added", ["output_index": 0, "item": reply.messageItem(status: "in_progress", text: nil)])
-                        try await send("response.content_part.added", ["item_id": .string(reply.messageID), "output_index": 0, "content_index": 0,
-                                                                       "part": Reply.textPart("")])
-                    }
+                    try await open()
                     let ids: JSONObject = ["item_id": .string(reply.messageID), "output_index": 0, "content_index": 0]
                     try await send("response.output_text.done", ids.merging(["text": .string(reply.text), "logprobs": .array([])]))
                     try await send("response.content_part.done", ids.merging(["part": Reply.textPart(reply.text)]))

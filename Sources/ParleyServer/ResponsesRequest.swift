@@ -56,7 +56,7 @@ struct ResponsesRequest: Sendable {
         let stores = try optionalBool(fields["store"], "store") ?? true
         let previous = try optionalString(fields["previous_response_id"], "previous_response_id")
         let toolsJSON = try tools(fields["tools"])
-        let definitions = try ChatCompletionRequest.definitions(toolsJSON.map { nested(tool: $0) })
+        let definitions = try ChatCompletionRequest.definitions(toolsJSON)
         let choiceJSON = fields["tool_choice"] ?? "auto"
         let choice = try ChatCompletionRequest.choice(nested(choice: choiceJSON), among: definitions)
         let parallel = try optionalBool(fields["parallel_tool_calls"], "parallel_tool_calls") ?? true
@@ -183,19 +183,6 @@ struct ResponsesRequest: Sendable {
             throw .invalidRequest("Only function tools are supported (got '\((tool["type"]?.string ?? "").prefix(40))').", param: "tools[\(index)].type")
         }
         return array
-    }
-
-    /// A Responses function tool (`{"type", "name", "description", "parameters"}`) in the
-    /// Chat Completions shape, which the shared reader takes.
-    private static func nested(tool: JSONValue) -> JSONValue {
-        guard let fields = tool.object, fields["function"] == nil else { return tool }
-        var function: JSONObject = [:]
-        var rest: JSONObject = [:]
-        for (key, value) in fields {
-            if ["name", "description", "parameters", "strict"].contains(key) { function[key] = value } else { rest[key] = value }
-        }
-        rest["function"] = .object(function)
-        return .object(rest)
     }
 
     /// A Responses `tool_choice` (`{"type": "function", "name": …}`) in the Chat Completions shape.

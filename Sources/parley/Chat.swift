@@ -103,20 +103,11 @@ struct Chat: AsyncParsableCommand {
         guard let list = value.array ?? value["tools"]?.array else {
             throw ValidationError("\(path) must hold a JSON array of tools (or {\"tools\": [...]}).")
         }
-        var tools: [ToolDefinition] = []
-        for (index, item) in list.enumerated() {
-            let function = item["function"] ?? item
-            guard let name = function["name"]?.string else { throw ValidationError("Tool \(index + 1) in \(path) has no name.") }
-            do {
-                let tool = try ToolDefinition(name: name, description: function["description"]?.string,
-                                              parameters: function["parameters"] ?? ["type": "object", "properties": .object([:])])
-                guard !tools.contains(where: { $0.name == name }) else { throw ToolDefinitionError.duplicateName(name) }
-                tools.append(tool)
-            } catch {
-                throw ValidationError("Tool \(index + 1) in \(path): \(error)")
-            }
+        do {
+            return try ToolDefinition.openAI(list)
+        } catch {
+            throw ValidationError("Tool \(error.index + 1) in \(path): \(error)")
         }
-        return tools
     }
 
     /// `--tool-choice` read against the tools on offer.

@@ -100,6 +100,21 @@ extension OnDeviceServerTests {
     struct ServeCommand {
         static let venvPython = ParleyPaths.current().home.appendingPathComponent("venv/bin/python")
 
+        /// Runs `scripts/NAME` in the venv against `server` with the key "sdk-test-key" (and
+        /// `extra` arguments); its exit status and everything it printed.
+        static func runScript(_ name: String, server: ServeProcess, extra: [String] = []) async throws -> (status: Int32, report: String) {
+            let script = Process()
+            script.executableURL = venvPython
+            script.arguments = [ServeProcess.root.appendingPathComponent("scripts/" + name).path, server.baseURL + "/v1", "sdk-test-key"] + extra
+            let output = Pipe()
+            script.standardOutput = output
+            script.standardError = output
+            try script.run()
+            let printed = await Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
+            script.waitUntilExit()
+            return (script.terminationStatus, String(decoding: printed, as: UTF8.self))
+        }
+
         /// Whether the project's venv has the OpenAI SDK (scripts/setup installs it).
         static var hasOpenAISDK: Bool {
             guard FileManager.default.isExecutableFile(atPath: venvPython.path) else { return false }
@@ -118,18 +133,8 @@ extension OnDeviceServerTests {
         func officialPythonSDK() async throws {
             _ = try Samples.question()  // installed by scripts/setup
             let server = try await ServeProcess.start(environment: ["PARLEY_API_KEYS": "sdk-test-key"])
-            let script = Process()
-            script.executableURL = Self.venvPython
-            script.arguments = [ServeProcess.root.appendingPathComponent("scripts/check_openai_sdk.py").path, server.baseURL + "/v1",
-                                "sdk-test-key", Samples.paths.sampleQuestion.path]
-            let output = Pipe()
-            script.standardOutput = output
-            script.standardError = output
-            try script.run()
-            let printed = await Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
-            script.waitUntilExit()
-            let report = String(decoding: printed, as: UTF8.self)
-            #expect(script.terminationStatus == 0, "\(report)")
+            let (status, report) = try await Self.runScript("check_openai_sdk.py", server: server, extra: [Samples.paths.sampleQuestion.path])
+            #expect(status == 0, "\(report)")
             #expect(report.contains("ok: streamed chat answers"), "\(report)")
             server.terminate()
             #expect(await server.exitStatus() == 0)
@@ -139,19 +144,9 @@ extension OnDeviceServerTests {
               .enabled(if: hasOpenAISDK, "the OpenAI Python SDK is not installed in ~/.local/share/parley/venv: run scripts/setup"))
         func officialSDKTools() async throws {
             let server = try await ServeProcess.start(environment: ["PARLEY_API_KEYS": "sdk-test-key"])
-            let script = Process()
-            script.executableURL = Self.venvPython
             _ = try Samples.question()  // installed by scripts/setup
-            script.arguments = [ServeProcess.root.appendingPathComponent("scripts/check_openai_tools.py").path, server.baseURL + "/v1", "sdk-test-key",
-                                Samples.paths.sampleQuestion.path]
-            let output = Pipe()
-            script.standardOutput = output
-            script.standardError = output
-            try script.run()
-            let printed = await Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
-            script.waitUntilExit()
-            let report = String(decoding: printed, as: UTF8.self)
-            #expect(script.terminationStatus == 0, "\(report)")
+            let (status, report) = try await Self.runScript("check_openai_tools.py", server: server, extra: [Samples.paths.sampleQuestion.path])
+            #expect(status == 0, "\(report)")
             #expect(report.contains("ok: a streamed call assembles into the named function"), "\(report)")
             #expect(report.contains("ok: LangChain bind_tools gets a tool call"), "\(report)")
             #expect(report.contains("ok: realtime: the answer after the output is spoken and uses it"), "\(report)")
@@ -163,17 +158,8 @@ extension OnDeviceServerTests {
               .enabled(if: hasOpenAISDK, "the OpenAI Python SDK is not installed in ~/.local/share/parley/venv: run scripts/setup"))
         func officialSDKResponses() async throws {
             let server = try await ServeProcess.start(environment: ["PARLEY_API_KEYS": "sdk-test-key"])
-            let script = Process()
-            script.executableURL = Self.venvPython
-            script.arguments = [ServeProcess.root.appendingPathComponent("scripts/check_openai_responses.py").path, server.baseURL + "/v1", "sdk-test-key"]
-            let output = Pipe()
-            script.standardOutput = output
-            script.standardError = output
-            try script.run()
-            let printed = await Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
-            script.waitUntilExit()
-            let report = String(decoding: printed, as: UTF8.self)
-            #expect(script.terminationStatus == 0, "\(report)")
+            let (status, report) = try await Self.runScript("check_openai_responses.py", server: server)
+            #expect(status == 0, "\(report)")
             #expect(report.contains("ok: a continued response remembers the first"), "\(report)")
             #expect(report.contains("ok: the output of the call is answered in words"), "\(report)")
             #expect(report.contains("ok: openai-agents: the agent called its function tool and answered"), "\(report)")

@@ -167,22 +167,14 @@ struct RealtimeSessionSettings: Sendable, Equatable {
     private static func tools(_ value: JSONValue) throws(RealtimeProtocolError) -> [ToolDefinition] {
         if value.isNull { return [] }
         guard let items = value.array else { throw .invalidValue("session.tools", "'tools' must be an array of function tools.") }
-        var tools: [ToolDefinition] = []
-        for (index, item) in items.enumerated() {
-            let function = item["function"] ?? item
-            guard item["type"]?.string ?? "function" == "function", let name = function["name"]?.string else {
-                throw .invalidValue("session.tools[\(index)]", "Each tool must be {\"type\": \"function\", \"name\": …, \"parameters\": {…}}.")
+        do {
+            return try ToolDefinition.openAI(items)
+        } catch {
+            if case .notAFunction = error.reason {
+                throw .invalidValue("session.tools[\(error.index)]", "Each tool must be {\"type\": \"function\", \"name\": …, \"parameters\": {…}}.")
             }
-            do {
-                let tool = try ToolDefinition(name: name, description: function["description"]?.string,
-                                              parameters: function["parameters"] ?? ["type": "object", "properties": .object([:])])
-                guard !tools.contains(where: { $0.name == name }) else { throw ToolDefinitionError.duplicateName(name) }
-                tools.append(tool)
-            } catch {
-                throw .invalidValue("session.tools[\(index)]", "\(error)")
-            }
+            throw .invalidValue("session.tools[\(error.index)]", error.description)
         }
-        return tools
     }
 
     /// `tool_choice`: `"auto"`, `"none"`, `"required"` or `{"type": "function", "name": …}`.
