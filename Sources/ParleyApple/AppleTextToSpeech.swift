@@ -21,7 +21,7 @@ public struct AppleTextToSpeech: TextToSpeechProvider {
         AsyncThrowingStream { continuation in
             let synthesizer = AVSpeechSynthesizer()
             let utterance = AVSpeechUtterance(string: text)
-            if let voice = options.voice.flatMap({ AVSpeechSynthesisVoice(identifier: $0) ?? AVSpeechSynthesisVoice(language: $0) }) {
+            if let voice = options.customVoice.flatMap({ AVSpeechSynthesisVoice(identifier: $0) ?? AVSpeechSynthesisVoice(language: $0) }) {
                 utterance.voice = voice
             }
             utterance.rate = Float(Double(AVSpeechUtteranceDefaultSpeechRate) * options.rate)

@@ -40,19 +40,31 @@ public struct OpenAISpeechToText: SpeechToTextProvider {
         await openAICompatibleAvailability(baseURL: configuration.baseURL, apiKey: configuration.apiKey, name: "openai")
     }
 
+    /// Transcribes (or, with ``TranscriptionOptions/translate``, translates into English
+    /// through `/audio/translations`); word times are asked for with `verbose_json` (which
+    /// whisper-1 writes) only when they are wanted.
     public func transcribe(_ audio: AudioBuffer, options: TranscriptionOptions) async throws -> Transcript {
         var form = MultipartForm()
         form.add(name: "model", value: configuration.model)
-        form.add(name: "response_format", value: "json")
-        if let language = options.language { form.add(name: "language", value: language) }
+        form.add(name: "response_format", value: options.wordTimestamps ? "verbose_json" : "json")
+        if options.wordTimestamps {
+            form.add(name: "timestamp_granularities[]", value: "word")
+            form.add(name: "timestamp_granularities[]", value: "segment")
+        }
+        if let language = options.language, !options.translate { form.add(name: "language", value: language) }
         if let prompt = options.prompt { form.add(name: "prompt", value: prompt) }
         form.add(name: "file", filename: "audio.wav", contentType: "audio/wav", data: WAV.encode(audio.resampled(to: preferredSampleRate)))
-        var request = try call.request(join(configuration.baseURL, "/audio/transcriptions"),
+        let path = options.translate ? "/audio/translations" : "/audio/transcriptions"
+        var request = try call.request(join(configuration.baseURL, path),
                                        headers: configuration.apiKey.map { [("authorization", "Bearer \($0)")] } ?? [])
         request.headers.add(name: "content-type", value: form.contentType)
         request.body = .bytes(ByteBuffer(data: form.finished()))
-        struct Reply: Decodable { var text: String }
-        return Transcript(text: try await call.json(Reply.self, request).text.trimmingCharacters(in: .whitespacesAndNewlines))
+        struct Timed: Decodable { var start: Double; var end: Double; var text: String?; var word: String? }
+        struct Reply: Decodable { var text: String; var segments: [Timed]?; var words: [Timed]? }
+        let reply = try await call.json(Reply.self, request)
+        return Transcript(text: reply.text.trimmingCharacters(in: .whitespacesAndNewlines),
+                          segments: (reply.segments ?? []).map { .init(start: $0.start, end: $0.end, text: ($0.text ?? "").trimmingCharacters(in: .whitespaces)) },
+                          words: (reply.words ?? []).map { .init(start: $0.start, end: $0.end, text: $0.word ?? $0.text ?? "") })
     }
 }
 

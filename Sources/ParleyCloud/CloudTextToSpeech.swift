@@ -82,7 +82,7 @@ public struct DeepgramTextToSpeech: TextToSpeechProvider {
         struct Body: Encodable { var text: String }
         let call = self.call
         let configuration = self.configuration
-        let model = options.voice ?? configuration.model
+        let model = options.customVoice ?? configuration.model
         return .producing { output in
             try requireText(text)
             guard let key = configuration.apiKey else { throw ProviderError.unavailable(provider: "deepgram", .missingKey(variable: "DEEPGRAM_API_KEY")) }
@@ -122,7 +122,7 @@ public struct ElevenLabsTextToSpeech: TextToSpeechProvider {
         }
         let call = self.call
         let configuration = self.configuration
-        let voice = options.voice ?? defaultVoice
+        let voice = options.customVoice ?? defaultVoice
         return .producing { output in
             try requireText(text)
             guard let key = configuration.apiKey else { throw ProviderError.unavailable(provider: "elevenlabs", .missingKey(variable: "ELEVENLABS_API_KEY")) }
@@ -169,7 +169,7 @@ public struct PiperHTTPTextToSpeech: TextToSpeechProvider {
         let url = join(baseURL, "/")
         return .producing { output in
             try requireText(text)
-            let body = Body(text: text, voice: options.voice, length_scale: 1 / max(0.25, options.rate))
+            let body = Body(text: text, voice: options.customVoice, length_scale: 1 / max(0.25, options.rate))
             let data = try await call.data(try call.request(url, json: body))
             do {
                 output.yield(try WAV.decode(data, streamed: true))

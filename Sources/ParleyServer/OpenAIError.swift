@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import ParleyCloud
 import ParleyCore
+import ParleyLocal
 import ParleyRuntime
 import ParleyStore
 
@@ -104,6 +105,12 @@ public struct OpenAIError: Error, HTTPResponseError, Sendable, Equatable, Custom
             switch error {
             case .noReader: return .invalidRequest(error.description, param: "messages", code: "unsupported_content")
             case .failed: return OpenAIError(status: .internalServerError, message: error.description, type: "server_error", code: "ocr_failed")
+            }
+        case let error as AudioFileError:
+            switch error {
+            case .encodingFailed: return OpenAIError(status: .internalServerError, message: error.description, type: "server_error", code: "encoding_failed")
+            case .tooLong: return .invalidRequest(error.description, param: "file", code: "audio_too_long")
+            default: return .invalidRequest(error.description, param: "file", code: "invalid_audio")
             }
         case let error as ImageError:
             return .invalidRequest(error.description, param: "messages", code: "invalid_image")

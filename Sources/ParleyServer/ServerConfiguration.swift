@@ -39,12 +39,19 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
     /// may turn them off with `session.parley.builtin_tools: false`) and may be asked for in
     /// `/v1/chat/completions` (`"parley": {"builtin_tools": true}`).
     public var builtinTools: Bool
+    /// The longest audio upload, in seconds (25 minutes by default, OpenAI's own limit for
+    /// its newer transcription models); a longer file is refused without decoding past the
+    /// limit, so a small file of hours of silence costs little.
+    public var maxAudioSeconds: Double
+    /// The ffmpeg program that reads and writes audio other than WAV and PCM (a name on
+    /// `PATH` or a path); without it those formats are refused with a message saying so.
+    public var ffmpeg: String
 
     /// Creates a configuration; the defaults suit a sidecar on this machine.
     public init(host: String = "127.0.0.1", port: Int = 8080, apiKeys: [String] = [], maxJSONBytes: Int = 1 << 20,
                 maxChatBytes: Int = 20 << 20, maxAudioBytes: Int = 25 << 20, maxRealtimeMessageBytes: Int = 8 << 20, requestTimeout: Duration = .seconds(300),
                 idleTimeout: Duration? = .seconds(60), probeInterval: Duration? = .seconds(30), responseCacheTTL: Duration? = nil,
-                builtinTools: Bool = true) {
+                builtinTools: Bool = true, maxAudioSeconds: Double = 1_500, ffmpeg: String = "ffmpeg") {
         self.host = host
         self.port = port
         self.apiKeys = apiKeys
@@ -57,6 +64,8 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
         self.probeInterval = probeInterval
         self.responseCacheTTL = responseCacheTTL
         self.builtinTools = builtinTools
+        self.maxAudioSeconds = maxAudioSeconds
+        self.ffmpeg = ffmpeg
     }
 
     public var description: String {
@@ -105,6 +114,7 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
         guard maxJSONBytes > 0, maxChatBytes > 0, maxAudioBytes > 0, maxRealtimeMessageBytes > 0 else {
             throw Invalid(description: "The body limits must be positive.")
         }
+        guard maxAudioSeconds > 0 else { throw Invalid(description: "The longest audio must be positive.") }
         guard requestTimeout > .zero else { throw Invalid(description: "The request timeout must be positive.") }
         if let responseCacheTTL, responseCacheTTL < .zero {
             throw Invalid(description: "The response cache's lifetime cannot be negative: set PARLEY_CACHE_TTL to 0 to turn the cache off.")

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Logging
 import ParleyCore
+import ParleyLocal
 import ParleyRuntime
 
 /// What every endpoint works with: the runtime (providers, chains, health), the server's
@@ -23,6 +24,8 @@ struct ServerEnvironment: Sendable, CustomStringConvertible {
     let relayRoutes = RelayRoutes()
     /// When the server started, as a Unix time.
     let started: Int
+    /// Audio files in and out beside WAV and PCM.
+    var audioFiles: FFmpegAudio { FFmpegAudio(executable: configuration.ffmpeg) }
 
     var description: String { "ServerEnvironment(\(configuration))" }
 

@@ -3,29 +3,30 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import ParleyCore
+import ParleyLocal
 import ParleyRuntime
 
 /// `POST /v1/audio/speech`: OpenAI's speech synthesis (`input`, `voice`, `speed`,
-/// `response_format` wav or pcm) over the runtime's text-to-speech chain.
+/// `response_format`, `stream_format`) over the runtime's text-to-speech chain.
 ///
-/// - `wav` (the default here; OpenAI's default, mp3, is not encoded by this server) is a
-///   16-bit mono WAV at the voice's own rate, sent whole.
-/// - `pcm` is raw 16-bit little-endian mono at 24 kHz, as OpenAI sends it, streamed sentence
-///   by sentence as each is synthesized.
-///
-/// OpenAI's voice names (`alloy`, `nova`, …) mean each provider's default voice; any other
-/// name is passed to the providers as is (e.g. `en-gb` for espeak-ng).
+/// - Every format OpenAI sends, mono: `mp3` (the default, as at OpenAI), `opus` (in Ogg),
+///   `aac` (ADTS), `flac` and `pcm` (16-bit little-endian, no header) at 24 kHz, `wav` at
+///   the voice's own rate. The
+///   compressed ones are encoded by ffmpeg in a separate process (``FFmpegAudio``); without
+///   it they are a 400 naming the formats that work, and the default becomes `wav`.
+/// - Streamed: the bytes of each sentence go out as soon as it is synthesized (and
+///   encoded); a `wav` that is not streamed as events is sent whole, with its true length.
+/// - `stream_format: "sse"`: the same bytes, base64, in `speech.audio.delta` events, then
+///   `speech.audio.done` with the usage (input tokens estimated at four bytes a token; an
+///   on-device voice spends no output tokens).
+/// - OpenAI's voice names each mean a distinct voice of the engine that speaks where it has
+///   several (``StandardVoice``); any other name goes to the providers as is (`en-gb` for
+///   espeak-ng).
 struct SpeechEndpoint: Sendable {
     let environment: ServerEnvironment
 
-    /// OpenAI's built-in voices.
-    static let openAIVoices: Set<String> = [
-        "alloy", "ash", "ballad", "cedar", "coral", "echo", "fable", "marin", "nova", "onyx", "sage", "shimmer", "verse",
-    ]
     /// OpenAI's limit on the input.
     static let maxInputCharacters = 4_096
-    /// The rate of `pcm` output.
-    static let pcmSampleRate = 24_000
 
     struct Body: Decodable, Sendable {
         var model: String?
@@ -49,16 +50,18 @@ struct SpeechEndpoint: Sendable {
         guard body.input.count <= Self.maxInputCharacters else {
             throw OpenAIError.invalidRequest("'input' is longer than \(Self.maxInputCharacters) characters.", param: "input")
         }
-        let format = body.response_format ?? "wav"
-        guard format == "wav" || format == "pcm" else {
-            throw OpenAIError.invalidRequest("Unsupported 'response_format' \(format): this server sends wav or pcm.", param: "response_format")
-        }
-        if let streamFormat = body.stream_format, streamFormat != "audio" {
-            throw OpenAIError.invalidRequest("Unsupported 'stream_format' \(streamFormat): this server sends audio.", param: "stream_format")
+        let codec = environment.audioFiles
+        let format = try Self.format(body.response_format, encoderInstalled: codec.isAvailable)
+        let events: Bool
+        switch body.stream_format ?? "audio" {
+        case "audio": events = false
+        case "sse": events = true
+        case let other:
+            throw OpenAIError.invalidRequest("Unsupported 'stream_format' \(other): use audio or sse.", param: "stream_format")
         }
         let speed = body.speed ?? 1
         guard (0.25...4).contains(speed) else { throw OpenAIError.invalidRequest("'speed' must be between 0.25 and 4.", param: "speed") }
-        let voice = body.voice.flatMap { Self.openAIVoices.contains($0.lowercased()) || $0.isEmpty ? nil : $0 }
+        let voice = body.voice.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
         let options = SpeechOptions(voice: voice, rate: speed)
 
         let runtime = environment.runtime
@@ -69,35 +72,82 @@ struct SpeechEndpoint: Sendable {
         if selection == .local { try await ensureReady([tts.provider]) }
         let provider = tts.provider
         let input = body.input
-        let metrics = environment.metrics
 
-        if format == "wav" {
-            let audio = try await withDeadline(environment.deadline, timeout: environment.timeout) {
-                try await provider.synthesizeAll(input, options: options)
-            }
-            if let answered = tts.witness.provider { metrics.recordAnswer(.textToSpeech, provider: answered, chain: tts.chain) }
-            var headers = HTTPFields()
-            headers[.contentType] = "audio/wav"
-            headers.name(tts.witness.provider)
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: WAV.encode(audio))))
-        }
-
-        // pcm: the headers wait for the first sentence, so that who speaks is known and a
-        // failure before any audio has its own status.
+        // The headers wait for the first sentence, so that who speaks is known and a failure
+        // before any audio has its own status.
         let head = try await StreamHead.start(deadline: environment.deadline, timeout: environment.timeout) {
             provider.synthesize(input, options: options)
         }
         let answered = tts.witness.provider
-        if let answered { metrics.recordAnswer(.textToSpeech, provider: answered, chain: tts.chain) }
+        if let answered { environment.metrics.recordAnswer(.textToSpeech, provider: answered, chain: tts.chain) }
         var headers = HTTPFields()
-        headers[.contentType] = "audio/pcm"
         headers.name(answered)
-        let rate = Self.pcmSampleRate
-        let response = ResponseBody { writer in
-            if let first = head.first { try await writer.write(ByteBuffer(bytes: PCM16.encode(first, rate: rate))) }
-            for try await chunk in head.rest { try await writer.write(ByteBuffer(bytes: PCM16.encode(chunk, rate: rate))) }
-            try await writer.finish(nil)
+
+        if format == .wav, !events {
+            var audio = head.first ?? AudioBuffer(samples: [], sampleRate: SpeechFileFormat.sampleRate)
+            for try await chunk in head.rest { audio.appendConverting(chunk) }
+            headers[.contentType] = format.contentType
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: WAV.encode(audio))))
         }
-        return Response(status: .ok, headers: headers, body: response)
+        let audio = AsyncThrowingStream<AudioBuffer, any Error> { continuation in
+            let task = Task {
+                do {
+                    if let first = head.first { continuation.yield(first) }
+                    for try await chunk in head.rest { continuation.yield(chunk) }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+        let encoded = codec.encode(audio, format: format)
+        let logger = environment.logger
+        if events {
+            headers[.contentType] = "text/event-stream"
+            headers[.cacheControl] = "no-cache"
+            let inputTokens = (input.utf8.count + 3) / 4
+            return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+                do {
+                    for try await chunk in encoded {
+                        try await writer.write(ByteBuffer(string: Self.event(["type": "speech.audio.delta", "audio": .string(chunk.base64EncodedString())])))
+                    }
+                    let usage: JSONValue = ["input_tokens": .number(Double(inputTokens)), "output_tokens": 0, "total_tokens": .number(Double(inputTokens))]
+                    try await writer.write(ByteBuffer(string: Self.event(["type": "speech.audio.done", "usage": usage])))
+                } catch {
+                    // The status is sent: the error goes out as an event the SDKs raise.
+                    logger.warning("speech stream failed: \(error)")
+                    let failure = OpenAIError.from(error)
+                    let detail: JSONValue = ["type": .string(failure.type), "code": failure.code.map(JSONValue.string) ?? .null, "message": .string(failure.message)]
+                    try await writer.write(ByteBuffer(string: Self.event(["type": "error", "error": detail])))
+                }
+                try await writer.finish(nil)
+            })
+        }
+        headers[.contentType] = format.contentType
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            for try await chunk in encoded { try await writer.write(ByteBuffer(bytes: chunk)) }
+            try await writer.finish(nil)
+        })
+    }
+
+    /// The format named by `response_format`: OpenAI's default, mp3, when it is left out,
+    /// or wav where no encoder is installed.
+    static func format(_ name: String?, encoderInstalled: Bool) throws(OpenAIError) -> SpeechFileFormat {
+        guard let name else { return encoderInstalled ? .mp3 : .wav }
+        guard let format = SpeechFileFormat(rawValue: name.lowercased()) else {
+            let known = SpeechFileFormat.allCases.map(\.rawValue).joined(separator: ", ")
+            throw .invalidRequest("Unsupported 'response_format' \(name): use one of \(known).", param: "response_format")
+        }
+        guard format.isBuiltIn || encoderInstalled else {
+            throw .invalidRequest("'response_format' \(name) needs ffmpeg, which this server does not have: ask for wav or pcm (or install ffmpeg on the server).",
+                                  param: "response_format")
+        }
+        return format
+    }
+
+    /// One server-sent event carrying `object`.
+    static func event(_ object: JSONValue) -> String {
+        "data: \(object.text)\n\n"
     }
 }

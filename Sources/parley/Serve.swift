@@ -31,6 +31,12 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("max-audio-mb"), help: "The largest audio upload, in megabytes.")
     var maxAudioMB: Double = 25
 
+    @Option(name: .customLong("max-audio-minutes"), help: "The longest audio upload, in minutes (longer files are refused without being decoded).")
+    var maxAudioMinutes: Double = 25
+
+    @Option(help: "The ffmpeg program that reads and writes audio besides WAV and PCM (mp3, opus, aac, flac, webm, m4a …).")
+    var ffmpeg: String = "ffmpeg"
+
     @Option(name: .customLong("max-json-mb"), help: "The largest JSON request body (chat requests: 20 times this, for images), in megabytes.")
     var maxJSONMB: Double = 1
 
@@ -53,7 +59,7 @@ struct Serve: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
-        guard maxAudioMB > 0, maxJSONMB > 0 else { throw ValidationError("The body limits must be positive.") }
+        guard maxAudioMB > 0, maxJSONMB > 0, maxAudioMinutes > 0 else { throw ValidationError("The body limits must be positive.") }
         guard requestTimeout > 0 else { throw ValidationError("--request-timeout must be positive.") }
         guard probeInterval >= 0 else { throw ValidationError("--probe-interval cannot be negative.") }
     }
@@ -68,7 +74,8 @@ struct Serve: AsyncParsableCommand {
                 host: host, port: port, apiKeys: ServerConfiguration.apiKeys(from: runtime.settings),
                 maxJSONBytes: Int(maxJSONMB * 1_048_576), maxChatBytes: Int(maxJSONMB * 20 * 1_048_576),
                 maxAudioBytes: Int(maxAudioMB * 1_048_576), requestTimeout: .milliseconds(Int64(requestTimeout * 1_000)),
-                probeInterval: probeInterval > 0 ? .milliseconds(Int64(probeInterval * 1_000)) : nil, builtinTools: !noBuiltinTools)
+                probeInterval: probeInterval > 0 ? .milliseconds(Int64(probeInterval * 1_000)) : nil, builtinTools: !noBuiltinTools,
+                maxAudioSeconds: maxAudioMinutes * 60, ffmpeg: ffmpeg)
             let keys = configuration.apiKeys.count
             let host = self.host
             server = try ParleyServer(runtime: runtime, configuration: configuration, logger: logger) { port in

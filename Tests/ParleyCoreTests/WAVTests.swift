@@ -91,6 +91,10 @@ struct WAVTests {
                            declaredDataSize: 0x7FFF_F000)
         #expect(try WAV.decode(data, streamed: true).samples.count == 2)
         #expect(throws: WAVError.self) { try WAV.decode(data) }
+        // 0xFFFFFFFF says "unknown" (ffmpeg writing to a pipe): read to the end in any case.
+        let unknown = makeWAV(formatTag: 1, channels: 1, sampleRate: 22_050, bits: 16, payload: littleEndianBytes([Int16(100), 200]),
+                              declaredDataSize: 0xFFFF_FFFF)
+        #expect(try WAV.decode(unknown).samples.count == 2)
     }
 
     @Test("bad input gives a typed error with a sentence", arguments: [

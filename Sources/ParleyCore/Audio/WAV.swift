@@ -44,8 +44,10 @@ public enum WAV {
                 }
                 format = try Format(chunk: bytes[reader.offset..<(reader.offset + declared)])
             case "data":
-                // Writers to pipes put 0 or a large placeholder as the size; take what is there.
-                let size = (declared == 0 || (streamed && declared > available)) ? available : declared
+                // Writers to pipes put 0 or a large placeholder as the size (0xFFFFFFFF: unknown,
+                // as ffmpeg and streaming servers write it); take what is there.
+                let unknown = declared == 0 || declared == Int(UInt32.max)
+                let size = (unknown || (streamed && declared > available)) ? available : declared
                 guard size <= available else {
                     throw .truncated("the header announces \(declared) bytes of audio, the file has \(available)")
                 }
@@ -64,22 +66,34 @@ public enum WAV {
         return AudioBuffer(samples: format.decodeMono(payload, frames: frames), sampleRate: format.sampleRate)
     }
 
+    /// The header of a 16-bit mono WAV whose length is not known yet (sizes 0xFFFFFFFF, as
+    /// streaming servers write it): 16-bit samples (``PCM16``) follow until the stream ends.
+    public static func streamingHeader(sampleRate: Int) -> [UInt8] {
+        Array(header(sampleRate: sampleRate, dataBytes: nil))
+    }
+
     /// Encodes mono audio as a 16-bit PCM WAV file.
     public static func encode(_ buffer: AudioBuffer) -> Data {
-        let dataBytes = buffer.samples.count * 2
+        var out = header(sampleRate: buffer.sampleRate, dataBytes: buffer.samples.count * 2)
+        out.reserveCapacity(44 + buffer.samples.count * 2)
+        for sample in buffer.samples {
+            let clipped = max(-1, min(1, sample))
+            withUnsafeBytes(of: UInt16(bitPattern: Int16((clipped * 32767).rounded())).littleEndian) { out.append(contentsOf: $0) }
+        }
+        return out
+    }
+
+    /// The 44-byte header of a 16-bit mono WAV with `dataBytes` of samples (unknown: `nil`).
+    private static func header(sampleRate: Int, dataBytes: Int?) -> Data {
         var out = [UInt8]()
-        out.reserveCapacity(44 + dataBytes)
+        out.reserveCapacity(44)
         func put(_ text: String) { out.append(contentsOf: Array(text.utf8)) }
         func put32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) } }
         func put16(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) } }
-        put("RIFF"); put32(UInt32(36 + dataBytes)); put("WAVE")
+        put("RIFF"); put32(dataBytes.map { UInt32(36 + $0) } ?? UInt32.max); put("WAVE")
         put("fmt "); put32(16); put16(1); put16(1)
-        put32(UInt32(buffer.sampleRate)); put32(UInt32(buffer.sampleRate * 2)); put16(2); put16(16)
-        put("data"); put32(UInt32(dataBytes))
-        for sample in buffer.samples {
-            let clipped = max(-1, min(1, sample))
-            put16(UInt16(bitPattern: Int16((clipped * 32767).rounded())))
-        }
+        put32(UInt32(sampleRate)); put32(UInt32(sampleRate * 2)); put16(2); put16(16)
+        put("data"); put32(dataBytes.map { UInt32($0) } ?? UInt32.max)
         return Data(out)
     }
 

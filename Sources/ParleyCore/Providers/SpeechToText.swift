@@ -4,11 +4,19 @@ public struct TranscriptionOptions: Sendable, Equatable {
     public var language: String?
     /// Words or phrases that bias recognition (names, jargon), where the engine supports it.
     public var prompt: String?
+    /// Whether each word's start and end are wanted (``Transcript/words``), where the engine
+    /// can time them.
+    public var wordTimestamps: Bool
+    /// Whether the speech is to be written in English whatever language it is in, where the
+    /// engine can translate (a multilingual Whisper, OpenAI).
+    public var translate: Bool
 
     /// Creates options.
-    public init(language: String? = "en", prompt: String? = nil) {
+    public init(language: String? = "en", prompt: String? = nil, wordTimestamps: Bool = false, translate: Bool = false) {
         self.language = language
         self.prompt = prompt
+        self.wordTimestamps = wordTimestamps
+        self.translate = translate
     }
 }
 
@@ -21,6 +29,25 @@ public struct Transcript: Sendable, Equatable {
     /// The provider that transcribed, set by a chain (the provider that served, not the
     /// chain); `nil` from a single provider, which is the one asked.
     public var provider: ProviderIdentity?
+    /// Each word with its times, when they were asked for and the engine times words.
+    public var words: [Word]
+
+    /// A word and when it was said.
+    public struct Word: Sendable, Equatable {
+        /// Start in seconds from the start of the audio.
+        public var start: Double
+        /// End in seconds from the start of the audio.
+        public var end: Double
+        /// The word, with its punctuation.
+        public var text: String
+
+        /// Creates a word.
+        public init(start: Double, end: Double, text: String) {
+            self.start = start
+            self.end = end
+            self.text = text
+        }
+    }
 
     /// A timed piece of a transcript.
     public struct Segment: Sendable, Equatable {
@@ -40,10 +67,11 @@ public struct Transcript: Sendable, Equatable {
     }
 
     /// Creates a transcript.
-    public init(text: String, segments: [Segment] = [], provider: ProviderIdentity? = nil) {
+    public init(text: String, segments: [Segment] = [], provider: ProviderIdentity? = nil, words: [Word] = []) {
         self.text = text
         self.segments = segments
         self.provider = provider
+        self.words = words
     }
 }
 

@@ -57,3 +57,29 @@ extension TextToSpeechProvider {
         return result
     }
 }
+
+/// OpenAI's built-in voice names, which clients send to any server that speaks OpenAI's API.
+/// Each is one of the engine's own voices where the engine has several (espeak-ng maps each
+/// to a distinct variant); a provider with a single voice uses its default.
+public enum StandardVoice: String, Sendable, CaseIterable {
+    case alloy, ash, ballad, cedar, coral, echo, fable, marin, nova, onyx, sage, shimmer, verse
+
+    /// The standard voice named `name` (any case), or `nil` for another name.
+    public init?(named name: String) {
+        self.init(rawValue: name.lowercased())
+    }
+}
+
+extension SpeechOptions {
+    /// The voice when it is in the provider's own naming: `nil` when none was asked for or
+    /// when it is one of OpenAI's names (see ``standardVoice``).
+    public var customVoice: String? {
+        guard let voice, !voice.isEmpty, StandardVoice(named: voice) == nil else { return nil }
+        return voice
+    }
+
+    /// The OpenAI voice name asked for, if it is one.
+    public var standardVoice: StandardVoice? {
+        voice.flatMap(StandardVoice.init(named:))
+    }
+}

@@ -1,6 +1,7 @@
 import CWhisper
 import Foundation
 import Logging
+import ParleyCore
 
 /// One loaded whisper.cpp model. Owns the C context and frees it in `deinit`; no C pointer
 /// leaves this class. Not thread-safe: ``WhisperSpeechToText`` (an actor) is its only user.
@@ -20,8 +21,18 @@ final class WhisperContext {
 
     deinit { whisper_free(context) }
 
-    /// Transcribes 16 kHz mono samples; returns the timed segments.
-    func transcribe(_ samples: [Float], threads: Int, prompt: String?) throws(WhisperError) -> [(start: Double, end: Double, text: String)] {
+    /// A timed piece of the transcript, with its words' times when they were asked for.
+    struct Segment {
+        var start: Double
+        var end: Double
+        var text: String
+        var words: [Transcript.Word] = []
+    }
+
+    /// Transcribes 16 kHz mono samples; returns the timed segments, with each word's times
+    /// when `words` is set (whisper.cpp's token timestamps), translated into English when
+    /// `translate` is set and the model is multilingual.
+    func transcribe(_ samples: [Float], threads: Int, prompt: String?, words: Bool = false, translate: Bool = false) throws(WhisperError) -> [Segment] {
         var params = whisper_full_default_params(WHISPER_SAMPLING_GREEDY)
         params.n_threads = Int32(threads)
         params.print_progress = false
@@ -32,6 +43,8 @@ final class WhisperContext {
         params.suppress_blank = true
         params.suppress_nst = true
         parley_whisper_params_set_english(&params)
+        params.token_timestamps = words
+        params.translate = translate
         // Whisper encodes 30 s windows; pad short clips with a little silence so the last
         // word is not clipped.
         var padded = samples
@@ -48,10 +61,31 @@ final class WhisperContext {
         return (0..<count).map { index in
             let text = whisper_full_get_segment_text(context, index).map { String(cString: $0) } ?? ""
             // Timestamps are in units of 10 ms.
-            return (Double(whisper_full_get_segment_t0(context, index)) / 100,
-                    Double(whisper_full_get_segment_t1(context, index)) / 100,
-                    text)
+            return Segment(start: Double(whisper_full_get_segment_t0(context, index)) / 100,
+                           end: Double(whisper_full_get_segment_t1(context, index)) / 100,
+                           text: text, words: words ? self.words(ofSegment: index) : [])
         }
+    }
+
+    /// The words of segment `index`, from its tokens: a token that starts with a space starts
+    /// a word; special tokens (timestamps, end of text) are left out.
+    private func words(ofSegment index: Int32) -> [Transcript.Word] {
+        let endOfText = whisper_token_eot(context)
+        var words: [Transcript.Word] = []
+        for token in 0..<whisper_full_n_tokens(context, index) {
+            let data = whisper_full_get_token_data(context, index, token)
+            guard data.id < endOfText, let piece = whisper_full_get_token_text(context, index, token).map({ String(cString: $0) }) else { continue }
+            let start = Double(data.t0) / 100, end = Double(data.t1) / 100
+            if piece.hasPrefix(" ") || words.isEmpty {
+                let word = piece.trimmingCharacters(in: .whitespaces)
+                guard !word.isEmpty else { continue }
+                words.append(Transcript.Word(start: start, end: end, text: word))
+            } else if let last = words.indices.last {
+                words[last].text += piece
+                words[last].end = max(words[last].end, end)
+            }
+        }
+        return words
     }
 }
 

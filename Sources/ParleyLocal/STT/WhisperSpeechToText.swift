@@ -49,13 +49,20 @@ public actor WhisperSpeechToText: SpeechToTextProvider {
         guard !audio.isEmpty else { throw ProviderError.invalidInput("The audio is empty.") }
         let samples = audio.resampled(to: preferredSampleRate).samples
         let context = try loadedContext()
-        let segments = try ComputeLane.shared.run { try context.transcribe(samples, threads: CoreShare.shared.threads(upTo: threads), prompt: options.prompt) }
+        let segments = try ComputeLane.shared.run {
+            try context.transcribe(samples, threads: CoreShare.shared.threads(upTo: threads), prompt: options.prompt,
+                                   words: options.wordTimestamps, translate: options.translate)
+        }
         let parts = Self.withoutEchoes(segments.map { Transcript.Segment(start: $0.start, end: $0.end, text: $0.text.trimmingCharacters(in: .whitespaces)) },
                                        samples: samples)
         let text = parts.map(\.text).joined(separator: " ").trimmingCharacters(in: .whitespacesAndNewlines)
         // Whisper writes tags such as "[BLANK_AUDIO]" or "(music)" where it hears no words.
         guard !Self.isNonSpeechMarker(text) else { return Transcript(text: "") }
-        return Transcript(text: text, segments: parts)
+        // The words of the segments kept, without Whisper's tags.
+        let kept = Set(parts.map { "\($0.start)|\($0.text)" })
+        let words = segments.filter { kept.contains("\($0.start)|\($0.text.trimmingCharacters(in: .whitespaces))") }
+            .flatMap(\.words).filter { !Self.isNonSpeechMarker($0.text) }
+        return Transcript(text: text, segments: parts, words: words)
     }
 
     /// Whether `text` holds no words: nothing but Whisper's bracketed tags for non-speech

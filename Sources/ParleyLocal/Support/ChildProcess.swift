@@ -21,12 +21,15 @@ public struct ChildProcess {
         case notFound(String)
         case launchFailed(String, String)
         case unsupportedPlatform(String)
+        case exited(String, Int32, String)
 
         var description: String {
             switch self {
             case .notFound(let name): return "\(name) is not installed or not on PATH"
             case .launchFailed(let name, let reason): return "could not start \(name): \(reason)"
             case .unsupportedPlatform(let name): return "\(name) cannot run here: this platform runs no child processes"
+            case .exited(let name, let status, let message):
+                return "\(name) failed (exit status \(status))" + (message.isEmpty ? "" : ": \(message)")
             }
         }
     }
@@ -55,6 +58,7 @@ public struct ChildProcess {
     /// adds to (or replaces entries of) this process's environment.
     public static func run(_ executable: String, arguments: [String], input: Data = Data(), environment: [String: String] = [:]) async throws -> Output {
         #if os(Linux) || os(macOS)
+        ignoreBrokenPipes
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -99,7 +103,90 @@ public struct ChildProcess {
     }
 }
 
+extension ChildProcess {
+    /// Runs `executable` with `arguments` as a filter: each chunk of `input` is written to its
+    /// standard input as it arrives (standard input closes when `input` ends), and its
+    /// standard output comes back in chunks as the program writes them. The stream fails
+    /// with the program's own message when it exits with a non-zero status; ending the
+    /// consuming task early terminates the program.
+    public static func filter<Input: AsyncSequence & Sendable>(
+        _ executable: String, arguments: [String], input: Input
+    ) -> AsyncThrowingStream<Data, any Error> where Input.Element == Data {
+        AsyncThrowingStream { continuation in
+            #if os(Linux) || os(macOS)
+            ignoreBrokenPipes
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+            let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+            process.standardInput = stdin
+            process.standardOutput = stdout
+            process.standardError = stderr
+            do {
+                try process.run()
+            } catch {
+                continuation.finish(throwing: Failure.launchFailed(executable, error.localizedDescription))
+                return
+            }
+            let box = ProcessBox(process)
+            let errorData = DataBox()
+            let errors = DispatchGroup()
+            DispatchQueue.global().async(group: errors) {
+                errorData.set(stderr.fileHandleForReading.readDataToEndOfFile())
+            }
+            // Writes block while the pipe is full, so they run on their own queue, in order.
+            let writes = DispatchQueue(label: "parley.child-process.stdin")
+            let writer = Task {
+                let handle = stdin.fileHandleForWriting
+                do {
+                    for try await chunk in input {
+                        let written: Bool = await withCheckedContinuation { done in
+                            writes.async { done.resume(returning: (try? handle.write(contentsOf: chunk)) != nil) }
+                        }
+                        // The program stopped reading (it exited): its status says why.
+                        if !written { break }
+                    }
+                } catch {
+                    box.terminate()
+                    continuation.finish(throwing: error)
+                }
+                writes.async { try? handle.close() }
+            }
+            DispatchQueue.global().async {
+                let handle = stdout.fileHandleForReading
+                while true {
+                    let chunk = handle.availableData
+                    if chunk.isEmpty { break }
+                    continuation.yield(chunk)
+                }
+                errors.wait()
+                process.waitUntilExit()
+                writer.cancel()
+                let status = process.terminationStatus
+                if status == 0 {
+                    continuation.finish()
+                } else {
+                    let message = String(decoding: errorData.get(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                    continuation.finish(throwing: Failure.exited(executable, status, message))
+                }
+            }
+            continuation.onTermination = { reason in
+                if case .cancelled = reason { writer.cancel(); box.terminate() }
+            }
+            #else
+            continuation.finish(throwing: Failure.unsupportedPlatform(executable))
+            #endif
+        }
+    }
+}
+
 #if os(Linux) || os(macOS)
+/// A write to a program that has exited fails with `EPIPE` instead of the signal that would
+/// end this process (the default for `SIGPIPE`); evaluated once, before the first child.
+private let ignoreBrokenPipes: Void = {
+    _ = signal(SIGPIPE, SIG_IGN)
+}()
+
 /// A process handle shared with the cancellation handler; `Process` guards its own state.
 private final class ProcessBox: @unchecked Sendable {
     private let process: Process

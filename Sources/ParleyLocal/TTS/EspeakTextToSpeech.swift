@@ -41,6 +41,20 @@ public struct EspeakTextToSpeech: TextToSpeechProvider {
         }
     }
 
+    /// The espeak-ng voice for `options`: a voice of its own naming as is, each of OpenAI's
+    /// names a distinct variant (``variants``), otherwise the default.
+    func voice(for options: SpeechOptions) -> String {
+        options.customVoice ?? options.standardVoice.map { Self.variants[$0] ?? defaultVoice } ?? defaultVoice
+    }
+
+    /// A distinct espeak-ng voice (language and variant) for each of OpenAI's names, by the
+    /// gender and accent OpenAI gives them; `alloy`, OpenAI's default, is espeak-ng's own.
+    static let variants: [StandardVoice: String] = [
+        .alloy: "en-us", .ash: "en-us+m3", .ballad: "en-gb-x-gbclan+m2", .cedar: "en-us+m5", .coral: "en-us+f3",
+        .echo: "en-us+m1", .fable: "en-gb-x-rp+m4", .marin: "en-us+f4", .nova: "en-us+f5", .onyx: "en-us+m7",
+        .sage: "en-gb-x-rp+f2", .shimmer: "en-us+f1", .verse: "en-gb-scotland+m6",
+    ]
+
     /// Synthesizes one piece of text in one espeak-ng run.
     private func speak(_ text: String, options: SpeechOptions) async throws -> AudioBuffer {
         guard let path = ChildProcess.locate(executable) else {
@@ -49,7 +63,7 @@ public struct EspeakTextToSpeech: TextToSpeechProvider {
         let wordsPerMinute = Int((175 * options.rate).rounded())
         let output = try await ChildProcess.run(
             path,
-            arguments: ["--stdout", "--stdin", "-v", options.voice ?? defaultVoice, "-s", String(max(80, min(450, wordsPerMinute)))],
+            arguments: ["--stdout", "--stdin", "-v", voice(for: options), "-s", String(max(80, min(450, wordsPerMinute)))],
             input: Data(text.utf8))
         guard output.status == 0 else {
             let message = String(decoding: output.standardError, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -87,7 +87,7 @@ struct RealtimeSessionSettings: Sendable, Equatable {
 
     /// The engine's voice for the voice the client named.
     var engineVoice: String? {
-        guard let voice, !voice.isEmpty, !SpeechEndpoint.openAIVoices.contains(voice.lowercased()) else { return nil }
+        guard let voice, !voice.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
         return voice
     }
 
