@@ -4,8 +4,9 @@ import Logging
 import NIOCore
 import NIOHTTP1
 
-/// HTTP/1 with the WebSocket upgrade (Hummingbird's channel), with ``ChatRelayHandler`` put
-/// right behind HTTP/1's decoder on every connection: it relays plain chat completions there
+/// HTTP/1 with the WebSocket upgrade (Hummingbird's channel), with ``ProtocolErrorHandler``
+/// (431, 426 and 400 where the decoder or the upgrade would drop a request unanswered) and
+/// then ``ChatRelayHandler`` put right behind HTTP/1's decoder on every connection: it relays plain chat completions there
 /// and keeps the connection's idle timeout and graceful shutdown for everything behind it.
 struct RelayingHTTPChannel: ServerChildChannel {
     typealias Value = HTTP1WebSocketUpgradeChannel.Value
@@ -20,6 +21,7 @@ struct RelayingHTTPChannel: ServerChildChannel {
             let pipeline = channel.pipeline.syncOperations
             let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
             try pipeline.addHandler(ChatRelayHandler(lane: lane, idleTimeout: idleTimeout), position: .after(decoder))
+            try pipeline.addHandler(ProtocolErrorHandler(), position: .after(decoder))
             return value
         }
     }

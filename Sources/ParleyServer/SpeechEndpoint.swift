@@ -117,9 +117,7 @@ struct SpeechEndpoint: Sendable {
                 } catch {
                     // The status is sent: the error goes out as an event the SDKs raise.
                     logger.warning("speech stream failed: \(error)")
-                    let failure = OpenAIError.from(error)
-                    let detail: JSONValue = ["type": .string(failure.type), "code": failure.code.map(JSONValue.string) ?? .null, "message": .string(failure.message)]
-                    try await writer.write(ByteBuffer(string: Self.event(["type": "error", "error": detail])))
+                    try await writer.write(ByteBuffer(string: OpenAIError.from(error).streamEvent))
                 }
                 try await writer.finish(nil)
             })

@@ -19,7 +19,7 @@ struct MalformedInputTests {
         ("/v1/chat/completions", "\u{00}\u{ff}garbage", nil),
         ("/v1/audio/speech", "{\"voice\": \"alloy\"}", "input"),
         ("/v1/audio/speech", "{\"input\": \"   \"}", "input"),
-        ("/v1/audio/speech", "{\"input\": \"hi\", \"response_format\": \"mp3\"}", "response_format"),
+        ("/v1/audio/speech", "{\"input\": \"hi\", \"response_format\": \"ogg\"}", "response_format"),
         ("/v1/audio/speech", "{\"input\": \"hi\", \"speed\": 9}", "speed"),
     ])
     func badJSON(path: String, body: String, param: String?) async throws {
@@ -69,7 +69,7 @@ struct MalformedInputTests {
         case "unnamed part":
             body = Data("--\(form.boundary)\r\nContent-Disposition: form-data\r\n\r\nx\r\n--\(form.boundary)--\r\n".utf8)
         case "bad response_format":
-            form.add("response_format", "srt")
+            form.add("response_format", "docx")
             form.add(file: "file", filename: "a.wav", wav)
             body = form.finished
         default:

@@ -67,6 +67,36 @@ struct ServerHygieneTests {
         #expect(!status.contains("500"))
     }
 
+    @Test("headers over the limit get 431, a WebSocket upgrade of another version 426 naming version 13, garbage 400 — each an OpenAI error, then the connection closes; the server goes on")
+    func protocolErrors() async throws {
+        let server = try await TestServer.scripted()
+        defer { server.stop() }
+        func exchange(_ text: String) async throws -> (status: String, head: String, body: String) {
+            let answer = try await Task.detached { try Self.exchange(port: server.port, send: text, waitSeconds: 5) }.value
+            let parts = answer.components(separatedBy: "\r\n\r\n")
+            return (String(parts[0].split(separator: "\r\n").first ?? ""), parts[0], parts.dropFirst().joined())
+        }
+        let huge = try await exchange("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: \(String(repeating: "a", count: 100_000))\r\n\r\n")
+        #expect(huge.status == "HTTP/1.1 431 Request Header Fields Too Large", "\(huge.head)")
+        #expect(huge.body.contains("request_header_fields_too_large"), "\(huge.body)")
+
+        let upgrade = "GET /v1/realtime HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        let old = try await exchange(upgrade + "Sec-WebSocket-Version: 8\r\n\r\n")
+        #expect(old.status == "HTTP/1.1 426 Upgrade Required", "\(old.head)")
+        #expect(old.head.contains("Sec-WebSocket-Version: 13"), "\(old.head)")
+        #expect(old.body.contains("unsupported_websocket_version"), "\(old.body)")
+        let none = try await exchange(upgrade + "\r\n")
+        #expect(none.status.hasPrefix("HTTP/1.1 426"), "\(none.head)")
+
+        let garbage = try await exchange("NOT\u{01}HTTP AT ALL\r\n\r\n")
+        #expect(garbage.status.hasPrefix("HTTP/1.1 400"), "\(garbage.head)")
+        #expect(garbage.body.contains("malformed_request"), "\(garbage.body)")
+
+        let upgraded = try await WebSocketUpgrade.request(port: server.port, headers: [])
+        #expect(upgraded.status == 101)
+        #expect(try await server.send(.GET, "/health").status == 200)
+    }
+
     @Test("a 503 says when to retry")
     func retryAfter() async throws {
         let unreachable = ProviderError.unavailable(provider: "remote", .serverUnreachable(url: "http://127.0.0.1:9", reason: "refused"))
