@@ -60,6 +60,13 @@ public struct ConversationOptions: Sendable {
     /// waits only for the last words (see ``ConversationConfiguration/prefiller``). On by
     /// default; it does nothing when another provider answers first.
     public var prefillsPrompt = true
+    /// The voice-activity probability at which speech starts (0–1; `nil` for the detector's
+    /// default, 0.5); speech ends below it less 0.15.
+    public var speechThreshold: Float?
+    /// Seconds of audio kept before detected speech (and after it); `nil` for the default.
+    public var speechPadding: Double?
+    /// The language and the words that bias recognition, for every transcript.
+    public var transcription: TranscriptionOptions?
 
     /// The reply length of a new spoken conversation, in tokens.
     public static let defaultMaxTokens = 128

@@ -72,6 +72,12 @@ extension Runtime {
         configuration.speech.voice = options.voice
         configuration.segmentation.endSilence = options.endSilence
         configuration.segmentation.maxSpeech = options.maxTurn
+        if let threshold = options.speechThreshold {
+            configuration.segmentation.onThreshold = threshold
+            configuration.segmentation.offThreshold = max(0.01, threshold - 0.15)
+        }
+        if let padding = options.speechPadding { configuration.segmentation.padding = padding }
+        if let transcription = options.transcription { configuration.transcription = transcription }
         configuration.duplex = options.duplex
         configuration.partialInterval = options.partialInterval.flatMap { $0 > 0 ? $0 : nil }
         configuration.startsListening = options.startsListening

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import ParleyCore
 import ParleyStore
 import Synchronization
 
@@ -64,6 +65,22 @@ final class RateLimits: Sendable {
             entry.tokens = Self.refilled(entry.tokens, perMinute: tpm, at: now)
             entry.tokens.level -= Double(tokens)
             all[owner] = entry
+        }
+    }
+
+    /// The owner's limits as realtime's `rate_limits.updated` lists them: requests and tokens,
+    /// each with its limit, what remains and when it is full again; empty when limits are off.
+    func realtimeEntries(_ owner: Owner, at now: ContinuousClock.Instant = .now) -> [JSONValue] {
+        buckets.withLock { all in
+            var entries: [JSONValue] = []
+            let current = all[owner]
+            for (name, perMinute, bucket) in [("requests", requestsPerMinute, current?.requests), ("tokens", tokensPerMinute, current?.tokens)] {
+                guard let perMinute else { continue }
+                let level = bucket.map { Self.refilled($0, perMinute: perMinute, at: now).level } ?? Double(perMinute)
+                entries.append(.object(["name": .string(name), "limit": .number(Double(perMinute)), "remaining": .number(max(0, level.rounded(.down))),
+                                        "reset_seconds": .number(((Double(perMinute) - level) * 60 / Double(perMinute) * 100).rounded() / 100)]))
+            }
+            return entries
         }
     }
 

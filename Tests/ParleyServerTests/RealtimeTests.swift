@@ -170,11 +170,12 @@ struct RealtimeTests {
             #"{"type": "session.update", "session": {"output_modalities": ["smell"]}}"#,
             #"{"type": "session.update", "session": {"max_output_tokens": -4}}"#,
             #"{"type": "session.update", "session": 7}"#,
-            #"{"type": "conversation.item.create", "item": {"type": "message", "role": "assistant", "content": [{"type": "input_text", "text": "x"}]}}"#,
+            #"{"type": "conversation.item.create", "item": {"type": "message", "role": "critic", "content": [{"type": "input_text", "text": "x"}]}}"#,
             #"{"type": "conversation.item.create", "item": {"type": "message", "role": "user", "content": [{"type": "input_image", "image_url": "https://example.com/a.png"}]}}"#,
             #"{"type": "conversation.item.create", "item": {"type": "message", "role": "user", "content": []}}"#,
             #"{"type": "conversation.item.truncate", "item_id": "nope"}"#,
-            #"{"type": "response.cancel"}"#, #"{"type": "response.create"}"#,
+            #"{"type": "response.cancel"}"#, #"{"type": "response.create", "response": {"conversation": "sideways"}}"#,
+            #"{"type": "conversation.item.delete", "item_id": "nope"}"#, #"{"type": "conversation.item.retrieve"}"#,
         ]
         try await RealtimeTestClient.with(server) { client in
             try await client.next("session.created")

@@ -98,7 +98,8 @@ extension ConversationSession {
     /// Starts generating and speaking reply `id` to the history.
     func startReply(_ id: Int) {
         stopPrefill()
-        let request = replyRequest(history)
+        let request = replyRequest(history, instructions: replyInstructions)
+        replyInstructions = nil
         // A reply started on these very words during the pause is already on its way.
         if let adopted = adoptSpeculation(for: request, reply: id) {
             reply = Reply(id: id, task: adopted)
@@ -131,8 +132,10 @@ extension ConversationSession {
     }
 
     /// What the model is asked for a reply to `history`: the history trimmed to the context
-    /// window, with room left for the reply.
-    func replyRequest(_ history: [ChatMessage]) -> ChatRequest {
+    /// window, with room left for the reply; `instructions` replace the system prompt.
+    func replyRequest(_ history: [ChatMessage], instructions: String? = nil) -> ChatRequest {
+        var history = history
+        if let instructions, history.first?.role == .system { history[0] = .system(instructions) }
         var sampling = configuration.sampling
         sampling.maxTokens = max(1, min(sampling.maxTokens, configuration.contextTokens / 2))
         let window = ContextWindow(tokens: configuration.contextTokens, reservedForReply: sampling.maxTokens)

@@ -61,6 +61,8 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
 
     var machine: Machine
     var history: [ChatMessage]
+    /// Instructions that replace the system prompt for the next reply only (``respond(instructions:)``).
+    var replyInstructions: String?
     /// Finds speech while the audio is open.
     var detector: UtteranceDetector?
     var transcriber: UtteranceTranscriber
@@ -246,17 +248,19 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
     /// Sends a typed message, with images for a model that reads them (``ChatMessage/Part/image(data:mimeType:)``
     /// parts, sent before the text), and returns the turn once its reply has been played or
     /// cut short; `nil` when the reply was cancelled before anything was heard.
+    /// `instructions`, when given, replace the system prompt for this reply only.
     ///
     /// Typed text is taken while the conversation is idle, armed or listening (not while the
     /// user speaks or a reply is in progress); afterwards the conversation returns there.
     /// - Throws: ``UnsupportedCapabilityError`` when no provider of the model can read images;
     ///   a ``Rejection``; the model's, the voice's or the journal's error.
     @discardableResult
-    public func send(text: String, images: [ChatMessage.Part] = []) async throws -> TurnResult? {
+    public func send(text: String, images: [ChatMessage.Part] = [], instructions: String? = nil) async throws -> TurnResult? {
         try checkOpen()
         if !images.isEmpty, !llm.capabilities.images {
             throw UnsupportedCapabilityError(missing: [.images], providers: [llm.identity.description])
         }
+        replyInstructions = instructions
         return try await answer(.typed(text), cue: .typed(images))
     }
 
@@ -280,7 +284,44 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
     public func respondToToolResults() async throws -> TurnResult? {
         try checkOpen()
         guard history.last?.role == .tool else { throw ToolResultError.nothingToAnswer }
+        replyInstructions = nil
         return try await answer(.toolResults, cue: .toolResults)
+    }
+
+    /// Starts a reply to the conversation as it stands, with no new message of the user's (the
+    /// assistant speaks first, or answers messages added with ``insert(_:at:)``), and returns
+    /// its turn once played. `instructions`, when given, replace the system prompt for this
+    /// reply only.
+    @discardableResult
+    public func respond(instructions: String? = nil) async throws -> TurnResult? {
+        try checkOpen()
+        replyInstructions = instructions
+        return try await answer(.toolResults, cue: .toolResults)
+    }
+
+    /// The conversation's messages after the system prompt, in order: what the next reply
+    /// answers (before trimming to the context window).
+    public var messages: [ChatMessage] { Array(history.dropFirst()) }
+
+    /// Puts `message` (the user's, the assistant's, or an instruction) into the conversation
+    /// at `index` among ``messages`` (clamped; `nil`: at the end), without replying. A
+    /// client's context: it is not written to the journal.
+    /// - Throws: ``ProviderError/invalidInput(_:)`` for a tool message (tool results go
+    ///   through ``addToolResult(callID:output:isError:)``).
+    public func insert(_ message: ChatMessage, at index: Int? = nil) throws {
+        try checkOpen()
+        guard message.role != .tool else { throw ProviderError.invalidInput("A tool result answers a call: add it with addToolResult.") }
+        let position = index.map { min(max(0, $0), history.count - 1) + 1 } ?? history.count
+        history.insert(message, at: position)
+    }
+
+    /// Removes the message at `index` among ``messages``; returns it, or `nil` when there is
+    /// none there.
+    @discardableResult
+    public func removeMessage(at index: Int) throws -> ChatMessage? {
+        try checkOpen()
+        guard index >= 0, index + 1 < history.count else { return nil }
+        return history.remove(at: index + 1)
     }
 
     /// Applies `event` (a typed message or tool results), and returns the turn its reply ends.

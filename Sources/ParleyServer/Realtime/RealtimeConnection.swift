@@ -23,6 +23,19 @@ actor RealtimeConnection {
         var id: String
         var itemID: String
         var text = ""
+        /// Whether this reply is sent as text only (the session's choice, or the response's).
+        var textOnly = false
+        /// The client's metadata of `response.create`, echoed.
+        var metadata: JSONValue?
+    }
+
+    /// An item of the conversation as the client knows it, for `conversation.item.retrieve`
+    /// and `.delete`: its JSON, and for a message its role and text (how it is found among
+    /// the conversation's messages).
+    struct KnownItem {
+        var json: JSONValue
+        var role: ChatMessage.Role?
+        var text: String?
     }
 
     /// A piece of audio work: what to do with the session it was meant for.
@@ -54,8 +67,12 @@ actor RealtimeConnection {
     /// The last item of the conversation (`previous_item_id`).
     private var lastItem: String?
     private var response: OpenResponse?
-    /// Typed messages waiting for `response.create`.
-    private var pending: [(text: String, images: [ChatMessage.Part])] = []
+    /// Typed messages waiting for `response.create`, with their item ids.
+    private var pending: [(id: String, text: String, images: [ChatMessage.Part])] = []
+    /// The conversation's items by id (messages, replies, tool calls and outputs).
+    private var items: [String: KnownItem] = [:]
+    /// What the next reply is sent with (`response.create`'s parameters).
+    private var nextResponse = RealtimeClientEvent.ResponseParameters()
     /// Whether tool outputs came since the last response (`response.create` answers them).
     private var toolOutputsPending = false
     /// Whether `input_audio_buffer.commit` asked to end a turn that has not ended yet.
@@ -194,7 +211,17 @@ actor RealtimeConnection {
             settings = updated
             send("session.updated", ["session": sessionJSON])
         case .appendAudio(let bytes):
-            guard let audio = PCM16.decode(bytes, rate: settings.inputRate) else { return }
+            let audio: AudioBuffer
+            if let codec = settings.inputCodec {
+                audio = codec.decodeBuffer(bytes)
+            } else {
+                guard bytes.count % 2 == 0 else {
+                    throw RealtimeProtocolError.invalidValue("audio", "'audio' holds an odd number of bytes: 16-bit PCM has two bytes per sample.")
+                }
+                guard let decoded = PCM16.decode(bytes, rate: settings.inputRate) else { return }
+                audio = decoded
+            }
+            guard !audio.isEmpty else { return }
             if let unavailable, ContinuousClock.now < unavailable.until, conversation == nil { return }
             let session = try await conversationSession()
             await onAudioLane(session, eventID: eventID) { session in
@@ -223,16 +250,60 @@ actor RealtimeConnection {
             }
             userItem = nil
             send("input_audio_buffer.cleared", [:])
-        case .createUserMessage(let id, let text, let images):
-            _ = try await conversationSession()
+        case .createMessage(let id, let role, let text, let images, let position):
+            let session = try await conversationSession()
             let itemID = id ?? Self.id("item")
-            pending.append((text, images))
+            guard items[itemID] == nil else {
+                throw RealtimeProtocolError.invalidValue("item.id", "An item with id '\(itemID.prefix(64))' is already in the conversation.")
+            }
+            let kind = role == .user ? "input_text" : role == .assistant ? "output_text" : "input_text"
             var content: [JSONValue] = images.map { _ in .object(["type": .string("input_image")]) }
-            if !text.isEmpty { content.insert(.object(["type": .string("input_text"), "text": .string(text)]), at: 0) }
-            let item = Self.item(itemID, role: "user", status: "completed", content: content)
-            send("conversation.item.added", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item": item])
-            send("conversation.item.done", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item": item])
-            lastItem = itemID
+            if !text.isEmpty { content.insert(.object(["type": .string(kind), "text": .string(text)]), at: 0) }
+            let item = Self.item(itemID, role: role.rawValue, status: "completed", content: content)
+            let previous: String?
+            let atEnd = position == .end || position == .after(lastItem ?? "")
+            if role == .user, atEnd {
+                // The next reply's question: sent (and saved) when the client asks for a response.
+                pending.append((itemID, text, images))
+                previous = lastItem
+                lastItem = itemID
+            } else {
+                // Context the client gives (LiveKit's chat context, a bot's instructions): into
+                // the conversation where the client put it, answered by no reply of its own.
+                let message = ChatMessage(role: role, parts: images + (text.isEmpty ? [] : [.text(text)]))
+                switch position {
+                case .end:
+                    try await session.insert(message)
+                    previous = lastItem
+                    lastItem = itemID
+                case .start:
+                    try await session.insert(message, at: 0)
+                    previous = nil
+                case .after(let anchor):
+                    guard let known = items[anchor] else { throw Self.itemNotFound(anchor, param: "previous_item_id") }
+                    let messages = await session.messages
+                    let index = Self.index(of: known, in: messages).map { $0 + 1 } ?? messages.count
+                    try await session.insert(message, at: index)
+                    previous = anchor
+                    if anchor == lastItem { lastItem = itemID }
+                }
+            }
+            items[itemID] = KnownItem(json: item, role: role, text: text)
+            send("conversation.item.added", ["previous_item_id": previous.map(JSONValue.string) ?? .null, "item": item])
+            send("conversation.item.done", ["previous_item_id": previous.map(JSONValue.string) ?? .null, "item": item])
+        case .deleteItem(let id):
+            guard let known = items[id] else { throw Self.itemNotFound(id, param: "item_id") }
+            if let index = pending.firstIndex(where: { $0.id == id }) {
+                pending.remove(at: index)
+            } else if let session = conversation?.session, let index = Self.index(of: known, in: await session.messages) {
+                try await session.removeMessage(at: index)
+            }
+            items[id] = nil
+            if lastItem == id { lastItem = nil }
+            send("conversation.item.deleted", ["item_id": .string(id)])
+        case .retrieveItem(let id):
+            guard let known = items[id] else { throw Self.itemNotFound(id, param: "item_id") }
+            send("conversation.item.retrieved", ["item": known.json])
         case .createToolOutput(let id, let callID, let output):
             let session = try await conversationSession()
             do {
@@ -246,14 +317,19 @@ actor RealtimeConnection {
             send("conversation.item.added", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item": item])
             send("conversation.item.done", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item": item])
             lastItem = itemID
+            items[itemID] = KnownItem(json: item)
             toolOutputsPending = true
         case .truncateItem(let id, let end):
             send("conversation.item.truncated", ["item_id": .string(id), "content_index": .number(0), "audio_end_ms": .number(Double(end))])
             if response?.itemID == id, let session = conversation?.session, await session.state == .speaking {
                 try await session.cancel()
             }
-        case .createResponse:
-            try await respond()
+        case .createResponse(let parameters):
+            if parameters.outOfBand {
+                try await respondOutOfBand(parameters)
+            } else {
+                try await respond(parameters)
+            }
         case .cancelResponse:
             let state = await conversation?.session.state
             guard let session = conversation?.session, response != nil || state == .thinking || state == .speaking else {
@@ -277,6 +353,8 @@ actor RealtimeConnection {
     /// The conversation's review of a final transcript: `heard` as it is when the client
     /// reviews nothing (`create_response` true), else the client's decision, awaited.
     private func reviewTranscript(_ heard: String) async -> String? {
+        // A transcription session answers nothing: the transcript was sent, the turn ends.
+        if settings.transcriptionOnly { return nil }
         guard !settings.createsResponse else { return heard }
         return await withCheckedContinuation { continuation in
             try? carryOut(review.hold(heard, continuation))
@@ -297,8 +375,13 @@ actor RealtimeConnection {
         }
     }
 
-    /// `response.create`: answers the typed messages, or lets a committed turn's reply stand.
-    private func respond() async throws {
+    /// `response.create`: answers the typed messages, lets a committed turn's reply stand, or
+    /// answers the conversation as it stands (the assistant speaks first).
+    private func respond(_ parameters: RealtimeClientEvent.ResponseParameters) async throws {
+        guard !settings.transcriptionOnly else {
+            throw RealtimeProtocolError(code: "transcription_session", message: "This is a transcription session: it transcribes speech and answers nothing. Set session.type to realtime for replies.")
+        }
+        nextResponse = parameters
         // A turn held for review (or about to be) is sent as heard: OpenAI's way to answer a
         // turn when turn_detection.create_response is false.
         if !settings.createsResponse, review.isActive || awaitingTranscript || committing {
@@ -319,17 +402,28 @@ actor RealtimeConnection {
             }
             return
         }
-        guard !pending.isEmpty else {
-            if answeredByCommit || response != nil {
-                answeredByCommit = false
-                return
-            }
-            throw RealtimeProtocolError(code: "no_input", message: "There is nothing new to answer: add a message with conversation.item.create, or speak (input_audio_buffer.append) and commit.")
+        if pending.isEmpty, answeredByCommit || response != nil {
+            answeredByCommit = false
+            return
         }
         let session = try await conversationSession()
         let state = await session.state
         guard state == .idle || state == .armed || state == .listening else {
             throw RealtimeProtocolError(code: "conversation_already_has_active_response", message: "A response is in progress: wait for response.done, or send response.cancel first.")
+        }
+        guard !pending.isEmpty else {
+            // Nothing new: the reply answers the conversation as it stands.
+            answeredByCommit = false
+            ensureResponse()
+            let instructions = parameters.instructions
+            Task {
+                do {
+                    try await session.respond(instructions: instructions)
+                } catch {
+                    self.typedTurnFailed(error)
+                }
+            }
+            return
         }
         let messages = pending
         pending = []
@@ -338,9 +432,10 @@ actor RealtimeConnection {
         answeredByCommit = false
         ensureResponse()
         // The reply is followed through the session's updates; this task only reports failure.
+        let instructions = parameters.instructions
         Task {
             do {
-                try await session.send(text: text.isEmpty ? "Describe the image." : text, images: images)
+                try await session.send(text: text.isEmpty ? "Describe the image." : text, images: images, instructions: instructions)
             } catch {
                 self.typedTurnFailed(error)
             }
@@ -363,6 +458,14 @@ actor RealtimeConnection {
         options.maxTokens = settings.maxOutputTokens
         options.voice = settings.engineVoice
         options.partialInterval = settings.partialInterval
+        options.speechThreshold = settings.speechThreshold.map { Float($0) }
+        options.speechPadding = settings.speechPadding
+        options.transcription = settings.transcription
+        if settings.transcriptionOnly {
+            // Nothing is answered: no reply is prepared while the user speaks.
+            options.prefillsPrompt = false
+            options.startsReplyEarly = false
+        }
         options.clientTools = settings.tools
         options.toolChoice = settings.toolChoice
         if settings.builtinTools, environment.configuration.builtinTools {
@@ -471,7 +574,7 @@ actor RealtimeConnection {
             ensureResponse()
             response?.text += piece
             if let response {
-                send(settings.textOnly ? "response.output_text.delta" : "response.output_audio_transcript.delta",
+                send(response.textOnly ? "response.output_text.delta" : "response.output_audio_transcript.delta",
                      ["response_id": .string(response.id), "item_id": .string(response.itemID), "output_index": .number(0),
                       "content_index": .number(0), "delta": .string(piece)])
             }
@@ -492,6 +595,7 @@ actor RealtimeConnection {
         send("conversation.item.input_audio_transcription.completed", ["item_id": .string(item), "content_index": .number(0), "transcript": .string(text)])
         let spoken = Self.item(item, role: "user", status: "completed", content: [.object(["type": .string("input_audio"), "transcript": .string(text)])])
         send("conversation.item.done", ["item": spoken])
+        items[item] = KnownItem(json: spoken, role: .user, text: text)
         userItem = nil
         // Held for the client's review: it answers with response.create or parley.transcript.send/discard.
         if !text.isEmpty, !settings.createsResponse { try? carryOut(review.announce(item)) }
@@ -517,22 +621,25 @@ actor RealtimeConnection {
 
     private func replyAudio(_ chunk: AudioBuffer) {
         ensureResponse()
-        guard !settings.textOnly, let response else { return }
-        let bytes = PCM16.encode(chunk, rate: settings.outputRate)
+        guard let response, !response.textOnly else { return }
+        let bytes = settings.outputCodec.map { $0.encode(chunk) } ?? PCM16.encode(chunk, rate: settings.outputRate)
         send("response.output_audio.delta", ["response_id": .string(response.id), "item_id": .string(response.itemID), "output_index": .number(0),
                                              "content_index": .number(0), "delta": .string(Data(bytes).base64EncodedString())])
     }
 
     private func ensureResponse() {
         guard response == nil else { return }
-        let opened = OpenResponse(id: Self.id("resp"), itemID: Self.id("item"))
+        let parameters = nextResponse
+        nextResponse = .init()
+        let opened = OpenResponse(id: Self.id("resp"), itemID: Self.id("item"), textOnly: parameters.textOnly ?? settings.textOnly,
+                                  metadata: parameters.metadata)
         response = opened
         send("response.created", ["response": responseJSON(opened, status: "in_progress", output: [])])
         let item = Self.item(opened.itemID, role: "assistant", status: "in_progress", content: [])
         send("response.output_item.added", ["response_id": .string(opened.id), "output_index": .number(0), "item": item])
         send("conversation.item.added", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item": item])
         send("response.content_part.added", ["response_id": .string(opened.id), "item_id": .string(opened.itemID), "output_index": .number(0),
-                                             "content_index": .number(0), "part": part(transcript: "")])
+                                             "content_index": .number(0), "part": part(transcript: "", textOnly: opened.textOnly)])
         lastItem = opened.itemID
     }
 
@@ -542,18 +649,19 @@ actor RealtimeConnection {
         response = nil
         let text = transcript ?? open.text
         let ids: JSONObject = ["response_id": .string(open.id), "item_id": .string(open.itemID), "output_index": .number(0), "content_index": .number(0)]
-        if settings.textOnly {
+        if open.textOnly {
             send("response.output_text.done", ids.merging(["text": .string(text)]))
         } else {
             send("response.output_audio.done", ids)
             send("response.output_audio_transcript.done", ids.merging(["transcript": .string(text)]))
         }
-        send("response.content_part.done", ids.merging(["part": part(transcript: text)]))
+        send("response.content_part.done", ids.merging(["part": part(transcript: text, textOnly: open.textOnly)]))
         let item = Self.item(open.itemID, role: "assistant", status: status == "completed" ? "completed" : "incomplete",
-                             content: [part(transcript: text, output: true)])
+                             content: [part(transcript: text, output: true, textOnly: open.textOnly)])
         send("response.output_item.done", ["response_id": .string(open.id), "output_index": .number(0), "item": item])
         send("conversation.item.done", ["item": item])
         lastItem = open.itemID
+        items[open.itemID] = KnownItem(json: item, role: .assistant, text: text)
         // The tools the model called, for the client to run: a function_call item each.
         var output = [item]
         for (offset, call) in calls.enumerated() {
@@ -572,6 +680,7 @@ actor RealtimeConnection {
             send("response.output_item.done", ["response_id": .string(open.id), "output_index": index, "item": done])
             send("conversation.item.done", ["item": done])
             lastItem = itemID
+            items[itemID] = KnownItem(json: done)
             output.append(done)
         }
         var done = responseJSON(open, status: status, output: output)
@@ -585,6 +694,84 @@ actor RealtimeConnection {
             done = .object(fields)
         }
         send("response.done", ["response": done])
+        let limits = environment.rateLimits
+        if limits.isOn {
+            if let usage { limits.charge(options.owner, tokens: usage.inputTokens + usage.outputTokens) }
+            send("rate_limits.updated", ["rate_limits": .array(limits.realtimeEntries(options.owner))])
+        }
+    }
+
+    /// An out-of-band response (`conversation: "none"`): the language model answers the
+    /// conversation (or the response's own `input`) in text, with the response's instructions,
+    /// and nothing of it enters the conversation; its events carry the client's metadata.
+    private func respondOutOfBand(_ parameters: RealtimeClientEvent.ResponseParameters) async throws {
+        let history: [ChatMessage]
+        if let input = parameters.input {
+            history = input
+        } else {
+            history = await conversation?.session.messages ?? []
+        }
+        let pendingMessages = parameters.input == nil ? pending.map { ChatMessage(role: .user, parts: $0.images + [.text($0.text)]) } : []
+        let system = parameters.instructions ?? settings.instructions ?? "You are a helpful assistant."
+        let messages = [ChatMessage.system(system)] + history + pendingMessages
+        guard messages.count > 1 else {
+            throw RealtimeProtocolError(code: "no_input", message: "An out-of-band response needs something to answer: give it 'input' items, or add messages to the conversation first.")
+        }
+        let selection = ModelResolution.selection(for: settings.model, capability: .languageModel, catalog: environment.runtime.catalog)
+        var sampling = SamplingOptions()
+        if let limit = settings.maxOutputTokens { sampling.maxTokens = limit }
+        let request = ChatRequest(messages: messages, sampling: sampling)
+        let llm = try await environment.languageModel(for: request, selection: selection, param: "response.input")
+        let open = OpenResponse(id: Self.id("resp"), itemID: Self.id("item"), textOnly: true, metadata: parameters.metadata)
+        var created = responseJSON(open, status: "in_progress", output: [])
+        if case .object(var fields) = created { fields["conversation_id"] = .null; created = .object(fields) }
+        send("response.created", ["response": created])
+        let ids: JSONObject = ["response_id": .string(open.id), "item_id": .string(open.itemID), "output_index": .number(0), "content_index": .number(0)]
+        let item = { (status: String, text: String?) -> JSONValue in
+            Self.item(open.itemID, role: "assistant", status: status, content: text.map { [.object(["type": "output_text", "text": .string($0)])] } ?? [])
+        }
+        send("response.output_item.added", ["response_id": .string(open.id), "output_index": .number(0), "item": item("in_progress", nil)])
+        var text = ""
+        var usage = Usage()
+        var status = "completed"
+        do {
+            for try await event in llm.complete(request) {
+                switch event {
+                case .text(let piece):
+                    text += piece
+                    send("response.output_text.delta", ids.merging(["delta": .string(piece)]))
+                case .finished(_, let used):
+                    usage = used
+                default:
+                    break
+                }
+            }
+        } catch {
+            status = "failed"
+            sendError(Self.serverError(error), eventID: nil)
+        }
+        send("response.output_text.done", ids.merging(["text": .string(text)]))
+        let done = item(status == "completed" ? "completed" : "incomplete", text)
+        send("response.output_item.done", ["response_id": .string(open.id), "output_index": .number(0), "item": done])
+        var finished = responseJSON(open, status: status, output: [done])
+        if case .object(var fields) = finished {
+            fields["conversation_id"] = .null
+            fields["usage"] = .object(["input_tokens": .number(Double(usage.inputTokens)), "output_tokens": .number(Double(usage.outputTokens)),
+                                       "total_tokens": .number(Double(usage.inputTokens + usage.outputTokens))])
+            finished = .object(fields)
+        }
+        send("response.done", ["response": finished])
+    }
+
+    /// The position among `messages` of the message `item` stands for (the last with its
+    /// role and text), if it is there.
+    private static func index(of item: KnownItem, in messages: [ChatMessage]) -> Int? {
+        guard let role = item.role, let text = item.text else { return nil }
+        return messages.lastIndex { $0.role == role && $0.text.trimmingCharacters(in: .whitespacesAndNewlines) == text.trimmingCharacters(in: .whitespacesAndNewlines) }
+    }
+
+    private static func itemNotFound(_ id: String, param: String) -> RealtimeProtocolError {
+        RealtimeProtocolError(code: "item_not_found", message: "No item with id '\(id.prefix(64))' is in this conversation.", param: param)
     }
 
     /// What `response.done` tells beside OpenAI's fields (a Parley extension, in an object of
@@ -612,15 +799,15 @@ actor RealtimeConnection {
         return json
     }
 
-    private func part(transcript: String, output: Bool = false) -> JSONValue {
-        if settings.textOnly { return .object(["type": .string(output ? "output_text" : "text"), "text": .string(transcript)]) }
+    private func part(transcript: String, output: Bool = false, textOnly: Bool) -> JSONValue {
+        if textOnly { return .object(["type": .string(output ? "output_text" : "text"), "text": .string(transcript)]) }
         return .object(["type": .string(output ? "output_audio" : "audio"), "transcript": .string(transcript)])
     }
 
     private func responseJSON(_ response: OpenResponse, status: String, output: [JSONValue]) -> JSONValue {
         .object(["id": .string(response.id), "object": .string("realtime.response"), "status": .string(status),
-                 "output": .array(output), "output_modalities": .array([.string(settings.textOnly ? "text" : "audio")]),
-                 "conversation_id": .string(sessionID)])
+                 "output": .array(output), "output_modalities": .array([.string(response.textOnly ? "text" : "audio")]),
+                 "conversation_id": .string(sessionID), "metadata": response.metadata ?? .null])
     }
 
     private var sessionJSON: JSONValue {

@@ -52,6 +52,21 @@ struct RealtimeSessionSettings: Sendable, Equatable {
     var inputRate = 24_000
     /// The sample rate of the PCM the server sends.
     var outputRate = 24_000
+    /// G.711 instead of 16-bit PCM for the client's audio (`g711_ulaw` / `audio/pcmu`,
+    /// `g711_alaw` / `audio/pcma`, at 8 kHz); `nil` for PCM.
+    var inputCodec: G711?
+    /// G.711 instead of 16-bit PCM for the server's audio; `nil` for PCM.
+    var outputCodec: G711?
+    /// A transcription session (`type: "transcription"`, or `transcription_session.update`):
+    /// speech is transcribed and nothing is answered.
+    var transcriptionOnly = false
+    /// `input_audio_transcription` (beta) or `audio.input.transcription` (GA): the language and
+    /// prompt every transcript is made with; `nil` for the defaults.
+    var transcription: TranscriptionOptions?
+    /// `turn_detection.threshold`: the voice-activity probability at which speech starts.
+    var speechThreshold: Double?
+    /// `turn_detection.prefix_padding_ms`: audio kept before detected speech, in seconds.
+    var speechPadding: Double?
     /// How turns end.
     var turnDetection: TurnDetection
     /// Whether replies are text only (`output_modalities: ["text"]`): no audio is sent.
@@ -94,6 +109,7 @@ struct RealtimeSessionSettings: Sendable, Equatable {
     /// Whether a conversation made with `self` must be made anew to follow `other`.
     func needsNewConversation(for other: RealtimeSessionSettings) -> Bool {
         instructions != other.instructions || engineVoice != other.engineVoice || turnDetection != other.turnDetection
+            || transcription != other.transcription || transcriptionOnly != other.transcriptionOnly || speechThreshold != other.speechThreshold || speechPadding != other.speechPadding
             || maxOutputTokens != other.maxOutputTokens || partialInterval != other.partialInterval
             || tools != other.tools || toolChoice != other.toolChoice || builtinTools != other.builtinTools
     }
@@ -105,6 +121,14 @@ struct RealtimeSessionSettings: Sendable, Equatable {
     mutating func apply(_ session: JSONValue) throws(RealtimeProtocolError) {
         guard let fields = session.object else { throw .invalidValue("session", "'session' must be an object.") }
         var updated = self
+        if let value = fields["type"] {
+            switch value.string {
+            case "realtime": updated.transcriptionOnly = false
+            case "transcription": updated.transcriptionOnly = true
+            default: throw .invalidValue("session.type", "'type' must be realtime or transcription.")
+            }
+        }
+        if let value = fields["input_audio_transcription"] { updated.transcription = try Self.transcription(value, "session.input_audio_transcription") }
         if let value = fields["instructions"] {
             guard let text = value.string ?? (value.isNull ? "" : nil) else {
                 throw .invalidValue("session.instructions", "'instructions' must be a string.")
@@ -119,24 +143,19 @@ struct RealtimeSessionSettings: Sendable, Equatable {
         }
         // The beta shape: flat fields.
         if let value = fields["voice"] { updated.voice = try Self.string(value, "session.voice") }
-        if let value = fields["input_audio_format"] { updated.inputRate = try Self.betaFormat(value, "session.input_audio_format") }
-        if let value = fields["output_audio_format"] { updated.outputRate = try Self.betaFormat(value, "session.output_audio_format") }
-        if let value = fields["turn_detection"] {
-            updated.turnDetection = try Self.turnDetection(value, "session.turn_detection")
-            updated.createsResponse = try Self.createsResponse(value, "session.turn_detection")
-        }
+        if let value = fields["input_audio_format"] { (updated.inputRate, updated.inputCodec) = try Self.betaFormat(value, "session.input_audio_format") }
+        if let value = fields["output_audio_format"] { (updated.outputRate, updated.outputCodec) = try Self.betaFormat(value, "session.output_audio_format") }
+        if let value = fields["turn_detection"] { try updated.applyTurnDetection(value, "session.turn_detection") }
         // The GA shape: audio.input and audio.output.
         if let audio = fields["audio"] {
             guard let audio = audio.object else { throw .invalidValue("session.audio", "'audio' must be an object.") }
             if let input = audio["input"]?.object {
-                if let format = input["format"] { updated.inputRate = try Self.format(format, "session.audio.input.format") }
-                if let value = input["turn_detection"] {
-                    updated.turnDetection = try Self.turnDetection(value, "session.audio.input.turn_detection")
-                    updated.createsResponse = try Self.createsResponse(value, "session.audio.input.turn_detection")
-                }
+                if let format = input["format"] { (updated.inputRate, updated.inputCodec) = try Self.format(format, "session.audio.input.format") }
+                if let value = input["turn_detection"] { try updated.applyTurnDetection(value, "session.audio.input.turn_detection") }
+                if let value = input["transcription"] { updated.transcription = try Self.transcription(value, "session.audio.input.transcription") }
             }
             if let output = audio["output"]?.object {
-                if let format = output["format"] { updated.outputRate = try Self.format(format, "session.audio.output.format") }
+                if let format = output["format"] { (updated.outputRate, updated.outputCodec) = try Self.format(format, "session.audio.output.format") }
                 if let value = output["voice"] { updated.voice = try Self.string(value, "session.audio.output.voice") }
             }
         }
@@ -160,6 +179,42 @@ struct RealtimeSessionSettings: Sendable, Equatable {
             }
         }
         self = updated
+    }
+
+    /// A turn detection object: how turns end, whether they are answered, and the VAD's
+    /// `threshold` and `prefix_padding_ms`.
+    private mutating func applyTurnDetection(_ value: JSONValue, _ param: String) throws(RealtimeProtocolError) {
+        turnDetection = try Self.turnDetection(value, param)
+        createsResponse = try Self.createsResponse(value, param)
+        guard let detection = value.object else { return }
+        if let threshold = detection["threshold"], !threshold.isNull {
+            guard let number = threshold.number, (0.05...0.95).contains(number) else {
+                throw .invalidValue("\(param).threshold", "'threshold' must be from 0.05 to 0.95 (0.5 by default).")
+            }
+            speechThreshold = number
+        }
+        if let padding = detection["prefix_padding_ms"], !padding.isNull {
+            guard let number = padding.number, (0...2_000).contains(number) else {
+                throw .invalidValue("\(param).prefix_padding_ms", "'prefix_padding_ms' must be from 0 to 2000.")
+            }
+            speechPadding = number / 1_000
+        }
+    }
+
+    /// A transcription object (`{"model", "language", "prompt"}`) or null for the defaults.
+    private static func transcription(_ value: JSONValue, _ param: String) throws(RealtimeProtocolError) -> TranscriptionOptions? {
+        if value.isNull { return nil }
+        guard let fields = value.object else { throw .invalidValue(param, "'\(param)' must be an object such as {\"model\": \"whisper-1\", \"language\": \"en\"}, or null.") }
+        var options = TranscriptionOptions()
+        if let language = fields["language"], !language.isNull {
+            guard let code = language.string, !code.isEmpty, code.count <= 16 else { throw .invalidValue("\(param).language", "'language' must be a language code such as en.") }
+            options.language = code
+        }
+        if let prompt = fields["prompt"], !prompt.isNull {
+            guard let text = prompt.string else { throw .invalidValue("\(param).prompt", "'prompt' must be a string.") }
+            options.prompt = text.isEmpty ? nil : text
+        }
+        return options
     }
 
     /// `tools`: realtime's flat function tools (`{"type": "function", "name", "description",
@@ -231,26 +286,34 @@ struct RealtimeSessionSettings: Sendable, Equatable {
         return Int(number)
     }
 
-    /// A GA format object: `{"type": "audio/pcm", "rate": 24000}`.
-    private static func format(_ value: JSONValue, _ param: String) throws(RealtimeProtocolError) -> Int {
+    /// A GA format object: `{"type": "audio/pcm", "rate": 24000}`, or G.711's
+    /// `{"type": "audio/pcmu"}` / `{"type": "audio/pcma"}` (8 kHz).
+    private static func format(_ value: JSONValue, _ param: String) throws(RealtimeProtocolError) -> (Int, G711?) {
         guard let format = value.object else { throw .invalidValue(param, "'\(param)' must be an object such as {\"type\": \"audio/pcm\", \"rate\": 24000}.") }
         let type = format["type"]?.string ?? "audio/pcm"
-        guard type == "audio/pcm" else {
-            throw .invalidValue("\(param).type", "Unsupported audio format '\(type)': this server speaks audio/pcm (16-bit little-endian mono).")
+        switch type {
+        case "audio/pcm": break
+        case "audio/pcmu": return (G711.sampleRate, .muLaw)
+        case "audio/pcma": return (G711.sampleRate, .aLaw)
+        default:
+            throw .invalidValue("\(param).type", "Unsupported audio format '\(type)': this server speaks audio/pcm (16-bit little-endian mono), audio/pcmu and audio/pcma.")
         }
-        guard let rate = format["rate"] else { return 24_000 }
+        guard let rate = format["rate"] else { return (24_000, nil) }
         guard let number = rate.number, number.rounded() == number, rates.contains(Int(number)) else {
             throw .invalidValue("\(param).rate", "'rate' must be a whole number of samples per second from \(rates.lowerBound) to \(rates.upperBound) (24000 by default).")
         }
-        return Int(number)
+        return (Int(number), nil)
     }
 
-    /// A beta format name: only `pcm16` (at 24 kHz).
-    private static func betaFormat(_ value: JSONValue, _ param: String) throws(RealtimeProtocolError) -> Int {
-        guard value.string == "pcm16" else {
-            throw .invalidValue(param, "Unsupported audio format \(value.string.map { "'\($0)'" } ?? "value"): this server speaks pcm16.")
+    /// A beta format name: `pcm16` (at 24 kHz), `g711_ulaw` or `g711_alaw` (at 8 kHz).
+    private static func betaFormat(_ value: JSONValue, _ param: String) throws(RealtimeProtocolError) -> (Int, G711?) {
+        switch value.string {
+        case "pcm16": return (24_000, nil)
+        case "g711_ulaw": return (G711.sampleRate, .muLaw)
+        case "g711_alaw": return (G711.sampleRate, .aLaw)
+        default:
+            throw .invalidValue(param, "Unsupported audio format \(value.string.map { "'\($0)'" } ?? "value"): this server speaks pcm16, g711_ulaw and g711_alaw.")
         }
-        return 24_000
     }
 
     private static func turnDetection(_ value: JSONValue, _ param: String) throws(RealtimeProtocolError) -> TurnDetection {
@@ -278,25 +341,35 @@ struct RealtimeSessionSettings: Sendable, Equatable {
 
     /// The session object of `session.created` and `session.updated` (GA shape).
     func json(id: String, transcriptionModel: String) -> JSONValue {
-        let pcm = { (rate: Int) -> JSONValue in .object(["type": .string("audio/pcm"), "rate": .number(Double(rate))]) }
+        let pcm = { (rate: Int, codec: G711?) -> JSONValue in
+            switch codec {
+            case .muLaw?: .object(["type": .string("audio/pcmu")])
+            case .aLaw?: .object(["type": .string("audio/pcma")])
+            case nil: .object(["type": .string("audio/pcm"), "rate": .number(Double(rate))])
+            }
+        }
+        var detectionFields: JSONObject = ["create_response": .bool(createsResponse), "interrupt_response": .bool(true)]
+        detectionFields["threshold"] = .number(speechThreshold ?? 0.5)
+        detectionFields["prefix_padding_ms"] = .number(((speechPadding ?? 0.2) * 1_000).rounded())
         let detection: JSONValue = switch turnDetection {
         case .manual: .null
         case .serverVAD(let silence):
-            .object(["type": .string("server_vad"), "silence_duration_ms": .number((silence * 1_000).rounded()),
-                     "create_response": .bool(createsResponse), "interrupt_response": .bool(true)])
+            .object(detectionFields.merging(["type": .string("server_vad"), "silence_duration_ms": .number((silence * 1_000).rounded())]))
         case .semanticVAD(let eagerness):
-            .object(["type": .string("semantic_vad"), "eagerness": .string(eagerness.rawValue),
-                     "create_response": .bool(createsResponse), "interrupt_response": .bool(true)])
+            .object(detectionFields.merging(["type": .string("semantic_vad"), "eagerness": .string(eagerness.rawValue)]))
         }
+        var transcriptionFields: JSONObject = ["model": .string(transcriptionModel)]
+        if let language = transcription?.language { transcriptionFields["language"] = .string(language) }
+        if let prompt = transcription?.prompt { transcriptionFields["prompt"] = .string(prompt) }
         return .object([
-            "type": .string("realtime"), "object": .string("realtime.session"), "id": .string(id), "model": .string(model),
+            "type": .string(transcriptionOnly ? "transcription" : "realtime"), "object": .string("realtime.session"), "id": .string(id), "model": .string(model),
             "instructions": instructions.map(JSONValue.string) ?? .null,
             "output_modalities": .array([.string(textOnly ? "text" : "audio")]),
             "max_output_tokens": maxOutputTokens.map { .number(Double($0)) } ?? .string("inf"),
             "audio": .object([
-                "input": .object(["format": pcm(inputRate), "turn_detection": detection,
-                                  "transcription": .object(["model": .string(transcriptionModel)])]),
-                "output": .object(["format": pcm(outputRate), "voice": voice.map(JSONValue.string) ?? .string("default")]),
+                "input": .object(["format": pcm(inputRate, inputCodec), "turn_detection": detection,
+                                  "transcription": .object(transcriptionFields)]),
+                "output": .object(["format": pcm(outputRate, outputCodec), "voice": voice.map(JSONValue.string) ?? .string("default")]),
             ]),
             "tools": .array(tools.map { tool in
                 ["type": "function", "name": .string(tool.name), "description": tool.description.map(JSONValue.string) ?? .null,
