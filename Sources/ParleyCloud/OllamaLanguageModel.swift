@@ -1,6 +1,8 @@
 import AsyncHTTPClient
 import Foundation
+import Logging
 import ParleyCore
+import Synchronization
 
 /// A self-hosted Ollama server through its native API: `/api/chat` streaming newline-delimited
 /// JSON, and `/api/tags` for availability and the list of installed models.
@@ -23,6 +25,9 @@ public struct OllamaLanguageModel: LanguageModelProvider {
         public var supportsTools: Bool
         /// The context window (`num_ctx`) in tokens, when known.
         public var contextTokens: Int?
+        /// Whether ``model`` is only a preference (no `OLLAMA_MODEL` was given): when it is not
+        /// installed, the first installed chat model is used instead, with a warning naming it.
+        public var usesInstalledModel = false
         /// How long ``OllamaLanguageModel/availability()`` and ``OllamaLanguageModel/listModels()``
         /// wait for `/api/tags` (short, so a dead server is passed over quickly).
         public var probeTimeouts: HTTPTimeouts = .probe
@@ -42,13 +47,21 @@ public struct OllamaLanguageModel: LanguageModelProvider {
 
         /// From `OLLAMA_HOST` and `OLLAMA_MODEL`.
         public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Configuration {
-            Configuration(host: environmentValue("OLLAMA_HOST", in: environment) ?? defaultHost,
-                          model: environmentValue("OLLAMA_MODEL", in: environment) ?? "llama3.2")
+            let named = environmentValue("OLLAMA_MODEL", in: environment)
+            var configuration = Configuration(host: environmentValue("OLLAMA_HOST", in: environment) ?? defaultHost, model: named ?? "llama3.2")
+            configuration.usesInstalledModel = named == nil
+            return configuration
         }
     }
 
     public let configuration: Configuration
-    public let identity: ProviderIdentity
+    /// The model in use: the configured one, or the installed one chosen in its place.
+    public var identity: ProviderIdentity {
+        ProviderIdentity(name: "ollama", model: chosen.withLock { $0 } ?? configuration.model,
+                         isLocal: OpenAILanguageModel.Configuration.isLoopback(configuration.host))
+    }
+    /// The installed model used in place of the configured one (``Configuration/usesInstalledModel``).
+    private let chosen = SharedModelName()
     /// Images and tools as configured; JSON schema always (Ollama's `format` takes a schema).
     public var capabilities: LanguageModelCapabilities {
         LanguageModelCapabilities(images: configuration.supportsImages, jsonSchema: true, tools: configuration.supportsTools,
@@ -59,8 +72,6 @@ public struct OllamaLanguageModel: LanguageModelProvider {
     /// Creates the provider.
     public init(configuration: Configuration) {
         self.configuration = configuration
-        self.identity = ProviderIdentity(name: "ollama", model: configuration.model,
-                                         isLocal: OpenAILanguageModel.Configuration.isLoopback(configuration.host))
         self.call = HTTPCall(provider: "ollama", timeouts: configuration.timeouts)
     }
 
@@ -78,13 +89,44 @@ public struct OllamaLanguageModel: LanguageModelProvider {
         do {
             let models = try await listModels()
             let wanted = configuration.model
-            guard models.contains(where: { $0 == wanted || $0 == "\(wanted):latest" }) else {
-                return .missingModel(path: "\(configuration.host) \(wanted)", hint: "run `ollama pull \(wanted)`")
-            }
-            return .ready
+            if models.contains(where: { $0 == wanted || $0 == "\(wanted):latest" }) { return .ready }
+            if configuration.usesInstalledModel, choose(among: models) != nil { return .ready }
+            return .missingModel(path: "\(configuration.host) \(wanted)", hint: "run `ollama pull \(wanted)`")
         } catch {
             return .serverUnreachable(url: configuration.host, reason: "\(error)")
         }
+    }
+
+    /// The model requests go to: the configured one, or (with no `OLLAMA_MODEL`) the installed
+    /// chat model chosen when the configured one is not installed.
+    func modelInUse() async -> String {
+        guard configuration.usesInstalledModel else { return configuration.model }
+        if let chosen = chosen.withLock({ $0 }) { return chosen }
+        guard let models = try? await listModels() else { return configuration.model }
+        if models.contains(where: { $0 == configuration.model || $0 == "\(configuration.model):latest" }) { return configuration.model }
+        return choose(among: models) ?? configuration.model
+    }
+
+    /// The first installed chat model (embedding models cannot chat), remembered and named in
+    /// a warning; `nil` when there is none.
+    private func choose(among models: [String]) -> String? {
+        guard let pick = models.first(where: { !Self.isEmbeddingModel($0) }) else { return nil }
+        let first = chosen.withLock { name -> Bool in
+            defer { name = pick }
+            return name != pick
+        }
+        if first {
+            Logger(label: "parley.ollama").warning(
+                "OLLAMA_MODEL is not set and \(configuration.model) is not installed on \(configuration.host): using \(pick), installed there (set OLLAMA_MODEL to choose)")
+        }
+        return pick
+    }
+
+    /// Whether `name` is an embedding model by Ollama's naming (nomic-embed-text, mxbai-embed-large,
+    /// all-minilm, bge-m3, snowflake-arctic-embed …).
+    static func isEmbeddingModel(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        return ["embed", "minilm", "bge-", "bge:", "paraphrase-"].contains { lowered.contains($0) }
     }
 
     /// Streams the reply; the model's tool calls are checked against the request's tools (see
@@ -98,10 +140,11 @@ public struct OllamaLanguageModel: LanguageModelProvider {
     /// The reply to `request` as the server sends it, tool calls unchecked.
     func completeUnchecked(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
         let call = self.call
-        let body = ChatBody(request, model: configuration.model)
         let url = join(configuration.host, "/api/chat")
+        let model = self
         return .producing { output in
             try checkCapabilities(for: request)
+            let body = ChatBody(request, model: await model.modelInUse())
             let response = try await call.send(try call.request(url, json: body))
             var splitter = LineSplitter()
             var calls = 0
@@ -244,5 +287,14 @@ public struct OllamaLanguageModel: LanguageModelProvider {
         var prompt_eval_count: Int?
         var eval_count: Int?
         var error: String?
+    }
+}
+
+/// The name of a model chosen at run time, shared by the copies of a provider.
+final class SharedModelName: Sendable {
+    private let name = Mutex<String?>(nil)
+
+    func withLock<Result>(_ body: (inout String?) -> Result) -> Result {
+        name.withLock { body(&$0) }
     }
 }

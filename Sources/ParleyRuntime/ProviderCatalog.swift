@@ -149,9 +149,13 @@ public struct ProviderCatalog: Sendable {
             variables: ["OLLAMA_HOST", "OLLAMA_MODEL"], configuredBy: ["OLLAMA_HOST", "OLLAMA_MODEL"],
             defaultModel: "llama3.2", remedy: "set OLLAMA_HOST and OLLAMA_MODEL",
             factory: .languageModel { context in
-                OllamaLanguageModel(configuration: .init(
+                let named = context.model ?? context.value("OLLAMA_MODEL")
+                var configuration = OllamaLanguageModel.Configuration(
                     host: context.baseURL ?? context.value("OLLAMA_HOST") ?? OllamaLanguageModel.Configuration.defaultHost,
-                    model: context.model ?? context.value("OLLAMA_MODEL") ?? "llama3.2"))
+                    model: named ?? "llama3.2")
+                // Without a model named, an installed chat model stands in for llama3.2.
+                configuration.usesInstalledModel = named == nil
+                return OllamaLanguageModel(configuration: configuration)
             }),
         ProviderEntry(
             capability: .languageModel, name: "local", placement: .onDevice,

@@ -166,6 +166,32 @@ struct OllamaLanguageModelTests {
         if case .serverUnreachable = await dead.availability() {} else { Issue.record("a dead server must be unreachable") }
     }
 
+    @Test("with no OLLAMA_MODEL, an installed chat model stands in for llama3.2 (never an embedding model), and requests name it")
+    func installedModel() async throws {
+        let installed = #"{"models":[{"name":"nomic-embed-text:latest"},{"name":"qwen2.5:0.5b"},{"name":"mistral:latest"}]}"#
+        let server = try await WireServer.start { request in
+            request.path == "/api/tags" ? .json(200, installed)
+                : .stream(contentType: "application/x-ndjson", chunks: [Data((Self.lines.joined(separator: "\n") + "\n").utf8)])
+        }
+        defer { server.stop() }
+        var configuration = OllamaLanguageModel.Configuration.fromEnvironment(["OLLAMA_HOST": server.baseURL])
+        #expect(configuration.usesInstalledModel && configuration.model == "llama3.2")
+        configuration.probeTimeouts = HTTPTimeouts(connect: .seconds(10), firstByte: .seconds(30), idle: .seconds(30))
+        let picking = OllamaLanguageModel(configuration: configuration)
+        #expect(await picking.availability() == .ready)
+        #expect(picking.identity.model == "qwen2.5:0.5b")
+        let result = await run(picking, plainRequest)
+        #expect(result.text == "Paris — the capital.")
+        let body = try #require(await server.requests.last { $0.path == "/api/chat" }?.json)
+        #expect(body["model"] as? String == "qwen2.5:0.5b")
+        // A model that was named is never swapped.
+        let named = OllamaLanguageModel.Configuration.fromEnvironment(["OLLAMA_HOST": server.baseURL, "OLLAMA_MODEL": "llama3.2"])
+        #expect(!named.usesInstalledModel)
+        if case .missingModel = await model(server, name: "llama3.2").availability() {} else { Issue.record("a named model that is not installed is missing") }
+        #expect(OllamaLanguageModel.isEmbeddingModel("mxbai-embed-large:latest") && OllamaLanguageModel.isEmbeddingModel("all-minilm"))
+        #expect(!OllamaLanguageModel.isEmbeddingModel("llama3.2:latest"))
+    }
+
     @Test("an error line and an error status are typed errors")
     func errors() async throws {
         let server = try await WireServer.start { request in
