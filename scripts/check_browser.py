@@ -14,7 +14,8 @@ transcript, opens Settings (provider health), saves settings that come back from
 the browser forgets them, draws a mind map of the conversation, and fails on any console error. A second browser,
 whose microphone says the question again and again, talks hands-free until the question comes
 back over a reply: barge-in stops the reply, and the server saves it only as far as it was
-heard. Screenshots of each state go to OUTPUT_DIR. Prints one "ok:" line per check; exits 1
+heard; first it records the question with MediaRecorder (webm/opus) and uploads it to
+/v1/audio/transcriptions, as a web app without the realtime client would. Screenshots of each state go to OUTPUT_DIR. Prints one "ok:" line per check; exits 1
 with the reason on the first failure.
 
 Needs the `websockets` package (the project venv has it) and Chromium (`chromium`, or the
@@ -249,8 +250,41 @@ async def enter_key(page, base, key):
     await page.wait_for("window.parleyClient.connected", "the realtime connection (key as a subprotocol)")
 
 
+RECORD_AND_UPLOAD = """(async () => {
+  const stream = await navigator.mediaDevices.getUserMedia({audio: true});
+  const wanted = 'audio/webm;codecs=opus';
+  const recorder = new MediaRecorder(stream, MediaRecorder.isTypeSupported(wanted) ? {mimeType: wanted} : {});
+  const chunks = [];
+  recorder.ondataavailable = (event) => { if (event.data.size) chunks.push(event.data); };
+  const stopped = new Promise((resolve) => { recorder.onstop = resolve; });
+  recorder.start(250);
+  await new Promise((resolve) => setTimeout(resolve, 5000));
+  recorder.stop();
+  await stopped;
+  stream.getTracks().forEach((track) => track.stop());
+  const blob = new Blob(chunks, {type: recorder.mimeType});
+  const form = new FormData();
+  form.append('file', blob, 'recording.webm');
+  form.append('model', 'whisper-1');
+  const reply = await fetch('/v1/audio/transcriptions', {method: 'POST', headers: {Authorization: 'Bearer KEY'}, body: form});
+  return {status: reply.status, mime: recorder.mimeType, size: blob.size, body: await reply.text()};
+})()"""
+
+
+async def media_recorder_upload(page, key):
+    """What a web app without the realtime client does: MediaRecorder's webm/opus, uploaded whole."""
+    result = await page.eval(RECORD_AND_UPLOAD.replace("KEY", key))
+    expect(result and result["status"] == 200, f"the MediaRecorder upload was refused: {result}")
+    expect("webm" in result["mime"], f"Chromium did not record webm: {result['mime']}")
+    text = json.loads(result["body"]).get("text", "")
+    words = re.findall(r"[a-z]+", text.lower())
+    expect("capital" in words and "france" in words, f"the webm/opus recording was heard as: {text!r}")
+    print(f"ok: a MediaRecorder recording ({result['mime']}, {result['size']} bytes) uploaded and transcribed: “{text}”")
+
+
 async def barge_in(page, base, key, output):
     await enter_key(page, base, key)
+    await media_recorder_upload(page, key)
     # Another browser, another profile: the settings saved by the first come with the key.
     await page.wait_for("document.documentElement.classList.contains('large-text')", "the key's settings in another browser")
     print("ok: the settings saved in the first browser apply in a second one with the same key")
