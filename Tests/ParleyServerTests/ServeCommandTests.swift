@@ -116,11 +116,17 @@ extension OnDeviceServerTests {
         }
 
         /// Whether the project's venv has the OpenAI SDK (scripts/setup installs it).
-        static var hasOpenAISDK: Bool {
+        static var hasOpenAISDK: Bool { venvImports("openai") }
+
+        /// Whether the project's venv has LiveKit Agents' OpenAI plugin (scripts/setup installs it).
+        static var hasLiveKitPlugin: Bool { venvImports("livekit.plugins.openai") }
+
+        /// Whether the project's venv can import `module`.
+        static func venvImports(_ module: String) -> Bool {
             guard FileManager.default.isExecutableFile(atPath: venvPython.path) else { return false }
             let probe = Process()
             probe.executableURL = venvPython
-            probe.arguments = ["-c", "import openai"]
+            probe.arguments = ["-c", "import " + module]
             probe.standardOutput = FileHandle.nullDevice
             probe.standardError = FileHandle.nullDevice
             guard (try? probe.run()) != nil else { return false }
@@ -163,6 +169,20 @@ extension OnDeviceServerTests {
             #expect(status == 0, "\(report)")
             #expect(report.contains("ok: a browser's webm/opus is transcribed"), "\(report)")
             #expect(report.contains("ok: speech as events joins into a playable mp3"), "\(report)")
+            server.terminate()
+            #expect(await server.exitStatus() == 0)
+        }
+
+        @Test("the voice frameworks' own OpenAI clients, driven directly: LiveKit Agents' STT, LLM, TTS with default settings and realtime model (and Pipecat's OpenAI services when installed)",
+              .enabled(if: hasLiveKitPlugin && AudioTool.isAvailable, "livekit-plugins-openai or ffmpeg is not installed: run scripts/setup"))
+        func voiceFrameworks() async throws {
+            let server = try await ServeProcess.start(environment: ["PARLEY_API_KEYS": "sdk-test-key"])
+            _ = try Samples.question()  // installed by scripts/setup
+            let (status, report) = try await Self.runScript("check_voice_frameworks.py", server: server, extra: [Samples.paths.sampleQuestion.path])
+            #expect(status == 0, "\(report)")
+            #expect(report.contains("ok: livekit: STT recognizes the recording"), "\(report)")
+            #expect(report.contains("ok: livekit: TTS with default settings"), "\(report)")
+            #expect(report.contains("ok: livekit: realtime model answers the spoken question"), "\(report)")
             server.terminate()
             #expect(await server.exitStatus() == 0)
         }
