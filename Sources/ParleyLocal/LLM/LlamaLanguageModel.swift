@@ -482,8 +482,9 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
     /// Tokenizes the conversation, dropping the oldest turns after the system prompt until it
     /// leaves `reserve` tokens free for the answer.
     private func fittedPrompt(_ messages: [ChatMessage], session: LlamaSession, reserve: Int, suffix: String = "") throws -> [Int32] {
-        guard messages.contains(where: { $0.role != .system }) else {
-            throw ProviderError.invalidInput("The request has no user message.")
+        // Instructions alone are a request too (a bot that speaks first); nothing at all is not.
+        guard messages.contains(where: { !$0.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || !$0.toolCalls.isEmpty }) else {
+            throw ProviderError.invalidInput("The request has no messages: send a user message, or instructions to answer.")
         }
         var kept = messages
         let budget = session.contextLength - min(reserve, session.contextLength / 2)

@@ -102,7 +102,7 @@ actor RealtimeConnection {
     /// `thread` a saved thread to continue (a Parley extension), `options` what the
     /// conversation is made with (its owner among them).
     init(environment: ServerEnvironment, model: String, thread: Int64?, options: ConversationOptions, beta: Bool,
-         logger: Logger, emit: @escaping @Sendable (String) -> Void) {
+         transcriptionOnly: Bool = false, logger: Logger, emit: @escaping @Sendable (String) -> Void) {
         self.environment = environment
         self.logger = logger
         self.beta = beta
@@ -110,6 +110,8 @@ actor RealtimeConnection {
         self.thread = thread
         self.options = options
         self.settings = RealtimeSessionSettings(model: model, silence: options.endSilence, builtinTools: environment.configuration.builtinTools)
+        // `?intent=transcription` (OpenAI's URL for transcription sessions).
+        self.settings.transcriptionOnly = transcriptionOnly
     }
 
     // MARK: - Lifetime
@@ -355,7 +357,7 @@ actor RealtimeConnection {
     private func reviewTranscript(_ heard: String) async -> String? {
         // A transcription session answers nothing: the transcript was sent, the turn ends.
         if settings.transcriptionOnly { return nil }
-        guard !settings.createsResponse else { return heard }
+        guard !settings.answersTurns else { return heard }
         return await withCheckedContinuation { continuation in
             try? carryOut(review.hold(heard, continuation))
         }
@@ -384,7 +386,7 @@ actor RealtimeConnection {
         nextResponse = parameters
         // A turn held for review (or about to be) is sent as heard: OpenAI's way to answer a
         // turn when turn_detection.create_response is false.
-        if !settings.createsResponse, review.isActive || awaitingTranscript || committing {
+        if !settings.answersTurns, review.isActive || awaitingTranscript || committing {
             try decide(.send(nil))
             return
         }
@@ -457,7 +459,8 @@ actor RealtimeConnection {
         options.systemPrompt = settings.instructions
         options.maxTokens = settings.maxOutputTokens
         options.voice = settings.engineVoice
-        options.partialInterval = settings.partialInterval
+        // A transcription session sends partial transcripts unless the client chose otherwise.
+        options.partialInterval = settings.partialInterval ?? (settings.transcriptionOnly && !settings.partialIntervalSet ? 1.0 : nil)
         options.speechThreshold = settings.speechThreshold.map { Float($0) }
         options.speechPadding = settings.speechPadding
         options.transcription = settings.transcription
@@ -598,7 +601,7 @@ actor RealtimeConnection {
         items[item] = KnownItem(json: spoken, role: .user, text: text)
         userItem = nil
         // Held for the client's review: it answers with response.create or parley.transcript.send/discard.
-        if !text.isEmpty, !settings.createsResponse { try? carryOut(review.announce(item)) }
+        if !text.isEmpty, !settings.answersTurns, !settings.transcriptionOnly { try? carryOut(review.announce(item)) }
     }
 
     /// The conversation failed (a provider, or the store): the response in progress fails, the

@@ -38,6 +38,7 @@ struct RealtimeEndpoint {
             // The conversation is saved as the caller's: another key cannot read it or continue it.
             let connection = RealtimeConnection(
                 environment: environment, model: model, thread: thread, options: ConversationOptions(owner: context.requestContext.owner), beta: beta,
+                transcriptionOnly: query["intent"].map(String.init) == "transcription",
                 logger: environment.logger, emit: { sink.yield($0) })
             let writer = Task {
                 for await frame in frames {

@@ -82,6 +82,10 @@ struct RealtimeSessionSettings: Sendable, Equatable {
     /// Seconds of speech between partial transcripts (`transcription.delta` while the user
     /// speaks); `nil` for none. A Parley extension: `session.parley.partial_transcript_interval_ms`.
     var partialInterval: Double?
+    /// Whether the client set ``partialInterval`` (to none, perhaps).
+    var partialIntervalSet = false
+    /// The transcription model the client named, reported back as given.
+    var transcriptionModel: String?
     /// The client's tools (`tools`: `[{"type": "function", "name", "description", "parameters"}]`):
     /// a call to one ends the response with a `function_call` item for the client to run.
     var tools: [ToolDefinition] = []
@@ -106,10 +110,17 @@ struct RealtimeSessionSettings: Sendable, Equatable {
         return voice
     }
 
+    /// Whether a turn that ends is answered without a `response.create`: with the server's VAD
+    /// and `create_response` (the default). Manual turns (`turn_detection: null`) are
+    /// answered on `response.create`, as at OpenAI; a commit alone only transcribes.
+    var answersTurns: Bool {
+        createsResponse && turnDetection != .manual
+    }
+
     /// Whether a conversation made with `self` must be made anew to follow `other`.
     func needsNewConversation(for other: RealtimeSessionSettings) -> Bool {
         instructions != other.instructions || engineVoice != other.engineVoice || turnDetection != other.turnDetection
-            || transcription != other.transcription || transcriptionOnly != other.transcriptionOnly || speechThreshold != other.speechThreshold || speechPadding != other.speechPadding
+            || transcription != other.transcription || transcriptionOnly != other.transcriptionOnly || partialIntervalSet != other.partialIntervalSet || speechThreshold != other.speechThreshold || speechPadding != other.speechPadding
             || maxOutputTokens != other.maxOutputTokens || partialInterval != other.partialInterval
             || tools != other.tools || toolChoice != other.toolChoice || builtinTools != other.builtinTools
     }
@@ -128,7 +139,10 @@ struct RealtimeSessionSettings: Sendable, Equatable {
             default: throw .invalidValue("session.type", "'type' must be realtime or transcription.")
             }
         }
-        if let value = fields["input_audio_transcription"] { updated.transcription = try Self.transcription(value, "session.input_audio_transcription") }
+        if let value = fields["input_audio_transcription"] {
+            updated.transcription = try Self.transcription(value, "session.input_audio_transcription")
+            updated.transcriptionModel = value["model"]?.string
+        }
         if let value = fields["instructions"] {
             guard let text = value.string ?? (value.isNull ? "" : nil) else {
                 throw .invalidValue("session.instructions", "'instructions' must be a string.")
@@ -152,7 +166,10 @@ struct RealtimeSessionSettings: Sendable, Equatable {
             if let input = audio["input"]?.object {
                 if let format = input["format"] { (updated.inputRate, updated.inputCodec) = try Self.format(format, "session.audio.input.format") }
                 if let value = input["turn_detection"] { try updated.applyTurnDetection(value, "session.audio.input.turn_detection") }
-                if let value = input["transcription"] { updated.transcription = try Self.transcription(value, "session.audio.input.transcription") }
+                if let value = input["transcription"] {
+                    updated.transcription = try Self.transcription(value, "session.audio.input.transcription")
+                    updated.transcriptionModel = value["model"]?.string
+                }
             }
             if let output = audio["output"]?.object {
                 if let format = output["format"] { (updated.outputRate, updated.outputCodec) = try Self.format(format, "session.audio.output.format") }
@@ -172,6 +189,7 @@ struct RealtimeSessionSettings: Sendable, Equatable {
             guard let parley = parley.object else { throw .invalidValue("session.parley", "'parley' must be an object.") }
             if let value = parley["partial_transcript_interval_ms"] {
                 updated.partialInterval = try Self.partialInterval(value)
+                updated.partialIntervalSet = true
             }
             if let value = parley["builtin_tools"] {
                 guard let on = value.bool else { throw .invalidValue("session.parley.builtin_tools", "'builtin_tools' must be true or false.") }
@@ -358,7 +376,7 @@ struct RealtimeSessionSettings: Sendable, Equatable {
         case .semanticVAD(let eagerness):
             .object(detectionFields.merging(["type": .string("semantic_vad"), "eagerness": .string(eagerness.rawValue)]))
         }
-        var transcriptionFields: JSONObject = ["model": .string(transcriptionModel)]
+        var transcriptionFields: JSONObject = ["model": .string(self.transcriptionModel ?? transcriptionModel)]
         if let language = transcription?.language { transcriptionFields["language"] = .string(language) }
         if let prompt = transcription?.prompt { transcriptionFields["prompt"] = .string(prompt) }
         return .object([
