@@ -105,7 +105,7 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
     // MARK: - Providers
 
     /// The context entries build their providers in.
-    private nonisolated func context(baseURL: String? = nil, model: String? = nil) -> ProviderContext {
+    nonisolated func context(baseURL: String? = nil, model: String? = nil) -> ProviderContext {
         ProviderContext(settings: settings, baseURL: baseURL, model: model, engines: engines, paths: paths)
     }
 

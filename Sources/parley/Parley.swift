@@ -11,7 +11,7 @@ struct Parley: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "parley",
         abstract: "A voice-first assistant engine that works offline.",
-        subcommands: [Talk.self, Transcribe.self, Speak.self, Chat.self, Tools.self, Ask.self, Materials.self, Google.self, Assignments.self, Generate.self, Extract.self, Summarize.self, Simplify.self, Breakdown.self, MindMapCommand.self, Serve.self, History.self, StoreCommand.self, Models.self, Doctor.self, Bench.self]
+        subcommands: [Talk.self, Transcribe.self, Speak.self, Chat.self, Tools.self, Ask.self, Materials.self, Google.self, Assignments.self, Generate.self, Extract.self, Summarize.self, Simplify.self, Breakdown.self, MindMapCommand.self, Compare.self, Serve.self, History.self, StoreCommand.self, Models.self, Doctor.self, Bench.self]
     )
 }
 
