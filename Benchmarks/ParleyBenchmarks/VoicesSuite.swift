@@ -159,7 +159,7 @@ func percentile(_ values: [Double], _ p: Double) -> Double {
 
 func voicesSuite() async throws {
     let paths = ParleyPaths.current()
-    let threads = Int(ProcessInfo.processInfo.environment["VOICES_THREADS"] ?? "") ?? 2
+    let threads = Int(ProcessInfo.processInfo.environment["VOICES_THREADS"] ?? "") ?? 1
     let clock = ContinuousClock()
     // espeak-ng first: it runs in child processes, so this process's peak stays as it was.
     let espeak = EspeakTextToSpeech()
