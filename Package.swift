@@ -57,13 +57,17 @@ let package = Package(
         // C modules of the local engines, found with pkg-config (installed by scripts/setup).
         .systemLibrary(name: "CLlama", pkgConfig: "llama"),
         .systemLibrary(name: "CWhisper", pkgConfig: "whisper"),
-        // The on-device engines: llama.cpp, whisper.cpp, espeak-ng (as a separate process),
+        // sherpa-onnx's C API with its own ONNX Runtime (the sherpa-onnx-core wheel; no espeak-ng
+        // code since 2.0), for the neural voices.
+        .systemLibrary(name: "CSherpaOnnx", pkgConfig: "sherpa-onnx-c-api"),
+        // The on-device engines: llama.cpp, whisper.cpp, Piper voices on sherpa-onnx (phonemes
+        // from espeak-ng), espeak-ng itself (each espeak-ng run a separate process),
         // Silero VAD in plain Swift (written to be fast in debug builds too: no target here may
         // carry unsafeFlags, which SwiftPM refuses in a versioned dependency; Examples/check).
         .target(
             name: "ParleyLocal",
             dependencies: [
-                "ParleyCore", "CLlama", "CWhisper",
+                "ParleyCore", "CLlama", "CWhisper", "CSherpaOnnx",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

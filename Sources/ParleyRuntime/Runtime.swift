@@ -111,14 +111,14 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
 
     /// The entries of `capability` that a request would try, in order: for `.auto`, every
     /// configured one (the on-device engines are always configured); for `.local`, the
-    /// on-device one; for `.named`, that one.
+    /// on-device ones (for speech, the neural voice and then espeak-ng); for `.named`, that one.
     public nonisolated func entries(_ capability: ProviderCapability, for selection: ProviderSelection) throws(RuntimeError) -> [ProviderEntry] {
         let all = catalog.entries(for: capability)
         switch selection {
         case .auto:
             return all.filter { $0.isConfigured(in: settings) }
         case .local:
-            return all.filter { $0.placement == .onDevice }.prefix(1).map { $0 }
+            return all.filter { $0.placement == .onDevice }
         case .named(let name, _, _):
             guard let entry = all.first(where: { $0.name == name }) else {
                 throw .unknownProvider(name, capability: capability, known: catalog.selectionNames(for: capability))
@@ -228,7 +228,8 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
     }
 
     /// Text to speech for `selection`: one provider, or the chain of configured providers
-    /// ending with espeak-ng.
+    /// ending on device with the neural voice and then espeak-ng (which speaks, with a warning,
+    /// when the neural voice is missing or has not the voice asked for).
     public nonisolated func textToSpeech(_ selection: ProviderSelection = .auto) throws -> any TextToSpeechProvider {
         let chosen = try providers(.textToSpeech, selection, as: (any TextToSpeechProvider).self)
         guard chosen.count > 1 else { return chosen[0] }

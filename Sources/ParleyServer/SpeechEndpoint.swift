@@ -20,8 +20,9 @@ import ParleyRuntime
 ///   `speech.audio.done` with the usage (input tokens estimated at four bytes a token; an
 ///   on-device voice spends no output tokens).
 /// - OpenAI's voice names each mean a distinct voice of the engine that speaks where it has
-///   several (``StandardVoice``); any other name goes to the providers as is (`en-gb` for
-///   espeak-ng).
+///   several (``StandardVoice``: espeak-ng's variants); the neural voice has one speaker and
+///   takes them all as itself. Any other name goes to the providers as is (`joe` for the
+///   neural voice, `en-gb` for espeak-ng).
 struct SpeechEndpoint: Sendable {
     let environment: ServerEnvironment
 

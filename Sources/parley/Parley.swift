@@ -23,7 +23,7 @@ struct CommonOptions: ParsableArguments {
     @Option(name: .customLong("whisper-model"), help: "A whisper.cpp model to use instead of the default.")
     var whisperModel: String?
 
-    @Option(help: "The espeak-ng voice (e.g. en-us, en-gb).")
+    @Option(help: "The voice: a neural voice (joe, the default when installed) or an espeak-ng voice (en-us, en-gb).")
     var voice: String?
 
     @Option(help: "CPU threads for the engines.")

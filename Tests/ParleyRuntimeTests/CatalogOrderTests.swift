@@ -40,7 +40,7 @@ struct CatalogOrderTests {
         #expect(tts.providers.map(\.identity.description) == configured(.textToSpeech))
         // The seeds' order.
         #expect(stt.providers.map(\.identity.name) == ["deepgram", "assemblyai", "openai", "whisper.cpp"])
-        #expect(tts.providers.map(\.identity.name) == ["elevenlabs", "deepgram", "openai", "piper", "espeak-ng"])
+        #expect(tts.providers.map(\.identity.name) == ["elevenlabs", "deepgram", "openai", "piper", "sherpa-onnx", "espeak-ng"])
         #expect(llm.providers.map(\.identity.name) == ["anthropic", "openai", "ollama", "llama.cpp"])
     }
 
@@ -55,12 +55,16 @@ struct CatalogOrderTests {
         #expect(doctorOrder == ["deepgram", "assemblyai", "local"])
     }
 
-    @Test("with no keys, every chain is the on-device engine alone and doctor says what each cloud provider needs")
+    @Test("with no keys, every chain is on device (speech: the neural voice, then espeak-ng) and doctor says what each cloud provider needs")
     func offlineDefault() async throws {
         let runtime = runtime([:])
         #expect(try await runtime.languageModel().identity.name == "llama.cpp")
         #expect(try runtime.speechToText().identity.name == "whisper.cpp")
-        #expect(try runtime.textToSpeech().identity.name == "espeak-ng")
+        let voices = try #require(try runtime.textToSpeech() as? TextToSpeechChain<ContinuousClock>)
+        #expect(voices.providers.map(\.identity.name) == ["sherpa-onnx", "espeak-ng"])
+        let local = try #require(try runtime.textToSpeech(.local) as? TextToSpeechChain<ContinuousClock>)
+        #expect(local.providers.map(\.identity.name) == ["sherpa-onnx", "espeak-ng"])
+        #expect(try runtime.textToSpeech(.named("espeak-ng")).identity.name == "espeak-ng")
         let report = await runtime.report()
         let deepgram = try #require(report.first { $0.capability == .speechToText }?.chain.first)
         #expect(!deepgram.configured && deepgram.remedy == "set DEEPGRAM_API_KEY")

@@ -34,7 +34,7 @@ extension OnDeviceServerTests {
             #expect(metrics.contains(#"parley_provider_requests_total{capability="LLM",provider="llama.cpp"#))
         }
 
-        @Test("transcription and speech: a dead OpenAI → whisper.cpp and espeak-ng answer")
+        @Test("transcription and speech: a dead OpenAI → whisper.cpp and the neural voice answer")
         func speech() async throws {
             let server = try await TestServer.start(settings: ["OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": RefusingPort.baseURL() + "/v1"])
             defer { server.stop() }
@@ -48,7 +48,7 @@ extension OnDeviceServerTests {
 
             let speech = try await server.post("/v1/audio/speech", json: ["model": "tts-1", "voice": "alloy", "input": "Paris."])
             #expect(speech.status == 200, "\(speech.text)")
-            #expect(speech.headers["x-parley-provider"] == "espeak-ng")
+            #expect(speech.headers["x-parley-provider"] == "sherpa-onnx")
             #expect(try WAV.decode(speech.body).duration > 0.2)
         }
 

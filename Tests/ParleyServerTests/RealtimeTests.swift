@@ -301,7 +301,7 @@ extension OnDeviceServerTests {
             }
         }
 
-        @Test("the spoken question through the WebSocket: Silero, whisper.cpp, llama.cpp, espeak-ng answer Paris")
+        @Test("the spoken question through the WebSocket: Silero, whisper.cpp, llama.cpp and the neural voice answer Paris")
         func spokenQuestion() async throws {
             let server = try await TestServer.start()
             defer { server.stop() }

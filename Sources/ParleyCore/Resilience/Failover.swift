@@ -55,6 +55,11 @@ struct Failover<C: Clock>: Sendable where C.Duration == Duration {
         let name = provider.identity.description
         attempts.append(.init(provider: name, reason: "\(error)"))
         // A provider that cannot do what this request needs may serve the next one: no rest.
+        if error is UnsupportedVoiceError {
+            // Every sentence in that voice meets it again: said once.
+            await warnings.once("\(name)|\(error)", "[\(capability)] \(error), \(fallingBack(to: next))")
+            return
+        }
         if !(error is UnsupportedCapabilityError) {
             await health.recordFailure(name, kind: kind, reason: "\(error)")
         }

@@ -5,20 +5,26 @@ import ParleyCore
 ///
 /// espeak-ng is GPL-3.0; Parley never links it, it runs the `espeak-ng` executable and reads
 /// the WAV it writes to standard output, so Parley's libraries stay Apache-2.0. Robotic, but
-/// always available: the last link of the TTS chain.
+/// always available: the last link of the TTS chain, after the neural voice
+/// (``PiperTextToSpeech``).
 public struct EspeakTextToSpeech: TextToSpeechProvider {
     public let identity: ProviderIdentity
     /// The program to run (a name looked up on `PATH`, or a path).
     public let executable: String
     /// The espeak-ng voice used when a request names none.
     public let defaultVoice: String
+    /// Voices of the neural engine before it in the chain (`joe`, …): a request for one of them
+    /// that falls back here is spoken in ``defaultVoice``.
+    public let neuralVoices: Set<String>
 
     /// Creates the provider.
-    public init(executable: String = "espeak-ng", defaultVoice: String = "en-us") {
+    public init(executable: String = "espeak-ng", defaultVoice: String = "en-us", neuralVoices: Set<String> = []) {
         self.executable = executable
         self.defaultVoice = defaultVoice
+        self.neuralVoices = Set(neuralVoices.map { $0.lowercased() })
         self.identity = ProviderIdentity(name: "espeak-ng", model: defaultVoice, isLocal: true)
     }
+
 
     public func availability() async -> Availability {
         ChildProcess.locate(executable) != nil
@@ -44,7 +50,11 @@ public struct EspeakTextToSpeech: TextToSpeechProvider {
     /// The espeak-ng voice for `options`: a voice of its own naming as is, each of OpenAI's
     /// names a distinct variant (``variants``), otherwise the default.
     func voice(for options: SpeechOptions) -> String {
-        options.customVoice ?? options.standardVoice.map { Self.variants[$0] ?? defaultVoice } ?? defaultVoice
+        if let custom = options.customVoice {
+            // A neural voice's name is not espeak-ng's: it speaks in its own default.
+            return neuralVoices.contains(custom.lowercased()) ? defaultVoice : custom
+        }
+        return options.standardVoice.map { Self.variants[$0] ?? defaultVoice } ?? defaultVoice
     }
 
     /// A distinct espeak-ng voice (language and variant) for each of OpenAI's names, by the

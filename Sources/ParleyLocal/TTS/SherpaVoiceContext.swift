@@ -1,0 +1,62 @@
+import CSherpaOnnx
+import Foundation
+
+/// One Piper voice loaded in sherpa-onnx. Owns the C engine and frees it in `deinit`; no C
+/// pointer leaves this class. Not thread-safe: ``PiperTextToSpeech`` (an actor) is its only
+/// user.
+final class SherpaVoiceContext {
+    private let engine: OpaquePointer
+    /// The rate of the samples it produces.
+    let sampleRate: Int
+
+    /// Loads `files` with Piper's noise and length settings, on `threads` CPU threads.
+    init(files: SherpaVoiceFiles, configuration: PiperVoiceConfiguration, threads: Int) throws(PiperVoiceError) {
+        let loaded: OpaquePointer? = files.model.path.withCString { model in
+            files.tokens.path.withCString { tokens in
+                "cpu".withCString { provider in
+                    var config = SherpaOnnxOfflineTtsConfig()
+                    config.model.vits.model = model
+                    config.model.vits.tokens = tokens
+                    config.model.vits.noise_scale = configuration.noiseScale
+                    config.model.vits.noise_scale_w = configuration.noiseWidth
+                    config.model.vits.length_scale = configuration.lengthScale
+                    config.model.num_threads = Int32(max(1, threads))
+                    config.model.provider = provider
+                    config.model.debug = 0
+                    config.max_num_sentences = 1
+                    // The strings are read while the engine is made, not kept.
+                    return SherpaOnnxCreateOfflineTts(&config)
+                }
+            }
+        }
+        guard let loaded else { throw .modelLoadFailed(path: files.model.path) }
+        engine = loaded
+        sampleRate = Int(SherpaOnnxOfflineTtsSampleRate(engine))
+    }
+
+    deinit { SherpaOnnxDestroyOfflineTts(engine) }
+
+    /// Speaks one sentence given as phoneme code points; returns its samples in [-1, 1].
+    func generate(_ phonemes: [Int32], speed: Float) -> [Float]? {
+        guard !phonemes.isEmpty else { return [] }
+        return phonemes.withUnsafeBufferPointer { codepoints in
+            var length = Int32(codepoints.count)
+            return withUnsafePointer(to: &length) { lengths in
+                "".withCString { text in
+                    var generation = SherpaOnnxGenerationConfig()
+                    generation.speed = speed
+                    generation.silence_scale = 0.2
+                    generation.sid = 0
+                    generation.phoneme_codepoints = codepoints.baseAddress
+                    generation.phoneme_codepoints_lens = lengths
+                    generation.phoneme_codepoints_num_sentences = 1
+                    guard let audio = SherpaOnnxOfflineTtsGenerateWithConfig(engine, text, &generation, nil, nil) else { return nil }
+                    defer { SherpaOnnxDestroyOfflineTtsGeneratedAudio(audio) }
+                    let count = Int(audio.pointee.n)
+                    guard count > 0, let samples = audio.pointee.samples else { return [] }
+                    return Array(UnsafeBufferPointer(start: samples, count: count))
+                }
+            }
+        }
+    }
+}
