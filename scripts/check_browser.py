@@ -10,7 +10,7 @@ reached and named), talks with the space bar (the orb's state announced, partial
 transcripts shown), corrects the transcript in the review and sends it (Ctrl+Enter), hears the
 reply (the page's playback counters) and types a second question; then it attaches and removes
 an image, reloads to find the thread in the history, stashes a reply, corrects a past
-transcript, opens Settings (provider health), saves settings that come back from the server after
+transcript, opens Settings (provider health, and compares the language models on a question), saves settings that come back from the server after
 the browser forgets them, draws a mind map of the conversation, and fails on any console error. A second browser,
 whose microphone says the question again and again, talks hands-free until the question comes
 back over a reply: barge-in stops the reply, and the server saves it only as far as it was
@@ -452,6 +452,15 @@ async def drive(page, base, key, output):
     await page.eval("document.getElementById('settings-open').click()")
     await page.wait_for("document.querySelectorAll('#providers li').length > 0", "the providers in Settings")
     await page.screenshot(output, "8-settings")
+    # Compare providers: every configured language model answers the question side by side.
+    await page.eval("document.getElementById('compare-run').click()")
+    row = await page.wait_for("(() => { const row = document.querySelector('#compare-results tr[data-outcome=\"answered\"]');"
+                              " return row && [...row.children].map((cell) => cell.textContent); })()",
+                              "the comparison of the language models", timeout=120)
+    expect("paris" in row[-1].lower() and row[1].isdigit() and row[2].isdigit(), f"the comparison row is not an answer with its times: {row}")
+    await page.eval("document.getElementById('compare-results').scrollIntoView()")
+    await page.screenshot(output, "8-compare")
+    print(f"ok: Compare providers lists each language model with its times and answer: {row}")
     await page.key("Escape", "Escape", key_code=27)
     await page.wait_for("!document.getElementById('settings').open", "Settings to close on Escape")
     print("ok: Settings lists the providers with their health; Escape closes it")

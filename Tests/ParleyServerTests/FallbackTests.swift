@@ -46,7 +46,7 @@ extension OnDeviceServerTests {
             #expect(transcript.headers["x-parley-provider"] == "whisper.cpp")
             #expect((transcript.json?["text"] as? String)?.lowercased().contains("france") == true, "\(transcript.text)")
 
-            let speech = try await server.post("/v1/audio/speech", json: ["model": "tts-1", "voice": "alloy", "input": "Paris."])
+            let speech = try await server.post("/v1/audio/speech", json: ["model": "tts-1", "voice": "alloy", "input": "Paris.", "response_format": "wav"])
             #expect(speech.status == 200, "\(speech.text)")
             #expect(speech.headers["x-parley-provider"] == "sherpa-onnx")
             #expect(try WAV.decode(speech.body).duration > 0.2)

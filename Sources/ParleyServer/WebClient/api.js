@@ -71,6 +71,7 @@ export class Api {
   preferences() { return this.get("/v1/settings/preferences"); }
   async savePreferences(preferences) { return (await this.request("PUT", "/v1/settings/preferences", preferences)).json; }
   /** A mind map of a saved conversation: `{topic, branches, svg, provider}`. */
+  async compare(body) { return (await this.request("POST", "/v1/parley/compare", body)).json; }
   async mindMap(thread) { return (await this.request("POST", "/v1/mindmaps", { thread })).json; }
   stash() { return this.get("/v1/stash"); }
   async addToStash(item) { return (await this.request("POST", "/v1/stash", item)).json; }

@@ -10,7 +10,7 @@ import { MindMapView } from "./mindmap.js";
 import { $, announce, setConnection, showError } from "./notices.js";
 import { Orb } from "./orb.js";
 import { Player } from "./player.js";
-import { fillModels, showProviders } from "./providers.js";
+import { compareProviders, fillModels, showProviders } from "./providers.js";
 import { RealtimeClient } from "./realtime.js";
 
 const holdThresholdMs = 350; // a press shorter than this toggles; a longer one is push-to-talk
@@ -910,6 +910,19 @@ async function saveSettings() {
 
 $("settings-open").addEventListener("click", openSettings);
 $("providers-refresh").addEventListener("click", () => showProviders(api, $("providers")));
+$("compare-kind").addEventListener("change", () => {
+  $("compare-input").value = $("compare-kind").value === "chat" ? "What is the capital of France?" : "The capital of France is Paris.";
+});
+$("compare-run").addEventListener("click", async () => {
+  const input = $("compare-input").value.trim();
+  if (!input) return announce("Type a question or a sentence to compare.");
+  $("compare-run").disabled = true;
+  try {
+    await compareProviders(api, $("compare-kind").value, input, $("compare-results"));
+  } finally {
+    $("compare-run").disabled = false;
+  }
+});
 $("settings").addEventListener("close", () => {
   if ($("settings").returnValue === "save") saveSettings();
   $("settings-open").focus();

@@ -49,3 +49,49 @@ export async function showProviders(api, box) {
     box.append(heading, list);
   }
 }
+
+/** Asks every configured provider of `capability` ("chat" or "speech") with `input` and shows
+ * them side by side in `box`: provider, first and total milliseconds, cost, output (voices with
+ * a play button). */
+export async function compareProviders(api, capability, input, box) {
+  box.replaceChildren(Object.assign(document.createElement("p"), { className: "quiet", textContent: "Asking every provider…" }));
+  let comparison;
+  try {
+    comparison = await api.compare(capability === "chat" ? { capability, prompt: input } : { capability, text: input });
+  } catch (error) {
+    box.replaceChildren(Object.assign(document.createElement("p"), { className: "error-text", textContent: `Comparison failed: ${error.message}` }));
+    return;
+  }
+  const table = document.createElement("table");
+  table.className = "compare";
+  const caption = document.createElement("caption");
+  caption.textContent = capability === "chat" ? "Language models" : "Voices";
+  const head = document.createElement("tr");
+  for (const name of ["Provider", "First (ms)", "Total (ms)", "Cost", capability === "chat" ? "Answer" : "Speech"]) {
+    head.append(Object.assign(document.createElement("th"), { scope: "col", textContent: name }));
+  }
+  table.append(caption, head);
+  const ms = (value) => (value == null ? "–" : String(Math.round(value)));
+  for (const result of comparison.results ?? []) {
+    const row = document.createElement("tr");
+    row.dataset.outcome = result.outcome;
+    const name = Object.assign(document.createElement("th"), { scope: "row", textContent: result.provider });
+    const cost = result.cost == null ? "–" : result.cost === 0 ? "free" : `$${result.cost.toFixed(5)}`;
+    const output = document.createElement("td");
+    if (result.outcome !== "answered") {
+      output.textContent = `${result.outcome}: ${result.detail ?? ""}`;
+      output.className = "quiet";
+    } else {
+      output.textContent = result.output ?? "";
+      if (result.audio) {
+        const play = Object.assign(document.createElement("button"), { type: "button", textContent: "Play" });
+        play.setAttribute("aria-label", `Play ${result.provider}`);
+        play.addEventListener("click", () => new Audio(`data:audio/wav;base64,${result.audio}`).play());
+        output.append(" ", play);
+      }
+    }
+    row.append(name, ...[ms(result.first_ms), ms(result.total_ms), cost].map((text) => Object.assign(document.createElement("td"), { textContent: text })), output);
+    table.append(row);
+  }
+  box.replaceChildren(table);
+}
