@@ -59,7 +59,14 @@ struct ModelsEndpoint: Sendable {
         let served: [ProviderCapability] = [.languageModel, .speechToText, .textToSpeech]
         var models = [Model(id: "auto", created: environment.started, owned_by: "parley",
                             capabilities: served.map(\.rawValue), configured: true)]
-        for entry in catalog.entries where served.contains(entry.capability) {
+        // `local` is the on-device engines of every capability, whatever their entries are named
+        // (the voice's are `neural` and `espeak-ng`).
+        let onDevice = served.filter { capability in catalog.entries(for: capability).contains { $0.placement == .onDevice } }
+        if !onDevice.isEmpty {
+            models.append(Model(id: "local", created: environment.started, owned_by: ProviderPlacement.onDevice.rawValue,
+                                capabilities: onDevice.map(\.rawValue), configured: true))
+        }
+        for entry in catalog.entries where served.contains(entry.capability) && entry.name != "local" {
             if let index = models.firstIndex(where: { $0.id == entry.name }) {
                 models[index].capabilities.append(entry.capability.rawValue)
                 models[index].configured = models[index].configured || entry.isConfigured(in: settings)

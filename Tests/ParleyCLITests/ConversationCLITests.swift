@@ -55,7 +55,7 @@ struct ConversationCLITests {
         let talk = try await CLI.run(["talk", "--input", try sample().path, "--output", output.path, "--json", "--database", database.path])
         #expect(talk.status == 0, "stderr: \(talk.stderr)")
         let document = try JSONDecoder().decode(TalkDocument.self, from: Data(talk.stdout.utf8))
-        #expect(document.turns.count == 2)
+        try #require(document.turns.count == 2, "turns: \(document.turns.map(\.transcript)); two-questions.wav should hold two questions (scripts/setup makes it)")
         #expect(document.turns.first?.transcript.lowercased().contains("france") == true)
         #expect(document.turns.last?.transcript.lowercased().contains("italy") == true)
         #expect(document.turns.first?.reply.contains("Paris") == true)
@@ -68,7 +68,7 @@ struct ConversationCLITests {
         let saved = try JSONDecoder().decode(HistoryDocument.self, from: Data(history.stdout.utf8))
         let thread = try #require(saved.threads.first)
         #expect(thread.id == document.thread)
-        #expect(thread.messages.map(\.role) == ["user", "assistant", "user", "assistant"])
+        try #require(thread.messages.map(\.role) == ["user", "assistant", "user", "assistant"])
         #expect(thread.messages.map(\.raw_transcript) == [document.turns[0].transcript, nil, document.turns[1].transcript, nil])
         #expect(thread.messages[1].text == document.turns[0].reply)
 
