@@ -24,6 +24,7 @@ import ServiceLifecycle
 /// | `/v1/threads…`, `/v1/stash…` | the caller's saved conversations and stash, as JSON (see ``ThreadsEndpoint``) |
 /// | `/v1/materials…`, `GET /v1/assignments` | the caller's study materials and assignments (see ``MaterialsEndpoint``) |
 /// | `GET`/`PUT /v1/settings/model`, `/v1/settings/preferences` | the on-device model switch; the caller's client preferences (see ``PreferencesEndpoint``) |
+/// | `POST /v1/embeddings` | embeddings, relayed to an OpenAI-compatible server or Ollama (see ``EmbeddingsEndpoint``) |
 /// | `POST /v1/parley/compare` | one prompt, recording or sentence through every configured provider at once (see ``CompareEndpoint``) |
 /// | `POST /v1/mindmaps` | a mind map (outline and SVG) of a conversation, material or text (see ``MindMapEndpoint``) |
 /// | `GET`/`POST /v1/google/sync` | Google Drive, Calendar and Gmail sync (see ``GoogleSyncEndpoint``) |
@@ -173,6 +174,7 @@ public struct ParleyServer: Service, CustomStringConvertible {
         PreferencesEndpoint(environment: environment).register(on: router)
         MindMapEndpoint(environment: environment).register(on: router)
         CompareEndpoint(environment: environment).register(on: router)
+        EmbeddingsEndpoint(environment: environment).register(on: router)
         ChatCompletionsEndpoint(environment: environment).register(on: router)
         ResponsesEndpoint(environment: environment).register(on: router)
         TranscriptionsEndpoint(environment: environment).register(on: router)
