@@ -11,6 +11,15 @@ public struct RuntimeConversation<C: Clock>: Sendable where C.Duration == Durati
     public let journal: ThreadJournal?
     /// The settings it runs with (saved with a new thread).
     public let settings: ThreadSettings
+    /// Engines being loaded ahead (the neural voice while the first turn is heard).
+    let preparation: Task<Void, Never>?
+
+    /// Waits until the engines the conversation loads ahead are loaded. Call it before the
+    /// process ends: a C engine still loading on another thread while the process exits can
+    /// crash it (`parley talk` on silent audio ended with a segmentation fault one time in five).
+    public func prepared() async {
+        await preparation?.value
+    }
 
     /// The saved thread, once there is one.
     public var thread: Int64? {
@@ -65,9 +74,10 @@ extension Runtime {
         // The neural voice loads (about a second) while the first turn is heard, not on the
         // reply's first sentence, when it is the voice that speaks first (no cloud voice before it).
         let neural = engines.neuralVoice
+        var preparation: Task<Void, Never>?
         if tts.identity.isLocal, (try? entries(.textToSpeech, for: options.textToSpeech))?.contains(where: { $0.name == "neural" }) == true,
            await neural.availability().isReady, let voice = try? neural.voice(named: options.voice) {
-            Task { try? await neural.load(voice) }
+            preparation = Task { try? await neural.load(voice) }
         }
 
         let maxTokens = options.maxTokens ?? saved?.maxTokens ?? ConversationOptions.defaultMaxTokens
@@ -132,7 +142,7 @@ extension Runtime {
         let session = ConversationSession(
             vad: try voiceActivityDetector().activeDetector(), stt: stt, llm: llm, tts: tts,
             output: output, journal: journal, history: history, configuration: configuration, clock: clock)
-        return RuntimeConversation(session: session, journal: journal, settings: settings)
+        return RuntimeConversation(session: session, journal: journal, settings: settings, preparation: preparation)
     }
 
     /// The transcriber that would serve first: a chain's first ready provider, else itself.

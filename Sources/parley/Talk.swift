@@ -104,6 +104,7 @@ struct Talk: AsyncParsableCommand {
 
     func run() async throws {
         common.bootstrapLogging()
+        var conversationMade: RuntimeConversation<ContinuousClock>?
         do {
             // Read and check the input before loading anything, so bad input fails at once.
             let recording = live ? nil : try readAudio(input)
@@ -121,6 +122,7 @@ struct Talk: AsyncParsableCommand {
             if !noTools { options.tools = try BuiltInTools.toolbox(store: try? await runtime.store(), owner: .local) }
             let speaker = RecordingOutput(clock: ContinuousClock(), realtime: paced)
             let made = try await runtime.makeConversation(options: options, thread: thread, output: speaker)
+            conversationMade = made
             let conversation = made.session
             if !attachments.isEmpty { try await conversation.attach(images: attachments) }
 
@@ -144,6 +146,7 @@ struct Talk: AsyncParsableCommand {
             if !paced { turns = turns.map(TalkReport.unpaced) }
             await conversation.close()
             await reporter.value
+            await made.prepared()
 
             let heard = await speaker.heardAudio ?? AudioBuffer(samples: [], sampleRate: 22_050)
             try WAV.write(heard, to: URL(fileURLWithPath: output))
@@ -155,6 +158,8 @@ struct Talk: AsyncParsableCommand {
                 if let threadID { print("Saved as conversation \(threadID) (parley history show \(threadID)).") }
             }
         } catch {
+            // An engine still loading while the process exits could crash it.
+            await conversationMade?.prepared()
             throw fail(error)
         }
     }

@@ -526,6 +526,7 @@ actor RealtimeConnection {
         // A transcript under review is dropped, so that the conversation can close.
         try? carryOut(review.reset())
         await conversation.session.close()
+        await conversation.prepared()
         await following?.value
         following = nil
         if let saved = await conversation.thread { thread = saved }
