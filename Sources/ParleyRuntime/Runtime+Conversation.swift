@@ -76,7 +76,7 @@ extension Runtime {
         let neural = engines.neuralVoice
         var preparation: Task<Void, Never>?
         if tts.identity.isLocal, (try? entries(.textToSpeech, for: options.textToSpeech))?.contains(where: { $0.name == "neural" }) == true,
-           await neural.availability().isReady, let voice = try? neural.voice(named: options.voice) {
+           await neural.availability().isReady, let voice = try? neural.voice(named: SpeechOptions(voice: options.voice).customVoice) {
             preparation = Task { try? await neural.load(voice) }
         }
 
