@@ -59,7 +59,9 @@ def transcribe(path, **options):
 codecs = {"mp3": "mp3", "opus": "opus", "aac": "aac", "flac": "flac", "wav": "pcm_s16le"}
 for fmt in ["mp3", "opus", "aac", "flac", "wav", "pcm"]:
     path = work / f"speech.{fmt}"
-    with client.audio.speech.with_streaming_response.create(model="tts-1", voice="alloy", input=SENTENCE, response_format=fmt) as response:
+    # espeak-ng ("model": "espeak-ng"): the same audio every time, so what whisper hears is the
+    # format's doing (the neural voice varies from one synthesis to the next).
+    with client.audio.speech.with_streaming_response.create(model="espeak-ng", voice="alloy", input=SENTENCE, response_format=fmt) as response:
         response.stream_to_file(path)
         content_type = response.headers.get("content-type")
     if fmt == "pcm":
@@ -74,7 +76,7 @@ for fmt in ["mp3", "opus", "aac", "flac", "wav", "pcm"]:
 # Speech as server-sent events: the SDK reads the stream; the audio joins into one mp3.
 mp3 = bytearray()
 done = None
-with client.audio.speech.with_streaming_response.create(model="tts-1", voice="nova", input=SENTENCE, response_format="mp3",
+with client.audio.speech.with_streaming_response.create(model="espeak-ng", voice="alloy", input=SENTENCE, response_format="mp3",
                                                         stream_format="sse") as response:
     for line in response.iter_lines():
         if not line.startswith("data: "):
