@@ -10,26 +10,24 @@ public struct TimedTranscript: Sendable, Equatable {
     /// Timed segments in order, none past the audio, none empty.
     public var segments: [Transcript.Segment]
     /// Timed words in order (empty when the engine timed none).
-    public var words: [Transcript.Word]
+    public var words: [Transcript.Segment]
 
     /// Lays out `transcript` over audio of `duration` seconds.
     public init(_ transcript: Transcript, duration: Double) {
         self.text = transcript.text
         self.duration = duration
-        func clamp(_ time: Double) -> Double { min(max(0, time), duration) }
+        /// `segment` with its times inside the audio and its text trimmed.
+        func clamped(_ segment: Transcript.Segment) -> Transcript.Segment {
+            let start = min(max(0, segment.start), duration)
+            return Transcript.Segment(start: start, end: max(start, min(segment.end, duration)), text: segment.text.trimmingCharacters(in: .whitespaces))
+        }
         let timed = transcript.segments.filter { !$0.text.trimmingCharacters(in: .whitespaces).isEmpty }
         if timed.isEmpty {
             segments = transcript.text.isEmpty ? [] : [Transcript.Segment(start: 0, end: duration, text: transcript.text)]
         } else {
-            segments = timed.map { segment in
-                let start = clamp(segment.start)
-                return Transcript.Segment(start: start, end: max(start, clamp(segment.end)), text: segment.text.trimmingCharacters(in: .whitespaces))
-            }
+            segments = timed.map(clamped)
         }
-        words = transcript.words.map { word in
-            let start = clamp(word.start)
-            return Transcript.Word(start: start, end: max(start, clamp(word.end)), text: word.text)
-        }
+        words = transcript.words.map(clamped)
     }
 
     /// SubRip subtitles: numbered cues, `HH:MM:SS,mmm --> HH:MM:SS,mmm`.

@@ -29,25 +29,9 @@ public struct Transcript: Sendable, Equatable {
     /// The provider that transcribed, set by a chain (the provider that served, not the
     /// chain); `nil` from a single provider, which is the one asked.
     public var provider: ProviderIdentity?
-    /// Each word with its times, when they were asked for and the engine times words.
-    public var words: [Word]
-
-    /// A word and when it was said.
-    public struct Word: Sendable, Equatable {
-        /// Start in seconds from the start of the audio.
-        public var start: Double
-        /// End in seconds from the start of the audio.
-        public var end: Double
-        /// The word, with its punctuation.
-        public var text: String
-
-        /// Creates a word.
-        public init(start: Double, end: Double, text: String) {
-            self.start = start
-            self.end = end
-            self.text = text
-        }
-    }
+    /// Each word with its times (a segment of one word), when they were asked for and the
+    /// engine times words.
+    public var words: [Segment]
 
     /// A timed piece of a transcript.
     public struct Segment: Sendable, Equatable {
@@ -67,7 +51,7 @@ public struct Transcript: Sendable, Equatable {
     }
 
     /// Creates a transcript.
-    public init(text: String, segments: [Segment] = [], provider: ProviderIdentity? = nil, words: [Word] = []) {
+    public init(text: String, segments: [Segment] = [], provider: ProviderIdentity? = nil, words: [Segment] = []) {
         self.text = text
         self.segments = segments
         self.provider = provider

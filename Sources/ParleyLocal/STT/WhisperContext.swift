@@ -26,7 +26,7 @@ final class WhisperContext {
         var start: Double
         var end: Double
         var text: String
-        var words: [Transcript.Word] = []
+        var words: [Transcript.Segment] = []
     }
 
     /// Transcribes 16 kHz mono samples; returns the timed segments, with each word's times
@@ -69,9 +69,9 @@ final class WhisperContext {
 
     /// The words of segment `index`, from its tokens: a token that starts with a space starts
     /// a word; special tokens (timestamps, end of text) are left out.
-    private func words(ofSegment index: Int32) -> [Transcript.Word] {
+    private func words(ofSegment index: Int32) -> [Transcript.Segment] {
         let endOfText = whisper_token_eot(context)
-        var words: [Transcript.Word] = []
+        var words: [Transcript.Segment] = []
         for token in 0..<whisper_full_n_tokens(context, index) {
             let data = whisper_full_get_token_data(context, index, token)
             guard data.id < endOfText, let piece = whisper_full_get_token_text(context, index, token).map({ String(cString: $0) }) else { continue }
@@ -79,7 +79,7 @@ final class WhisperContext {
             if piece.hasPrefix(" ") || words.isEmpty {
                 let word = piece.trimmingCharacters(in: .whitespaces)
                 guard !word.isEmpty else { continue }
-                words.append(Transcript.Word(start: start, end: end, text: word))
+                words.append(Transcript.Segment(start: start, end: end, text: word))
             } else if let last = words.indices.last {
                 words[last].text += piece
                 words[last].end = max(words[last].end, end)
