@@ -1,6 +1,7 @@
 import Foundation
 import ParleyCore
 import ParleyLocal
+import ParleyTesting
 
 // voices — the on-device voices side by side in one run: the neural voice (Piper's
 // en_US-joe-medium on sherpa-onnx, phonemes from espeak-ng) and espeak-ng alone. For each: the
@@ -79,17 +80,6 @@ func spelled(_ number: Int) -> [String] {
         return [small[number / 100], "hundred"] + (number % 100 == 0 ? [] : ["and"] + spelled(number % 100))
     }
     return spelled(number / 1000) + ["thousand"] + (number % 1000 == 0 ? [] : spelled(number % 1000))
-}
-
-/// Word-level edit distance.
-func wordErrors(_ heard: [String], _ said: [String]) -> Int {
-    var row = Array(0...said.count)
-    for i in heard.indices {
-        var next = [i + 1]
-        for j in said.indices { next.append(min(row[j + 1] + 1, next[j] + 1, row[j] + (heard[i] == said[j] ? 0 : 1))) }
-        row = next
-    }
-    return row[said.count]
 }
 
 struct VoiceRun {
