@@ -3,15 +3,20 @@ import FoundationModels
 import ParleyAppleSupport
 import ParleyCore
 
-// Never compiled on the Linux machines this package is developed on (see README).
+// Never compiled on the Linux machines this package is developed on (see README). The logic
+// lives in ParleyAppleSupport (FoundationPrompt, GuidedSchema, SnapshotDeltas,
+// ToolCallCollector), which is tested on Linux; this file only spells it in the framework's terms.
 
 /// The system's on-device language model (Apple Intelligence, iOS and macOS 26) through the
-/// Foundation Models framework: streamed replies, the cumulative snapshots turned into the
-/// pieces Parley streams (``SnapshotDeltas``).
+/// Foundation Models framework: streamed replies (the cumulative snapshots turned into the
+/// pieces Parley streams, ``SnapshotDeltas``), structured output through guided generation
+/// (``GuidedSchema``; the JSON is validated against the full schema afterwards, as for every
+/// provider), and tools: a call the model makes is handed to Parley's caller like any other
+/// provider's (``ToolCallCollector``).
 @available(iOS 26.0, macOS 26.0, visionOS 26.0, *)
 public struct AppleLanguageModel: LanguageModelProvider {
     public let identity = ProviderIdentity(name: "apple-foundation-models", model: "system", isLocal: true)
-    public let capabilities = LanguageModelCapabilities()
+    public let capabilities = LanguageModelCapabilities(jsonSchema: true, tools: true, contextTokens: 4_096)
 
     /// The system model.
     public init() {}
@@ -25,20 +30,100 @@ public struct AppleLanguageModel: LanguageModelProvider {
 
     public func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
         .producing { continuation in
-            let instructions = request.messages.filter { $0.role == .system }.map(\.text).joined(separator: "\n\n")
-            // Earlier turns go into the instructions as a transcript; the last user message is the prompt.
-            let earlier = request.messages.dropLast().filter { $0.role == .user || $0.role == .assistant }
-                .map { "\($0.role == .user ? "User" : "Assistant"): \($0.text)" }.joined(separator: "\n")
-            let session = LanguageModelSession(instructions: earlier.isEmpty ? instructions : instructions + "\n\nThe conversation so far:\n" + earlier)
-            var deltas = SnapshotDeltas()
+            try checkCapabilities(for: request)
+            let conversation = FoundationPrompt(request.messages)
+            let collector = ToolCallCollector()
+            let tools: [any Tool] = request.offersTools ? try request.callableTools.map { try ForwardedTool($0, collector: collector) } : []
+            let session = LanguageModelSession(tools: tools, instructions: conversation.instructions)
+            let options = GenerationOptions(temperature: request.sampling.temperature, maximumResponseTokens: request.sampling.maxTokens)
             continuation.yield(.provider(identity))
-            for try await snapshot in session.streamResponse(to: request.messages.last?.text ?? "") {
-                let piece = deltas.appendOnly(snapshot.content)
-                if !piece.isEmpty { continuation.yield(.text(piece)) }
+            do {
+                if let format = request.responseSchema {
+                    let schema = try JSONSchema(json: format.schema)
+                    let guided = GuidedSchema.mapping(schema, name: format.name).schema
+                    let response = try await session.respond(to: conversation.prompt, schema: GenerationSchema(root: guided.dynamic, dependencies: []),
+                                                             options: options)
+                    continuation.yield(.text(response.content.jsonString))
+                } else {
+                    var deltas = SnapshotDeltas()
+                    for try await snapshot in session.streamResponse(to: conversation.prompt, options: options) {
+                        let piece = deltas.appendOnly(snapshot.content)
+                        if !piece.isEmpty { continuation.yield(.text(piece)) }
+                    }
+                    let rest = deltas.finish()
+                    if !rest.isEmpty { continuation.yield(.text(rest)) }
+                }
+            } catch let error as LanguageModelSession.ToolCallError where error.underlyingError is ToolCallsRequested {
+                for call in await collector.calls { continuation.yield(.toolCall(call)) }
+                continuation.yield(.finished(.toolCalls, Usage()))
+                return
             }
-            let rest = deltas.finish()
-            if !rest.isEmpty { continuation.yield(.text(rest)) }
             continuation.yield(.finished(.stop, Usage()))
+        }
+    }
+}
+
+/// One of the request's tools as the framework sees it: its body records the call and stops the
+/// session, so that Parley's caller runs it (see ``ToolCallCollector``).
+@available(iOS 26.0, macOS 26.0, visionOS 26.0, *)
+struct ForwardedTool: Tool {
+    let name: String
+    let description: String
+    let parameters: GenerationSchema
+    let collector: ToolCallCollector
+
+    init(_ definition: ToolDefinition, collector: ToolCallCollector) throws {
+        name = definition.name
+        description = definition.description ?? definition.name
+        parameters = try GenerationSchema(root: GuidedSchema.mapping(definition.schema, name: definition.name).schema.dynamic,
+                                          dependencies: [])
+        self.collector = collector
+    }
+
+    func call(arguments: GeneratedContent) async throws -> String {
+        await collector.record(name: name, arguments: arguments.jsonString)
+        throw ToolCallsRequested()
+    }
+}
+
+@available(iOS 26.0, macOS 26.0, visionOS 26.0, *)
+extension GuidedSchema {
+    /// The schema in the framework's terms.
+    var dynamic: DynamicGenerationSchema {
+        switch self {
+        case .object(let name, let description, let properties):
+            return DynamicGenerationSchema(name: name, description: description, properties: properties.map { property in
+                DynamicGenerationSchema.Property(name: property.name, description: property.description,
+                                                 schema: property.schema.dynamic, isOptional: property.isOptional)
+            })
+        case .array(let items, let minimum, let maximum):
+            return DynamicGenerationSchema(arrayOf: items.dynamic, minimumElements: minimum, maximumElements: maximum)
+        case .string(_, let choices?, _):
+            return DynamicGenerationSchema(type: String.self, guides: [.anyOf(choices)])
+        case .string(_, nil, let pattern?):
+            // A pattern Swift's Regex cannot read is left out; the JSON is validated afterwards.
+            guard let regex = try? Regex(pattern) else { return DynamicGenerationSchema(type: String.self) }
+            return DynamicGenerationSchema(type: String.self, guides: [.pattern(regex)])
+        case .string:
+            return DynamicGenerationSchema(type: String.self)
+        case .integer(_, let minimum, let maximum):
+            switch (minimum, maximum) {
+            case (let low?, let high?) where low <= high: return DynamicGenerationSchema(type: Int.self, guides: [.range(low...high)])
+            case (let low?, _): return DynamicGenerationSchema(type: Int.self, guides: [.minimum(low)])
+            case (nil, let high?): return DynamicGenerationSchema(type: Int.self, guides: [.maximum(high)])
+            case (nil, nil): return DynamicGenerationSchema(type: Int.self)
+            }
+        case .number(_, let minimum, let maximum):
+            switch (minimum, maximum) {
+            case (let low?, let high?) where low <= high: return DynamicGenerationSchema(type: Double.self, guides: [.range(low...high)])
+            case (let low?, _): return DynamicGenerationSchema(type: Double.self, guides: [.minimum(low)])
+            case (nil, let high?): return DynamicGenerationSchema(type: Double.self, guides: [.maximum(high)])
+            case (nil, nil): return DynamicGenerationSchema(type: Double.self)
+            }
+        case .boolean:
+            return DynamicGenerationSchema(type: Bool.self)
+        case .anyOf(let name, let choices):
+            return DynamicGenerationSchema(name: name, anyOf: choices.map(\.dynamic))
         }
     }
 }

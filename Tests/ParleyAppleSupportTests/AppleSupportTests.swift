@@ -80,4 +80,61 @@ struct AppleSupportTests {
         }
         #expect(mapping.dropped == ["/title: maxLength"])
     }
+
+    @Test("a conversation as one Foundation Models call: system text and earlier turns in the instructions, the last user message as the prompt")
+    func foundationPrompt() {
+        let prompt = FoundationPrompt([
+            .system("You are brief."),
+            .user("Hello."),
+            .assistant("Hi! How can I help?"),
+            .system("Answer in English."),
+            .user("What is the capital of France?"),
+        ])
+        #expect(prompt.instructions == """
+            You are brief.
+
+            Answer in English.
+
+            The conversation so far:
+            User: Hello.
+            Assistant: Hi! How can I help?
+            """)
+        #expect(prompt.prompt == "What is the capital of France?")
+        let first = FoundationPrompt([.system("Greet the user.")])
+        #expect(first.instructions == "Greet the user." && first.prompt == FoundationPrompt.openingPrompt)
+        let plain = FoundationPrompt([.user("Hi")])
+        #expect(plain.instructions.isEmpty && plain.prompt == "Hi")
+    }
+
+    @Test("tool calls and results of this turn follow the prompt (answer from them, do not call again); earlier ones are transcript")
+    func foundationPromptTools() {
+        let earlier = ToolCall(id: "call_1", name: "get_time", arguments: #"{"city":"Tokyo"}"#)
+        let now = ToolCall(id: "call_2", name: "get_weather", arguments: #"{"city":"Paris"}"#)
+        let prompt = FoundationPrompt([
+            .user("What time is it in Tokyo?"),
+            .assistant(toolCalls: [earlier]),
+            .tool(callID: "call_1", name: "get_time", content: "09:00"),
+            .assistant("It is nine in the morning."),
+            .user("And the weather in Paris?"),
+            .assistant(toolCalls: [now]),
+            .tool(callID: "call_2", content: "timeout", isError: true),
+        ])
+        #expect(prompt.instructions.contains(#"Assistant called the tool get_time with {"city":"Tokyo"}"#))
+        #expect(prompt.instructions.contains("The tool get_time returned: 09:00"))
+        #expect(!prompt.instructions.contains("Paris"))
+        #expect(prompt.prompt.hasPrefix("And the weather in Paris?\n\nFor this message you already called tools"))
+        #expect(prompt.prompt.contains(#"Assistant called the tool get_weather with {"city":"Paris"}"#))
+        #expect(prompt.prompt.contains("The tool call_2 failed: timeout"))
+        #expect(prompt.prompt.hasSuffix("do not call the same tools again."))
+    }
+
+    @Test("tool calls a session asks for are kept in order with distinct ids; empty arguments become {}")
+    func collector() async {
+        let collector = ToolCallCollector()
+        let first = await collector.record(name: "get_weather", arguments: #"{"city":"Paris"}"#)
+        let second = await collector.record(name: "get_time", arguments: "")
+        #expect(await collector.calls == [first, second])
+        #expect(first.id != second.id && first.id.hasPrefix("call_"))
+        #expect(second.arguments == "{}")
+    }
 }
