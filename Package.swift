@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "ParleyCore", targets: ["ParleyCore"]),
         .library(name: "ParleyLocal", targets: ["ParleyLocal"]),
+        .library(name: "ParleySilero", targets: ["ParleySilero"]),
         .library(name: "ParleyCloud", targets: ["ParleyCloud"]),
         .library(name: "ParleyStore", targets: ["ParleyStore"]),
         .library(name: "ParleyPostgres", targets: ["ParleyPostgres"]),
@@ -64,10 +65,13 @@ let package = Package(
         // from espeak-ng), espeak-ng itself (each espeak-ng run a separate process),
         // Silero VAD in plain Swift (written to be fast in debug builds too: no target here may
         // carry unsafeFlags, which SwiftPM refuses in a versioned dependency; Examples/check).
+        // Silero's voice activity network in plain Swift: no C library, so every platform uses it
+        // (an app on iOS takes it without llama.cpp or whisper.cpp).
+        .target(name: "ParleySilero", dependencies: ["ParleyCore"]),
         .target(
             name: "ParleyLocal",
             dependencies: [
-                "ParleyCore", "CLlama", "CWhisper", "CSherpaOnnx",
+                "ParleyCore", "ParleySilero", "CLlama", "CWhisper", "CSherpaOnnx",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -153,7 +157,7 @@ let package = Package(
         .target(
             name: "ParleyRuntime",
             dependencies: [
-                "ParleyCore", "ParleyLocal", "ParleyCloud", "ParleyStore", "ParleyModels", "ParleyTasks",
+                "ParleyCore", "ParleyLocal", "ParleySilero", "ParleyCloud", "ParleyStore", "ParleyModels", "ParleyTasks",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
@@ -220,7 +224,7 @@ let package = Package(
         .executableTarget(
             name: "parley-benchmarks",
             dependencies: [
-                "ParleyCore", "ParleyCloud", "ParleyLocal", "ParleyModels", "ParleyRuntime", "ParleyServer", "ParleyTestServers", "ParleyTesting",
+                "ParleyCore", "ParleyCloud", "ParleyLocal", "ParleySilero", "ParleyModels", "ParleyRuntime", "ParleyServer", "ParleyTestServers", "ParleyTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "WSClient", package: "swift-websocket"),
@@ -234,7 +238,7 @@ let package = Package(
             dependencies: ["ParleyCore", "ParleyTesting", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "ParleyAppleSupportTests", dependencies: ["ParleyAppleSupport", "ParleyApple", "ParleyCore"]),
-        .testTarget(name: "ParleyLocalTests", dependencies: ["ParleyTestLanes", "ParleyLocal", "ParleyCore", "ParleyModels", "ParleyTesting"]),
+        .testTarget(name: "ParleyLocalTests", dependencies: ["ParleyTestLanes", "ParleyLocal", "ParleySilero", "ParleyCore", "ParleyModels", "ParleyTesting"]),
         .testTarget(name: "ParleyCLITests", dependencies: ["ParleyTestLanes", "ParleyTesting", "parley", "ParleyCore", "ParleyStore", "ParleyTestServers", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "ParleyRuntimeTests", dependencies: ["ParleyTestLanes", "ParleyRuntime", "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyTesting", "ParleyTestServers"]),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyPostgres", "ParleyCore", "ParleyTestServers"]),

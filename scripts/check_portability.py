@@ -19,7 +19,7 @@ import os
 import re
 import sys
 
-PORTABLE = ["ParleyCore", "ParleyAppleSupport", "ParleyCloud", "ParleyStore", "ParleyModels", "ParleyTasks", "ParleyMindMap",
+PORTABLE = ["ParleyCore", "ParleySilero", "ParleyAppleSupport", "ParleyCloud", "ParleyStore", "ParleyModels", "ParleyTasks", "ParleyMindMap",
             "ParleyRuntime", "ParleyLocal", "ParleyMaterials", "ParleyGoogle"]
 APPLE_ONLY = ["ParleyApple"]
 

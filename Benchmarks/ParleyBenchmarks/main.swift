@@ -17,6 +17,7 @@ import NIOCore
 import ParleyCloud
 import ParleyCore
 import ParleyLocal
+import ParleySilero
 import ParleyTestServers
 import ParleyTesting
 

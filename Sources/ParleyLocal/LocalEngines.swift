@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ParleyCore
+import ParleySilero
 
 /// The on-device providers, built from a data directory.
 public struct LocalEngines: Sendable {

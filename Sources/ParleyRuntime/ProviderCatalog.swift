@@ -2,6 +2,7 @@ import Foundation
 import ParleyCloud
 import ParleyCore
 import ParleyLocal
+import ParleySilero
 
 /// What a catalog entry's factory gets to build its provider.
 public struct ProviderContext: Sendable {

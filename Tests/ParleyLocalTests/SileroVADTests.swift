@@ -2,6 +2,7 @@ import Foundation
 import ParleyCore
 import Testing
 @testable import ParleyLocal
+@testable import ParleySilero
 
 @Suite("Silero VAD in Swift")
 struct SileroVADTests {
