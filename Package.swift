@@ -1,5 +1,21 @@
 // swift-tools-version: 6.1
+import Foundation
 import PackageDescription
+
+// llama.cpp and whisper.cpp on Apple platforms: scripts/build-xcframework builds them (one ggml,
+// Metal on) from the same pinned sources into Frameworks/ParleyEngines.xcframework on a Mac.
+// When that framework is there, Apple builds link it and Linux keeps the pkg-config system
+// libraries; without it (always on Linux) every platform uses pkg-config, as a Mac with the
+// engines installed can. sherpa-onnx (the neural voice) stays Linux-only with the framework.
+let appleEngines = "Frameworks/ParleyEngines.xcframework"
+let hasAppleEngines = FileManager.default.fileExists(atPath: Context.packageDirectory + "/" + appleEngines)
+let systemEngines: TargetDependencyCondition? = hasAppleEngines ? .when(platforms: [.linux]) : nil
+let engineDependencies: [Target.Dependency] = [
+    .target(name: "CLlama", condition: systemEngines),
+    .target(name: "CWhisper", condition: systemEngines),
+    .target(name: "CSherpaOnnx", condition: systemEngines),
+] + (hasAppleEngines ? [.target(name: "ParleyEngines", condition: .when(platforms: [.macOS, .iOS, .visionOS]))] : [])
+let engineTargets: [Target] = hasAppleEngines ? [.binaryTarget(name: "ParleyEngines", path: appleEngines)] : []
 
 let package = Package(
     name: "Parley",
@@ -71,9 +87,9 @@ let package = Package(
         .target(
             name: "ParleyLocal",
             dependencies: [
-                "ParleyCore", "ParleySilero", "CLlama", "CWhisper", "CSherpaOnnx",
+                "ParleyCore", "ParleySilero",
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ] + engineDependencies
         ),
         // Cloud and self-hosted providers over HTTP (OpenAI and compatible servers, Anthropic,
         // Ollama, Deepgram, AssemblyAI, ElevenLabs, Piper).
@@ -273,6 +289,6 @@ let package = Package(
         .testTarget(name: "ParleyMaterialsTests", dependencies: ["ParleyTestLanes", "ParleyMaterials", "ParleyStore", "ParleyCore", "ParleyTesting"]),
         .testTarget(name: "ParleyCloudTests", dependencies: ["ParleyCloud", "ParleyCore", "ParleyTestServers", "ParleyTesting",
                                                              .product(name: "NIOPosix", package: "swift-nio")]),
-    ],
+    ] + engineTargets,
     swiftLanguageModes: [.v6]
 )

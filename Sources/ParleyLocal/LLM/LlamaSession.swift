@@ -1,4 +1,8 @@
+#if canImport(CLlama)
 import CLlama
+#else
+import ParleyEngines  // Apple platforms: llama.cpp in Frameworks/ParleyEngines.xcframework
+#endif
 import Foundation
 import Logging
 import ParleyCore
@@ -19,7 +23,7 @@ final class LlamaSession {
         LlamaBackend.initializeOnce()
         guard FileManager.default.fileExists(atPath: modelPath) else { throw .modelNotFound(path: modelPath) }
         var modelParams = llama_model_default_params()
-        modelParams.n_gpu_layers = 0
+        modelParams.n_gpu_layers = GPUOffload.languageModelLayers
         guard let model = llama_model_load_from_file(modelPath, modelParams) else {
             throw .modelLoadFailed(path: modelPath)
         }

@@ -1,4 +1,8 @@
+#if canImport(CWhisper)
 import CWhisper
+#else
+import ParleyEngines  // Apple platforms: whisper.cpp in Frameworks/ParleyEngines.xcframework
+#endif
 import Foundation
 import Logging
 import ParleyCore
@@ -12,7 +16,7 @@ final class WhisperContext {
         WhisperBackend.initializeOnce()
         guard FileManager.default.fileExists(atPath: modelPath) else { throw .modelNotFound(path: modelPath) }
         var params = whisper_context_default_params()
-        params.use_gpu = false
+        params.use_gpu = GPUOffload.isAvailable
         guard let context = whisper_init_from_file_with_params(modelPath, params) else {
             throw .modelLoadFailed(path: modelPath)
         }

@@ -42,6 +42,9 @@ public actor PiperTextToSpeech: TextToSpeechProvider {
     }
 
     public nonisolated func availability() async -> Availability {
+        guard SherpaVoiceContext.isBuilt else {
+            return .unsupported(reason: "the neural voice's engine (sherpa-onnx) is not built for this platform")
+        }
         guard ChildProcess.locate(phonemizer.executable) != nil else {
             return .unsupported(reason: "\(phonemizer.executable), which gives the neural voice its phonemes, is not installed (install the espeak-ng package)")
         }

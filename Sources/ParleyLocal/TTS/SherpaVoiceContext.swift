@@ -1,10 +1,14 @@
-import CSherpaOnnx
 import Foundation
+#if canImport(CSherpaOnnx)
+import CSherpaOnnx
 
 /// One Piper voice loaded in sherpa-onnx. Owns the C engine and frees it in `deinit`; no C
 /// pointer leaves this class. Not thread-safe: ``PiperTextToSpeech`` (an actor) is its only
 /// user.
 final class SherpaVoiceContext {
+    /// Whether sherpa-onnx is built into this program.
+    static let isBuilt = true
+
     private let engine: OpaquePointer
     /// The rate of the samples it produces.
     let sampleRate: Int
@@ -60,3 +64,18 @@ final class SherpaVoiceContext {
         }
     }
 }
+#else
+/// Where sherpa-onnx is not built (Apple platforms: the framework holds llama.cpp and whisper.cpp
+/// only, and the voice's phonemizer is a process, which iOS does not have), no voice loads, and
+/// the chain speaks with the platform's voice instead.
+final class SherpaVoiceContext {
+    static let isBuilt = false
+    let sampleRate = 22_050
+
+    init(files: SherpaVoiceFiles, configuration: PiperVoiceConfiguration, threads: Int) throws(PiperVoiceError) {
+        throw .modelLoadFailed(path: files.model.path)
+    }
+
+    func generate(_ phonemes: [Int32], speed: Float) -> [Float]? { nil }
+}
+#endif
