@@ -161,31 +161,59 @@ struct AlwaysAvailable: LanguageModelProvider {
 
 func sileroSuite() throws {
     let paths = ParleyPaths.current()
-    let model = try SileroVADModel(contentsOf: paths.sileroWeights)
     let audio = try WAV.read(from: paths.testData.appendingPathComponent("vad_pauses.wav"))
     let size = SileroVADModel.chunkSize
     let chunks = stride(from: 0, to: audio.samples.count - size + 1, by: size).map { Array(audio.samples[$0..<($0 + size)]) }
     let budget = Double(size) / 16.0  // ms of audio in one chunk at 16 kHz
-    var state = SileroVADModel.State()
-    for chunk in chunks.prefix(8) { _ = model.probability(of: chunk, state: &state) }  // warm-up
-    var perChunk: [Double] = []
-    var checksum: Float = 0
-    for _ in 0..<5 {
-        state = SileroVADModel.State()
-        let elapsed = measureSync {
-            for chunk in chunks { checksum += model.probability(of: chunk, state: &state) }
+    /// Median ms per chunk of five passes, and the sum of a pass's probabilities.
+    func measure(_ model: SileroVADModel) -> (ms: Double, checksum: Float) {
+        var state = SileroVADModel.State()
+        for chunk in chunks.prefix(8) { _ = model.probability(of: chunk, state: &state) }  // warm-up
+        var perChunk: [Double] = []
+        var checksum: Float = 0
+        for _ in 0..<5 {
+            state = SileroVADModel.State()
+            checksum = 0
+            let elapsed = measureSync {
+                for chunk in chunks { checksum += model.probability(of: chunk, state: &state) }
+            }
+            perChunk.append(elapsed / Double(chunks.count))
         }
-        perChunk.append(elapsed / Double(chunks.count))
+        return (median(perChunk), checksum)
     }
-    let ms = median(perChunk)
     #if DEBUG
     let build = "debug build"
     #else
     let build = "release build"
     #endif
-    print("silero: \(chunks.count) chunks of \(size) samples (vad_pauses.wav), median of 5 passes, \(build)")
-    print(String(format: "  %.3f ms per %.0f ms chunk: %.1f%% of real time, %.0f× faster than real time  (sum of probabilities %.4f)",
-                 ms, budget, ms / budget * 100, budget / ms, checksum / 5))
+    print("silero: \(chunks.count) chunks of \(size) samples (vad_pauses.wav), median of 5 passes, one thread, \(build)")
+    let fft = measure(try SileroVADModel(contentsOf: paths.sileroWeights, spectrumByFFT: true))
+    let convolution = measure(try SileroVADModel(contentsOf: paths.sileroWeights, spectrumByFFT: false))
+    for (name, result) in [("Swift, STFT by FFT (default)", fft), ("Swift, STFT as the basis convolution", convolution)] {
+        print(String(format: "  %@: %.3f ms per %.0f ms chunk, %.0f× real time  (sum of probabilities %.4f)",
+                     name, result.ms, budget, budget / result.ms, result.checksum))
+    }
+    // The peer: the official ONNX model under onnxruntime (the test venv's), one thread, from Python.
+    let python = paths.home.appendingPathComponent("venv/bin/python").path
+    let onnx = paths.home.appendingPathComponent("build/silero_vad.onnx").path
+    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts/silero_reference.py").standardized.path
+    guard FileManager.default.isExecutableFile(atPath: python), FileManager.default.fileExists(atPath: onnx) else {
+        print("  onnxruntime: not measured (scripts/setup installs the venv and the ONNX model)")
+        return
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: python)
+    process.arguments = [script, "--time", onnx, paths.testData.appendingPathComponent("vad_pauses.wav").path]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    process.waitUntilExit()
+    guard let peer = Double(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        print("  onnxruntime: the timing script failed")
+        return
+    }
+    print(String(format: "  onnxruntime 1 thread, from Python: %.3f ms per chunk, %.0f× real time; Swift (FFT) takes %.2f× its time, the convolution %.2f×",
+                 peer, budget / peer, fft.ms / peer, convolution.ms / peer))
 }
 
 func measureSync(_ body: () throws -> Void) rethrows -> Double {

@@ -36,6 +36,47 @@ struct SileroVADTests {
         #expect(reference.probabilities.contains { $0 > 0.9 } && reference.probabilities.contains { $0 < 0.1 })
     }
 
+    @Test("the STFT by FFT gives the basis convolution's probabilities (within 1e-5) and the same decisions on every chunk")
+    func spectrumByFFT() throws {
+        let url = try TestEnvironment.require(paths.sileroWeights)
+        let fast = try SileroVADModel(contentsOf: url)
+        let convolution = try SileroVADModel(contentsOf: url, spectrumByFFT: false)
+        #expect(fast.spectrum != nil, "the v6 basis is a periodic-Hann-windowed DFT")
+        #expect(convolution.spectrum == nil)
+        let audio = try WAV.read(from: TestEnvironment.require(paths.testData.appendingPathComponent("vad_pauses.wav")))
+        var fastState = SileroVADModel.State(), convolutionState = SileroVADModel.State()
+        var maxDifference: Float = 0
+        var chunks = 0
+        for start in stride(from: 0, to: audio.samples.count - 512, by: 512) {
+            let chunk = Array(audio.samples[start..<(start + 512)])
+            let a = fast.probability(of: chunk, state: &fastState)
+            let b = convolution.probability(of: chunk, state: &convolutionState)
+            maxDifference = max(maxDifference, abs(a - b))
+            #expect((a > 0.5) == (b > 0.5))
+            chunks += 1
+        }
+        #expect(chunks > 100)
+        #expect(maxDifference < 1e-5, "max |fft - convolution| = \(maxDifference)")
+    }
+
+    @Test("a basis that is not the windowed DFT keeps the convolution")
+    func otherBasis() {
+        let spectrum = WindowedSpectrum()
+        var basis = [Float](repeating: 0, count: 2 * 129 * 256)
+        #expect(!spectrum.matches(basis[...]))
+        for bin in 0..<129 {
+            for n in 0..<256 {
+                let angle = 2 * Double.pi * Double(bin * n % 256) / 256
+                basis[bin * 256 + n] = spectrum.window[n] * Float(cos(angle))
+                basis[(129 + bin) * 256 + n] = -spectrum.window[n] * Float(sin(angle))
+            }
+        }
+        #expect(spectrum.matches(basis[...]))
+        basis[5 * 256 + 7] += 0.01
+        #expect(!spectrum.matches(basis[...]))
+        #expect(!spectrum.matches(basis[0..<100]))
+    }
+
     @Test("finds the two utterances of a file with a pause")
     func segments() throws {
         let detector = SileroVoiceActivityDetector(weightsPath: try TestEnvironment.require(paths.sileroWeights).path)
