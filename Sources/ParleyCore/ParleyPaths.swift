@@ -45,6 +45,9 @@ public struct ParleyPaths: Sendable, Equatable {
     public var defaultWhisperModel: URL { models.appendingPathComponent("ggml-tiny.en.bin") }
     /// The default neural voice (Piper's en_US-joe-medium; its `.onnx.json` sits beside it).
     public var defaultVoiceModel: URL { models.appendingPathComponent("en_US-joe-medium.onnx") }
+    /// The default on-device embedding model (all-MiniLM-L6-v2 as a float16 GGUF, converted by
+    /// `scripts/setup`).
+    public var defaultEmbeddingModel: URL { models.appendingPathComponent("all-MiniLM-L6-v2.f16.gguf") }
     /// Copies of the neural voices prepared for sherpa-onnx (made on first use).
     public var voiceCache: URL { home.appendingPathComponent("cache/voices", isDirectory: true) }
     /// Silero VAD v6 weights exported for the Swift implementation.

@@ -13,6 +13,9 @@ public struct LocalEngines: Sendable {
     public let neuralVoice: PiperTextToSpeech
     /// espeak-ng, the on-device voice that is always there: the last fallback.
     public let tts: EspeakTextToSpeech
+    /// Text embeddings on device (all-MiniLM-L6-v2 by default); its model may be missing
+    /// (``LlamaEmbedder/availability()`` says so).
+    public let embedder: LlamaEmbedder
 
     private let paths: ParleyPaths
     private let logger: Logger
@@ -37,6 +40,8 @@ public struct LocalEngines: Sendable {
         /// The language model's own end-of-turn threshold, when it is known (see
         /// ``LlamaLanguageModel/Configuration/endOfTurnThreshold``).
         public var endOfTurnThreshold: Double?
+        /// The embedding model's GGUF file (`nil`: ``ParleyPaths/defaultEmbeddingModel``).
+        public var embeddingModel: String?
 
         /// Creates overrides.
         public init(languageModel: String? = nil, whisperModel: String? = nil, voice: String? = nil,
@@ -63,6 +68,9 @@ public struct LocalEngines: Sendable {
             endOfTurnThreshold: overrides.endOfTurnThreshold)
         configuration.promptMemoryDirectory = paths.home.appendingPathComponent("cache/prompts", isDirectory: true)
         llm = SwitchableLanguageModel(LlamaLanguageModel(configuration: configuration))
+        embedder = LlamaEmbedder(configuration: .init(modelPath: overrides.embeddingModel ?? paths.defaultEmbeddingModel.path,
+                                                      threads: overrides.threads,
+                                                      name: overrides.embeddingModel == nil ? LlamaEmbedder.defaultModelName : nil))
         // `voice` names a neural voice (`joe`) or an espeak-ng one (`en-gb`); each engine takes
         // the names it has, and the other keeps its own default.
         // One ONNX Runtime thread: measured here it was as fast as two on an idle machine (a

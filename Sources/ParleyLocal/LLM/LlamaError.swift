@@ -16,6 +16,11 @@ public enum LlamaError: Error, Equatable, Sendable, CustomStringConvertible {
     case promptTooLong(tokens: Int, contextLength: Int)
     /// llama.cpp would not parse the grammar made from a response schema.
     case grammarRejected
+    /// The model pools no vector per text (a chat model, or an encoder converted without a
+    /// pooling type): it cannot make sentence embeddings.
+    case notAnEmbeddingModel(path: String)
+    /// llama.cpp evaluated the texts but gave no pooled vector for one of them.
+    case embeddingUnavailable
 
     public var description: String {
         switch self {
@@ -35,6 +40,10 @@ public enum LlamaError: Error, Equatable, Sendable, CustomStringConvertible {
             return "The prompt needs \(tokens) tokens but the context holds \(contextLength); shorten it or raise the context length."
         case .grammarRejected:
             return "llama.cpp rejected the grammar made from the response schema; simplify the schema (and report it as a Parley bug)."
+        case .notAnEmbeddingModel(let path):
+            return "\(path) is not a sentence-embedding model (it pools no vector per text); use an embedding GGUF such as `parley models pull all-minilm-l6-v2`'s (run scripts/setup)."
+        case .embeddingUnavailable:
+            return "llama.cpp gave no pooled vector for a text; check that the embedding model is a BERT-style encoder GGUF with a pooling type."
         }
     }
 }
