@@ -12,6 +12,8 @@ public enum ModelCapability: String, Sendable, Codable, CaseIterable {
     case tts
     /// End-of-turn prediction.
     case turn
+    /// Text embeddings (a sentence-embedding GGUF for llama.cpp's embedding API).
+    case embedding = "embed"
 }
 
 /// How a model trades speed for quality. A machine gets the best preset it has room for.

