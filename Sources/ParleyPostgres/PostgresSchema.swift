@@ -171,6 +171,36 @@ enum PostgresSchema {
             """,
             "CREATE INDEX IF NOT EXISTS material_search ON material USING gin (search)",
         ]),
+        // The embedding vectors of the materials' passages, per embedding model, for searching by
+        // meaning: they go with their material, and a change to its title or text drops them
+        // (they are made again from the new text when next searched).
+        Migration(name: "v7-material-vectors", statements: [
+            """
+            CREATE TABLE IF NOT EXISTS material_vector (
+                material bigint NOT NULL REFERENCES material (id) ON DELETE CASCADE,
+                model text NOT NULL,
+                passage integer NOT NULL,
+                text text NOT NULL,
+                vector bytea NOT NULL,
+                PRIMARY KEY (material, model, passage)
+            )
+            """,
+            """
+            CREATE OR REPLACE FUNCTION parley_material_vector_drop() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF NEW.title IS DISTINCT FROM OLD.title OR NEW.text IS DISTINCT FROM OLD.text THEN
+                    DELETE FROM material_vector WHERE material = OLD.id;
+                END IF;
+                RETURN NEW;
+            END
+            $$
+            """,
+            "DROP TRIGGER IF EXISTS material_vector_after_update ON material",
+            """
+            CREATE TRIGGER material_vector_after_update AFTER UPDATE ON material
+            FOR EACH ROW EXECUTE FUNCTION parley_material_vector_drop()
+            """,
+        ]),
     ]
 
     /// A number that names Parley's migrations among the database's advisory locks.

@@ -126,6 +126,16 @@ public protocol ConversationStoring: SpendingLedger {
     /// found.
     func searchMaterials(_ query: String, limit: Int, owner: Owner) async throws(StoreError) -> [MaterialSearch.Hit]
 
+    /// The vectors `model` made of `owner`'s materials' passages (see ``MaterialVectors``),
+    /// newest material first; materials without any are left out.
+    func materialVectors(model: String, owner: Owner) async throws(StoreError) -> [MaterialVectors]
+
+    /// Keeps `vectors` as `model`'s vectors of `owner`'s material, replacing any it had. A
+    /// change to the material's title or text drops them; deleting it deletes them.
+    ///
+    /// - Throws: ``StoreError/materialNotFound(_:)`` when `owner` has no material with the id.
+    func saveMaterialVectors(_ vectors: MaterialVectors, model: String, owner: Owner) async throws(StoreError)
+
     // MARK: Synced materials
 
     /// Adds the material from `material.origin`, or replaces the one `owner` already has from

@@ -92,8 +92,9 @@ public struct MaterialSearch: Sendable {
         }
     }
 
-    /// Paragraphs, with long ones cut into windows of ``passageWords`` words.
-    static func passages(of text: String) -> [String] {
+    /// Paragraphs, with long ones cut into windows of ``passageWords`` words: the passages that
+    /// are searched, and embedded for searching by meaning.
+    public static func passages(of text: String) -> [String] {
         text.components(separatedBy: "\n\n").flatMap { paragraph -> [String] in
             let words = paragraph.split(whereSeparator: \.isWhitespace)
             guard !words.isEmpty else { return [] }

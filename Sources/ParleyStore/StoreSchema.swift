@@ -17,6 +17,7 @@ enum StoreSchema {
         migrator.registerMigration("v7-synced-materials-assignments-sync-state", migrate: createSyncTables)
         migrator.registerMigration("v8-tool-calls", migrate: addToolColumn)
         migrator.registerMigration("v9-material-search", migrate: createMaterialSearch)
+        migrator.registerMigration("v10-material-vectors", migrate: createMaterialVectors)
         return migrator
     }
 
@@ -50,6 +51,27 @@ enum StoreSchema {
                 INSERT INTO material_search (rowid, title, text) VALUES (new.id, new.title, new.text);
             END;
             INSERT INTO material_search (material_search) VALUES ('rebuild');
+            """)
+    }
+
+    /// The embedding vectors of the materials' passages, per embedding model, for searching by
+    /// meaning (``ConversationStore/materialVectors(model:owner:)``). They go with their
+    /// material, and a change to its title or text drops them (they are made again from the new
+    /// text when next searched).
+    private static func createMaterialVectors(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE material_vector (
+                material INTEGER NOT NULL REFERENCES material (id) ON DELETE CASCADE,
+                model TEXT NOT NULL,
+                passage INTEGER NOT NULL,
+                text TEXT NOT NULL,
+                vector BLOB NOT NULL,
+                PRIMARY KEY (material, model, passage)
+            );
+            CREATE TRIGGER material_vector_after_update AFTER UPDATE OF title, text ON material
+            WHEN old.title IS NOT new.title OR old.text IS NOT new.text BEGIN
+                DELETE FROM material_vector WHERE material = old.id;
+            END;
             """)
     }
 

@@ -110,7 +110,7 @@ struct AttachmentTests {
         try old.close()
 
         let store = try ConversationStore(path: path)
-        #expect(try store.diagnostics().appliedMigrations.last == "v9-material-search")
+        #expect(try store.diagnostics().appliedMigrations.last == "v10-material-vectors")
         let messages = try store.messages(in: 1)
         #expect(messages.map(\.content) == [
             NewMessage(role: .user, text: "hello", rawTranscript: "hello", imageReferences: ["/tmp/a.png"], timingsMs: ["stt": 12]),

@@ -208,7 +208,7 @@ struct MaterialStoreTests {
         try old.close()
 
         let store = try ConversationStore(path: path)
-        #expect(try store.diagnostics().appliedMigrations.suffix(2) == ["v8-tool-calls", "v9-material-search"])
+        #expect(try store.diagnostics().appliedMigrations.suffix(3) == ["v8-tool-calls", "v9-material-search", "v10-material-vectors"])
         #expect(try store.diagnostics().tables.contains("material_search"))
         #expect(try store.searchMaterials("trips", limit: 3).map(\.material) == [1])
         #expect(try store.searchMaterials("swim", limit: 3).map(\.material) == [2])

@@ -213,7 +213,7 @@ struct OwnershipTests {
         try old.close()
 
         let store = try ConversationStore(path: path)
-        #expect(try store.diagnostics().appliedMigrations.last == "v9-material-search")
+        #expect(try store.diagnostics().appliedMigrations.last == "v10-material-vectors")
         #expect(try store.threads().map(\.thread.title) == ["old"])
         #expect(try store.messages(in: 1).map(\.text) == ["hello"])
         #expect(try store.stashItems().map(\.text) == ["kept"])

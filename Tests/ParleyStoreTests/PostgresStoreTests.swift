@@ -28,7 +28,7 @@ struct PostgresStoreTests {
         #expect(StoreBackend.available == [.sqlite, .postgres])
     }
 
-    static let tables = ["assignment", "material", "message", "message_audio", "message_image", "parley_schema_migrations", "response_cache",
+    static let tables = ["assignment", "material", "material_vector", "message", "message_audio", "message_image", "parley_schema_migrations", "response_cache",
                          "spending", "stash_item", "sync_state", "thread"]
 
     @Test("an empty database gets every table and each migration recorded once; opening again changes nothing")
@@ -187,5 +187,5 @@ struct PostgresStoreTests {
 
 /// How many migrations the PostgreSQL schema has.
 enum PostgresSchemaCount {
-    static let migrations = 6
+    static let migrations = 7
 }

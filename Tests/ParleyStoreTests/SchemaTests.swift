@@ -14,8 +14,8 @@ struct SchemaTests {
         #expect(diagnostics.synchronous == 2)
         #expect(diagnostics.foreignKeys)
         #expect(diagnostics.appliedMigrations == ["v1-threads-messages-stash", "v2-spending", "v3-message-images-structured-result", "v4-owners", "v5-response-cache", "v6-materials",
-                                                     "v7-synced-materials-assignments-sync-state", "v8-tool-calls", "v9-material-search"])
-        for table in ["thread", "message", "message_image", "stash_item", "material", "assignment", "sync_state", "grdb_migrations"] {
+                                                     "v7-synced-materials-assignments-sync-state", "v8-tool-calls", "v9-material-search", "v10-material-vectors"])
+        for table in ["thread", "message", "message_image", "stash_item", "material", "material_vector", "assignment", "sync_state", "grdb_migrations"] {
             #expect(diagnostics.tables.contains(table), "missing table \(table)")
         }
     }
@@ -29,7 +29,7 @@ struct SchemaTests {
         let again = try fixture.reopen()
         let third = try fixture.reopen()
         #expect(try again.diagnostics().appliedMigrations == ["v1-threads-messages-stash", "v2-spending", "v3-message-images-structured-result", "v4-owners", "v5-response-cache", "v6-materials",
-                                                     "v7-synced-materials-assignments-sync-state", "v8-tool-calls", "v9-material-search"])
+                                                     "v7-synced-materials-assignments-sync-state", "v8-tool-calls", "v9-material-search", "v10-material-vectors"])
         #expect(try third.thread(thread.id) == thread)
         #expect(try third.messages(in: thread.id) == [message])
         #expect(try third.threads().count == 1)

@@ -164,7 +164,7 @@ struct ToolMessageTests {
         try old.close()
 
         let store = try ConversationStore(path: path)
-        #expect(try store.diagnostics().appliedMigrations.suffix(3) == ["v7-synced-materials-assignments-sync-state", "v8-tool-calls", "v9-material-search"])
+        #expect(try store.diagnostics().appliedMigrations.suffix(3) == ["v8-tool-calls", "v9-material-search", "v10-material-vectors"])
         let kept = try store.messages(in: 1)
         #expect(kept.map(\.content) == [
             NewMessage(role: .user, text: "hello", typedText: "hello"),
@@ -186,7 +186,7 @@ extension ToolMessageTests {
             let database = try await TestPostgres.createDatabase(on: server)
             do {
                 let old = PostgresSchema.migrations.prefix { $0.name != "v5-tool-calls" }
-                #expect(old.map(\.name).last == "v4-copied-recordings" && old.count == PostgresSchema.migrations.count - 2)
+                #expect(old.map(\.name).last == "v4-copied-recordings" && old.count == PostgresSchema.migrations.count - 3)
                 try await TestPostgres.run(
                     "CREATE TABLE parley_schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())", on: database)
                 for migration in old {
