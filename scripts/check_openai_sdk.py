@@ -3,8 +3,8 @@
 
 Usage: check_openai_sdk.py BASE_URL API_KEY QUESTION_WAV
 
-Chat (whole and streamed), transcription (json and text), speech (WAV), the model list, the
-SDK's error classes (a wrong key, a bad request), and the realtime client (a spoken question
+Chat (whole and streamed), transcription (json and text), speech (WAV), the model list,
+embeddings on device, the SDK's error classes (a wrong key, a bad request), and the realtime client (a spoken question
 through /v1/realtime with server VAD, then a typed one). Prints one line per check and exits 1 if
 any failed. Run by the Swift test suite (ParleyServerTests) against a `parley serve` child.
 """
@@ -85,6 +85,25 @@ check("speech is a WAV", seconds > 1, f"{seconds:.2f} s")
 
 ids = [model.id for model in client.models.list()]
 check("model list", "auto" in ids and "local" in ids, ", ".join(ids))
+
+# Embeddings on device (all-MiniLM-L6-v2, installed by scripts/setup): the SDK asks for base64
+# by default and decodes it; floats when asked.
+check("model list has the embedding model", "all-minilm-l6-v2" in ids, ", ".join(ids))
+sentences = ["The cat sits on the mat.", "A kitten is resting on a rug.", "Interest rates rose again this quarter."]
+embedded = client.embeddings.create(model="local", input=sentences)
+vectors = [numpy.array(item.embedding) for item in embedded.data]
+check("embeddings: one 384-float vector per input, normalized", len(vectors) == 3 and all(len(v) == 384 for v in vectors)
+      and all(abs(float(numpy.linalg.norm(v)) - 1) < 1e-3 for v in vectors), f"{[len(v) for v in vectors]}")
+check("embeddings: similar sentences are closer", float(vectors[0] @ vectors[1]) > float(vectors[0] @ vectors[2]) + 0.2,
+      f"{float(vectors[0] @ vectors[1]):.3f} vs {float(vectors[0] @ vectors[2]):.3f}")
+check("embeddings report usage", embedded.usage.prompt_tokens > 0 and embedded.model == "all-minilm-l6-v2", str(embedded.usage))
+as_floats = client.embeddings.create(model="all-minilm-l6-v2", input=sentences[0], encoding_format="float")
+check("embeddings as floats equal the base64 ones", numpy.allclose(numpy.array(as_floats.data[0].embedding), vectors[0], atol=1e-6))
+try:
+    client.embeddings.create(model="local", input="")
+    check("an empty embedding input raises BadRequestError", False)
+except openai.BadRequestError as error:
+    check("an empty embedding input raises BadRequestError", error.status_code == 400 and error.param == "input", str(error))
 
 try:
     openai.OpenAI(base_url=base_url, api_key="not-the-key", max_retries=0).models.list()

@@ -16,9 +16,11 @@ public enum BuiltInTools {
     }
 
     /// The built-in tools over `store` for `owner`, times in `timeZone`; `now` is the clock
-    /// they read (for tests). Without a store the data tools answer that nothing is saved.
-    public static func toolbox(store: (any ConversationStoring)?, owner: Owner, timeZone: TimeZone = .current,
-                               now: @escaping @Sendable () -> Date = { Date() }) throws -> ToolBox {
+    /// they read (for tests). Without a store the data tools answer that nothing is saved. With
+    /// an `embedder` (``Runtime/onDeviceEmbedder()``) materials are searched by meaning as well
+    /// as by words (``MaterialFinder``).
+    public static func toolbox(store: (any ConversationStoring)?, owner: Owner, embedder: (any EmbeddingProvider)? = nil,
+                               timeZone: TimeZone = .current, now: @escaping @Sendable () -> Date = { Date() }) throws -> ToolBox {
         var box = try ToolBox()
         try box.register(
             name: "search_materials",
@@ -30,9 +32,10 @@ public enum BuiltInTools {
         ) { (arguments: SearchArguments) -> String in
             // Plain text: small models read it more reliably than nested JSON.
             guard let store else { return "No materials are saved." }
-            // The store's own full-text engine searches; the materials are counted only to say
-            // that none matched.
-            let hits = try await store.searchMaterials(arguments.query, limit: arguments.limit ?? 3, owner: owner)
+            // The store's own full-text engine searches (and the embedder, when there is one);
+            // the materials are counted only to say that none matched.
+            let hits = try await MaterialFinder(store: store, embedder: embedder)
+                .search(arguments.query, limit: arguments.limit ?? 3, owner: owner)
             guard !hits.isEmpty else {
                 let count = try await store.materials(owner: owner).count
                 return "Nothing in the \(count) saved materials matches \"\(arguments.query)\"."

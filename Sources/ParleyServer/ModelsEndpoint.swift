@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import ParleyLocal
 import ParleyRuntime
 
 /// `GET /v1/models` and `GET /v1/models/{id}`: the names a request's `model` can take, in
@@ -15,7 +16,7 @@ struct ModelsEndpoint: Sendable {
         var object = "model"
         var created: Int
         var owned_by: String
-        /// What it serves: `LLM`, `STT`, `TTS`.
+        /// What it serves: `LLM`, `STT`, `TTS`, `embeddings`.
         var capabilities: [String]
         /// Whether the settings put it in its chains.
         var configured: Bool
@@ -75,8 +76,22 @@ struct ModelsEndpoint: Sendable {
                                     capabilities: [entry.capability.rawValue], configured: entry.isConfigured(in: settings)))
             }
         }
+        // The on-device embedding model, when installed: under its own name and as part of `local`.
+        if let embedder = environment.runtime.onDeviceEmbedder() {
+            if let index = models.firstIndex(where: { $0.id == "local" }) {
+                models[index].capabilities.append(Self.embeddings)
+            } else {
+                models.append(Model(id: "local", created: environment.started, owned_by: ProviderPlacement.onDevice.rawValue,
+                                    capabilities: [Self.embeddings], configured: true))
+            }
+            models.append(Model(id: embedder.modelName, created: environment.started, owned_by: ProviderPlacement.onDevice.rawValue,
+                                capabilities: [Self.embeddings], configured: true))
+        }
         return models
     }
+
+    /// The capability `/v1/embeddings` serves, as the list names it.
+    static let embeddings = "embeddings"
 
     static func json(_ value: some Encodable) -> Response {
         var headers = HTTPFields()

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ParleyCore
 import ParleyMaterials
+import ParleyRuntime
 import ParleyStore
 
 /// `parley materials`: study materials read from files and kept in the conversation database.
@@ -12,7 +13,7 @@ struct Materials: AsyncParsableCommand {
             A material's text can be asked about (parley ask --material ID), summarized, simplified, \
             broken into tasks or mapped (parley summarize|simplify|extract|mindmap --material ID).
             """,
-        subcommands: [Add.self, List.self, Show.self, Remove.self],
+        subcommands: [Add.self, List.self, Show.self, Search.self, Remove.self],
         defaultSubcommand: List.self)
 
     struct Add: AsyncParsableCommand {
@@ -37,6 +38,9 @@ struct Materials: AsyncParsableCommand {
                 let material = try await MaterialReader().read(path: file, title: title)
                 let store = try ConversationStore(path: try await database.url())
                 let saved = try store.addMaterial(material)
+                // Its passages' vectors, for searching by meaning, when the embedding model is installed.
+                let runtime = try await Runtime<ContinuousClock>.load()
+                await MaterialFinder(store: store, embedder: runtime.onDeviceEmbedder()).index(saved, owner: .local)
                 if json {
                     writeLine(try MaterialJSON.encoder.encode(saved))
                 } else {
@@ -93,6 +97,52 @@ struct Materials: AsyncParsableCommand {
                 } else {
                     print("# \(material.title) (\(material.kind), \(material.pageCount) page\(material.pageCount == 1 ? "" : "s"), from \(material.source))\n")
                     print(material.text)
+                }
+            } catch {
+                throw fail(error)
+            }
+        }
+    }
+
+    struct Search: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Search the materials for QUERY, as the assistant's search_materials tool does.",
+            discussion: "By words, and by meaning when the on-device embedding model is installed (scripts/setup).")
+
+        @Argument(help: "What to look for, e.g. \"field trip\" or a question.")
+        var query: String
+
+        @Option(help: "The most materials to show (1–20).")
+        var limit = 3
+
+        @Flag(help: "Search by words only, even when the embedding model is installed.")
+        var wordsOnly = false
+
+        @Flag(help: "Print the hits as JSON.")
+        var json = false
+
+        @OptionGroup var database: History.DatabaseOptions
+
+        func validate() throws {
+            guard (1...20).contains(limit) else { throw ValidationError("--limit must be between 1 and 20.") }
+        }
+
+        func run() async throws {
+            do {
+                guard let store = try await database.openExisting() else {
+                    print("No materials yet: add one with parley materials add FILE.")
+                    return
+                }
+                let runtime = try await Runtime<ContinuousClock>.load()
+                let finder = MaterialFinder(store: store, embedder: wordsOnly ? nil : runtime.onDeviceEmbedder())
+                let hits = try await finder.search(query, limit: limit, owner: .local)
+                if json {
+                    writeLine(try MaterialJSON.encoder.encode(["hits": hits]))
+                    return
+                }
+                if hits.isEmpty { print("Nothing matches \"\(query)\".") }
+                for hit in hits {
+                    print("\(hit.material)  \(hit.title)  (score \(String(format: "%.3f", hit.score)))\n    \(hit.snippet)")
                 }
             } catch {
                 throw fail(error)

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyTestLanes
 import ParleyTestServers
 import Testing
 
@@ -63,10 +64,89 @@ struct EmbeddingsEndpointTests {
             expectOpenAIError(try await server.post("/v1/embeddings", json: body), status: 400, param: param)
         }
 
-        let bare = try await TestServer.scripted()
+        // No upstream and no on-device model file.
+        let bare = try await TestServer.scripted(settings: ["PARLEY_EMBEDDING_MODEL": "/nonexistent/embeddings.gguf"])
         defer { bare.stop() }
         let none = try await bare.post("/v1/embeddings", json: ["input": "hello"])
         expectOpenAIError(none, status: 503, type: "server_error", code: "no_provider_available")
         #expect((none.error?["message"] as? String)?.contains("OLLAMA_HOST") == true)
+        #expect((none.error?["message"] as? String)?.contains("scripts/setup") == true)
+        let local = try await bare.post("/v1/embeddings", json: ["input": "hello", "model": "local"])
+        expectOpenAIError(local, status: 503, type: "server_error", code: "provider_unavailable")
+        #expect((local.error?["message"] as? String)?.contains("scripts/setup") == true)
+        let listed = try await bare.send(.GET, "/v1/models")
+        #expect(!listed.text.contains("embeddings"), "no embedding model is listed when none is installed")
+    }
+}
+
+/// `/v1/embeddings` on the on-device model (all-MiniLM-L6-v2 through llama.cpp, installed by
+/// scripts/setup), with no upstream configured.
+@Suite("POST /v1/embeddings on device", .serialized, .onDeviceEngines)
+struct OnDeviceEmbeddingsEndpointTests {
+    static func cosine(_ a: [Double], _ b: [Double]) -> Double {
+        zip(a, b).reduce(0) { $0 + $1.0 * $1.1 }
+    }
+
+    @Test("model local or all-minilm-l6-v2: OpenAI's shape, 384 normalized floats, usage; similar texts closer")
+    func floats() async throws {
+        let server = try await TestServer.onDevice.value
+        let texts = ["The cat sits on the mat.", "A kitten is resting on a rug.", "Interest rates rose again this quarter."]
+        for name in ["local", "all-minilm-l6-v2"] {
+            let reply = try await server.post("/v1/embeddings", json: ["model": name, "input": texts])
+            #expect(reply.status == 200, "\(reply.text)")
+            #expect(reply.headers["x-parley-provider"]?.hasPrefix("llama.cpp") == true)
+            #expect(reply.json?["object"] as? String == "list")
+            #expect(reply.json?["model"] as? String == "all-minilm-l6-v2")
+            let data = try #require(reply.json?["data"] as? [[String: Any]])
+            #expect(data.map { $0["index"] as? Int } == [0, 1, 2])
+            #expect(data.allSatisfy { $0["object"] as? String == "embedding" })
+            let vectors = data.compactMap { $0["embedding"] as? [Double] }
+            #expect(vectors.count == 3 && vectors.allSatisfy { $0.count == 384 })
+            for vector in vectors { #expect(abs(Self.cosine(vector, vector) - 1) < 1e-3) }
+            #expect(Self.cosine(vectors[0], vectors[1]) > Self.cosine(vectors[0], vectors[2]) + 0.2)
+            let usage = try #require(reply.json?["usage"] as? [String: Any])
+            #expect((usage["prompt_tokens"] as? Int ?? 0) >= 20 && usage["prompt_tokens"] as? Int == usage["total_tokens"] as? Int)
+        }
+        // With nothing else configured, no model (or auto) is the on-device one too.
+        let plain = try await server.post("/v1/embeddings", json: ["input": "hello"])
+        #expect(plain.status == 200 && plain.headers["x-parley-provider"]?.hasPrefix("llama.cpp") == true, "\(plain.text)")
+    }
+
+    @Test("base64 carries the same little-endian floats; empty input is a 400 naming it")
+    func base64AndErrors() async throws {
+        let server = try await TestServer.onDevice.value
+        let floats = try await server.post("/v1/embeddings", json: ["model": "local", "input": "Where is the station?"])
+        let packed = try await server.post("/v1/embeddings", json: ["model": "local", "input": "Where is the station?", "encoding_format": "base64"])
+        #expect(packed.status == 200, "\(packed.text)")
+        let expected = try #require(((floats.json?["data"] as? [[String: Any]])?.first?["embedding"]) as? [Double])
+        let encoded = try #require(((packed.json?["data"] as? [[String: Any]])?.first?["embedding"]) as? String)
+        let bytes = try #require(Data(base64Encoded: encoded))
+        #expect(bytes.count == 384 * 4)
+        let values = stride(from: 0, to: bytes.count, by: 4).map { offset in
+            Double(Float(bitPattern: UInt32(littleEndian: bytes[offset..<offset + 4].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })))
+        }
+        #expect(zip(values, expected).allSatisfy { abs($0 - $1) < 1e-6 })
+
+        let blanks: [Any] = ["", "   ", ["fine", ""]]
+        for input in blanks {
+            let reply = try await server.post("/v1/embeddings", json: ["model": "local", "input": input])
+            expectOpenAIError(reply, status: 400, param: "input")
+            #expect((reply.error?["message"] as? String)?.contains("empty") == true)
+        }
+        expectOpenAIError(try await server.post("/v1/embeddings", json: ["model": "local", "input": [String]()]), status: 400, param: "input")
+    }
+
+    @Test("/v1/models lists the on-device embedding model, and local serves embeddings")
+    func listed() async throws {
+        let server = try await TestServer.onDevice.value
+        let list = try await server.send(.GET, "/v1/models")
+        let models = try #require(list.json?["data"] as? [[String: Any]])
+        let embedding = try #require(models.first { $0["id"] as? String == "all-minilm-l6-v2" })
+        #expect(embedding["capabilities"] as? [String] == ["embeddings"])
+        #expect(embedding["owned_by"] as? String == "on-device")
+        let local = try #require(models.first { $0["id"] as? String == "local" })
+        #expect((local["capabilities"] as? [String])?.contains("embeddings") == true)
+        let one = try await server.send(.GET, "/v1/models/all-minilm-l6-v2")
+        #expect(one.status == 200 && one.json?["id"] as? String == "all-minilm-l6-v2")
     }
 }

@@ -61,7 +61,9 @@ struct HealthAndMetricsTests {
         #expect(Set(["local", "openai", "anthropic", "ollama", "deepgram", "elevenlabs"]).isSubset(of: Set(ids)))
         #expect(models.allSatisfy { $0["object"] as? String == "model" && $0["created"] is Int && $0["owned_by"] is String })
         let local = try #require(models.first { $0["id"] as? String == "local" })
-        #expect(local["capabilities"] as? [String] == ["LLM", "STT", "TTS"])
+        // Embeddings too when the on-device embedding model is installed (scripts/setup).
+        let embeds = FileManager.default.fileExists(atPath: server.runtime.paths.defaultEmbeddingModel.path)
+        #expect(local["capabilities"] as? [String] == ["LLM", "STT", "TTS"] + (embeds ? ["embeddings"] : []))
         #expect(models.first { $0["id"] as? String == "ollama" }?["configured"] as? Bool == true)
         #expect(models.first { $0["id"] as? String == "anthropic" }?["configured"] as? Bool == false)
 

@@ -473,7 +473,8 @@ actor RealtimeConnection {
         options.toolChoice = settings.toolChoice
         if settings.builtinTools, environment.configuration.builtinTools {
             // The client's own tool of the same name wins: its calls go to the client.
-            var builtIns = try BuiltInTools.toolbox(store: try? await environment.store(), owner: options.owner)
+            var builtIns = try BuiltInTools.toolbox(store: try? await environment.store(), owner: options.owner,
+                                                  embedder: environment.runtime.onDeviceEmbedder())
             for tool in settings.tools { builtIns.remove(named: tool.name) }
             options.tools = builtIns.isEmpty ? nil : builtIns
         }
