@@ -65,8 +65,8 @@ public struct MaterialFinder: Sendable {
         }
     }
 
-    /// Embeds the materials of `owner` that have no vectors from `model`, newest first, until
-    /// ``indexingBudget`` has passed.
+    /// Embeds the materials of `owner` that have no vectors from `model`, newest first: at least
+    /// one, and more until ``indexingBudget`` has passed.
     private func indexMissing(owner: Owner, model: String, embedder: any EmbeddingProvider) async throws {
         let indexed = Set(try await store.materialVectors(model: model, owner: owner).map(\.material))
         let missing = try await store.materials(owner: owner).filter { !indexed.contains($0.id) }
@@ -75,7 +75,7 @@ public struct MaterialFinder: Sendable {
         let deadline = clock.now.advanced(by: indexingBudget)
         var done = 0
         for material in missing {
-            guard clock.now < deadline else { break }
+            guard done == 0 || clock.now < deadline else { break }
             try Task.checkCancellation()
             try await store.saveMaterialVectors(try await vectors(of: material, embedder: embedder), model: model, owner: owner)
             done += 1

@@ -48,7 +48,10 @@ struct MaterialMeaningSearchTests {
 
             // With the embedder the materials are embedded lazily (none were at add time) and the
             // car passage is found, and only it.
-            let finder = MaterialFinder(store: store, embedder: embedder)
+            var finder = MaterialFinder(store: store, embedder: embedder)
+            // All three at once, however busy the machine (the default budget leaves the rest of
+            // a slow first search to later searches).
+            finder.indexingBudget = .seconds(120)
             let hits = try await finder.search("automobile", limit: 3, owner: .local)
             #expect(hits.map(\.material) == [added[0].id], "\(hits)")
             #expect(hits.first?.snippet.hasPrefix("Cars need regular oil changes") == true)
@@ -78,6 +81,21 @@ struct MaterialMeaningSearchTests {
             let without = try BuiltInTools.toolbox(store: store, owner: .local)
             let none = try #require(await without.run([ToolCall(id: "c2", name: "search_materials", arguments: #"{"query":"automobile upkeep"}"#)]).first)
             #expect(none.content.hasPrefix("Nothing in the 1 saved materials matches"), "\(none.content)")
+        }
+    }
+
+    @Test("with no time to embed, a search embeds one material and finds the rest by words; later searches go on")
+    func budget() async throws {
+        let embedder = try Self.embedderOrFail()
+        try await Self.withStore { store in
+            let added = try Self.notes.map { try store.addMaterial($0) }
+            var finder = MaterialFinder(store: store, embedder: embedder)
+            finder.indexingBudget = .zero
+            #expect(try await finder.search("museum", limit: 3, owner: .local).map(\.material) == [added[2].id])
+            #expect(try store.materialVectors(model: "all-minilm-l6-v2").map(\.material) == [added[2].id], "the newest first")
+            _ = try await finder.search("museum", limit: 3, owner: .local)
+            _ = try await finder.search("museum", limit: 3, owner: .local)
+            #expect(try store.materialVectors(model: "all-minilm-l6-v2").count == 3)
         }
     }
 
