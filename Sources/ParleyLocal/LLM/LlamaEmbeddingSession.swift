@@ -1,4 +1,8 @@
+#if canImport(CLlama)
 import CLlama
+#else
+import ParleyEngines  // Apple platforms: llama.cpp in Frameworks/ParleyEngines.xcframework
+#endif
 import Foundation
 
 /// One llama.cpp embedding model (a BERT-style encoder such as all-MiniLM-L6-v2 in GGUF) and a
@@ -23,7 +27,7 @@ final class LlamaEmbeddingSession {
         LlamaBackend.initializeOnce()
         guard FileManager.default.fileExists(atPath: modelPath) else { throw .modelNotFound(path: modelPath) }
         var modelParams = llama_model_default_params()
-        modelParams.n_gpu_layers = 0
+        modelParams.n_gpu_layers = GPUOffload.languageModelLayers
         guard let model = llama_model_load_from_file(modelPath, modelParams) else { throw .modelLoadFailed(path: modelPath) }
         // The encoder attends over whole texts: one batch is one evaluation, so it is as long as
         // the longest text the model was trained on.
