@@ -34,6 +34,8 @@ public struct RuntimeSettings: Sendable {
             // The on-device language model (a catalog id or a GGUF path; `parley models use`
             // writes it), and the package index models are pulled from.
             "PARLEY_LLM_MODEL", "PARLEY_PYPI_URL",
+            // The on-device speech model when not whisper.cpp's tiny.en: `moonshine-base`.
+            "PARLEY_STT_MODEL",
             // Provider order per learning task, e.g. `mind_map=openai,on-device; simplification=on-device`.
             "PARLEY_TASK_ORDER",
             // Google Drive, Calendar and Gmail (parley google): the OAuth client (its secret is
