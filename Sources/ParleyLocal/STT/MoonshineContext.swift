@@ -1,10 +1,14 @@
-import CSherpaOnnx
 import Foundation
+#if canImport(CSherpaOnnx)
+import CSherpaOnnx
 
 /// One Moonshine model loaded in sherpa-onnx's offline recognizer. Owns the C recognizer and
 /// frees it in `deinit`; no C pointer leaves this class. Not thread-safe:
 /// ``MoonshineSpeechToText`` (an actor) is its only user.
 final class MoonshineContext {
+    /// Whether sherpa-onnx is built into this program.
+    static let isBuilt = true
+
     private let recognizer: OpaquePointer
 
     /// Loads the encoder and merged decoder of `files` on `threads` CPU threads.
@@ -57,3 +61,16 @@ final class MoonshineContext {
         return result.pointee.text.map { String(cString: $0) } ?? ""
     }
 }
+#else
+/// Where sherpa-onnx is not built (Apple platforms: the framework holds llama.cpp and whisper.cpp
+/// only), no Moonshine model loads, and the chain hears with the next provider.
+final class MoonshineContext {
+    static let isBuilt = false
+
+    init(files: MoonshineModelFiles, tokens: URL, threads: Int) throws(MoonshineError) {
+        throw .modelLoadFailed(path: files.encoder.deletingLastPathComponent().path)
+    }
+
+    func transcribe(_ samples: [Float]) throws(MoonshineError) -> String { "" }
+}
+#endif

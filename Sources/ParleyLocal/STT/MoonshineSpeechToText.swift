@@ -40,6 +40,9 @@ public actor MoonshineSpeechToText: SpeechToTextProvider {
     }
 
     public nonisolated func availability() async -> Availability {
+        guard MoonshineContext.isBuilt else {
+            return .unsupported(reason: "Moonshine's engine (sherpa-onnx) is not built for this platform")
+        }
         guard let missing = files.firstMissing else { return .ready }
         return .missingModel(path: missing.path, hint: "run `parley models pull moonshine-base` (scripts/setup does)")
     }
