@@ -8,9 +8,11 @@
 //            and the share of schema-valid replies (Benchmarks/structured/cases.json)
 //   voices — the neural voice and espeak-ng: first audio, real-time factor, memory, and
 //            whisper.cpp's word error rate on 30 sentences each speaks
+//   ears   — Moonshine base (sherpa-onnx) and whisper.cpp tiny.en on recorded human speech:
+//            word error rate and final-transcript time (scripts/ears/recordings.tsv)
 //   silero — the Swift Silero VAD network: milliseconds per 32 ms chunk against the real-time
 //            budget (also meaningful in a debug build: `swift run parley-benchmarks silero`)
-// Run with Benchmarks/run --suite http|chain|silero|realtime|structured|voices (release build). Figures are medians.
+// Run with Benchmarks/run --suite http|chain|silero|realtime|structured|voices|ears (release build). Figures are medians.
 import AsyncHTTPClient
 import Foundation
 import NIOCore
@@ -231,11 +233,12 @@ case "silero": try sileroSuite()
 case "realtime": try await realtimeSuite()
 case "structured": try await structuredSuite()
 case "voices": try await voicesSuite()
+case "ears": try await earsSuite()
 case "all":
     try await httpSuite()
     try await chainSuite()
     try sileroSuite()
 default:
-    FileHandle.standardError.write(Data("usage: parley-benchmarks [http|chain|silero|realtime|structured|voices|all]\n".utf8))
+    FileHandle.standardError.write(Data("usage: parley-benchmarks [http|chain|silero|realtime|structured|voices|ears|all]\n".utf8))
     exit(2)
 }

@@ -43,6 +43,11 @@ public struct ParleyPaths: Sendable, Equatable {
     public var defaultLanguageModel: URL { models.appendingPathComponent("SmolLM2-135M-Instruct.Q4_1.gguf") }
     /// The default on-device speech model (Whisper tiny.en in whisper.cpp's format).
     public var defaultWhisperModel: URL { models.appendingPathComponent("ggml-tiny.en.bin") }
+    /// Moonshine base (English), the on-device speech model on sherpa-onnx: the folder holding
+    /// `moonshine-base-en-encoder.ort`, `-decoder.ort` and `-tokenizer.bin` (``models``).
+    public var moonshineModelName: String { "moonshine-base-en" }
+    /// sherpa-onnx's tokens files, made from the speech models' tokenizers on first use.
+    public var speechCache: URL { home.appendingPathComponent("cache/speech", isDirectory: true) }
     /// The default neural voice (Piper's en_US-joe-medium; its `.onnx.json` sits beside it).
     public var defaultVoiceModel: URL { models.appendingPathComponent("en_US-joe-medium.onnx") }
     /// The default on-device embedding model (all-MiniLM-L6-v2 as a float16 GGUF, converted by

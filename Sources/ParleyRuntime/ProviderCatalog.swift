@@ -55,6 +55,9 @@ public struct ProviderEntry: Sendable {
     public var configuredBy: [String]
     /// The model it uses unless told otherwise.
     public var defaultModel: String?
+    /// For an on-device engine that is not the default: the setting and the value (compared
+    /// without case) that put it in its chains; `nil` for the rest.
+    public var chosenBy: (setting: String, value: String)?
     /// What to do to use it (said when it is not configured).
     public var remedy: String
     /// Builds it.
@@ -62,7 +65,9 @@ public struct ProviderEntry: Sendable {
 
     /// Creates an entry.
     public init(capability: ProviderCapability, name: String, placement: ProviderPlacement, variables: [String] = [],
-                configuredBy: [String] = [], defaultModel: String? = nil, remedy: String, factory: ProviderFactory) {
+                configuredBy: [String] = [], defaultModel: String? = nil, chosenBy: (setting: String, value: String)? = nil,
+                remedy: String, factory: ProviderFactory) {
+        self.chosenBy = chosenBy
         self.capability = capability
         self.name = name
         self.placement = placement
@@ -75,7 +80,8 @@ public struct ProviderEntry: Sendable {
 
     /// Whether `settings` put this provider in its chain.
     public func isConfigured(in settings: RuntimeSettings) -> Bool {
-        configuredBy.isEmpty || configuredBy.contains { settings.value($0) != nil }
+        if let chosenBy { return settings.value(chosenBy.setting)?.lowercased() == chosenBy.value.lowercased() }
+        return configuredBy.isEmpty || configuredBy.contains { settings.value($0) != nil }
     }
 
     /// The provider, built for `context`.
@@ -186,6 +192,14 @@ public struct ProviderCatalog: Sendable {
             factory: .speechToText { context in
                 OpenAISpeechToText(configuration: context.service("OPENAI", defaultBaseURL: OpenAILanguageModel.Configuration.defaultBaseURL, model: "whisper-1"))
             }),
+        // Moonshine base on sherpa-onnx, before whisper.cpp when chosen: on the project's real
+        // recordings it was not enough better than tiny.en to be the default (`Benchmarks/run
+        // --suite ears`). A missing model falls back to whisper.cpp with a warning.
+        ProviderEntry(
+            capability: .speechToText, name: "moonshine", placement: .onDevice, variables: ["PARLEY_STT_MODEL"],
+            defaultModel: "moonshine-base-en", chosenBy: ("PARLEY_STT_MODEL", "moonshine-base"),
+            remedy: "set PARLEY_STT_MODEL=moonshine-base and run `parley models pull moonshine-base`",
+            factory: .speechToText { $0.engines.moonshine }),
         ProviderEntry(
             capability: .speechToText, name: "local", placement: .onDevice,
             remedy: "install the default Whisper model or give the path of a whisper.cpp model",

@@ -119,10 +119,13 @@ extension Runtime {
             // The first pause is scored on its words within a fraction of a second: the
             // scoring model, and the on-device transcriber when it is the one that hears, must
             // be loaded by then, not on that pause.
-            let whisper = await Self.firstReady(stt) is WhisperSpeechToText ? engines.stt : nil
+            let hearing = await Self.firstReady(stt)
+            let whisper = hearing is WhisperSpeechToText ? engines.stt : nil
+            let moonshine = hearing is MoonshineSpeechToText ? engines.moonshine : nil
             let small = answererScores == nil ? smallModel : nil
             Task {
                 try? await whisper?.load()
+                try? await moonshine?.load()
                 try? await small?.load()
             }
         }

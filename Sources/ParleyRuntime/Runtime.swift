@@ -119,7 +119,7 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
         case .auto:
             return all.filter { $0.isConfigured(in: settings) }
         case .local:
-            return all.filter { $0.placement == .onDevice }
+            return all.filter { $0.placement == .onDevice && ($0.chosenBy == nil || $0.isConfigured(in: settings)) }
         case .named(let name, _, _):
             guard let entry = all.first(where: { $0.name == name }) else {
                 throw .unknownProvider(name, capability: capability, known: catalog.selectionNames(for: capability))

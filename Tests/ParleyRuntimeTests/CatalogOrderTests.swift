@@ -76,10 +76,38 @@ struct CatalogOrderTests {
         let openai = try await runtime.languageModel(.named("openai", baseURL: "http://127.0.0.1:9/v1", model: "qwen"))
         #expect(openai.identity.description == "openai (qwen)")
         #expect(openai.identity.isLocal)
-        #expect(throws: RuntimeError.unknownProvider("watson", capability: .speechToText, known: ["auto", "local", "deepgram", "assemblyai", "openai"])) {
+        #expect(throws: RuntimeError.unknownProvider("watson", capability: .speechToText, known: ["auto", "local", "deepgram", "assemblyai", "openai", "moonshine"])) {
             try runtime.speechToText(.named("watson"))
         }
         #expect(ProviderSelection("auto") == .auto && ProviderSelection("local") == .local)
+    }
+
+    @Test("PARLEY_STT_MODEL=moonshine-base puts Moonshine before whisper.cpp on device; unset, whisper.cpp hears alone")
+    func speechModelChoice() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-stt-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let chosen = runtime(["PARLEY_STT_MODEL": "Moonshine-Base", "PARLEY_HOME": folder.path])
+        let chain = try #require(try chosen.speechToText() as? SpeechToTextChain<ContinuousClock>)
+        #expect(chain.providers.map(\.identity.description) == ["sherpa-onnx (moonshine-base-en)", "whisper.cpp (tiny.en)"])
+        let local = try #require(try chosen.speechToText(.local) as? SpeechToTextChain<ContinuousClock>)
+        #expect(local.providers.map(\.identity.name) == ["sherpa-onnx", "whisper.cpp"])
+        // Its model is missing in this data directory: the chain says so and how to get it.
+        guard case .missingModel(_, let hint) = await chain.providers[0].availability() else {
+            Issue.record("expected a missing model")
+            return
+        }
+        #expect(hint.contains("parley models pull moonshine-base"))
+
+        for values in [[:], ["PARLEY_STT_MODEL": "whisper-tiny.en"]] {
+            let plain = runtime(values)
+            #expect(try plain.speechToText().identity.name == "whisper.cpp")
+            #expect(try plain.speechToText(.local).identity.name == "whisper.cpp")
+            // Named, it is there whatever the setting.
+            #expect(try plain.speechToText(.named("moonshine")).identity.description == "sherpa-onnx (moonshine-base-en)")
+        }
+        let report = await runtime([:]).report()
+        let entry = try #require(report.first { $0.capability == .speechToText }?.chain.first { $0.name == "moonshine" })
+        #expect(!entry.configured && entry.remedy?.contains("PARLEY_STT_MODEL=moonshine-base") == true)
     }
 
     @Test("settings come from a ConfigReader: the environment first, then the file; keys are secrets")
