@@ -76,6 +76,8 @@ let package = Package(
         .systemLibrary(name: "CWhisper", pkgConfig: "whisper"),
         // sherpa-onnx's C API with its own ONNX Runtime (the sherpa-onnx-core wheel; no espeak-ng
         // code since 2.0), for the neural voices.
+        // Types only: ParleyLocal opens the library on first use (SherpaOnnxLibrary), so a process
+        // that never speaks or hears with it does not load ONNX Runtime.
         .systemLibrary(name: "CSherpaOnnx", pkgConfig: "sherpa-onnx-c-api"),
         // The on-device engines: llama.cpp, whisper.cpp, Piper voices on sherpa-onnx (phonemes
         // from espeak-ng), espeak-ng itself (each espeak-ng run a separate process),

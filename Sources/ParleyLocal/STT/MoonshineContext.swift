@@ -9,10 +9,16 @@ final class MoonshineContext {
     /// Whether sherpa-onnx is built into this program.
     static let isBuilt = true
 
+    private let api: SherpaOnnxLibrary
     private let recognizer: OpaquePointer
 
     /// Loads the encoder and merged decoder of `files` on `threads` CPU threads.
     init(files: MoonshineModelFiles, tokens: URL, threads: Int) throws(MoonshineError) {
+        let api: SherpaOnnxLibrary
+        switch SherpaOnnxLibrary.shared {
+        case .success(let library): api = library
+        case .failure(let error): throw .engineUnavailable(error.description)
+        }
         // sherpa-onnx ends the process on some unreadable files instead of failing: check first.
         for file in [files.encoder, files.decoder, tokens] where !FileManager.default.isReadableFile(atPath: file.path) {
             throw .modelNotFound(path: file.path)
@@ -35,29 +41,30 @@ final class MoonshineContext {
                             config.model_config.debug = 0
                             config.decoding_method = method
                             // The strings are read while the recognizer is made, not kept.
-                            return SherpaOnnxCreateOfflineRecognizer(&config)
+                            return api.createOfflineRecognizer(&config)
                         }
                     }
                 }
             }
         }
         guard let created else { throw .modelLoadFailed(path: files.encoder.deletingLastPathComponent().path) }
+        self.api = api
         recognizer = created
     }
 
-    deinit { SherpaOnnxDestroyOfflineRecognizer(recognizer) }
+    deinit { api.destroyOfflineRecognizer(recognizer) }
 
     /// The text of 16 kHz mono `samples` in [-1, 1]; empty for no samples.
     func transcribe(_ samples: [Float]) throws(MoonshineError) -> String {
         guard !samples.isEmpty else { return "" }
-        guard let stream = SherpaOnnxCreateOfflineStream(recognizer) else { throw .transcriptionFailed }
-        defer { SherpaOnnxDestroyOfflineStream(stream) }
+        guard let stream = api.createOfflineStream(recognizer) else { throw .transcriptionFailed }
+        defer { api.destroyOfflineStream(stream) }
         samples.withUnsafeBufferPointer { buffer in
-            SherpaOnnxAcceptWaveformOffline(stream, 16_000, buffer.baseAddress, Int32(buffer.count))
+            api.acceptWaveformOffline(stream, 16_000, buffer.baseAddress, Int32(buffer.count))
         }
-        SherpaOnnxDecodeOfflineStream(recognizer, stream)
-        guard let result = SherpaOnnxGetOfflineStreamResult(stream) else { throw .transcriptionFailed }
-        defer { SherpaOnnxDestroyOfflineRecognizerResult(result) }
+        api.decodeOfflineStream(recognizer, stream)
+        guard let result = api.getOfflineStreamResult(stream) else { throw .transcriptionFailed }
+        defer { api.destroyOfflineRecognizerResult(result) }
         return result.pointee.text.map { String(cString: $0) } ?? ""
     }
 }

@@ -10,12 +10,14 @@ public enum MoonshineError: Error, Equatable, Sendable, ClassifiedError, CustomS
     case preparationFailed(path: String, reason: String)
     /// sherpa-onnx could not load the model.
     case modelLoadFailed(path: String)
+    /// sherpa-onnx's library could not be opened (the message says why and what to do).
+    case engineUnavailable(String)
     /// sherpa-onnx gave no result.
     case transcriptionFailed
 
     public var failureKind: FailureKind {
         switch self {
-        case .modelNotFound, .unreadableTokenizer, .preparationFailed, .modelLoadFailed: .configuration
+        case .modelNotFound, .unreadableTokenizer, .preparationFailed, .modelLoadFailed, .engineUnavailable: .configuration
         case .transcriptionFailed: .transient(retryAfter: nil)
         }
     }
@@ -28,6 +30,8 @@ public enum MoonshineError: Error, Equatable, Sendable, ClassifiedError, CustomS
             "\(path) is not a Moonshine tokenizer.bin: pull the model again with `parley models pull moonshine-base`"
         case .preparationFailed(let path, let reason):
             "the Moonshine tokens file could not be written at \(path) (\(reason)): check that the data directory is writable and has room"
+        case .engineUnavailable(let message):
+            message
         case .modelLoadFailed(let path):
             "sherpa-onnx could not load the Moonshine model in \(path): verify it with `parley models verify` and pull it again"
         case .transcriptionFailed:

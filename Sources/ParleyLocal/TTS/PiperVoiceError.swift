@@ -10,6 +10,8 @@ public enum PiperVoiceError: Error, Sendable, Equatable, ClassifiedError, Custom
     case preparationFailed(path: String, reason: String)
     /// sherpa-onnx refused the model.
     case modelLoadFailed(path: String)
+    /// sherpa-onnx's library could not be opened (the message says why and what to do).
+    case engineUnavailable(String)
     /// espeak-ng, which gives the voice its phonemes, failed or is missing.
     case phonemizerFailed(String)
     /// sherpa-onnx produced no audio.
@@ -17,7 +19,7 @@ public enum PiperVoiceError: Error, Sendable, Equatable, ClassifiedError, Custom
 
     public var failureKind: FailureKind {
         switch self {
-        case .noVoice, .unreadableConfiguration, .preparationFailed, .modelLoadFailed: .configuration
+        case .noVoice, .unreadableConfiguration, .preparationFailed, .modelLoadFailed, .engineUnavailable: .configuration
         case .phonemizerFailed, .synthesisFailed: .transient(retryAfter: nil)
         }
     }
@@ -30,6 +32,8 @@ public enum PiperVoiceError: Error, Sendable, Equatable, ClassifiedError, Custom
             "the voice configuration \(path) cannot be used (\(reason)): pull the voice again with `parley models pull piper-joe`"
         case .preparationFailed(let path, let reason):
             "the voice could not be prepared for sherpa-onnx at \(path) (\(reason)): check that the data directory is writable and has room"
+        case .engineUnavailable(let message):
+            message
         case .modelLoadFailed(let path):
             "sherpa-onnx could not load the voice \(path): verify it with `parley models verify` and pull it again"
         case .phonemizerFailed(let detail):

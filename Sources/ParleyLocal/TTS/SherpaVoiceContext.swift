@@ -9,12 +9,18 @@ final class SherpaVoiceContext {
     /// Whether sherpa-onnx is built into this program.
     static let isBuilt = true
 
+    private let api: SherpaOnnxLibrary
     private let engine: OpaquePointer
     /// The rate of the samples it produces.
     let sampleRate: Int
 
     /// Loads `files` with Piper's noise and length settings, on `threads` CPU threads.
     init(files: SherpaVoiceFiles, configuration: PiperVoiceConfiguration, threads: Int) throws(PiperVoiceError) {
+        let api: SherpaOnnxLibrary
+        switch SherpaOnnxLibrary.shared {
+        case .success(let library): api = library
+        case .failure(let error): throw .engineUnavailable(error.description)
+        }
         let loaded: OpaquePointer? = files.model.path.withCString { model in
             files.tokens.path.withCString { tokens in
                 "cpu".withCString { provider in
@@ -29,16 +35,17 @@ final class SherpaVoiceContext {
                     config.model.debug = 0
                     config.max_num_sentences = 1
                     // The strings are read while the engine is made, not kept.
-                    return SherpaOnnxCreateOfflineTts(&config)
+                    return api.createOfflineTts(&config)
                 }
             }
         }
         guard let loaded else { throw .modelLoadFailed(path: files.model.path) }
+        self.api = api
         engine = loaded
-        sampleRate = Int(SherpaOnnxOfflineTtsSampleRate(engine))
+        sampleRate = Int(api.offlineTtsSampleRate(loaded))
     }
 
-    deinit { SherpaOnnxDestroyOfflineTts(engine) }
+    deinit { api.destroyOfflineTts(engine) }
 
     /// Speaks one sentence given as phoneme code points; returns its samples in [-1, 1].
     func generate(_ phonemes: [Int32], speed: Float) -> [Float]? {
@@ -54,8 +61,8 @@ final class SherpaVoiceContext {
                     generation.phoneme_codepoints = codepoints.baseAddress
                     generation.phoneme_codepoints_lens = lengths
                     generation.phoneme_codepoints_num_sentences = 1
-                    guard let audio = SherpaOnnxOfflineTtsGenerateWithConfig(engine, text, &generation, nil, nil) else { return nil }
-                    defer { SherpaOnnxDestroyOfflineTtsGeneratedAudio(audio) }
+                    guard let audio = api.offlineTtsGenerateWithConfig(engine, text, &generation, nil, nil) else { return nil }
+                    defer { api.destroyOfflineTtsGeneratedAudio(audio) }
                     let count = Int(audio.pointee.n)
                     guard count > 0, let samples = audio.pointee.samples else { return [] }
                     return Array(UnsafeBufferPointer(start: samples, count: count))
