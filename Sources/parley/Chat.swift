@@ -52,7 +52,7 @@ struct Chat: AsyncParsableCommand {
         do {
             let declared = try tools.map(Self.readTools) ?? []
             let runtime = try await common.runtime(smallModel: model.smallModel)
-            let builtIns = noBuiltinTools ? try ToolBox() : try BuiltInTools.toolbox(store: try? await runtime.store(), owner: .local, embedder: runtime.onDeviceEmbedder())
+            let builtIns = noBuiltinTools ? try ToolBox() : try BuiltInTools.toolbox(store: try? await runtime.store(), owner: .local, embedder: runtime.onDeviceEmbedder(warn: false))
             let choice = try Self.choice(toolChoice, among: ToolBox.merged(declared, builtIns.definitions))
             let llm = try await runtime.languageModel(model.selection)
             try await ensureReady([llm])

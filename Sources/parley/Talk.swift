@@ -119,7 +119,7 @@ struct Talk: AsyncParsableCommand {
             options.shortSilence = noTurnPrediction ? nil : predictTurnEnd ?? (paced ? min(Self.defaultShortSilence, endSilence) : nil)
             options.startsReplyEarly = !noEarlyReply
             options.prefillsPrompt = !noPrefill
-            if !noTools { options.tools = try BuiltInTools.toolbox(store: try? await runtime.store(), owner: .local, embedder: runtime.onDeviceEmbedder()) }
+            if !noTools { options.tools = try BuiltInTools.toolbox(store: try? await runtime.store(), owner: .local, embedder: runtime.onDeviceEmbedder(warn: false)) }
             let speaker = RecordingOutput(clock: ContinuousClock(), realtime: paced)
             let made = try await runtime.makeConversation(options: options, thread: thread, output: speaker)
             conversationMade = made

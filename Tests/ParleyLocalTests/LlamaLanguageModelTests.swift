@@ -85,6 +85,38 @@ struct LlamaLanguageModelTests {
         #expect(next.usage.cachedInputTokens < next.usage.inputTokens / 2, "reused \(next.usage.cachedInputTokens) of \(next.usage.inputTokens)")
     }
 
+    @Test("a new process reads its instructions' memory back from disk, kept by the one before: only the question is evaluated")
+    func instructionsMemory() async throws {
+        let path = try TestEnvironment.require(TestEnvironment.paths.defaultLanguageModel).path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-prompts-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var configuration = LlamaLanguageModel.Configuration(modelPath: path, contextLength: 1024, threads: 2)
+        configuration.promptMemoryDirectory = folder
+        let system = ChatMessage.system("""
+            You are a friendly study companion for a student. Answer in one or two short sentences, in plain words, \
+            without lists or code. If you do not know the answer, say so. Spell out numbers as a teacher would say them. \
+            The student reads slowly, so keep every sentence short and use common words; never use abbreviations.
+            """)
+        // Memory is kept for instructions of 64 tokens or more.
+        #expect(try LlamaSession(modelPath: path, contextLength: 256, threads: 1).tokenize(system.text).count >= 64)
+        // The run before: nothing on disk yet, so it evaluates everything and keeps the instructions.
+        let before = LlamaLanguageModel(configuration: configuration)
+        let first = try await before.completeText(ChatRequest(messages: [system, .user("What is the capital of France?")], sampling: greedy))
+        #expect(first.usage.cachedInputTokens == 0)
+        let kept = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("prompt-") }
+        #expect(kept.count == 1, "files: \(kept)")
+
+        let request = ChatRequest(messages: [system, .user("What is the capital of Italy?")], sampling: greedy)
+        let next = LlamaLanguageModel(configuration: configuration)
+        let reply = try await next.completeText(request)
+        let cold = try await LlamaLanguageModel(configuration: .init(modelPath: path, contextLength: 1024, threads: 2)).completeText(request)
+        #expect(reply.usage.cachedInputTokens >= 64, "reused \(reply.usage.cachedInputTokens) of \(reply.usage.inputTokens)")
+        // Left: the question and the template's close of it.
+        #expect(reply.usage.inputTokens - reply.usage.cachedInputTokens <= 16,
+                "reused \(reply.usage.cachedInputTokens) of \(reply.usage.inputTokens)")
+        #expect(reply.text.contains("Rome") && cold.text.contains("Rome"), "replies: \(reply.text) / \(cold.text)")
+    }
+
     @Test("scoring the end of a turn leaves the reply to those words only the final mark and the template's close to evaluate")
     func scoreThenReply() async throws {
         let path = try TestEnvironment.require(TestEnvironment.paths.defaultLanguageModel).path

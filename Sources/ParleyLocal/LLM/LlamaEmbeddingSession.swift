@@ -10,7 +10,7 @@ import Foundation
 /// `deinit`; no C pointer leaves this class. Not thread-safe: ``LlamaEmbedder`` (an actor) is its
 /// only user.
 final class LlamaEmbeddingSession {
-    private let model: OpaquePointer
+    private let model: LlamaModelHandle
     private let context: OpaquePointer
     private let vocab: OpaquePointer
     private var batch: llama_batch
@@ -24,14 +24,10 @@ final class LlamaEmbeddingSession {
     let tokensPerText: Int
 
     init(modelPath: String, threads: Int, tokensPerText: Int, batchSequences: Int = 16) throws(LlamaError) {
-        LlamaBackend.initializeOnce()
-        guard FileManager.default.fileExists(atPath: modelPath) else { throw .modelNotFound(path: modelPath) }
-        var modelParams = llama_model_default_params()
-        modelParams.n_gpu_layers = GPUOffload.languageModelLayers
-        guard let model = llama_model_load_from_file(modelPath, modelParams) else { throw .modelLoadFailed(path: modelPath) }
+        let model = try LlamaModelHandle(path: modelPath)
         // The encoder attends over whole texts: one batch is one evaluation, so it is as long as
         // the longest text the model was trained on.
-        let trained = Int(llama_model_n_ctx_train(model))
+        let trained = Int(llama_model_n_ctx_train(model.pointer))
         let length = trained > 0 ? min(trained, 512) : 512
         var contextParams = llama_context_default_params()
         contextParams.n_ctx = UInt32(length)
@@ -45,16 +41,14 @@ final class LlamaEmbeddingSession {
         contextParams.embeddings = true
         contextParams.pooling_type = LLAMA_POOLING_TYPE_UNSPECIFIED
         contextParams.no_perf = true
-        guard let context = llama_init_from_model(model, contextParams) else {
-            llama_model_free(model)
+        guard let context = llama_init_from_model(model.pointer, contextParams) else {
             throw .contextCreationFailed(contextLength: length)
         }
         // A model that pools nothing (a chat model) gives one vector per token, not per text.
         let pooling = llama_pooling_type(context)
         guard pooling == LLAMA_POOLING_TYPE_MEAN || pooling == LLAMA_POOLING_TYPE_CLS || pooling == LLAMA_POOLING_TYPE_LAST,
-              let vocab = llama_model_get_vocab(model) else {
+              let vocab = llama_model_get_vocab(model.pointer) else {
             llama_free(context)
-            llama_model_free(model)
             throw .notAnEmbeddingModel(path: modelPath)
         }
         self.model = model
@@ -62,28 +56,23 @@ final class LlamaEmbeddingSession {
         self.vocab = vocab
         self.batchTokens = length
         self.batchSequences = batchSequences
-        self.dimensions = Int(llama_model_n_embd(model))
+        self.dimensions = Int(llama_model_n_embd(model.pointer))
         self.tokensPerText = max(2, min(tokensPerText, length))
         batch = llama_batch_init(Int32(length), 0, 1)
     }
 
     deinit {
         llama_batch_free(batch)
-        llama_free(context)
-        llama_model_free(model)
+        llama_free(context)  // before the model, which `model` frees after this
     }
 
     /// Sets the threads the next evaluations use.
     func useThreads(_ threads: Int) {
-        llama_set_n_threads(context, Int32(threads), Int32(threads))
+        LlamaModelHandle.useThreads(threads, in: context)
     }
 
     /// The model's description from its metadata (e.g. "bert 22M F16").
-    var modelDescription: String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        let count = llama_model_desc(model, &buffer, buffer.count)
-        return count > 0 ? String(decoding: buffer.prefix(Int(count)).map { UInt8(bitPattern: $0) }, as: UTF8.self) : "unknown"
-    }
+    var modelDescription: String { model.description }
 
     /// `text`'s tokens with the model's own start and separator tokens (`[CLS] … [SEP]`), cut to
     /// ``tokensPerText`` with the separator kept last. Special tokens' text in `text` is read as

@@ -149,6 +149,14 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         let forced = !tools.isEmpty && request.toolChoice.forcesCall
         let prompt = try fittedPrompt(messages, session: session, reserve: sampling.maxTokens,
                                       suffix: forced ? ToolCallFormat.open + "\n" : "")
+        // A process's first request reads its instructions' memory back from disk when an
+        // earlier run kept it, and keeps it when none did (written once the reply is done).
+        let instructions = session.cachedTokens.isEmpty ? try instructionsMemory(request.messages, prompt: prompt, session: session, tools: declared) : nil
+        defer {
+            if let instructions, !instructions.found, session.sharedPrefix(with: prompt) == prompt.count {
+                keep(session, at: instructions.path)
+            }
+        }
         let reused = try ComputeLane.shared.run { try session.load(prompt: prompt) }
         if tools.isEmpty {
             let sampler = try session.makeSampler(sampling, grammar: grammar)
@@ -422,6 +430,29 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
             prefilled.withLock { $0 += batch.count }
         }
         if let remembered, position == tokens.count, session.cachedTokens == tokens { keep(session, at: remembered) }
+    }
+
+    /// The file that holds the memory of `prompt`'s instructions (its system turn, with the
+    /// tools it declares, through the opening of the first user message: the part every run
+    /// of an assistant shares), and whether it was there and read back into empty memory.
+    /// `nil` when prompt memory is off or the instructions are too short to be worth a file.
+    private func instructionsMemory(
+        _ messages: [ChatMessage], prompt: [Int32], session: LlamaSession, tools: [ToolDefinition]
+    ) throws -> (path: String, found: Bool)? {
+        guard configuration.promptMemoryDirectory != nil else { return nil }
+        let system = Array(messages.prefix { $0.role == .system })
+        let opening = try openPrompt(system, words: "", session: session, tools: tools)
+        let shared = zip(opening, prompt).prefix { $0 == $1 }.count
+        guard let path = promptMemoryFile(for: Array(prompt.prefix(shared))) else { return nil }
+        guard FileManager.default.fileExists(atPath: path),
+              let restored = session.restoreMemory(from: path, capacity: session.contextLength) else { return (path, false) }
+        // What follows the instructions there (an earlier run's question) is dropped by the load.
+        guard restored.starts(with: prompt.prefix(shared)) else {
+            _ = session.keepCommonPrefix(with: [])
+            return (path, false)
+        }
+        logger.debug("read \(shared) instruction tokens back from \(path)")
+        return (path, true)
     }
 
     /// The file that holds memory of exactly `tokens` on this model (a conversation's start

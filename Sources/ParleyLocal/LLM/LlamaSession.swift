@@ -11,7 +11,7 @@ import ParleyCore
 /// no C pointer leaves this class. Not thread-safe: ``LlamaLanguageModel`` (an actor) is its
 /// only user.
 final class LlamaSession {
-    private let model: OpaquePointer
+    private let model: LlamaModelHandle
     private let context: OpaquePointer
     private let vocab: OpaquePointer
     private let template: String
@@ -20,26 +20,18 @@ final class LlamaSession {
     let contextLength: Int
 
     init(modelPath: String, contextLength: Int, threads: Int) throws(LlamaError) {
-        LlamaBackend.initializeOnce()
-        guard FileManager.default.fileExists(atPath: modelPath) else { throw .modelNotFound(path: modelPath) }
-        var modelParams = llama_model_default_params()
-        modelParams.n_gpu_layers = GPUOffload.languageModelLayers
-        guard let model = llama_model_load_from_file(modelPath, modelParams) else {
-            throw .modelLoadFailed(path: modelPath)
-        }
+        let model = try LlamaModelHandle(path: modelPath)
         var contextParams = llama_context_default_params()
         contextParams.n_ctx = UInt32(contextLength)
         contextParams.n_batch = UInt32(min(contextLength, 512))
         contextParams.n_threads = Int32(threads)
         contextParams.n_threads_batch = Int32(threads)
         contextParams.no_perf = true
-        guard let context = llama_init_from_model(model, contextParams) else {
-            llama_model_free(model)
+        guard let context = llama_init_from_model(model.pointer, contextParams) else {
             throw .contextCreationFailed(contextLength: contextLength)
         }
-        guard let vocab = llama_model_get_vocab(model), let cTemplate = llama_model_chat_template(model, nil) else {
+        guard let vocab = llama_model_get_vocab(model.pointer), let cTemplate = llama_model_chat_template(model.pointer, nil) else {
             llama_free(context)
-            llama_model_free(model)
             throw .chatTemplateUnavailable
         }
         self.model = model
@@ -50,21 +42,16 @@ final class LlamaSession {
     }
 
     deinit {
-        llama_free(context)
-        llama_model_free(model)
+        llama_free(context)  // before the model, which `model` frees after this
     }
 
     /// Sets the threads the next evaluations use (prompt and generation alike).
     func useThreads(_ threads: Int) {
-        llama_set_n_threads(context, Int32(threads), Int32(threads))
+        LlamaModelHandle.useThreads(threads, in: context)
     }
 
     /// The model's description from its metadata (e.g. "llama 135M Q4_1").
-    var modelDescription: String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        let count = llama_model_desc(model, &buffer, buffer.count)
-        return count > 0 ? String(decoding: buffer.prefix(Int(count)).map { UInt8(bitPattern: $0) }, as: UTF8.self) : "unknown"
-    }
+    var modelDescription: String { model.description }
 
     /// Renders `messages` with the model's chat template, ending with the assistant's turn.
     func formatPrompt(_ messages: [ChatMessage]) throws(LlamaError) -> String {
