@@ -118,8 +118,7 @@ func speak(_ sentences: [String], with tts: any TextToSpeechProvider, into run: 
 
 /// The first chunk ReplySpeaker would speak of a reply that is `sentence`.
 func firstChunk(of sentence: String) -> String {
-    var chunker = SentenceChunker(firstClauseWords: ReplySpeaker.firstClauseWords, firstPredicateWords: ReplySpeaker.firstPredicateWords,
-                                  firstNumberWords: ReplySpeaker.firstNumberWords, firstMarkWords: ReplySpeaker.firstMarkWords)
+    var chunker = ReplySpeaker.replyChunker()
     var chunks: [String] = []
     for word in sentence.split(separator: " ", omittingEmptySubsequences: false) {
         chunks += chunker.append(word + " ")

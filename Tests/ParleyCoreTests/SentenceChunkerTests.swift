@@ -108,6 +108,33 @@ struct FirstClauseTests {
         #expect(plain.append("The moon is approximately 384,400 kilometers away. ") == ["The moon is approximately 384,400 kilometers away."])
     }
 
+    @Test("the first chunk ends before a whole word that opens a phrase, once it has enough words and its last word may end one")
+    func phrase() {
+        func first(_ text: String) -> String? {
+            var chunker = ReplySpeaker.replyChunker()
+            var chunks = chunker.append(text + " ")
+            if let rest = chunker.finish() { chunks.append(rest) }
+            return chunks.first
+        }
+        #expect(first("The capital of France is Paris.") == "The capital")
+        #expect(first("Your meeting with the science teacher starts in ten minutes.") == "Your meeting")
+        #expect(first("The Pacific is the largest ocean on Earth.") == "The Pacific")
+        #expect(first("The moon goes around the Earth about once a month.") == "The moon goes")
+        #expect(first("Light travels faster than sound.") == "Light travels faster")
+        // Not after an article, an auxiliary or a preposition, not with one word, not inside a word.
+        #expect(first("It will be sunny this afternoon, with a light breeze.") == "It will be sunny this afternoon,")
+        #expect(first("Mercury is the planet closest to the sun.") == "Mercury is the planet closest")
+        #expect(first("Shakespeare wrote Romeo and Juliet.") == "Shakespeare wrote Romeo and Juliet.")
+        #expect(first("Please speak often.") == "Please speak often.")
+        // The word must be whole: "of" may yet be "often".
+        var chunker = ReplySpeaker.replyChunker()
+        #expect(chunker.append("The capital of") == [])
+        #expect(chunker.append(" France") == ["The capital"])
+        // A chunker not asked to cut there.
+        var plain = SentenceChunker(firstClauseWords: 5, firstPredicateWords: 3)
+        #expect(plain.append("Your meeting with the science teacher starts now. ") == ["Your meeting with the science teacher starts now."])
+    }
+
     @Test("the first chunk may end at a comma with fewer words than before a clause's opening word")
     func mark() {
         var chunker = SentenceChunker(firstClauseWords: 5, firstMarkWords: 2)

@@ -54,9 +54,9 @@ struct SilenceTailTests {
         await output.beginReply()
         let outcome = try await speaker.speak(ChatRequest(messages: [.user("What is the capital of France?")]), to: output)
         _ = await output.finish()
-        #expect(outcome.spoken.sentences.map(\.text) == ["The capital of France", "is Paris.", "It is big."])
+        #expect(outcome.spoken.sentences.map(\.text) == ["The capital", "of France is Paris.", "It is big."])
         let heard = try #require(await output.heardAudio)
-        // Three times 0.2 s of tone; 0.08 s after the subject, 0.3 s after each sentence.
+        // Three times 0.2 s of tone; 0.08 s after the first phrase, 0.3 s after each sentence.
         #expect(abs(heard.duration - (0.6 + 0.08 + 0.3 + 0.3)) < 0.001)
         let loud = heard.samples.indices.filter { heard.samples[$0] > 0 }
         let gaps = zip(loud, loud.dropFirst()).map { $1 - $0 - 1 }.filter { $0 > 0 }

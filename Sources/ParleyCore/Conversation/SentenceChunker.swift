@@ -26,6 +26,26 @@ public struct SentenceChunker: Sendable {
     /// subject has ``firstPredicateWords`` words.
     public static let predicateOpeners: Set<String> = ["is", "are", "was", "were"]
 
+    /// Lower-cased words that open a phrase of their own: prepositions, and verbs that open a
+    /// predicate or follow a subject ("Your meeting | with the teacher …", "The capital | of
+    /// France …", "The Pacific | is …"): where the first chunk may end once it has
+    /// ``firstPhraseWords`` words, so that a voice slow to start speaks a short phrase first.
+    public static let phraseOpeners: Set<String> = [
+        "of", "in", "on", "at", "to", "for", "with", "from", "by", "about", "around", "into", "over", "after",
+        "before", "during", "until", "than", "through", "across", "under", "between", "without", "near",
+        "is", "are", "was", "were", "will", "can", "could", "would", "should", "may", "might", "must", "has", "have",
+        "had", "does", "did",
+    ]
+
+    /// Lower-cased words a phrase does not end on (articles, possessives, prepositions,
+    /// auxiliaries, conjunctions, degree words): "The capital | of" may be cut, "It will | be"
+    /// and "The | largest" may not.
+    public static let phraseContinuers: Set<String> = phraseOpeners.union([
+        "a", "an", "the", "my", "your", "his", "her", "its", "our", "their", "this", "that", "these", "those",
+        "and", "or", "but", "not", "no", "very", "more", "most", "so", "too", "as", "be", "been", "do", "i", "you",
+        "we", "they", "he", "she", "it", "there", "some", "any", "every", "each", "one",
+    ])
+
     private var pending = ""
     /// Whether a chunk has been cut yet.
     private var cutAny = false
@@ -40,6 +60,9 @@ public struct SentenceChunker: Sendable {
     /// The words the first chunk needs before it may end at a comma, semicolon or colon;
     /// `nil`: ``firstClauseWords``.
     public let firstMarkWords: Int?
+    /// The words the first chunk needs before it may end before a word that opens a phrase
+    /// (``phraseOpeners``); `nil`: never there.
+    public let firstPhraseWords: Int?
 
     /// Creates an empty chunker.
     /// - Parameter firstClauseWords: when set, the first chunk also ends at a comma, semicolon
@@ -58,12 +81,19 @@ public struct SentenceChunker: Sendable {
     /// - Parameter firstMarkWords: when set, the words the first chunk needs before it may end
     ///   at a comma, semicolon or colon, in place of `firstClauseWords` ("I apologize, | but
     ///   …": a speaker breathes at a comma after two words, not before "so" after two).
+    /// - Parameter firstPhraseWords: when set, the first chunk also ends before a whole word that
+    ///   opens a phrase (``phraseOpeners``) with at least this many words before it, the last of
+    ///   them one a phrase may end on (not in ``phraseContinuers``): "Your meeting | with the
+    ///   science teacher starts in ten minutes." A short first phrase is spoken sooner by a
+    ///   voice whose time grows with the length of what it says, and needs fewer of the
+    ///   model's words.
     public init(firstClauseWords: Int? = nil, firstPredicateWords: Int? = nil, firstNumberWords: Int? = nil,
-                firstMarkWords: Int? = nil) {
+                firstMarkWords: Int? = nil, firstPhraseWords: Int? = nil) {
         self.firstClauseWords = firstClauseWords
         self.firstPredicateWords = firstPredicateWords
         self.firstNumberWords = firstNumberWords
         self.firstMarkWords = firstMarkWords
+        self.firstPhraseWords = firstPhraseWords
     }
 
     /// Adds text and returns the sentences it completed, trimmed, in order.
@@ -129,7 +159,7 @@ public struct SentenceChunker: Sendable {
 
     /// Whether the first chunk ends at `index`, with `words` words before it: before a
     /// predicate's verb or a number, at a comma, semicolon or colon, before a parenthesis or a
-    /// word that opens a clause (see ``init(firstClauseWords:firstPredicateWords:firstNumberWords:firstMarkWords:)``).
+    /// word that opens a clause (see ``init(firstClauseWords:firstPredicateWords:firstNumberWords:firstMarkWords:firstPhraseWords:)``).
     private func firstChunkEnd(at index: String.Index, after words: Int, in text: String) -> FirstChunkEnd {
         let character = text[index]
         if character == "," || character == ";" || character == ":" {
@@ -150,6 +180,11 @@ public struct SentenceChunker: Sendable {
             return .here(index)
         }
         if let firstClauseWords, words >= firstClauseWords, opensClause(after: index, in: text) { return .here(index) }
+        if let firstPhraseWords, words >= firstPhraseWords, opensPhrase(after: index, in: text),
+           let last = text[..<index].split(whereSeparator: \.isWhitespace).last,
+           !Self.phraseContinuers.contains(last.lowercased()), last.last?.isLetter == true {
+            return .here(index)
+        }
         return .no
     }
 
@@ -158,6 +193,12 @@ public struct SentenceChunker: Sendable {
     private func opensClause(after space: String.Index, in text: String) -> Bool {
         guard let (word, whole) = letters(after: space, in: text), whole else { return false }
         return Self.clauseOpeners.contains(word.lowercased())
+    }
+
+    /// Whether the word after the whitespace at `space` is a whole word that opens a phrase.
+    private func opensPhrase(after space: String.Index, in text: String) -> Bool {
+        guard let (word, whole) = letters(after: space, in: text), whole else { return false }
+        return Self.phraseOpeners.contains(word.lowercased())
     }
 
     /// Whether the word after the whitespace at `space` is written up to a verb that opens a
