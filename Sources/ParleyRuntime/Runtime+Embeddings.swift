@@ -27,6 +27,35 @@ extension Runtime {
         return providers
     }
 
+    /// The embedding chain as `parley doctor` shows it: the OpenAI-compatible server, Ollama
+    /// and the on-device model, in the order requests try them, configured or not, each with
+    /// whether it can serve and why.
+    public nonisolated func embeddingReport() async -> [ProviderReport] {
+        let openAIBase = settings.value("OPENAI_BASE_URL"), openAIKey = settings.value("OPENAI_API_KEY")
+        let openAI = OpenAIEmbeddings(baseURL: openAIBase ?? OpenAILanguageModel.Configuration.defaultBaseURL, apiKey: openAIKey,
+                                      defaultModel: settings.value("OPENAI_EMBEDDING_MODEL") ?? "text-embedding-3-small")
+        let ollama = OllamaEmbeddings(host: settings.value("OLLAMA_HOST") ?? OllamaLanguageModel.Configuration.defaultHost,
+                                      defaultModel: settings.value("OLLAMA_EMBEDDING_MODEL") ?? "nomic-embed-text")
+        let candidates: [(provider: any EmbeddingProvider, name: String, placement: ProviderPlacement, configured: Bool, remedy: String)] = [
+            (openAI, "openai", openAIBase == nil ? .cloud : .selfHosted, openAIBase != nil || openAIKey != nil,
+             "set OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server"),
+            (ollama, "ollama", .selfHosted, settings.value("OLLAMA_HOST") != nil, "set OLLAMA_HOST"),
+            (engines.embedder, "local", .onDevice, true, "run scripts/setup, which fetches all-MiniLM-L6-v2 and converts it to GGUF"),
+        ]
+        var chain: [ProviderReport] = []
+        for candidate in candidates {
+            let availability: Availability = candidate.configured ? await candidate.provider.availability() : .unsupported(reason: "not configured")
+            chain.append(ProviderReport(
+                provider: candidate.provider.identity.description, name: candidate.name, placement: candidate.placement,
+                local: candidate.provider.identity.isLocal, configured: candidate.configured,
+                available: candidate.configured && availability.isReady,
+                reason: candidate.configured ? availability.description : "not configured (\(candidate.remedy))",
+                remedy: availability.isReady ? nil : (candidate.configured ? availability.remedy ?? candidate.remedy : candidate.remedy),
+                health: "unknown"))
+        }
+        return chain
+    }
+
     /// The on-device embedder when its model file is installed; otherwise `nil`, after a
     /// warning (once per file) that says how to install it, unless `warn` is `false` (a
     /// spoken or typed conversation, whose material search then goes by words, as it does

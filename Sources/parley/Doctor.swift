@@ -35,6 +35,7 @@ struct Doctor: AsyncParsableCommand {
             }
             return capability
         }
+        let embeddings = await runtime.embeddingReport()
         let resources = await SystemResourceMonitor().snapshot()
         let settingsFile = settings.file.path
         if json {
@@ -46,6 +47,7 @@ struct Doctor: AsyncParsableCommand {
             }
             struct Report: Encodable {
                 var capabilities: [CapabilityReport]
+                var embeddings: [ProviderReport]
                 var resources: Resources
                 var settings_file: String
             }
@@ -53,6 +55,7 @@ struct Doctor: AsyncParsableCommand {
             encoder.outputFormatting = [.sortedKeys]
             let document = Report(
                 capabilities: report,
+                embeddings: embeddings,
                 resources: Resources(available_memory_mb: resources.availableMemory.map { $0 >> 20 },
                                      total_memory_mb: resources.totalMemory.map { $0 >> 20 },
                                      memory_pressure_percent: resources.memoryPressure,
@@ -75,9 +78,11 @@ struct Doctor: AsyncParsableCommand {
         if let budget = settings.budget {
             print(String(format: "Budget: $%.2f a month, alert at $%.2f; charges kept in %@", budget.monthly, budget.alert, runtime.databaseURL.path))
         }
-        for capability in report {
-            print("\(capability.capability): uses \(capability.uses ?? "nothing — no provider can serve")")
-            for entry in capability.chain {
+        let chains = report.map { ("\($0.capability)", $0.chain, $0.uses) }
+            + [("Embeddings", embeddings, embeddings.first(where: \.available)?.provider)]
+        for (capability, chain, uses) in chains {
+            print("\(capability): uses \(uses ?? "nothing — no provider can serve")")
+            for entry in chain {
                 let mark = entry.available ? "✓" : "·"
                 let place = entry.placement.rawValue
                 let fix = entry.remedy.flatMap { entry.reason.contains($0) ? nil : " → \($0)" } ?? ""

@@ -246,6 +246,7 @@ struct ParleyCLITests {
                 var uses: String?
             }
             var capabilities: [Capability]
+            var embeddings: [Capability.Entry]
         }
         let report = try JSONDecoder().decode(Report.self, from: Data(result.stdout.utf8))
         #expect(report.capabilities.map(\.capability) == ["LLM", "STT", "TTS", "VAD"])
@@ -256,6 +257,11 @@ struct ParleyCLITests {
         #expect(llm.chain.first { $0.provider.hasPrefix("anthropic") }?.reason == "not configured (set ANTHROPIC_API_KEY)")
         #expect(report.capabilities[1].uses?.hasPrefix("whisper.cpp") == true)
         #expect(report.capabilities[3].uses == "silero (v6)")
+        // The embedding chain: the server (unreachable here), Ollama (not configured), on device.
+        #expect(report.embeddings.count == 3)
+        #expect(report.embeddings.first.map { !$0.available && $0.provider.hasPrefix("openai") } == true)
+        #expect(report.embeddings.dropFirst().first?.reason == "not configured (set OLLAMA_HOST)")
+        #expect(report.embeddings.last?.provider.hasPrefix("llama.cpp") == true)
         #expect(!result.stdout.contains("sk-hidden"))
     }
 }
