@@ -464,6 +464,10 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         func mix(_ value: UInt64) {
             hash = (hash ^ value) &* 0x0000_0100_0000_01B3
         }
+        // The files' generation: files of the first were written in place, and one written by
+        // two processes at once could be cut short (llama.cpp aborts reading one), so none of
+        // them is read again; they are pruned like any old file.
+        mix(Self.promptMemoryGeneration)
         for byte in configuration.modelPath.utf8 { mix(UInt64(byte)) }
         let size = (try? FileManager.default.attributesOfItem(atPath: configuration.modelPath)[.size] as? Int) ?? 0
         mix(UInt64(size))
@@ -472,14 +476,21 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         return folder.appendingPathComponent("prompt-\(String(hash, radix: 16)).bin").path
     }
 
-    /// Writes memory to `path` and keeps only the newest few such files.
+    /// Writes memory to `path` and keeps only the newest few such files. The file is written
+    /// under a name of its own and then renamed over `path`, so that another process reading
+    /// `path` (llama.cpp aborts on a file cut short) sees a whole file, old or new, never one
+    /// being written.
     private func keep(_ session: LlamaSession, at path: String) {
         guard let folder = configuration.promptMemoryDirectory else { return }
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        guard session.saveMemory(to: path) else { return }
+        let partial = folder.appendingPathComponent(".writing-\(UUID().uuidString)").path
+        guard session.saveMemory(to: partial), rename(partial, path) == 0 else {
+            unlink(partial)
+            return
+        }
         logger.debug("kept \(session.cachedTokens.count) prompt tokens in \(path)")
         let files = ((try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: [.contentModificationDateKey])) ?? [])
-            .filter { $0.lastPathComponent.hasPrefix("prompt-") }
+            .filter { $0.lastPathComponent.hasPrefix("prompt-") && $0.pathExtension == "bin" }
             .sorted {
                 let first = (try? $0.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate) ?? .distantPast
                 let second = (try? $1.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate) ?? .distantPast
@@ -487,6 +498,9 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
             }
         for old in files.dropFirst(Self.promptMemoryFiles) { try? FileManager.default.removeItem(at: old) }
     }
+
+    /// The generation of the prompt memory files' names (see ``promptMemoryFile(for:)``).
+    static let promptMemoryGeneration: UInt64 = 2
 
     /// How many prompt memory files are kept.
     static let promptMemoryFiles = 6
