@@ -14,36 +14,16 @@ extension Runtime {
     /// GGUF) when its file is there. A missing on-device model is logged once as a warning and
     /// not offered. Empty when nothing is configured or installed.
     public nonisolated func embeddingProviders() -> [any EmbeddingProvider] {
-        var providers: [any EmbeddingProvider] = []
-        let openAIBase = settings.value("OPENAI_BASE_URL"), openAIKey = settings.value("OPENAI_API_KEY")
-        if openAIBase != nil || openAIKey != nil {
-            providers.append(OpenAIEmbeddings(baseURL: openAIBase ?? OpenAILanguageModel.Configuration.defaultBaseURL, apiKey: openAIKey,
-                                              defaultModel: settings.value("OPENAI_EMBEDDING_MODEL") ?? "text-embedding-3-small"))
-        }
-        if let host = settings.value("OLLAMA_HOST") {
-            providers.append(OllamaEmbeddings(host: host, defaultModel: settings.value("OLLAMA_EMBEDDING_MODEL") ?? "nomic-embed-text"))
-        }
-        if let local = onDeviceEmbedder() { providers.append(local) }
-        return providers
+        let servers = embeddingCandidates().filter { $0.configured && $0.placement != .onDevice }.map(\.provider)
+        return servers + (onDeviceEmbedder().map { [$0] } ?? [])
     }
 
     /// The embedding chain as `parley doctor` shows it: the OpenAI-compatible server, Ollama
     /// and the on-device model, in the order requests try them, configured or not, each with
     /// whether it can serve and why.
     public nonisolated func embeddingReport() async -> [ProviderReport] {
-        let openAIBase = settings.value("OPENAI_BASE_URL"), openAIKey = settings.value("OPENAI_API_KEY")
-        let openAI = OpenAIEmbeddings(baseURL: openAIBase ?? OpenAILanguageModel.Configuration.defaultBaseURL, apiKey: openAIKey,
-                                      defaultModel: settings.value("OPENAI_EMBEDDING_MODEL") ?? "text-embedding-3-small")
-        let ollama = OllamaEmbeddings(host: settings.value("OLLAMA_HOST") ?? OllamaLanguageModel.Configuration.defaultHost,
-                                      defaultModel: settings.value("OLLAMA_EMBEDDING_MODEL") ?? "nomic-embed-text")
-        let candidates: [(provider: any EmbeddingProvider, name: String, placement: ProviderPlacement, configured: Bool, remedy: String)] = [
-            (openAI, "openai", openAIBase == nil ? .cloud : .selfHosted, openAIBase != nil || openAIKey != nil,
-             "set OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server"),
-            (ollama, "ollama", .selfHosted, settings.value("OLLAMA_HOST") != nil, "set OLLAMA_HOST"),
-            (engines.embedder, "local", .onDevice, true, "run scripts/setup, which fetches all-MiniLM-L6-v2 and converts it to GGUF"),
-        ]
         var chain: [ProviderReport] = []
-        for candidate in candidates {
+        for candidate in embeddingCandidates() {
             let availability: Availability = candidate.configured ? await candidate.provider.availability() : .unsupported(reason: "not configured")
             chain.append(ProviderReport(
                 provider: candidate.provider.identity.description, name: candidate.name, placement: candidate.placement,
@@ -54,6 +34,24 @@ extension Runtime {
                 health: "unknown"))
         }
         return chain
+    }
+
+    /// Every embedding provider in chain order, configured or not, as the settings make them.
+    private nonisolated func embeddingCandidates() -> [EmbeddingCandidate] {
+        let openAIBase = settings.value("OPENAI_BASE_URL"), openAIKey = settings.value("OPENAI_API_KEY"), ollamaHost = settings.value("OLLAMA_HOST")
+        return [
+            EmbeddingCandidate(
+                provider: OpenAIEmbeddings(baseURL: openAIBase ?? OpenAILanguageModel.Configuration.defaultBaseURL, apiKey: openAIKey,
+                                           defaultModel: settings.value("OPENAI_EMBEDDING_MODEL") ?? "text-embedding-3-small"),
+                name: "openai", placement: openAIBase == nil ? .cloud : .selfHosted, configured: openAIBase != nil || openAIKey != nil,
+                remedy: "set OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server"),
+            EmbeddingCandidate(
+                provider: OllamaEmbeddings(host: ollamaHost ?? OllamaLanguageModel.Configuration.defaultHost,
+                                           defaultModel: settings.value("OLLAMA_EMBEDDING_MODEL") ?? "nomic-embed-text"),
+                name: "ollama", placement: .selfHosted, configured: ollamaHost != nil, remedy: "set OLLAMA_HOST"),
+            EmbeddingCandidate(provider: engines.embedder, name: "local", placement: .onDevice, configured: true,
+                               remedy: "run scripts/setup, which fetches all-MiniLM-L6-v2 and converts it to GGUF"),
+        ]
     }
 
     /// The on-device embedder when its model file is installed; otherwise `nil`, after a
@@ -73,6 +71,15 @@ extension Runtime {
         }
         return embedder
     }
+}
+
+/// One embedding provider and what the settings say of it.
+private struct EmbeddingCandidate {
+    var provider: any EmbeddingProvider
+    var name: String
+    var placement: ProviderPlacement
+    var configured: Bool
+    var remedy: String
 }
 
 /// The missing model files already warned about (one warning per file and process).
