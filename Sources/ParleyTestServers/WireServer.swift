@@ -40,7 +40,10 @@ public final class WireServer: Sendable {
     public enum Ending: Sendable {
         /// Properly.
         case complete
-        /// The connection is dropped without finishing the body.
+        /// The connection is dropped without finishing the body, a moment after the last chunk:
+        /// an HTTP client may drop body parts it has read but not yet handed over when the
+        /// connection fails in the same read (AsyncHTTPClient does), so the pause lets what was
+        /// sent reach the caller before the cut, as it would from a server far away.
         case cut
         /// Nothing more is sent until the client goes away (checked by writing `keepAlive`
         /// every `interval` if given, else by silence).
@@ -115,6 +118,7 @@ public final class WireServer: Sendable {
                     case .complete:
                         try await writer.finish(nil)
                     case .cut:
+                        try await Task.sleep(for: .milliseconds(250))
                         throw CutStream()
                     case .stall(let keepAlive, let interval):
                         while true {

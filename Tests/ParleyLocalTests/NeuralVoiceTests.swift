@@ -55,8 +55,11 @@ struct NeuralVoiceTests {
             "How is the weather today?",
             "Please remind me to call my mother tomorrow morning.",
             "The quick brown fox jumps over the lazy dog.",
-            // (Not "… on the Seine": tiny.en writes "same" whoever says it.)
-            "Paris is the capital of France, and it is a beautiful city.",
+            // (Not "… on the Seine": tiny.en writes "same" whoever says it. Not "Paris is the
+            // capital of France, …": the voice's "Paris" comes out near "Tharis" about one time
+            // in ten, which tiny.en writes "terraces the" (two words) and Moonshine still
+            // hears as "Paris"; 12 of 130 syntheses.)
+            "Rome is an old city, and it has many beautiful churches.",
         ]
         var total = 0
         for sentence in sentences {

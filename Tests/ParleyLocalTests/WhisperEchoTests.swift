@@ -32,6 +32,22 @@ struct WhisperEchoTests {
         #expect(WhisperSpeechToText.withoutEchoes(segments, samples: Self.speech(2) + Self.silence(0.3)) == [segments[0]])
     }
 
+    @Test("a segment made up in the quiet at the clip's very end is dropped; words said there are kept")
+    func quietTail() {
+        // As tiny.en heard a 3.23 s sentence: its words, then "Okay." from 3.0 s, where only the
+        // fading end of the last word and 0.15 s of quiet remain.
+        let fading = Self.speech(3).enumerated().map { $0.offset >= 46_400 ? $0.element * 0.05 : $0.element }
+        let samples = fading + Self.silence(0.23)
+        let sentence = Transcript.Segment(start: 0, end: 3, text: "Paris is the capital of France, and it is a beautiful city.")
+        let madeUp = Transcript.Segment(start: 3, end: 10, text: "Okay.")
+        #expect(WhisperSpeechToText.withoutEchoes([sentence, madeUp], samples: samples) == [sentence])
+        // The same word, said: kept.
+        let said = Self.speech(3) + Self.speech(0.3) + Self.silence(0.1)
+        #expect(WhisperSpeechToText.withoutEchoes([sentence, madeUp], samples: said) == [sentence, madeUp])
+        // A clip's only segment is never dropped this way (the VAD decides whether there is speech).
+        #expect(WhisperSpeechToText.withoutEchoes([madeUp], samples: samples) == [madeUp])
+    }
+
     @Test("a sentence said twice is heard twice, and different words over silence are kept")
     func realWordsKept() {
         let twice = Self.speech(2) + Self.silence(0.2) + Self.speech(2)

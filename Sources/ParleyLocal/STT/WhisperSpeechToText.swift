@@ -86,8 +86,11 @@ public actor WhisperSpeechToText: SpeechToTextProvider {
     /// What is 7 times 8?", at 0–2 s and 2–4 s of a 2.3 s clip). Dropped: a segment that starts
     /// at or after the end of the audio (there is nothing in it), and one that repeats the
     /// words of the segment before it over audio that is mostly quiet (someone who says a
-    /// sentence twice is heard twice). Any other segment is kept: words are never dropped on
-    /// a guess.
+    /// sentence twice is heard twice), and one after the first that starts in the clip's last
+    /// ``quietTail`` with nothing at speech level from its start to the clip's end (tiny.en
+    /// heard "Paris is the capital of France, and it is a beautiful city." and then "Okay.",
+    /// or "The end of the video.", from 3.0 s of a 3.2 s clip whose last 0.15 s is quiet).
+    /// Any other segment is kept: words are never dropped on a guess.
     static func withoutEchoes(_ segments: [Transcript.Segment], samples: [Float]) -> [Transcript.Segment] {
         let rate = 16_000.0
         let duration = Double(samples.count) / rate
@@ -104,14 +107,24 @@ public actor WhisperSpeechToText: SpeechToTextProvider {
             let loud = levels[first..<last].filter { $0 >= speech }.count
             return Double(loud) < 0.3 * Double(last - first)
         }
+        func silentToTheEnd(_ segment: Transcript.Segment) -> Bool {
+            guard duration - segment.start <= quietTail else { return false }
+            let first = max(0, Int(segment.start * rate) / window)
+            return first >= levels.count || levels[first...].allSatisfy { $0 < speech }
+        }
         var kept: [Transcript.Segment] = []
         for segment in segments where segment.start < duration {
             if let previous = kept.last, !words(of: segment.text).isEmpty, words(of: segment.text) == words(of: previous.text),
                mostlyQuiet(segment) { continue }
+            if !kept.isEmpty, silentToTheEnd(segment) { continue }
             kept.append(segment)
         }
         return kept
     }
+
+    /// How near the clip's end a segment after the first must start, over audio with nothing
+    /// at speech level, to be taken for one Whisper made up in the quiet after the last word.
+    static let quietTail = 0.5
 
     /// The words of `text`, for comparison: lowercased letters and digits, one space between.
     private static func words(of text: String) -> String {
