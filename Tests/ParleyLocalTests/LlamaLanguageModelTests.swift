@@ -99,12 +99,18 @@ struct LlamaLanguageModelTests {
             """)
         // Memory is kept for instructions of 64 tokens or more.
         #expect(try LlamaSession(modelPath: path, contextLength: 256, threads: 1).tokenize(system.text).count >= 64)
+        // Left by processes killed while writing: one long ago (pruned when a file is kept), one just now (kept).
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let abandoned = folder.appendingPathComponent(".writing-abandoned"), underWay = folder.appendingPathComponent(".writing-under-way")
+        for file in [abandoned, underWay] { try Data([1, 2, 3]).write(to: file) }
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3_600)], ofItemAtPath: abandoned.path)
         // The run before: nothing on disk yet, so it evaluates everything and keeps the instructions.
         let before = LlamaLanguageModel(configuration: configuration)
         let first = try await before.completeText(ChatRequest(messages: [system, .user("What is the capital of France?")], sampling: greedy))
         #expect(first.usage.cachedInputTokens == 0)
         let kept = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("prompt-") }
         #expect(kept.count == 1, "files: \(kept)")
+        #expect(!FileManager.default.fileExists(atPath: abandoned.path) && FileManager.default.fileExists(atPath: underWay.path))
 
         let request = ChatRequest(messages: [system, .user("What is the capital of Italy?")], sampling: greedy)
         let next = LlamaLanguageModel(configuration: configuration)

@@ -489,7 +489,14 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
             return
         }
         logger.debug("kept \(session.cachedTokens.count) prompt tokens in \(path)")
-        let files = ((try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: [.contentModificationDateKey])) ?? [])
+        let listed = (try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: [.contentModificationDateKey])) ?? []
+        // A file a process was writing when it was killed is never renamed: gone after a while
+        // (long after any write still under way would have ended).
+        for stale in listed where stale.lastPathComponent.hasPrefix(".writing-") {
+            let modified = (try? stale.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate) ?? .distantFuture
+            if modified.timeIntervalSinceNow < -Self.abandonedWriteAge { try? FileManager.default.removeItem(at: stale) }
+        }
+        let files = listed
             .filter { $0.lastPathComponent.hasPrefix("prompt-") && $0.pathExtension == "bin" }
             .sorted {
                 let first = (try? $0.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate) ?? .distantPast
@@ -504,6 +511,9 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
 
     /// How many prompt memory files are kept.
     static let promptMemoryFiles = 6
+
+    /// Seconds after which a prompt memory file still under its writing name was abandoned.
+    static let abandonedWriteAge: TimeInterval = 600
 
     /// What ``endOfTurnProbability(after:utterance:scoring:)`` reads after the words.
     public enum TurnScoring: Sendable {
