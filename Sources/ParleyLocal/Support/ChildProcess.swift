@@ -181,6 +181,12 @@ extension ChildProcess {
 }
 
 #if os(Linux) || os(macOS)
+extension ChildProcess {
+    /// Makes a write to a program that has exited fail with `EPIPE` rather than end this
+    /// process (see `ignoreBrokenPipes`); for code that talks to a program itself.
+    static func stopBrokenPipeSignals() { _ = ignoreBrokenPipes }
+}
+
 /// A write to a program that has exited fails with `EPIPE` instead of the signal that would
 /// end this process (the default for `SIGPIPE`); evaluated once, before the first child.
 private let ignoreBrokenPipes: Void = {
