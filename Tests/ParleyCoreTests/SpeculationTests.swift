@@ -256,3 +256,57 @@ struct SpeculationTests {
         #expect(await llm.requests.map { $0.messages.last?.text } == ["Can you tell me what the largest planet is?"])
     }
 }
+
+/// A transcriber whose first call (a windowed partial) runs until it is cancelled, and records
+/// that; every later call waits for the first to end, as calls of an on-device engine take
+/// turns, then answers `transcript`.
+actor StalledPartialSpeechToText: SpeechToTextProvider {
+    nonisolated let identity = ProviderIdentity(name: "stalled-stt", isLocal: true)
+    nonisolated let preferredSampleRate = 16_000
+    private let transcript: String
+    private(set) var calls = 0
+    private(set) var partialCancelled = false
+    private var partialRunning = false
+
+    init(transcript: String) { self.transcript = transcript }
+
+    nonisolated func availability() async -> Availability { .ready }
+
+    func transcribe(_ audio: AudioBuffer, options: TranscriptionOptions) async throws -> Transcript {
+        calls += 1
+        guard calls == 1 else {
+            while partialRunning { try await Task.sleep(for: .milliseconds(5)) }
+            return Transcript(text: transcript)
+        }
+        partialRunning = true
+        defer { partialRunning = false }
+        while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
+        partialCancelled = true
+        throw CancellationError()
+    }
+}
+
+@Suite("A partial transcript overtaken by the pause's transcription", .timeLimit(.minutes(1)))
+struct StalePartialTests {
+    @Test("a windowed partial still under way when a pause is scored is cancelled; the turn is answered from the pause's transcript")
+    func cancelledAtThePause() async throws {
+        let stt = StalledPartialSpeechToText(transcript: "What is the capital of France?")
+        let llm = ScriptedLanguageModel(replies: [["Paris."]])
+        let session = makeSession(stt: stt, llm: llm) {
+            $0.partialInterval = 0.5
+            $0.segmentation.endSilence = 1.2
+            $0.turnPrediction = TurnPrediction(predictor: FixedTurnPredictor(), policy: TurnPolicy(shortSilence: 0.4, longSilence: 1.2))
+        }
+        let input = FrameFeed()
+        let run = Task { try await session.run(input.stream) }
+        input.feed(TestAudio.speech(1) + TestAudio.silence(1.5))
+        input.finish()
+        let turns = try await run.value
+        #expect(await stt.partialCancelled)
+        // Scored in the pause, so ended by the prediction (a partial left running would have
+        // held the pause's transcription until the long silence ended the turn).
+        #expect(turns.first?.endOfTurn?.contains("complete") == true, "\(turns.first?.endOfTurn ?? "no reason")")
+        #expect(turns.map(\.transcript) == ["What is the capital of France?"])
+        #expect(turns.map(\.reply) == ["Paris."])
+    }
+}

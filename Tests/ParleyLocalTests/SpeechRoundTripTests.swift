@@ -23,6 +23,36 @@ struct SpeechRoundTripTests {
         #expect(chunks.allSatisfy { $0.sampleRate == 22_050 && $0.duration > 0.3 && $0.peak > 0.05 })
     }
 
+    @Test("a transcription asked to stop stops inside whisper.cpp; one cancelled while waiting for the compute lane gives its turn back")
+    func cancelled() async throws {
+        let stt = try whisper()
+        try await stt.load()
+        let speech = try await tts.synthesizeAll("What is the capital of France?").resampled(to: 16_000)
+        let context = try WhisperContext(modelPath: TestEnvironment.paths.defaultWhisperModel.path)
+        let abort = WhisperAbort()
+        abort.request()
+        #expect(throws: WhisperError.self) { try context.transcribe(speech.samples, threads: 2, prompt: nil, abort: abort) }
+        #expect(try context.transcribe(speech.samples, threads: 2, prompt: nil, abort: WhisperAbort()).map(\.text).joined().contains("France"))
+
+        // The lane is busy: the transcription waits for it, is cancelled, and never runs.
+        let lane = ComputeLane.shared
+        let (entered, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        let holder = Thread {
+            lane.run {
+                entered.signal()
+                release.wait()
+            }
+        }
+        holder.start()
+        entered.wait()
+        let waiting = Task { try await stt.transcribe(speech, options: TranscriptionOptions()) }
+        try await Task.sleep(for: .milliseconds(100))
+        waiting.cancel()
+        release.signal()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+        #expect(try await stt.transcribe(speech, options: TranscriptionOptions()).text.contains("France"))
+    }
+
     @Test("a faster rate gives shorter speech")
     func rate() async throws {
         let normal = try await tts.synthesizeAll("This sentence is spoken twice.", options: SpeechOptions(rate: 1))

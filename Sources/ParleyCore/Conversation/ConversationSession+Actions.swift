@@ -199,7 +199,7 @@ extension ConversationSession {
             case nil:
                 try await predictTurnEnd()
                 guard let detector, let partial = transcriber.heard(scored, in: detector) else { break }
-                Task {
+                windowedPartial = Task {
                     let text = await partial.transcribe()
                     self.partialArrived(text, utterance: partial.utterance, windowed: true)
                 }
@@ -222,6 +222,9 @@ extension ConversationSession {
         }
         guard silence >= prediction.policy.scoringSilence, scoringSegmentEnd != segment.end else { return }
         scoringSegmentEnd = segment.end
+        // A partial transcript still under way would only hold up the transcription of the
+        // words so far, which says more.
+        windowedPartial?.cancel()
         // The words of the utterance so far, with any speech kept from before it.
         let whole = kept.covering(segment)
         let audio = detector.audio(from: whole.start, to: whole.end)

@@ -17,6 +17,8 @@ extension ConversationSession {
             return
         }
         broadcast(.speechStopped(at: ended.segment.endTime))
+        // The whole utterance is transcribed now: a partial transcript still under way is stale.
+        windowedPartial?.cancel()
         // The utterance's speech, from that of a stretch before it with no recognisable words;
         // held until it is known whether it is kept for the next utterance.
         let segment = kept.end(ended.segment)

@@ -71,6 +71,9 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
     /// The number of the last reply started.
     var replies = 0
     var listenTimer: Task<Void, Never>?
+    /// The windowed partial transcript under way, if any: cancelled when the words are
+    /// transcribed whole (a pause scored, the utterance ended), which makes it stale.
+    var windowedPartial: Task<Void, Never>?
     /// Time spent in voice activity detection since the last spoken turn.
     var detection = Duration.zero
     /// When the audio arrived: the detector's sample count after each frame, and the time.

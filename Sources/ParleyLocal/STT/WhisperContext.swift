@@ -5,6 +5,7 @@ import ParleyEngines  // Apple platforms: whisper.cpp in Frameworks/ParleyEngine
 #endif
 import Foundation
 import Logging
+import Synchronization
 import ParleyCore
 
 /// One loaded whisper.cpp model. Owns the C context and frees it in `deinit`; no C pointer
@@ -36,7 +37,10 @@ final class WhisperContext {
     /// Transcribes 16 kHz mono samples; returns the timed segments, with each word's times
     /// when `words` is set (whisper.cpp's token timestamps), translated into English when
     /// `translate` is set and the model is multilingual.
-    func transcribe(_ samples: [Float], threads: Int, prompt: String?, words: Bool = false, translate: Bool = false) throws(WhisperError) -> [Segment] {
+    /// `abort`, set from another thread, stops the transcription at whisper.cpp's next check
+    /// (it then fails with ``WhisperError/transcriptionFailed(code:)``).
+    func transcribe(_ samples: [Float], threads: Int, prompt: String?, words: Bool = false, translate: Bool = false,
+                    abort: WhisperAbort? = nil) throws(WhisperError) -> [Segment] {
         var params = whisper_full_default_params(WHISPER_SAMPLING_GREEDY)
         params.n_threads = Int32(threads)
         params.print_progress = false
@@ -54,6 +58,14 @@ final class WhisperContext {
         var padded = samples
         if padded.count < 16_000 { padded += [Float](repeating: 0, count: 16_000 - padded.count) }
         params.audio_ctx = Self.audioContext(samples: padded.count, modelContext: Int(whisper_model_n_audio_ctx(context)))
+        if let abort {
+            // The flag outlives the call: the caller holds it until this returns.
+            params.abort_callback = { data in
+                guard let data else { return false }
+                return Unmanaged<WhisperAbort>.fromOpaque(data).takeUnretainedValue().isRequested
+            }
+            params.abort_callback_user_data = Unmanaged.passUnretained(abort).toOpaque()
+        }
         let code: Int32 = prompt.map { text in
             text.withCString { cPrompt in
                 params.initial_prompt = cPrompt
@@ -91,6 +103,18 @@ final class WhisperContext {
         }
         return words
     }
+}
+
+/// A request to stop a transcription under way, made from any thread (a cancelled task's
+/// handler) and read by whisper.cpp's abort callback.
+final class WhisperAbort: Sendable {
+    private let requested = Atomic<Bool>(false)
+
+    /// Asks the transcription to stop.
+    func request() { requested.store(true, ordering: .relaxed) }
+
+    /// Whether it was asked to stop.
+    var isRequested: Bool { requested.load(ordering: .relaxed) }
 }
 
 extension WhisperContext {

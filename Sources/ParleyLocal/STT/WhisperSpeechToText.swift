@@ -45,13 +45,32 @@ public actor WhisperSpeechToText: SpeechToTextProvider {
         return loaded
     }
 
-    public func transcribe(_ audio: AudioBuffer, options: TranscriptionOptions) throws -> Transcript {
+    /// Cancelling the calling task stops a transcription under way (whisper.cpp checks between
+    /// steps) or not yet begun, with `CancellationError`: a partial transcript overtaken by the
+    /// end of the utterance gives its turn on the compute lane back at once.
+    public func transcribe(_ audio: AudioBuffer, options: TranscriptionOptions) async throws -> Transcript {
         guard !audio.isEmpty else { throw ProviderError.invalidInput("The audio is empty.") }
+        try Task.checkCancellation()
         let samples = audio.resampled(to: preferredSampleRate).samples
         let context = try loadedContext()
-        let segments = try ComputeLane.shared.run {
-            try context.transcribe(samples, threads: CoreShare.shared.threads(upTo: threads), prompt: options.prompt,
-                                   words: options.wordTimestamps, translate: options.translate)
+        let abort = WhisperAbort()
+        let threads = self.threads
+        let segments = try await withTaskCancellationHandler {
+            try withExtendedLifetime(abort) {
+                try ComputeLane.shared.run {
+                    // Cancelled while it waited for its turn: the turn is given back unused.
+                    if abort.isRequested { throw CancellationError() }
+                    do {
+                        return try context.transcribe(samples, threads: CoreShare.shared.threads(upTo: threads), prompt: options.prompt,
+                                                      words: options.wordTimestamps, translate: options.translate, abort: abort)
+                    } catch {
+                        if abort.isRequested { throw CancellationError() }
+                        throw error
+                    }
+                }
+            }
+        } onCancel: {
+            abort.request()
         }
         let parts = Self.withoutEchoes(segments.map { Transcript.Segment(start: $0.start, end: $0.end, text: $0.text.trimmingCharacters(in: .whitespaces)) },
                                        samples: samples)
