@@ -87,6 +87,30 @@ struct MoonshineSpeechToTextTests {
         #expect(wordErrors(RealRecording.words(heard.text), RealRecording.words(recording.reference)) <= 1, "heard: \(heard.text)")
     }
 
+    @Test("a transcription cancelled while it waits for the compute lane never runs, and gives its turn back")
+    func cancelled() async throws {
+        let stt = try moonshine()
+        try await stt.load()
+        let recording = try #require(try recordings().first { $0.name == "austen-0930" })
+        let audio = try WAV.read(from: recording.file)
+        let (entered, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        let holder = Thread {
+            ComputeLane.shared.run {
+                entered.signal()
+                release.wait()
+            }
+        }
+        holder.start()
+        entered.wait()
+        let waiting = Task { try await stt.transcribe(audio, options: TranscriptionOptions()) }
+        try await Task.sleep(for: .milliseconds(100))
+        waiting.cancel()
+        release.signal()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+        let heard = try await stt.transcribe(audio, options: TranscriptionOptions())
+        #expect(wordErrors(RealRecording.words(heard.text), RealRecording.words(recording.reference)) <= 1, "heard: \(heard.text)")
+    }
+
     @Test("a missing model: availability names the file and how to get it, and a transcription fails saying so")
     func missingModel() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-moonshine-\(UUID().uuidString)", isDirectory: true)

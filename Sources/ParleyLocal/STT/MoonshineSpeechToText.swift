@@ -64,13 +64,20 @@ public actor MoonshineSpeechToText: SpeechToTextProvider {
     /// The words of `audio`; an empty transcript for empty or silent audio. Moonshine gives
     /// no timings: the transcript's one segment spans the audio, and word timings (which
     /// `options` may ask for) are not given.
+    /// A cancelled task's transcription stops before its next piece (ONNX Runtime cannot be
+    /// stopped within one), giving its turn on the compute lane back: a stale partial
+    /// transcript does not hold up the one that replaces it.
     public func transcribe(_ audio: AudioBuffer, options: TranscriptionOptions) throws -> Transcript {
+        try Task.checkCancellation()
         let samples = audio.resampled(to: preferredSampleRate).samples
         guard let speech = Self.speechRange(samples, rate: preferredSampleRate) else { return Transcript(text: "") }
         let context = try loadedContext()
         let pieces = Self.pieces(of: speech, in: samples, rate: preferredSampleRate)
         let texts = try ComputeLane.shared.run {
-            try pieces.map { piece in try context.transcribe(Array(samples[piece])) }
+            try pieces.map { piece in
+                try Task.checkCancellation()
+                return try context.transcribe(Array(samples[piece]))
+            }
         }
         let text = Self.cleaned(texts.joined(separator: " "))
         guard !text.isEmpty else { return Transcript(text: "") }
