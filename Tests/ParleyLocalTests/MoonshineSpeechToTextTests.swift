@@ -93,19 +93,7 @@ struct MoonshineSpeechToTextTests {
         try await stt.load()
         let recording = try #require(try recordings().first { $0.name == "austen-0930" })
         let audio = try WAV.read(from: recording.file)
-        let (entered, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
-        let holder = Thread {
-            ComputeLane.shared.run {
-                entered.signal()
-                release.wait()
-            }
-        }
-        holder.start()
-        entered.wait()
-        let waiting = Task { try await stt.transcribe(audio, options: TranscriptionOptions()) }
-        try await Task.sleep(for: .milliseconds(100))
-        waiting.cancel()
-        release.signal()
+        let waiting = try await TestEnvironment.cancelledWhileTheLaneIsBusy { try await stt.transcribe(audio, options: TranscriptionOptions()) }
         await #expect(throws: CancellationError.self) { try await waiting.value }
         let heard = try await stt.transcribe(audio, options: TranscriptionOptions())
         #expect(wordErrors(RealRecording.words(heard.text), RealRecording.words(recording.reference)) <= 1, "heard: \(heard.text)")

@@ -35,20 +35,7 @@ struct SpeechRoundTripTests {
         #expect(try context.transcribe(speech.samples, threads: 2, prompt: nil, abort: WhisperAbort()).map(\.text).joined().contains("France"))
 
         // The lane is busy: the transcription waits for it, is cancelled, and never runs.
-        let lane = ComputeLane.shared
-        let (entered, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
-        let holder = Thread {
-            lane.run {
-                entered.signal()
-                release.wait()
-            }
-        }
-        holder.start()
-        entered.wait()
-        let waiting = Task { try await stt.transcribe(speech, options: TranscriptionOptions()) }
-        try await Task.sleep(for: .milliseconds(100))
-        waiting.cancel()
-        release.signal()
+        let waiting = try await TestEnvironment.cancelledWhileTheLaneIsBusy { try await stt.transcribe(speech, options: TranscriptionOptions()) }
         await #expect(throws: CancellationError.self) { try await waiting.value }
         #expect(try await stt.transcribe(speech, options: TranscriptionOptions()).text.contains("France"))
     }

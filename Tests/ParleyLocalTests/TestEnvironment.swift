@@ -1,11 +1,31 @@
 import Foundation
 import ParleyCore
+@testable import ParleyLocal
 import Testing
 
 /// Locates the models and reference data that scripts/setup installs. A missing file fails
 /// the test with a message saying how to get it; these tests never skip.
 enum TestEnvironment {
     static let paths = ParleyPaths.current()
+
+    /// Starts `work` while another thread holds the shared compute lane, cancels it once it
+    /// has had time to reach the lane and wait there, then frees the lane; returns its task.
+    static func cancelledWhileTheLaneIsBusy<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> Task<T, any Error> {
+        let (entered, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        let holder = Thread {
+            ComputeLane.shared.run {
+                entered.signal()
+                release.wait()
+            }
+        }
+        holder.start()
+        entered.wait()
+        let waiting = Task { try await work() }
+        try await Task.sleep(for: .milliseconds(100))
+        waiting.cancel()
+        release.signal()
+        return waiting
+    }
 
     static func require(_ url: URL, sourceLocation: SourceLocation = #_sourceLocation) throws -> URL {
         guard FileManager.default.fileExists(atPath: url.path) else {
