@@ -391,3 +391,49 @@ struct HostGatedConversationTests {
         #expect(await session.state == .idle)
     }
 }
+
+/// An output that notes, as each chunk is played, how many updates the session had broadcast.
+private actor CountingOutput: AudioOutput {
+    var session: TestSession?
+    private(set) var broadcastAtPlay: [Int] = []
+
+    func follow(_ session: TestSession) { self.session = session }
+    func beginReply() {}
+    func play(_ chunk: AudioBuffer) async {
+        if let session { broadcastAtPlay.append(await session.updatesBroadcast) }
+    }
+    func stop() -> Double { 0 }
+    func finish() async -> Double { 0 }
+}
+
+extension ConversationSessionTests {
+    @Test("counted updates: a reply's audio is played after the turn's transcript was broadcast, as the counts tell a late subscriber")
+    func countedUpdates() async throws {
+        let output = CountingOutput()
+        let session = makeSession(stt: ScriptedSpeechToText(transcripts: ["hi"]),
+                                  llm: ScriptedLanguageModel(replies: [["Hello."]]), output: output)
+        await output.follow(session)
+        #expect(await session.updatesBroadcast == 0)
+        let first = await session.countedUpdates()
+        #expect(first.before == 0)
+        let seen = Task {
+            var seen: [ConversationUpdate] = []
+            for await update in first.updates {
+                seen.append(update)
+                if case .transition(_, .idle) = update { break }
+            }
+            return seen
+        }
+        _ = try await session.run(TestAudio.stream(TestAudio.speech(1) + TestAudio.silence(1.5)))
+        let updates = await seen.value
+        #expect(await session.updatesBroadcast == updates.count)
+        // The n-th update (from 1) is the session's n-th: the transcript's number is at most
+        // the count read when the reply's first chunk was played.
+        let transcript = try #require(updates.firstIndex { if case .finalTranscript = $0 { true } else { false } }) + 1
+        let played = try #require(await output.broadcastAtPlay.first)
+        #expect(played >= transcript)
+        // A stream begun later starts counting from what came before it.
+        let later = await session.countedUpdates()
+        #expect(later.before == updates.count)
+    }
+}

@@ -116,6 +116,8 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
     var turnWaiters: [Int: CheckedContinuation<TurnResult?, Never>] = [:]
     var subscribers: [Int: AsyncStream<ConversationUpdate>.Continuation] = [:]
     var lastSubscriber = 0
+    /// How many updates have been broadcast.
+    var broadcasts = 0
     var closed = false
 
     /// Creates a conversation.
@@ -171,11 +173,24 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
         return stream
     }
 
+    /// How many updates have been broadcast since the session was made. Something that
+    /// happens after an update was broadcast (a reply chunk played, say) can wait until a
+    /// subscriber has followed that many, to be told after it (see ``countedUpdates()``).
+    public var updatesBroadcast: Int { broadcasts }
+
+    /// A new stream of everything that happens from now on, as ``updates()``, with the number
+    /// of updates broadcast before it began: its *n*-th update is the session's
+    /// `before + n`-th (see ``updatesBroadcast``).
+    public func countedUpdates() -> (updates: AsyncStream<ConversationUpdate>, before: Int) {
+        (updates(), broadcasts)
+    }
+
     private func unsubscribe(_ id: Int) {
         subscribers[id] = nil
     }
 
     func broadcast(_ update: ConversationUpdate) {
+        broadcasts += 1
         for sink in subscribers.values { sink.yield(update) }
     }
 

@@ -56,6 +56,14 @@ actor RealtimeConnection {
     private var options: ConversationOptions
     private var conversation: RuntimeConversation<ContinuousClock>?
     private var following: Task<Void, Never>?
+    /// How many of the session's updates (``ConversationSession/updatesBroadcast``) the
+    /// follower has taken up.
+    private var followedUpdates = 0
+    /// Reply chunks waiting for the follower to take up the updates broadcast before them.
+    private var followWaiters: [Int: (needed: Int, continuation: CheckedContinuation<Void, Never>)] = [:]
+    private var lastFollowWaiter = 0
+    /// Which session's updates are counted: a closing session's follower may still be running.
+    private var followGeneration = 0
     /// The saved thread to continue (asked for, or written by an earlier conversation).
     private var thread: Int64?
 
@@ -504,9 +512,13 @@ actor RealtimeConnection {
         }
         unavailable = nil
         conversation = made
-        let updates = await made.session.updates()
+        let (updates, before) = await made.session.countedUpdates()
+        followedUpdates = before
+        followGeneration += 1
+        let generation = followGeneration
         following = Task { [weak self] in
-            for await update in updates { await self?.follow(update) }
+            for await update in updates { await self?.follow(update, generation: generation) }
+            await self?.stoppedFollowing(generation: generation)
         }
         try await listen(made.session)
         return made.session
@@ -535,7 +547,14 @@ actor RealtimeConnection {
     }
 
     /// Turns what the conversation reports into server events.
-    private func follow(_ update: ConversationUpdate) async {
+    private func follow(_ update: ConversationUpdate, generation: Int) async {
+        // Counted as taken up before it is handled: what waits for it is resumed after this
+        // update's events are sent (they are sent before this method's first wait), and a
+        // reply waiting for it never holds up an update that waits for the reply (a reset).
+        if generation == followGeneration {
+            followedUpdates += 1
+            resumeFollowWaiters()
+        }
         switch update {
         case .speechStarted(let at):
             // A reply cut before it was heard has no turn of its own: it ends here.
@@ -624,12 +643,62 @@ actor RealtimeConnection {
 
     // MARK: - Responses
 
-    private func replyAudio(_ chunk: AudioBuffer) {
+    /// A chunk of the reply, sent once every update broadcast before it was played has been
+    /// told (the turn's end, its transcript): audio comes from the reply's own task, updates
+    /// through the follower, and a busy machine must not put `response.created` before
+    /// `input_audio_buffer.speech_stopped`. A chunk of a reply cut short while it waited is
+    /// dropped.
+    private func replyAudio(_ chunk: AudioBuffer) async {
+        if let session = conversation?.session {
+            await followed(upTo: await session.updatesBroadcast)
+            if Task.isCancelled { return }
+        }
         ensureResponse()
         guard let response, !response.textOnly else { return }
         let bytes = settings.outputCodec.map { $0.encode(chunk) } ?? PCM16.encode(chunk, rate: settings.outputRate)
         send("response.output_audio.delta", ["response_id": .string(response.id), "item_id": .string(response.itemID), "output_index": .number(0),
                                              "content_index": .number(0), "delta": .string(Data(bytes).base64EncodedString())])
+    }
+
+    /// Waits until the follower has taken up `needed` updates (or stopped), or the task is
+    /// cancelled.
+    private func followed(upTo needed: Int) async {
+        guard followedUpdates < needed else { return }
+        lastFollowWaiter += 1
+        let id = lastFollowWaiter
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if Task.isCancelled || followedUpdates >= needed {
+                    continuation.resume()
+                } else {
+                    followWaiters[id] = (needed, continuation)
+                }
+            }
+        } onCancel: {
+            Task { await self.releaseFollowWaiter(id) }
+        }
+    }
+
+    private func resumeFollowWaiters() {
+        for (id, waiter) in followWaiters where waiter.needed <= followedUpdates {
+            followWaiters[id] = nil
+            waiter.continuation.resume()
+        }
+    }
+
+    private func releaseFollowWaiter(_ id: Int) {
+        followWaiters.removeValue(forKey: id)?.continuation.resume()
+    }
+
+    /// A session's updates ended (it closed): the chunks of its replies wait no more.
+    private func stoppedFollowing(generation: Int) {
+        guard generation == followGeneration else {
+            for waiter in followWaiters.values { waiter.continuation.resume() }
+            followWaiters.removeAll()
+            return
+        }
+        followedUpdates = .max
+        resumeFollowWaiters()
     }
 
     private func ensureResponse() {
