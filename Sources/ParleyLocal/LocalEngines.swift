@@ -78,11 +78,12 @@ public struct LocalEngines: Sendable {
                                                       name: overrides.embeddingModel == nil ? LlamaEmbedder.defaultModelName : nil))
         // `voice` names a neural voice (`joe`) or an espeak-ng one (`en-gb`); each engine takes
         // the names it has, and the other keeps its own default.
-        // One ONNX Runtime thread: measured here it was as fast as two on an idle machine (a
-        // 4.5 s sentence, load included, 1.96 s against 2.15–2.54 s) and faster with the cores
-        // shared (first audio p50 264–305 ms against 439–499 ms), and it leaves no worker
-        // threads spinning beside ggml's.
-        let neural = PiperTextToSpeech(folder: paths.models, cache: paths.voiceCache, defaultVoice: overrides.voice, threads: 1)
+        // Up to two ONNX Runtime threads, as many as the cores other processes leave free:
+        // measured here, a reply's first chunk came 91 ms after its text on two threads of an
+        // idle machine against 133–148 ms on one, but with the cores shared one thread was
+        // faster (first audio p50 264–305 ms against 439–499 ms on two).
+        let neural = PiperTextToSpeech(folder: paths.models, cache: paths.voiceCache, defaultVoice: overrides.voice,
+                                       threads: min(2, overrides.threads))
         // The default voice's names count even before it is pulled: asked for and missing, it
         // falls back to espeak-ng's own voice.
         let neuralNames = Set((neural.voices.flatMap(\.names) + PiperVoice(model: paths.defaultVoiceModel).names).map { $0.lowercased() })

@@ -9,26 +9,46 @@ import ParleyCore
 /// libraries. Speech is made sentence by sentence, each sentence's audio yielded as soon as it
 /// is ready. A voice loads on first use and stays loaded; work runs on the actor's own thread,
 /// taking turns with whisper.cpp and llama.cpp (``ComputeLane``).
+///
+/// With more than one thread allowed, each voice is loaded once per thread count up to it, and a
+/// sentence is spoken on as many threads as the cores other processes leave free (``CoreShare``):
+/// ONNX Runtime's threads, like ggml's, wait for each other, so on a machine with a core busy
+/// one thread is faster than two, and on an idle one two are faster than one.
 public actor PiperTextToSpeech: TextToSpeechProvider {
     public nonisolated let identity: ProviderIdentity
     /// The voices it can speak with, the default first.
     public nonisolated let voices: [PiperVoice]
     /// Where the voices' copies prepared for sherpa-onnx are kept.
     public nonisolated let cache: URL
-    /// CPU threads of the ONNX Runtime.
+    /// The most CPU threads the ONNX Runtime is given.
     public nonisolated let threads: Int
     /// The folder the voices were looked for in (for messages).
     public nonisolated let folder: URL
     private nonisolated let phonemizer: EspeakPhonemizer
     private let executor = ThreadExecutor(name: "parley.piper")
-    private var loaded: [PiperVoice: (context: SherpaVoiceContext, configuration: PiperVoiceConfiguration)] = [:]
+    private var loaded: [PiperVoice: LoadedVoice] = [:]
+    /// The loads of voices' other thread counts, in the background.
+    private var loadingRest: [PiperVoice: Task<Void, Never>] = [:]
+    private let loader = VoiceLoader()
+    /// The thread count of the last sentence spoken (the tests look).
+    private(set) var lastThreads: Int?
+    /// Says how many cores are free (the engines' shared sampler unless a test gives its own).
+    private nonisolated let cores: CoreShare
+
+    /// A voice ready to speak: a context per thread count, 1 to ``threads``.
+    private struct LoadedVoice {
+        var configuration: PiperVoiceConfiguration
+        var contexts: [Int: SherpaVoiceContext]
+    }
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// Creates the provider over the Piper voices in `folder` (see ``PiperVoice/installed(in:)``);
     /// `defaultVoice` names the one used when a request names none (else `en_US-joe-medium`
-    /// when installed, else the first). Nothing is loaded until the first request.
-    public init(folder: URL, cache: URL, defaultVoice: String? = nil, threads: Int = 1, espeak: String = "espeak-ng") {
+    /// when installed, else the first). Nothing is loaded until the first request. Each sentence
+    /// is spoken on at most `threads` threads, as many as `cores` says are free.
+    public init(folder: URL, cache: URL, defaultVoice: String? = nil, threads: Int = 1, espeak: String = "espeak-ng",
+                cores: CoreShare = .shared) {
         var found = PiperVoice.installed(in: folder)
         let preferred = defaultVoice.flatMap { name in found.firstIndex { $0.answers(to: name) } }
             ?? found.firstIndex { $0.name == "en_US-joe-medium" }
@@ -37,6 +57,7 @@ public actor PiperTextToSpeech: TextToSpeechProvider {
         self.folder = folder
         self.cache = cache
         self.threads = max(1, threads)
+        self.cores = cores
         self.phonemizer = EspeakPhonemizer(executable: espeak)
         self.identity = ProviderIdentity(name: "sherpa-onnx", model: found.first?.name ?? "en_US-joe-medium", isLocal: true)
     }
@@ -64,19 +85,62 @@ public actor PiperTextToSpeech: TextToSpeechProvider {
         return match
     }
 
-    /// Loads `voice` now (otherwise it loads on its first sentence).
+    /// Loads `voice` now (otherwise it loads on its first sentence) for as many threads as
+    /// there are free cores, then for the other thread counts on a thread of its own, while
+    /// sentences can already be spoken: until a count is loaded, the nearest loaded one speaks.
     public func load(_ voice: PiperVoice) throws(PiperVoiceError) {
-        _ = try loadedVoice(voice)
+        let (_, configuration) = try loadedVoice(voice, threads: threadCount(for: voice))
+        let missing = (1...threads).filter { loaded[voice]?.contexts[$0] == nil }
+        guard !missing.isEmpty, loadingRest[voice] == nil else { return }
+        let files = try SherpaVoiceFiles.prepare(voice, configuration: configuration, cache: cache)
+        loadingRest[voice] = Task {
+            for count in missing {
+                do {
+                    let context = try await loader.context(files: files, configuration: configuration, threads: count)
+                    loaded[voice]?.contexts[count] = context
+                } catch {
+                    break  // the voice speaks on the counts it has; the next load tries again
+                }
+            }
+            loadingRest[voice] = nil
+        }
     }
 
-    private func loadedVoice(_ voice: PiperVoice) throws(PiperVoiceError) -> (context: SherpaVoiceContext, configuration: PiperVoiceConfiguration) {
-        if let ready = loaded[voice] { return ready }
+    /// Loads `voice` for every thread count, returning once all are loaded (benchmarks measure
+    /// with nothing loading beside them).
+    public func loadAll(_ voice: PiperVoice) async throws(PiperVoiceError) {
+        try load(voice)
+        await loadingRest[voice]?.value
+    }
+
+    /// The thread counts `voice` is loaded for (the tests look).
+    func loadedThreads(_ voice: PiperVoice) -> Set<Int> {
+        Set(loaded[voice].map { Array($0.contexts.keys) } ?? [])
+    }
+
+    /// `voice` on `count` threads, loaded if it is not yet.
+    private func loadedVoice(_ voice: PiperVoice, threads count: Int) throws(PiperVoiceError) -> (context: SherpaVoiceContext, configuration: PiperVoiceConfiguration) {
+        if let ready = loaded[voice], let context = ready.contexts[count] { return (context, ready.configuration) }
         guard voice.isInstalled else { throw .noVoice(folder: folder.path) }
-        let configuration = try PiperVoiceConfiguration.read(voice.configuration)
+        let configuration: PiperVoiceConfiguration
+        if let known = loaded[voice]?.configuration {
+            configuration = known
+        } else {
+            configuration = try PiperVoiceConfiguration.read(voice.configuration)
+        }
         let files = try SherpaVoiceFiles.prepare(voice, configuration: configuration, cache: cache)
-        let context = try SherpaVoiceContext(files: files, configuration: configuration, threads: threads)
-        loaded[voice] = (context, configuration)
+        let context = try SherpaVoiceContext(files: files, configuration: configuration, threads: count)
+        loaded[voice, default: LoadedVoice(configuration: configuration, contexts: [:])].contexts[count] = context
         return (context, configuration)
+    }
+
+    /// How many threads the next sentence is spoken on: as many cores as are free, at most
+    /// ``threads``; a count not yet loaded while another is (a voice loaded by its first
+    /// sentence) uses the one that is, rather than wait for a load.
+    private func threadCount(for voice: PiperVoice) -> Int {
+        let wanted = threads == 1 ? 1 : cores.threads(upTo: threads)
+        guard let contexts = loaded[voice]?.contexts, !contexts.isEmpty, contexts[wanted] == nil else { return wanted }
+        return contexts.keys.min { abs($0 - wanted) < abs($1 - wanted) } ?? wanted
     }
 
     public nonisolated func synthesize(_ text: String, options: SpeechOptions) -> AsyncThrowingStream<AudioBuffer, any Error> {
@@ -96,21 +160,33 @@ public actor PiperTextToSpeech: TextToSpeechProvider {
 
     /// Speaks one sentence.
     func speak(_ sentence: String, voice: PiperVoice, rate: Double) async throws -> AudioBuffer {
-        let (context, configuration) = try loadedVoice(voice)
+        let (_, configuration) = try loadedVoice(voice, threads: threadCount(for: voice))
         let phonemes = try await phonemizer.phonemes(sentence, voice: configuration.espeakVoice)
         return try render(phonemes, voice: voice, rate: rate)
     }
 
     /// The audio of `phonemes` (IPA) in `voice`; code points the voice has no id for are left out.
     func render(_ phonemes: String, voice: PiperVoice, rate: Double) throws -> AudioBuffer {
-        let (context, configuration) = try loadedVoice(voice)
+        let (context, configuration) = try loadedVoice(voice, threads: threadCount(for: voice))
         let known = configuration.phonemes
         let codepoints = phonemes.unicodeScalars.filter { known.contains($0) }.map { Int32(bitPattern: $0.value) }
         guard !codepoints.isEmpty else { return AudioBuffer(samples: [], sampleRate: context.sampleRate) }
         let speed = Float(max(0.25, min(4, rate)))
+        lastThreads = context.threads
         guard let samples = ComputeLane.shared.run({ context.generate(codepoints, speed: speed) }) else {
             throw PiperVoiceError.synthesisFailed(voice: voice.name)
         }
         return AudioBuffer(samples: samples, sampleRate: context.sampleRate)
+    }
+}
+
+/// Loads voices on a thread of its own, so that the voice's actor can speak meanwhile.
+private actor VoiceLoader {
+    private let executor = ThreadExecutor(name: "parley.piper.load")
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    func context(files: SherpaVoiceFiles, configuration: PiperVoiceConfiguration, threads: Int) throws(PiperVoiceError) -> sending SherpaVoiceContext {
+        try SherpaVoiceContext(files: files, configuration: configuration, threads: threads)
     }
 }

@@ -13,6 +13,8 @@ final class SherpaVoiceContext {
     private let engine: OpaquePointer
     /// The rate of the samples it produces.
     let sampleRate: Int
+    /// The CPU threads it computes on.
+    let threads: Int
 
     /// Loads `files` with Piper's noise and length settings, on `threads` CPU threads.
     init(files: SherpaVoiceFiles, configuration: PiperVoiceConfiguration, threads: Int) throws(PiperVoiceError) {
@@ -41,6 +43,7 @@ final class SherpaVoiceContext {
         }
         guard let loaded else { throw .modelLoadFailed(path: files.model.path) }
         self.api = api
+        self.threads = max(1, threads)
         engine = loaded
         sampleRate = Int(api.offlineTtsSampleRate(loaded))
     }
@@ -78,6 +81,7 @@ final class SherpaVoiceContext {
 final class SherpaVoiceContext {
     static let isBuilt = false
     let sampleRate = 22_050
+    let threads = 1
 
     init(files: SherpaVoiceFiles, configuration: PiperVoiceConfiguration, threads: Int) throws(PiperVoiceError) {
         throw .modelLoadFailed(path: files.model.path)
