@@ -164,6 +164,8 @@ public struct AnthropicLanguageModel: LanguageModelProvider {
                     }
                 }
             }
+            // A stream its consumer gave up on ends early because of that: a cancellation, not a fault.
+            try Task.checkCancellation()
             throw HTTPProviderError(provider: "anthropic", kind: .malformedResponse, message: "the stream ended before message_stop")
         }
     }

@@ -154,6 +154,8 @@ public struct OllamaLanguageModel: LanguageModelProvider {
                 }
             }
             if let last = splitter.finish(), try Self.handle(last, calls: &calls, output) { return }
+            // A stream its consumer gave up on ends early because of that: a cancellation, not a fault.
+            try Task.checkCancellation()
             throw HTTPProviderError(provider: "ollama", kind: .malformedResponse, message: "the stream ended before done")
         }
     }

@@ -203,6 +203,8 @@ public struct OpenAILanguageModel: LanguageModelProvider {
                 if let reported = chunk.usage { usage = reported.usage }
             }
         }
+        // A stream its consumer gave up on ends early because of that: a cancellation, not a fault.
+        try Task.checkCancellation()
         throw HTTPProviderError(provider: provider, kind: .malformedResponse, message: "the stream ended before [DONE]")
     }
 

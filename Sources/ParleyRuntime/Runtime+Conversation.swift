@@ -11,7 +11,8 @@ public struct RuntimeConversation<C: Clock>: Sendable where C.Duration == Durati
     public let journal: ThreadJournal?
     /// The settings it runs with (saved with a new thread).
     public let settings: ThreadSettings
-    /// Engines being loaded ahead (the neural voice while the first turn is heard).
+    /// Engines being loaded ahead (the neural voice while the first turn is heard, for each of
+    /// its thread counts).
     let preparation: Task<Void, Never>?
 
     /// Waits until the engines the conversation loads ahead are loaded. Call it before the
@@ -77,7 +78,9 @@ extension Runtime {
         var preparation: Task<Void, Never>?
         if tts.identity.isLocal, (try? entries(.textToSpeech, for: options.textToSpeech))?.contains(where: { $0.name == "neural" }) == true,
            await neural.availability().isReady, let voice = try? neural.voice(named: SpeechOptions(voice: options.voice).customVoice) {
-            preparation = Task { try? await neural.load(voice) }
+            // Its first load makes it ready to speak; `loadAll` returns once its other thread
+            // count has loaded too, in the background, so `prepared()` waits for both.
+            preparation = Task { try? await neural.loadAll(voice) }
         }
 
         let maxTokens = options.maxTokens ?? saved?.maxTokens ?? ConversationOptions.defaultMaxTokens
