@@ -160,14 +160,15 @@ public actor PiperTextToSpeech: TextToSpeechProvider {
 
     /// Speaks one sentence.
     func speak(_ sentence: String, voice: PiperVoice, rate: Double) async throws -> AudioBuffer {
-        let (_, configuration) = try loadedVoice(voice, threads: threadCount(for: voice))
+        let (context, configuration) = try loadedVoice(voice, threads: threadCount(for: voice))
         let phonemes = try await phonemizer.phonemes(sentence, voice: configuration.espeakVoice)
-        return try render(phonemes, voice: voice, rate: rate)
+        return try render(phonemes, on: context, configuration: configuration, voice: voice, rate: rate)
     }
 
-    /// The audio of `phonemes` (IPA) in `voice`; code points the voice has no id for are left out.
-    func render(_ phonemes: String, voice: PiperVoice, rate: Double) throws -> AudioBuffer {
-        let (context, configuration) = try loadedVoice(voice, threads: threadCount(for: voice))
+    /// The audio of `phonemes` (IPA) in `voice`, loaded as `context`; code points the voice has
+    /// no id for are left out.
+    private func render(_ phonemes: String, on context: SherpaVoiceContext, configuration: PiperVoiceConfiguration,
+                        voice: PiperVoice, rate: Double) throws -> AudioBuffer {
         let known = configuration.phonemes
         let codepoints = phonemes.unicodeScalars.filter { known.contains($0) }.map { Int32(bitPattern: $0.value) }
         guard !codepoints.isEmpty else { return AudioBuffer(samples: [], sampleRate: context.sampleRate) }
