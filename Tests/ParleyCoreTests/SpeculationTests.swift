@@ -310,3 +310,56 @@ struct StalePartialTests {
         #expect(turns.map(\.reply) == ["Paris."])
     }
 }
+
+/// A transcriber whose first call (a pause's transcription) runs until it is cancelled, and
+/// records that; every later call answers `transcript` at once.
+actor StalledPauseSpeechToText: SpeechToTextProvider {
+    nonisolated let identity = ProviderIdentity(name: "stalled-pause-stt", isLocal: true)
+    nonisolated let preferredSampleRate = 16_000
+    private let transcript: String
+    private(set) var calls = 0
+    private(set) var firstCancelled = false
+
+    init(transcript: String) { self.transcript = transcript }
+
+    nonisolated func availability() async -> Availability { .ready }
+
+    func transcribe(_ audio: AudioBuffer, options: TranscriptionOptions) async throws -> Transcript {
+        calls += 1
+        guard calls == 1 else { return Transcript(text: transcript) }
+        while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
+        firstCancelled = true
+        throw CancellationError()
+    }
+}
+
+@Suite("A pause's transcription overtaken by more speech", .timeLimit(.minutes(1)))
+struct StalePauseScoringTests {
+    @Test("a pause still being transcribed when the user speaks again is let go; the next pause ends the turn")
+    func cancelledWhenSpeechResumes() async throws {
+        let stt = StalledPauseSpeechToText(transcript: "Can you tell me what the largest planet is?")
+        let predictor = FixedTurnPredictor()
+        let llm = ScriptedLanguageModel(replies: [["Jupiter."]])
+        let session = makeSession(stt: stt, llm: llm) {
+            $0.segmentation.endSilence = 1.2
+            $0.turnPrediction = TurnPrediction(predictor: predictor, policy: TurnPolicy(shortSilence: 0.4, longSilence: 1.2))
+        }
+        let input = FrameFeed()
+        let run = Task { try await session.run(input.stream) }
+        // A pause long enough to be scored; its transcription is still under way when the
+        // user goes on.
+        input.feed(TestAudio.speech(1) + TestAudio.silence(0.3))
+        await eventually { await stt.calls == 1 }
+        input.feed(TestAudio.speech(0.5))
+        await eventually { await stt.firstCancelled }
+        input.feed(TestAudio.silence(1.5))
+        input.finish()
+        let turns = try await run.value
+        // The stale pause was never scored; the second was, and ended the turn.
+        #expect(await predictor.scored == ["Can you tell me what the largest planet is?"])
+        #expect(turns.first?.endOfTurn?.contains("complete") == true, "\(turns.first?.endOfTurn ?? "no reason")")
+        #expect(turns.map(\.transcript) == ["Can you tell me what the largest planet is?"])
+        #expect(turns.map(\.reply) == ["Jupiter."])
+        #expect(await stt.calls == 2)
+    }
+}

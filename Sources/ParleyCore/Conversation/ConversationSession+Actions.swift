@@ -214,6 +214,7 @@ extension ConversationSession {
     /// with the silence so far whether the turn ends.
     private func predictTurnEnd() async throws {
         checkSpeculation()
+        checkPauseScoring()
         guard let prediction = configuration.turnPrediction, let detector, let silence = detector.silence,
               let segment = detector.openSegment else { return }
         if let scored = turnScore, scored.segment.end == segment.end {
@@ -229,9 +230,10 @@ extension ConversationSession {
         let whole = kept.covering(segment)
         let audio = detector.audio(from: whole.start, to: whole.end)
         let stt = self.stt, options = configuration.transcription, clock = self.clock
-        Task {
+        let task = Task {
             let started = clock.now
-            guard let transcript = try? await stt.transcribe(audio.resampled(to: stt.preferredSampleRate), options: options) else { return }
+            guard let transcript = try? await stt.transcribe(audio.resampled(to: stt.preferredSampleRate), options: options),
+                  !Task.isCancelled else { return }
             let transcribed = clock.now
             let words = transcript.text.trimmingWhitespace()
             // The conversation as the reply would give it to the model (trimmed to the
@@ -239,15 +241,28 @@ extension ConversationSession {
             let context = Array(self.replyRequest(self.history + [.user(words)]).messages.dropLast())
             let tools = self.configuration.tools?.definitions ?? []
             let completion = words.isEmpty ? nil : try? await prediction.predictor.completion(of: words, after: context, tools: tools)
+            guard !Task.isCancelled else { return }
             let threshold = await prediction.predictor.completionThreshold()
             await self.pauseScored(TurnScore(segment: segment, transcript: transcript, completion: completion, threshold: threshold),
                                    took: (started.duration(to: transcribed), transcribed.duration(to: clock.now)))
         }
+        pauseScoring = (segment.end, task)
+    }
+
+    /// Stops transcribing and scoring a pause the user has spoken after: its words are no
+    /// longer all of them, and the work would only hold up the engines (the next partial
+    /// transcript, the prompt's evaluation, the next pause's own score).
+    func checkPauseScoring(ended: Bool = false) {
+        guard let scoring = pauseScoring else { return }
+        if !ended, detector?.openSegment?.end == scoring.segmentEnd { return }
+        pauseScoring = nil
+        scoring.task.cancel()
     }
 
     /// Keeps the score of a stretch of silence and decides at once if the user has not spoken
     /// since. `took`: how long the transcription and the score took (for the log).
     private func pauseScored(_ score: TurnScore, took: (transcription: Duration, scoring: Duration)) async {
+        if pauseScoring?.segmentEnd == score.segment.end { pauseScoring = nil }
         guard let prediction = configuration.turnPrediction, let silence = detector?.silence,
               detector?.openSegment?.end == score.segment.end else {
             logger.debug("conversation: end of turn scored too late (\(score.completion.map { String(format: "%.2f", $0) } ?? "no score")): the user spoke again or the silence already ended the turn")

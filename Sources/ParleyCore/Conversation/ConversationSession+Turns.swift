@@ -17,8 +17,10 @@ extension ConversationSession {
             return
         }
         broadcast(.speechStopped(at: ended.segment.endTime))
-        // The whole utterance is transcribed now: a partial transcript still under way is stale.
+        // The whole utterance is transcribed now: a partial transcript still under way is
+        // stale, and so is a pause's transcription and score that did not end the turn in time.
         windowedPartial?.cancel()
+        checkPauseScoring(ended: true)
         // The utterance's speech, from that of a stretch before it with no recognisable words;
         // held until it is known whether it is kept for the next utterance.
         let segment = kept.end(ended.segment)
