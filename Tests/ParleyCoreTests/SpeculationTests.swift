@@ -257,16 +257,17 @@ struct SpeculationTests {
     }
 }
 
-/// A transcriber whose first call (a windowed partial) runs until it is cancelled, and records
-/// that; every later call waits for the first to end, as calls of an on-device engine take
-/// turns, then answers `transcript`.
-actor StalledPartialSpeechToText: SpeechToTextProvider {
+/// A transcriber whose first call (a windowed partial, or a pause's transcription) runs until
+/// it is cancelled, and records that (or, never cancelled, gives up after 10 s, so that a test
+/// of code that fails to cancel it fails instead of hanging); every later call waits for the
+/// first to end, as calls of an on-device engine take turns, then answers `transcript`.
+actor FirstCallStalledSpeechToText: SpeechToTextProvider {
     nonisolated let identity = ProviderIdentity(name: "stalled-stt", isLocal: true)
     nonisolated let preferredSampleRate = 16_000
     private let transcript: String
     private(set) var calls = 0
-    private(set) var partialCancelled = false
-    private var partialRunning = false
+    private(set) var firstCancelled = false
+    private var firstRunning = false
 
     init(transcript: String) { self.transcript = transcript }
 
@@ -275,13 +276,14 @@ actor StalledPartialSpeechToText: SpeechToTextProvider {
     func transcribe(_ audio: AudioBuffer, options: TranscriptionOptions) async throws -> Transcript {
         calls += 1
         guard calls == 1 else {
-            while partialRunning { try await Task.sleep(for: .milliseconds(5)) }
+            while firstRunning { try await Task.sleep(for: .milliseconds(5)) }
             return Transcript(text: transcript)
         }
-        partialRunning = true
-        defer { partialRunning = false }
-        while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
-        partialCancelled = true
+        firstRunning = true
+        defer { firstRunning = false }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !Task.isCancelled, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
+        firstCancelled = Task.isCancelled
         throw CancellationError()
     }
 }
@@ -290,7 +292,7 @@ actor StalledPartialSpeechToText: SpeechToTextProvider {
 struct StalePartialTests {
     @Test("a windowed partial still under way when a pause is scored is cancelled; the turn is answered from the pause's transcript")
     func cancelledAtThePause() async throws {
-        let stt = StalledPartialSpeechToText(transcript: "What is the capital of France?")
+        let stt = FirstCallStalledSpeechToText(transcript: "What is the capital of France?")
         let llm = ScriptedLanguageModel(replies: [["Paris."]])
         let session = makeSession(stt: stt, llm: llm) {
             $0.partialInterval = 0.5
@@ -302,7 +304,7 @@ struct StalePartialTests {
         input.feed(TestAudio.speech(1) + TestAudio.silence(1.5))
         input.finish()
         let turns = try await run.value
-        #expect(await stt.partialCancelled)
+        #expect(await stt.firstCancelled)
         // Scored in the pause, so ended by the prediction (a partial left running would have
         // held the pause's transcription until the long silence ended the turn).
         #expect(turns.first?.endOfTurn?.contains("complete") == true, "\(turns.first?.endOfTurn ?? "no reason")")
@@ -311,33 +313,11 @@ struct StalePartialTests {
     }
 }
 
-/// A transcriber whose first call (a pause's transcription) runs until it is cancelled, and
-/// records that; every later call answers `transcript` at once.
-actor StalledPauseSpeechToText: SpeechToTextProvider {
-    nonisolated let identity = ProviderIdentity(name: "stalled-pause-stt", isLocal: true)
-    nonisolated let preferredSampleRate = 16_000
-    private let transcript: String
-    private(set) var calls = 0
-    private(set) var firstCancelled = false
-
-    init(transcript: String) { self.transcript = transcript }
-
-    nonisolated func availability() async -> Availability { .ready }
-
-    func transcribe(_ audio: AudioBuffer, options: TranscriptionOptions) async throws -> Transcript {
-        calls += 1
-        guard calls == 1 else { return Transcript(text: transcript) }
-        while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
-        firstCancelled = true
-        throw CancellationError()
-    }
-}
-
 @Suite("A pause's transcription overtaken by more speech", .timeLimit(.minutes(1)))
 struct StalePauseScoringTests {
     @Test("a pause still being transcribed when the user speaks again is let go; the next pause ends the turn")
     func cancelledWhenSpeechResumes() async throws {
-        let stt = StalledPauseSpeechToText(transcript: "Can you tell me what the largest planet is?")
+        let stt = FirstCallStalledSpeechToText(transcript: "Can you tell me what the largest planet is?")
         let predictor = FixedTurnPredictor()
         let llm = ScriptedLanguageModel(replies: [["Jupiter."]])
         let session = makeSession(stt: stt, llm: llm) {

@@ -246,7 +246,7 @@ extension ConversationSession {
             await self.pauseScored(TurnScore(segment: segment, transcript: transcript, completion: completion, threshold: threshold),
                                    took: (started.duration(to: transcribed), transcribed.duration(to: clock.now)))
         }
-        pauseScoring = (segment.end, task)
+        pauseScoring = task
     }
 
     /// Stops transcribing and scoring a pause the user has spoken after: its words are no
@@ -254,15 +254,15 @@ extension ConversationSession {
     /// transcript, the prompt's evaluation, the next pause's own score).
     func checkPauseScoring(ended: Bool = false) {
         guard let scoring = pauseScoring else { return }
-        if !ended, detector?.openSegment?.end == scoring.segmentEnd { return }
+        if !ended, detector?.openSegment?.end == scoringSegmentEnd { return }
         pauseScoring = nil
-        scoring.task.cancel()
+        scoring.cancel()
     }
 
     /// Keeps the score of a stretch of silence and decides at once if the user has not spoken
     /// since. `took`: how long the transcription and the score took (for the log).
     private func pauseScored(_ score: TurnScore, took: (transcription: Duration, scoring: Duration)) async {
-        if pauseScoring?.segmentEnd == score.segment.end { pauseScoring = nil }
+        if scoringSegmentEnd == score.segment.end { pauseScoring = nil }
         guard let prediction = configuration.turnPrediction, let silence = detector?.silence,
               detector?.openSegment?.end == score.segment.end else {
             logger.debug("conversation: end of turn scored too late (\(score.completion.map { String(format: "%.2f", $0) } ?? "no score")): the user spoke again or the silence already ended the turn")

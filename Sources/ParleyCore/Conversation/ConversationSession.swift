@@ -84,10 +84,10 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
     /// it (the open segment's end, which moves whenever speech resumes): the stretch being
     /// scored, its score, and the transcript of an utterance the prediction ended.
     var scoringSegmentEnd: Int?
-    /// The transcription and score of the stretch of silence after speech ending at
-    /// `segmentEnd`, while under way: cancelled when the user speaks again (or the utterance
-    /// ends without it), which makes it stale.
-    var pauseScoring: (segmentEnd: Int, task: Task<Void, Never>)?
+    /// The transcription and score of the stretch named by ``scoringSegmentEnd``, while under
+    /// way: cancelled when the user speaks again (or the utterance ends without it), which
+    /// makes it stale.
+    var pauseScoring: Task<Void, Never>?
     var turnScore: TurnScore?
     var preheard: (end: Int, transcript: Transcript, silence: Double, reason: String)?
     /// The reply started on the words of the current pause, before the turn was confirmed.
