@@ -11,15 +11,18 @@ public struct RuntimeConversation<C: Clock>: Sendable where C.Duration == Durati
     public let journal: ThreadJournal?
     /// The settings it runs with (saved with a new thread).
     public let settings: ThreadSettings
-    /// Engines being loaded ahead (the neural voice while the first turn is heard, for each of
-    /// its thread counts).
+    /// Engines being loaded ahead (the neural voice while the first turn is heard).
     let preparation: Task<Void, Never>?
+    /// The neural voice, when it may speak: it loads another thread count when a sentence
+    /// first wants one.
+    let neuralVoice: PiperTextToSpeech?
 
     /// Waits until the engines the conversation loads ahead are loaded. Call it before the
     /// process ends: a C engine still loading on another thread while the process exits can
     /// crash it (`parley talk` on silent audio ended with a segmentation fault one time in five).
     public func prepared() async {
         await preparation?.value
+        await neuralVoice?.settled()
     }
 
     /// The saved thread, once there is one.
@@ -78,9 +81,9 @@ extension Runtime {
         var preparation: Task<Void, Never>?
         if tts.identity.isLocal, (try? entries(.textToSpeech, for: options.textToSpeech))?.contains(where: { $0.name == "neural" }) == true,
            await neural.availability().isReady, let voice = try? neural.voice(named: SpeechOptions(voice: options.voice).customVoice) {
-            // Its first load makes it ready to speak; `loadAll` returns once its other thread
-            // count has loaded too, in the background, so `prepared()` waits for both.
-            preparation = Task { try? await neural.loadAll(voice) }
+            // One thread count (as many as the cores are free for): a second load beside the
+            // first turn would hold up its pause's score.
+            preparation = Task { try? await neural.load(voice) }
         }
 
         let maxTokens = options.maxTokens ?? saved?.maxTokens ?? ConversationOptions.defaultMaxTokens
@@ -148,7 +151,8 @@ extension Runtime {
         let session = ConversationSession(
             vad: try voiceActivityDetector().activeDetector(), stt: stt, llm: llm, tts: tts,
             output: output, journal: journal, history: history, configuration: configuration, clock: clock)
-        return RuntimeConversation(session: session, journal: journal, settings: settings, preparation: preparation)
+        return RuntimeConversation(session: session, journal: journal, settings: settings, preparation: preparation,
+                                   neuralVoice: neural)
     }
 
     /// The transcriber that would serve first: a chain's first ready provider, else itself.

@@ -10,8 +10,8 @@ import ParleyCore
 /// is ready. A voice loads on first use and stays loaded; work runs on the actor's own thread,
 /// taking turns with whisper.cpp and llama.cpp (``ComputeLane``).
 ///
-/// With more than one thread allowed, each voice is loaded once per thread count up to it, and a
-/// sentence is spoken on as many threads as the cores other processes leave free (``CoreShare``):
+/// With more than one thread allowed, each voice is loaded once per thread count a sentence has
+/// wanted (see ``load(_:)``), and a sentence is spoken on as many threads as the cores other processes leave free (``CoreShare``):
 /// ONNX Runtime's threads, like ggml's, wait for each other, so on a machine with a core busy
 /// one thread is faster than two, and on an idle one two are faster than one.
 public actor PiperTextToSpeech: TextToSpeechProvider {
@@ -27,7 +27,7 @@ public actor PiperTextToSpeech: TextToSpeechProvider {
     private nonisolated let phonemizer: EspeakPhonemizer
     private let executor = ThreadExecutor(name: "parley.piper")
     private var loaded: [PiperVoice: LoadedVoice] = [:]
-    /// The loads of voices' other thread counts, in the background.
+    /// A load of a voice's other thread count, in the background.
     private var loadingRest: [PiperVoice: Task<Void, Never>] = [:]
     private let loader = VoiceLoader()
     /// The thread count of the last sentence spoken (the tests look).
@@ -86,31 +86,33 @@ public actor PiperTextToSpeech: TextToSpeechProvider {
     }
 
     /// Loads `voice` now (otherwise it loads on its first sentence) for as many threads as
-    /// there are free cores, then for the other thread counts on a thread of its own, while
-    /// sentences can already be spoken: until a count is loaded, the nearest loaded one speaks.
+    /// there are free cores. Another thread count loads when a sentence first wants it (a core
+    /// was busy and is free, or the other way round), on a thread of its own; until it is
+    /// loaded the nearest loaded count speaks. Only one count loads at the start, so a
+    /// conversation's first turn is not heard beside a second load.
     public func load(_ voice: PiperVoice) throws(PiperVoiceError) {
-        let (_, configuration) = try loadedVoice(voice, threads: threadCount(for: voice))
-        let missing = (1...threads).filter { loaded[voice]?.contexts[$0] == nil }
-        guard !missing.isEmpty, loadingRest[voice] == nil else { return }
-        let files = try SherpaVoiceFiles.prepare(voice, configuration: configuration, cache: cache)
-        loadingRest[voice] = Task {
-            for count in missing {
-                do {
-                    let context = try await loader.context(files: files, configuration: configuration, threads: count)
-                    loaded[voice]?.contexts[count] = context
-                } catch {
-                    break  // the voice speaks on the counts it has; the next load tries again
-                }
-            }
-            loadingRest[voice] = nil
-        }
+        _ = try loadedVoice(voice, threads: threadCount(for: voice))
     }
 
     /// Loads `voice` for every thread count, returning once all are loaded (benchmarks measure
     /// with nothing loading beside them).
     public func loadAll(_ voice: PiperVoice) async throws(PiperVoiceError) {
         try load(voice)
-        await loadingRest[voice]?.value
+        await settled()
+        guard let configuration = loaded[voice]?.configuration else { return }
+        let files = try SherpaVoiceFiles.prepare(voice, configuration: configuration, cache: cache)
+        for count in 1...threads where loaded[voice]?.contexts[count] == nil {
+            let context = try await loader.context(files: files, configuration: configuration, threads: count)
+            loaded[voice]?.contexts[count] = context
+        }
+    }
+
+    /// Waits until no thread count is loading. Call it before the process ends: ONNX Runtime
+    /// still loading on another thread while the process exits can crash it.
+    public func settled() async {
+        while let loading = loadingRest.values.first {
+            await loading.value
+        }
     }
 
     /// The thread counts `voice` is loaded for (the tests look).
@@ -136,11 +138,26 @@ public actor PiperTextToSpeech: TextToSpeechProvider {
 
     /// How many threads the next sentence is spoken on: as many cores as are free, at most
     /// ``threads``; a count not yet loaded while another is (a voice loaded by its first
-    /// sentence) uses the one that is, rather than wait for a load.
+    /// sentence) uses the one that is rather than wait, and starts the wanted count's load.
     private func threadCount(for voice: PiperVoice) -> Int {
         let wanted = threads == 1 ? 1 : cores.threads(upTo: threads)
         guard let contexts = loaded[voice]?.contexts, !contexts.isEmpty, contexts[wanted] == nil else { return wanted }
+        loadInBackground(voice, threads: wanted)
         return contexts.keys.min { abs($0 - wanted) < abs($1 - wanted) } ?? wanted
+    }
+
+    /// Starts loading `voice` (already loaded for another count) for `count` threads on the
+    /// loader's thread, unless a load of it is under way; a failed load is tried again the next
+    /// time the count is wanted.
+    private func loadInBackground(_ voice: PiperVoice, threads count: Int) {
+        guard loadingRest[voice] == nil, let configuration = loaded[voice]?.configuration,
+              let files = try? SherpaVoiceFiles.prepare(voice, configuration: configuration, cache: cache) else { return }
+        loadingRest[voice] = Task {
+            if let context = try? await loader.context(files: files, configuration: configuration, threads: count) {
+                loaded[voice]?.contexts[count] = context
+            }
+            loadingRest[voice] = nil
+        }
     }
 
     public nonisolated func synthesize(_ text: String, options: SpeechOptions) -> AsyncThrowingStream<AudioBuffer, any Error> {
