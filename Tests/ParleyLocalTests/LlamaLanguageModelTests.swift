@@ -222,6 +222,34 @@ struct LlamaLanguageModelTests {
         #expect(after.text.contains("Paris"))
     }
 
+    @Test("tokens guessed from the question and checked in one batch leave a greedy reply as it was, with and without tools; some are confirmed")
+    func guessedTokens() async throws {
+        let path = try TestEnvironment.require(TestEnvironment.paths.defaultLanguageModel).path
+        var plain = LlamaLanguageModel.Configuration(modelPath: path, contextLength: 1024, threads: 2)
+        plain.lookupDrafts = 0
+        var guessing = plain
+        guessing.lookupDrafts = 3
+        let without = LlamaLanguageModel(configuration: plain), with = LlamaLanguageModel(configuration: guessing)
+        let timer = try ToolDefinition(name: "set_timer", description: "Starts a timer.",
+                                       schema: .object([.init("minutes", .integer(minimum: 1, maximum: 120))]))
+        let system = ChatMessage.system("You are a helpful assistant. Answer in one sentence.")
+        let requests = [
+            ChatRequest(messages: [system, .user("What is the name of the longest river in Africa?")], sampling: greedy),
+            ChatRequest(messages: [system, .user("Repeat after me: the quick brown fox jumps over the lazy dog.")], sampling: greedy),
+            ChatRequest(messages: [system, .user("What is the capital of France?")], sampling: greedy, tools: [timer]),
+        ]
+        for request in requests {
+            let expected = try await without.completeReply(request)
+            let reply = try await with.completeReply(request)
+            #expect(reply.text == expected.text)
+            #expect(reply.toolCalls.map(\.name) == expected.toolCalls.map(\.name))
+            #expect(reply.usage.outputTokens == expected.usage.outputTokens)
+        }
+        #expect(without.guessedTokens == .init())
+        let guessed = with.guessedTokens
+        #expect(guessed.confirmed > 0 && guessed.confirmed <= guessed.proposed, "\(guessed)")
+    }
+
     @Test("a missing model is reported by availability and by a typed error")
     func missingModel() async throws {
         let missing = LlamaLanguageModel(configuration: .init(modelPath: "/nonexistent/model.gguf"))

@@ -32,6 +32,10 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         /// runs, so that a new process's first turn reads it back instead of evaluating it again
         /// (a tool prompt is hundreds of tokens: seconds on two cores); `nil` keeps nothing.
         public var promptMemoryDirectory: URL?
+        /// The most tokens guessed at a time from the words at hand (the question's, which
+        /// answers echo) and checked in one batch with the token before them (see
+        /// ``PromptLookup``); 0 guesses none. The reply is the same either way.
+        public var lookupDrafts = 3
 
         /// Creates a configuration.
         public init(modelPath: String, contextLength: Int = 2048, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
@@ -54,6 +58,18 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
     /// stands aside for them, since each would undo the memory it fills.
     private let requestsUnderWay = Mutex(0)
     private let prefilled = Mutex(0)
+    private let guessed = Mutex(GuessedTokens())
+    private var guessing = GuessEconomy()
+
+    /// Tokens guessed from the words at hand (``Configuration/lookupDrafts``) and how many of
+    /// them the model confirmed, over every reply so far.
+    public struct GuessedTokens: Sendable, Equatable {
+        public var proposed = 0
+        public var confirmed = 0
+    }
+
+    /// Tokens guessed ahead and confirmed so far (readable while a reply runs).
+    public nonisolated var guessedTokens: GuessedTokens { guessed.withLock { $0 } }
 
     /// Prompt tokens evaluated ahead of requests by ``prefill(_:)`` so far (readable while one runs).
     public nonisolated var prefilledTokens: Int { prefilled.withLock { $0 } }
@@ -158,12 +174,13 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
             }
         }
         let reused = try ComputeLane.shared.run { try session.load(prompt: prompt) }
+        let lookup = PromptLookup(length: configuration.lookupDrafts, messageStart: Self.lastMessageStart(of: prompt, session: session))
         if tools.isEmpty {
             let sampler = try session.makeSampler(sampling, grammar: grammar)
             // Where calls are shown but not allowed, the reply may not open like one.
             let opening = toolPrompt && grammar == nil ? try session.makeSampler(sampling, banning: session.callOpeningTokens) : nil
             let (finish, generated) = try writeText(session: session, sampler: sampler, firstSampler: opening, sampling: sampling,
-                                                    into: continuation)
+                                                    lookup: lookup, into: continuation)
             if grammar != nil { logger.debug("grammar rejected \(sampler.resamples) of \(generated) proposed tokens") }
             lastGrammarResamples = sampler.resamples
             continuation.yield(.finished(finish, Usage(inputTokens: prompt.count, cachedInputTokens: reused, outputTokens: generated)))
@@ -172,7 +189,8 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         let callGrammar = JSONGrammar(schema: ToolCallFormat.callSchema(tools), prefix: #"[ \n]?"#)
         let single = !request.parallelToolCalls || { if case .function = request.toolChoice { true } else { false } }()
         let (finish, generated) = try writeWithTools(
-            session: session, sampling: sampling, callGrammar: callGrammar, startInCall: forced, single: single, into: continuation)
+            session: session, sampling: sampling, callGrammar: callGrammar, startInCall: forced, single: single, lookup: lookup,
+            into: continuation)
         continuation.yield(.finished(finish, Usage(inputTokens: prompt.count, cachedInputTokens: reused, outputTokens: generated)))
     }
 
@@ -180,10 +198,11 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
     /// ended and how many tokens were generated.
     private func writeText(
         session: LlamaSession, sampler: LlamaSampler, firstSampler: LlamaSampler? = nil, sampling: SamplingOptions,
-        into continuation: AsyncThrowingStream<ChatEvent, any Error>.Continuation
+        lookup: PromptLookup, into continuation: AsyncThrowingStream<ChatEvent, any Error>.Continuation
     ) throws -> (FinishReason, Int) {
         var decoder = UTF8StreamDecoder()
         var stops = StopSequenceFilter(stops: sampling.stop)
+        var ahead = Lookahead()
         var generated = 0
         var finish = FinishReason.length
         while generated < sampling.maxTokens {
@@ -192,7 +211,7 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
                 break
             }
             guard session.cachedTokens.count < session.contextLength else { break }
-            let token = session.sample(with: generated == 0 ? firstSampler ?? sampler : sampler)
+            let (token, evaluated) = ahead.next() ?? (session.sample(with: generated == 0 ? firstSampler ?? sampler : sampler), false)
             if session.isEndOfGeneration(token) {
                 finish = .stop
                 break
@@ -204,13 +223,64 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
                 finish = .stop
                 break
             }
-            try ComputeLane.shared.run { try session.evaluate([token]) }
+            if !evaluated { try advance(past: token, session: session, sampler: sampler, lookup: lookup, ahead: &ahead) }
         }
         if finish != .cancelled {
             let tail = stops.flush(decoder.flush())
             if !tail.isEmpty { continuation.yield(.text(tail)) }
         }
         return (finish, generated)
+    }
+
+    /// Tokens already sampled ahead of the reply's text: guesses the model confirmed (in
+    /// memory) and the token it sampled after them (not yet evaluated).
+    struct Lookahead {
+        var confirmed: [Int32] = []
+        var following: Int32?
+
+        var isEmpty: Bool { confirmed.isEmpty && following == nil }
+
+        /// The next token, and whether it is in memory already.
+        mutating func next() -> (Int32, Bool)? {
+            if !confirmed.isEmpty { return (confirmed.removeFirst(), true) }
+            defer { following = nil }
+            return following.map { ($0, false) }
+        }
+    }
+
+    /// Evaluates `token`, with the tokens guessed to follow it when there are any and guessing
+    /// has paid on this machine (then `ahead` holds those the model confirmed, and its own
+    /// next token).
+    private func advance(past token: Int32, session: LlamaSession, sampler: LlamaSampler, lookup: PromptLookup,
+                         ahead: inout Lookahead) throws {
+        let room = session.contextLength - session.cachedTokens.count - 1
+        var drafts = sampler.hasGrammar || room <= 0 || !guessing.pays()
+            ? [] : lookup.drafts(after: session.cachedTokens + [token], isControl: session.isControl)
+        drafts = Array(drafts.prefix(max(0, room)))
+        let clock = ContinuousClock()
+        guard !drafts.isEmpty else {
+            let took = try ComputeLane.shared.run { try clock.measure { try session.evaluate([token]) } }
+            guessing.step(took.seconds)
+            return
+        }
+        var samples: [Int32] = []
+        let took = try ComputeLane.shared.run { try clock.measure { samples = try session.evaluate(token, drafts: drafts, sampler: sampler) } }
+        guessing.batch(took.seconds, confirmed: samples.count - 1)
+        guessed.withLock { $0.proposed += drafts.count; $0.confirmed += samples.count - 1 }
+        ahead.confirmed = Array(samples.dropLast())
+        ahead.following = samples.last
+    }
+
+    /// Where the prompt's last message begins: after the third control token from its end
+    /// (ChatML's `<|im_start|>` of the user's message, before its `<|im_end|>` and the
+    /// assistant's `<|im_start|>`); 0 when there are fewer.
+    static func lastMessageStart(of prompt: [Int32], session: LlamaSession) -> Int {
+        var seen = 0
+        for index in prompt.indices.reversed() where session.isControl(prompt[index]) {
+            seen += 1
+            if seen == 3 { return index + 1 }
+        }
+        return 0
     }
 
     /// Samples a reply that may call tools. Text streams freely until the model opens a call
@@ -221,7 +291,7 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
     /// short by the token limit never becomes a whole call (the reply ends with `.length`).
     private func writeWithTools(
         session: LlamaSession, sampling: SamplingOptions, callGrammar: JSONGrammar, startInCall: Bool, single: Bool,
-        into continuation: AsyncThrowingStream<ChatEvent, any Error>.Continuation
+        lookup: PromptLookup, into continuation: AsyncThrowingStream<ChatEvent, any Error>.Continuation
     ) throws -> (FinishReason, Int) {
         enum Phase { case text, call, afterCall }
         let freeSampler = try session.makeSampler(sampling)
@@ -237,14 +307,25 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         var wroteText = false
         var opening = CallOpening()
         var openingPosition: Int?
+        // Tokens sampled ahead while text is written (guesses the model confirmed, and its
+        // next token), dropped with their memory when a call opens: a call's tokens are the
+        // grammar's to sample.
+        var ahead = Lookahead()
+        func dropAhead() {
+            guard !ahead.isEmpty else { return }
+            _ = session.keepCommonPrefix(with: Array(session.cachedTokens.dropLast(ahead.confirmed.count)))
+            ahead = Lookahead()
+        }
         /// Takes back what memory holds from `position` on and opens a call there.
         func reopenAsCall(from position: Int) throws {
+            ahead = Lookahead()  // memory is cut at `position`, before anything sampled ahead
             _ = session.keepCommonPrefix(with: Array(session.cachedTokens.prefix(position)))
             let open = try session.tokenize(ToolCallFormat.open + "\n", addingStart: false)
             try ComputeLane.shared.run { try session.evaluate(open) }
             try startCall(with: "")
         }
         func startCall(with text: String) throws {
+            dropAhead()
             phase = .call
             sampler = try session.makeSampler(sampling, grammar: callGrammar)
             streamer = ToolCallStreamer(index: calls)
@@ -266,15 +347,22 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
                 break
             }
             guard session.cachedTokens.count < session.contextLength else { break }
-            let token = session.sample(with: sampler)
+            let (token, evaluated) = ahead.next() ?? (session.sample(with: sampler), false)
             if session.isEndOfGeneration(token) {
                 finish = calls > 0 ? .toolCalls : .stop
                 break
             }
             generated += 1
             let piece = decoder.push(session.bytes(of: token, special: true))
-            let position = session.cachedTokens.count
-            try ComputeLane.shared.run { try session.evaluate([token]) }
+            // Where `token` is (or goes) in memory.
+            let position = session.cachedTokens.count - (evaluated ? ahead.confirmed.count + 1 : 0)
+            if evaluated {
+                // In memory already.
+            } else if phase == .text, wroteText {
+                try advance(past: token, session: session, sampler: sampler, lookup: lookup, ahead: &ahead)
+            } else {
+                try ComputeLane.shared.run { try session.evaluate([token]) }
+            }
             // A model that writes a call without the marker, as bare JSON or in a code block
             // (Qwen2.5-Coder often does), means a call: what it wrote is taken back and the
             // call opened as the format has it, so the grammar holds from its first character.

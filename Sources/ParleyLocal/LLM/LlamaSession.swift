@@ -212,6 +212,54 @@ final class LlamaSession {
         sampler.sample(context: context)
     }
 
+    /// Evaluates `token`, then `drafts` (tokens guessed to follow it), in one batch, and samples
+    /// with `sampler` (which must have no grammar) the token after each position for as long as
+    /// the samples agree with the drafts: each sample is drawn from the model's prediction
+    /// after the true tokens before it, so the tokens are those one-at-a-time generation would
+    /// give. Drafts that were not confirmed are dropped from memory. Returns the samples: the
+    /// confirmed drafts (in memory) and then one more token, not yet evaluated.
+    ///
+    /// On a CPU a batch of a few tokens costs little more than one (each step reads every
+    /// weight once), so each confirmed draft saves most of a step.
+    func evaluate(_ token: llama_token, drafts: [llama_token], sampler: LlamaSampler) throws(LlamaError) -> [llama_token] {
+        let count = 1 + drafts.count
+        let start = cachedTokens.count
+        var batch = llama_batch_init(Int32(count), 0, 1)
+        defer { llama_batch_free(batch) }
+        for (index, item) in ([token] + drafts).enumerated() {
+            batch.token[index] = item
+            batch.pos[index] = llama_pos(start + index)
+            batch.n_seq_id[index] = 1
+            batch.seq_id[index]?[0] = 0
+            batch.logits[index] = 1
+        }
+        batch.n_tokens = Int32(count)
+        let code = llama_decode(context, batch)
+        guard code == 0 else {
+            // Nothing of the batch is kept: memory holds what it held before.
+            _ = llama_memory_seq_rm(llama_get_memory(context), 0, llama_pos(start), -1)
+            throw .decodeFailed(code: code)
+        }
+        var samples: [llama_token] = []
+        for index in 0..<count {
+            let sample = sampler.sample(context: context, at: Int32(index))
+            samples.append(sample)
+            guard index < drafts.count, sample == drafts[index] else { break }
+        }
+        let confirmed = samples.count - 1
+        cachedTokens.append(token)
+        cachedTokens.append(contentsOf: drafts.prefix(confirmed))
+        if confirmed < drafts.count {
+            _ = llama_memory_seq_rm(llama_get_memory(context), 0, llama_pos(cachedTokens.count), -1)
+        }
+        return samples
+    }
+
+    /// Whether `token` is a control token (a chat template's markers: `<|im_start|>` …).
+    func isControl(_ token: llama_token) -> Bool {
+        llama_vocab_is_control(vocab, token)
+    }
+
     func isEndOfGeneration(_ token: llama_token) -> Bool {
         llama_vocab_is_eog(vocab, token)
     }
@@ -303,9 +351,13 @@ final class LlamaSampler {
         if let grammar { llama_sampler_free(grammar) }
     }
 
-    fileprivate func sample(context: OpaquePointer) -> llama_token {
+    /// Whether a grammar constrains the tokens.
+    var hasGrammar: Bool { grammar != nil }
+
+    /// Samples from the logits of the batch's position `index` (-1: its last).
+    fileprivate func sample(context: OpaquePointer, at index: Int32 = -1) -> llama_token {
         // llama_sampler_sample also accepts the token into the chain (for the penalties).
-        guard let grammar, let logits = llama_get_logits_ith(context, -1) else { return llama_sampler_sample(chain, context, -1) }
+        guard let grammar, let logits = llama_get_logits_ith(context, index) else { return llama_sampler_sample(chain, context, index) }
         let token = candidates.withUnsafeMutableBufferPointer { buffer -> llama_token in
             guard let base = buffer.baseAddress else { return 0 }
             func fill() -> llama_token_data_array {
