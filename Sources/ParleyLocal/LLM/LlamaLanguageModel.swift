@@ -174,6 +174,13 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
             }
         }
         let reused = try ComputeLane.shared.run { try session.load(prompt: prompt) }
+        let guessedBefore = guessedTokens
+        defer {
+            let now = guessedTokens
+            if now.proposed > guessedBefore.proposed {
+                logger.debug("guessed \(now.proposed - guessedBefore.proposed) tokens ahead, \(now.confirmed - guessedBefore.confirmed) confirmed (\(guessing.summary))")
+            }
+        }
         let lookup = PromptLookup(length: configuration.lookupDrafts, messageStart: Self.lastMessageStart(of: prompt, session: session))
         if tools.isEmpty {
             let sampler = try session.makeSampler(sampling, grammar: grammar)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Guesses the next tokens of a reply from the words it has to hand: where the reply's last
 /// tokens appeared before (in the user's question, say), the tokens that followed them there
 /// are proposed to follow again. "What is the name of the longest river in Africa?" is answered
@@ -93,6 +95,13 @@ struct GuessEconomy: Sendable {
         batchSeconds = Self.average(batchSeconds, seconds, weight: weight)
         confirmedPerBatch = Self.average(confirmedPerBatch, Double(confirmed), weight: weight)
         stepsSinceBatch = 0
+    }
+
+    /// The running averages, for logs.
+    var summary: String {
+        let step = stepSeconds.map { String(format: "%.0f ms", $0 * 1000) } ?? "?"
+        let batch = batchSeconds.map { String(format: "%.0f ms", $0 * 1000) } ?? "?"
+        return "a step \(step), a batch \(batch), \(String(format: "%.1f", confirmedPerBatch)) confirmed a batch"
     }
 
     private static func average(_ old: Double?, _ new: Double, weight: Double) -> Double {
