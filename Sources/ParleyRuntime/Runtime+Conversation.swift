@@ -13,16 +13,16 @@ public struct RuntimeConversation<C: Clock>: Sendable where C.Duration == Durati
     public let settings: ThreadSettings
     /// Engines being loaded ahead (the neural voice while the first turn is heard).
     let preparation: Task<Void, Never>?
-    /// The neural voice, when it may speak: it loads another thread count when a sentence
-    /// first wants one.
-    let neuralVoice: PiperTextToSpeech?
+    /// The on-device neural voice: it loads another thread count when a sentence first wants
+    /// one, so ``prepared()`` waits for that too.
+    let neuralVoice: PiperTextToSpeech
 
     /// Waits until the engines the conversation loads ahead are loaded. Call it before the
     /// process ends: a C engine still loading on another thread while the process exits can
     /// crash it (`parley talk` on silent audio ended with a segmentation fault one time in five).
     public func prepared() async {
         await preparation?.value
-        await neuralVoice?.settled()
+        await neuralVoice.settled()
     }
 
     /// The saved thread, once there is one.

@@ -262,7 +262,7 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
                          ahead: inout Lookahead) throws {
         let room = session.contextLength - session.cachedTokens.count - 1
         var drafts = sampler.hasGrammar || room <= 0 || !guessing.pays()
-            ? [] : lookup.drafts(after: session.cachedTokens + [token], isControl: session.isControl)
+            ? [] : lookup.drafts(after: token, in: session.cachedTokens, isControl: session.isControl)
         drafts = Array(drafts.prefix(max(0, room)))
         let clock = ContinuousClock()
         guard !drafts.isEmpty else {

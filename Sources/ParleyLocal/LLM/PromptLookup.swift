@@ -15,28 +15,28 @@ struct PromptLookup: Sendable, Equatable {
     /// How far back a match of two tokens may be looked for.
     var window = 256
 
-    /// Proposed tokens to follow `tokens` (a prompt, the reply so far, and its newest token),
-    /// at most ``length``; none when the last tokens were not seen before. A match of the last
-    /// two tokens anywhere in the window is preferred to one of the last token alone in the
-    /// last message; the latest match wins. Control tokens (the template's markers) are never
-    /// proposed: the proposal stops before one.
-    func drafts(after tokens: [Int32], isControl: (Int32) -> Bool) -> [Int32] {
-        guard length > 0, tokens.count >= 2 else { return [] }
-        let last = tokens.count - 1
+    /// Proposed tokens to follow `newest`, the token after `earlier` (a prompt and the reply
+    /// so far, as memory holds them), at most ``length``; none when the last tokens were not
+    /// seen before. A match of the last two tokens anywhere in the window is preferred to one
+    /// of the last token alone in the last message; the latest match wins. Control tokens (the
+    /// template's markers) are never proposed: the proposal stops before one.
+    func drafts(after newest: Int32, in earlier: [Int32], isControl: (Int32) -> Bool) -> [Int32] {
+        guard length > 0, let previous = earlier.last else { return [] }
+        // `newest` would stand at `earlier.count`; every match and proposal lies before it.
+        let last = earlier.count
         func proposal(following end: Int) -> [Int32] {
             var proposed: [Int32] = []
             var index = end + 1
-            while index < last, proposed.count < length, !isControl(tokens[index]) {
-                proposed.append(tokens[index])
+            while index < last, proposed.count < length, !isControl(earlier[index]) {
+                proposed.append(earlier[index])
                 index += 1
             }
             return proposed
         }
         // The last two tokens, seen before (ending at `end`).
-        let earliest = max(1, tokens.count - window)
         var end = last - 1
-        while end >= earliest {
-            if tokens[end] == tokens[last], tokens[end - 1] == tokens[last - 1] {
+        while end >= max(1, last + 1 - window) {
+            if earlier[end] == newest, earlier[end - 1] == previous {
                 let proposed = proposal(following: end)
                 if !proposed.isEmpty { return proposed }
             }
@@ -45,7 +45,7 @@ struct PromptLookup: Sendable, Equatable {
         // The last token alone, in the last message.
         end = last - 1
         while end >= max(0, messageStart) {
-            if tokens[end] == tokens[last] {
+            if earlier[end] == newest {
                 let proposed = proposal(following: end)
                 if !proposed.isEmpty { return proposed }
             }

@@ -11,9 +11,10 @@ import ParleyCore
 /// taking turns with whisper.cpp and llama.cpp (``ComputeLane``).
 ///
 /// With more than one thread allowed, each voice is loaded once per thread count a sentence has
-/// wanted (see ``load(_:)``), and a sentence is spoken on as many threads as the cores other processes leave free (``CoreShare``):
-/// ONNX Runtime's threads, like ggml's, wait for each other, so on a machine with a core busy
-/// one thread is faster than two, and on an idle one two are faster than one.
+/// wanted (see ``load(_:)``), and a sentence is spoken on as many threads as the cores other
+/// processes leave free (``CoreShare``): ONNX Runtime's threads, like ggml's, wait for each
+/// other, so on a machine with a core busy one thread is faster than two, and on an idle one
+/// two are faster than one.
 public actor PiperTextToSpeech: TextToSpeechProvider {
     public nonisolated let identity: ProviderIdentity
     /// The voices it can speak with, the default first.
@@ -28,7 +29,7 @@ public actor PiperTextToSpeech: TextToSpeechProvider {
     private let executor = ThreadExecutor(name: "parley.piper")
     private var loaded: [PiperVoice: LoadedVoice] = [:]
     /// A load of a voice's other thread count, in the background.
-    private var loadingRest: [PiperVoice: Task<Void, Never>] = [:]
+    private var backgroundLoads: [PiperVoice: Task<Void, Never>] = [:]
     private let loader = VoiceLoader()
     /// The thread count of the last sentence spoken (the tests look).
     private(set) var lastThreads: Int?
@@ -110,7 +111,7 @@ public actor PiperTextToSpeech: TextToSpeechProvider {
     /// Waits until no thread count is loading. Call it before the process ends: ONNX Runtime
     /// still loading on another thread while the process exits can crash it.
     public func settled() async {
-        while let loading = loadingRest.values.first {
+        while let loading = backgroundLoads.values.first {
             await loading.value
         }
     }
@@ -150,13 +151,13 @@ public actor PiperTextToSpeech: TextToSpeechProvider {
     /// loader's thread, unless a load of it is under way; a failed load is tried again the next
     /// time the count is wanted.
     private func loadInBackground(_ voice: PiperVoice, threads count: Int) {
-        guard loadingRest[voice] == nil, let configuration = loaded[voice]?.configuration,
+        guard backgroundLoads[voice] == nil, let configuration = loaded[voice]?.configuration,
               let files = try? SherpaVoiceFiles.prepare(voice, configuration: configuration, cache: cache) else { return }
-        loadingRest[voice] = Task {
+        backgroundLoads[voice] = Task {
             if let context = try? await loader.context(files: files, configuration: configuration, threads: count) {
                 loaded[voice]?.contexts[count] = context
             }
-            loadingRest[voice] = nil
+            backgroundLoads[voice] = nil
         }
     }
 
