@@ -201,6 +201,26 @@ enum PostgresSchema {
             FOR EACH ROW EXECUTE FUNCTION parley_material_vector_drop()
             """,
         ]),
+        // What every instance sharing the database spent of each key's limits, per minute
+        // (so that N instances enforce one limit, not N), and the threads a response is being
+        // written into (so that one previous_response_id is continued once across instances).
+        Migration(name: "v8-shared-limits-and-claims", statements: [
+            """
+            CREATE TABLE IF NOT EXISTS rate_spending (
+                owner text NOT NULL,
+                minute bigint NOT NULL,
+                requests bigint NOT NULL DEFAULT 0,
+                tokens bigint NOT NULL DEFAULT 0,
+                PRIMARY KEY (owner, minute)
+            )
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS response_claim (
+                thread_id bigint PRIMARY KEY,
+                claimed_at timestamptz NOT NULL
+            )
+            """,
+        ]),
     ]
 
     /// A number that names Parley's migrations among the database's advisory locks.

@@ -33,6 +33,8 @@ public struct ProviderComparison: Sendable, Equatable, Codable {
     public var cost: Double?
     /// A voice's speech, as a 16-bit WAV (not encoded in JSON; the server sends it base64).
     public var audio: Data?
+    /// The tokens a language model reported using (not encoded; the server charges them).
+    public var usage: Usage?
 
     enum CodingKeys: String, CodingKey {
         case entry, provider, placement, outcome, detail, output, firstMilliseconds = "first_ms", totalMilliseconds = "total_ms", cost
@@ -62,7 +64,7 @@ extension Runtime {
                 }
             }
             let cost = self.settings.price(of: provider.identity.name)?.cost(of: MeteredUsage(usage)) ?? 0
-            return (text.trimmingCharacters(in: .whitespacesAndNewlines), first, start.duration(to: clock.now), cost, nil)
+            return (text.trimmingCharacters(in: .whitespacesAndNewlines), first, start.duration(to: clock.now), cost, nil, usage)
         }
     }
 
@@ -72,7 +74,7 @@ extension Runtime {
             let clock = ContinuousClock(), start = clock.now
             let transcript = try await provider.transcribe(audio, options: options)
             let cost = self.settings.price(of: provider.identity.name)?.cost(of: MeteredUsage(audioSeconds: audio.duration)) ?? 0
-            return (transcript.text, nil, start.duration(to: clock.now), cost, nil)
+            return (transcript.text, nil, start.duration(to: clock.now), cost, nil, nil)
         }
     }
 
@@ -89,7 +91,7 @@ extension Runtime {
             }
             let audio = speech ?? AudioBuffer(samples: [], sampleRate: 16_000)
             let cost = self.settings.price(of: provider.identity.name)?.cost(of: MeteredUsage(characters: text.count)) ?? 0
-            return (String(format: "%.1f s of speech", audio.duration), first, start.duration(to: clock.now), cost, WAV.encode(audio))
+            return (String(format: "%.1f s of speech", audio.duration), first, start.duration(to: clock.now), cost, WAV.encode(audio), nil)
         }
     }
 
@@ -97,7 +99,7 @@ extension Runtime {
     /// each bounded by ``comparisonTimeout``; results in the catalog's order.
     private nonisolated func compare<P: Sendable>(
         _ capability: ProviderCapability,
-        _ ask: @escaping @Sendable (P) async throws -> (String, Duration?, Duration, Double, Data?)
+        _ ask: @escaping @Sendable (P) async throws -> (String, Duration?, Duration, Double, Data?, Usage?)
     ) async -> [ProviderComparison] {
         let entries = (try? entries(capability, for: .auto)) ?? []
         let context = context()
@@ -119,12 +121,13 @@ extension Runtime {
                         return (index, result)
                     }
                     do {
-                        let (output, first, total, cost, audio) = try await Self.within(Self.comparisonTimeout) { try await ask(provider) }
+                        let (output, first, total, cost, audio, usage) = try await Self.within(Self.comparisonTimeout) { try await ask(provider) }
                         result.output = output
                         result.firstMilliseconds = first.map(Self.milliseconds)
                         result.totalMilliseconds = Self.milliseconds(total)
                         result.cost = cost
                         result.audio = audio
+                        result.usage = usage
                         result.provider = made.identity.description
                     } catch {
                         result.outcome = .failed

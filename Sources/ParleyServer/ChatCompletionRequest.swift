@@ -138,6 +138,8 @@ struct ChatCompletionRequest: Decodable, Sendable {
 
     /// The reply length when the client sets none.
     static let defaultMaxTokens = 512
+    /// The reply lengths a client may ask for: a bound, so that no sum of lengths overflows.
+    static let maxTokensRange = 1...1_000_000
 
     /// Whether the reply is streamed.
     var streams: Bool { stream ?? false }
@@ -164,7 +166,9 @@ struct ChatCompletionRequest: Decodable, Sendable {
         }
         if let limit = max_completion_tokens ?? max_tokens {
             let name = max_completion_tokens != nil ? "max_completion_tokens" : "max_tokens"
-            guard limit >= 1 else { throw .invalidRequest("'\(name)' must be at least 1.", param: name) }
+            guard Self.maxTokensRange.contains(limit) else {
+                throw .invalidRequest("'\(name)' must be from 1 to \(Self.maxTokensRange.upperBound).", param: name)
+            }
             sampling.maxTokens = limit
         }
         if let stop {

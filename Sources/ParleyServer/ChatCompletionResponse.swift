@@ -12,7 +12,7 @@ enum ChatCompletionResponse {
         init(_ usage: ParleyCore.Usage) {
             prompt_tokens = usage.inputTokens
             completion_tokens = usage.outputTokens
-            total_tokens = usage.inputTokens + usage.outputTokens
+            total_tokens = usage.totalTokens
         }
     }
 

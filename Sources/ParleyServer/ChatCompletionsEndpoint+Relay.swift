@@ -82,6 +82,7 @@ extension ChatCompletionsEndpoint {
             let whole = try await upstream.collect(upTo: Self.largestCompletion)
             if let usage = RelayedCompletion.usage(ofCompletion: Array(whole.readableBytesView)) {
                 metrics.recordTokens(usage, provider: provider)
+                environment.admission.charge(owner, usage: usage)
             }
             headers[.contentType] = "application/json"
             return .answered(Response(status: .ok, headers: headers, body: .init(byteBuffer: whole)))
@@ -90,6 +91,7 @@ extension ChatCompletionsEndpoint {
         headers[.cacheControl] = "no-cache"
         let deadline = environment.deadline
         let timeout = environment.timeout
+        let admission = environment.admission
         let body = ResponseBody { writer in
             var usage = RelayedUsageWatcher()
             do {
@@ -102,7 +104,10 @@ extension ChatCompletionsEndpoint {
                 // The status is sent: the failure goes in the stream, as OpenAI does.
                 try await writer.write(ByteBuffer(string: OpenAIError.from(error).streamEvent))
             }
-            if let reported = usage.usage { metrics.recordTokens(reported, provider: provider) }
+            if let reported = usage.usage {
+                metrics.recordTokens(reported, provider: provider)
+                admission.charge(owner, usage: reported)
+            }
             try await writer.finish(nil)
         }
         return .answered(Response(status: .ok, headers: headers, body: body))

@@ -141,7 +141,7 @@ struct ChatCompletionsEndpoint: Sendable {
         if let first = head.first { take(first) }
         for try await event in head.rest { take(event) }
         if let answering { environment.metrics.recordTokens(usage, provider: answering) }
-        environment.rateLimits.charge(owner, tokens: usage.inputTokens + usage.outputTokens)
+        environment.admission.charge(owner, usage: usage)
         if let saving, !text.isEmpty, finish != .cancelled {
             let answer = CachedChatAnswer(text: text, finishReason: ChatCompletionResponse.finishReason(finish), usage: usage,
                                           provider: answering, model: reply.model(answering))
@@ -191,7 +191,7 @@ struct ChatCompletionsEndpoint: Sendable {
                     finished = true
                     ending = (reason, usage)
                     if let answering { metrics.recordTokens(usage, provider: answering) }
-                    limits.charge(owner, tokens: usage.inputTokens + usage.outputTokens)
+                    limits.charge(owner, tokens: RateLimits.tokens(of: usage))
                     try await send(chunk(.init(), finish: ChatCompletionResponse.finishReason(reason)))
                     if includeUsage {
                         try await send(ChatCompletionResponse.event(ChatCompletionResponse.Chunk(

@@ -37,11 +37,11 @@ final class ChatRelayHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case idle
         /// A request is going on, part by part.
         case passing
-        /// A request this handler may relay: its head, and its body so far.
-        case collecting(HTTPRequestHead, ByteBuffer)
+        /// A request this handler may relay: its head, who sent it, and its body so far.
+        case collecting(HTTPRequestHead, Admission.Admitted, ByteBuffer)
         /// A whole request this handler may relay, held until the router has answered those
         /// before it (pipelined).
-        case held(HTTPRequestHead, ByteBuffer)
+        case held(HTTPRequestHead, Admission.Admitted, ByteBuffer)
         /// A request is being relayed.
         case relaying
     }
@@ -56,6 +56,12 @@ final class ChatRelayHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var state = State.idle
     /// Whether the connection's first request has gone on (see the type's note).
     private var pastFirst = false
+    /// Whether the first request asked for an upgrade that is not yet granted or refused.
+    private var upgrading = false
+    /// Whether the upgrade was refused here: the connection is closing.
+    private var refused = false
+    /// Whether the connection was upgraded (to a WebSocket): everything is passed on.
+    private var upgraded = false
     /// Requests handed on whose answers have not ended.
     private var routed = 0
     private var waiting = CircularBuffer<Waiting>()
@@ -73,6 +79,15 @@ final class ChatRelayHandler: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: Reading
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // A refused upgrade is answered and the connection closed: nothing more is read.
+        guard !refused else { return }
+        // While an upgrade is decided behind, and once it is made, what comes may be the new
+        // protocol's bytes (the decoder leaves first and forwards what it holds): passed on
+        // untouched.
+        guard !upgrading, !upgraded else {
+            context.fireChannelRead(data)
+            return
+        }
         let part = unwrapInboundIn(data)
         life.read(part)
         if isHolding {
@@ -85,26 +100,33 @@ final class ChatRelayHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func take(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
         switch (state, part) {
         case (.idle, .head(let head)):
-            if pastFirst, lane.accepts(head) {
-                state = .collecting(head, ByteBuffer())
+            if pastFirst, let admitted = lane.accepts(head) {
+                state = .collecting(head, admitted, ByteBuffer())
             } else {
+                if !pastFirst {
+                    pastFirst = true
+                    upgrading = head.headers.contains(name: "upgrade")
+                    // The upgrade is admitted here, by the router's own admission, so that a
+                    // refusal is its own status (403, 401, …) rather than the upgrade layer's
+                    // bare 400; the WebSocket router admits it again, and counts it then.
+                    if upgrading, case .failure(let refusal) = lane.environment.admission.admit(Admission.Head(head), counting: false) {
+                        refuse(refusal, context: context)
+                        return
+                    }
+                }
                 state = .passing
                 routed += 1
                 context.fireChannelRead(wrapInboundOut(part))
-                if !pastFirst {
-                    pastFirst = true
-                    if head.headers.contains(name: "upgrade") { leave(context: context) }
-                }
             }
-        case (.collecting(let head, var body), .body(var bytes)):
+        case (.collecting(let head, let admitted, var body), .body(var bytes)):
             state = .idle  // so that `body` is not copied
             body.writeBuffer(&bytes)
-            state = .collecting(head, body)
-        case (.collecting(let head, let body), .end):
+            state = .collecting(head, admitted, body)
+        case (.collecting(let head, let admitted, let body), .end):
             if routed == 0 {
-                relay(head, body: body, context: context)
+                relay(head, admitted: admitted, body: body, context: context)
             } else {
-                state = .held(head, body)
+                state = .held(head, admitted, body)
             }
         case (.passing, .end):
             state = .idle
@@ -114,16 +136,26 @@ final class ChatRelayHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// Leaves the pipeline to the WebSocket upgrade the connection's first request asked for
-    /// (nothing waits then: the first request always goes on).
-    private func leave(context: ChannelHandlerContext) {
+    /// Answers a refused upgrade request with its error and closes the connection.
+    private func refuse(_ refusal: Admission.Refused, context: ChannelHandlerContext) {
+        refused = true
+        upgrading = false
         cancelTimer()
-        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+        let body = ByteBuffer(bytes: refusal.error.body)
+        var headers = HTTPHeaders([("content-type", "application/json"), ("content-length", String(body.readableBytes)), ("connection", "close"),
+                                   ("x-request-id", refusal.requestID)])
+        headers.add(contentsOf: refusal.limitHeaders)
+        let status = HTTPResponseStatus(statusCode: Int(refusal.error.status.code))
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
     }
 
-    private func relay(_ head: HTTPRequestHead, body: ByteBuffer, context: ChannelHandlerContext) {
+
+    private func relay(_ head: HTTPRequestHead, admitted: Admission.Admitted, body: ByteBuffer, context: ChannelHandlerContext) {
         let start = ContinuousClock.now
-        guard let (route, selection) = lane.route(for: head, body: body) else {
+        // The router answers what is not relayed here, the 429 of a key over its limit included.
+        guard let (route, selection) = lane.route(for: head, body: body), let limitHeaders = lane.take(admitted) else {
             state = .idle
             hand(head, body: body, context: context)
             return
@@ -137,25 +169,29 @@ final class ChatRelayHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 return
             }
             if case .success(let answer) = result, answer.isCompletion {
-                lane.answered(answer, route: route, since: start)
-                write(answer, from: route.provider.identity, version: head.version, context: context)
+                lane.answered(answer, route: route, admitted: admitted, since: start)
+                write(answer, from: route.provider.identity, admitted: admitted, limitHeaders: limitHeaders, version: head.version, context: context)
             } else {
                 // The usual way decides what the failure means (a fallback, an error shape),
-                // and finds the route again once the provider answers.
+                // and finds the route again once the provider answers; it takes the request
+                // from the key's limit itself.
                 lane.environment.relayRoutes.forget(selection)
+                lane.environment.admission.refund(admitted.owner)
                 hand(head, body: body, context: context)
             }
             resume(context: context)
         }
         if !sent {
             state = .idle
+            lane.environment.admission.refund(admitted.owner)
             hand(head, body: body, context: context)
         }
     }
 
-    private func write(_ answer: RelayedWhole, from provider: ProviderIdentity, version: HTTPVersion, context: ChannelHandlerContext) {
+    private func write(_ answer: RelayedWhole, from provider: ProviderIdentity, admitted: Admission.Admitted, limitHeaders: [(String, String)],
+                       version: HTTPVersion, context: ChannelHandlerContext) {
         var headers = HTTPHeaders()
-        headers.reserveCapacity(6)
+        headers.reserveCapacity(7 + limitHeaders.count)
         headers.add(name: "content-type", value: "application/json")
         // The same names as the usual way's (`HTTPFields.name(_:)`).
         if Self.isFieldValue(provider.name) { headers.add(name: HTTPField.Name.parleyProvider.rawName, value: provider.name) }
@@ -163,6 +199,8 @@ final class ChatRelayHandler: ChannelDuplexHandler, RemovableChannelHandler {
         headers.add(name: "content-length", value: String(answer.body.readableBytes))
         headers.add(name: "date", value: HTTPDate.now)
         headers.add(name: "server", value: "parley")
+        headers.add(name: "x-request-id", value: admitted.requestID)
+        headers.add(contentsOf: limitHeaders)
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: .init(statusCode: answer.status), headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(answer.body))), promise: nil)
         ended(.end(nil), promise: nil, flush: true, context: context)
@@ -186,9 +224,9 @@ final class ChatRelayHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Relays the request held for the router's answers, once they are all written.
     private func release(context: ChannelHandlerContext) {
-        guard routed == 0, case .held(let head, let body) = state, context.channel.isActive else { return }
+        guard routed == 0, case .held(let head, let admitted, let body) = state, context.channel.isActive else { return }
         state = .idle
-        relay(head, body: body, context: context)
+        relay(head, admitted: admitted, body: body, context: context)
         if !isHolding { resume(context: context) }
     }
 
@@ -225,7 +263,27 @@ final class ChatRelayHandler: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: Writing
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard !upgraded else {
+            context.write(data, promise: promise)
+            return
+        }
         let part = unwrapOutboundIn(data)
+        if upgrading, case .head(let head) = part {
+            upgrading = false
+            if head.status == .switchingProtocols {
+                // The upgrade the connection's first request asked for is granted: a WebSocket
+                // is no longer HTTP, and this handler passes everything on from now (nothing
+                // waits then: the first request always goes on). A refused upgrade (a foreign
+                // origin, a bad key, `Upgrade: h2c`) keeps the connection HTTP, and so keeps
+                // its idle timeout here.
+                upgraded = true
+                cancelTimer()
+                context.write(data, promise: promise)
+                return
+            }
+            // Refused: the upgrade request is answered as any other, and its end read as such.
+            state = .idle
+        }
         if case .end = part {
             routed = max(0, routed - 1)
             ended(part, promise: promise, flush: false, context: context)
@@ -276,7 +334,9 @@ final class ChatRelayHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if isHolding || !waiting.isEmpty {
+        if upgraded {
+            context.fireUserInboundEventTriggered(event)
+        } else if isHolding || !waiting.isEmpty {
             waiting.append(.event(event))
         } else {
             deliver(event, context: context)
@@ -295,7 +355,7 @@ final class ChatRelayHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Schedules the idle check, unless one is already due (it looks at the time when it runs).
     private func schedule(_ deadline: NIODeadline, context: ChannelHandlerContext) {
-        guard timer == nil else { return }
+        guard timer == nil, !upgraded else { return }
         timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
             timer = nil
             switch life.timedOut() {

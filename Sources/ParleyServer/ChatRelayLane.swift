@@ -56,51 +56,65 @@ final class RelayRoutes: Sendable {
 }
 
 /// What decides, on the event loop, whether a request to `POST /v1/chat/completions` can be
-/// relayed there (by ``ChatRelayHandler``): the same conditions as the usual way's relay (a key
-/// that is let in, a body that decodes, no response schema, no images, not cacheable, a route
-/// found before and a healthy provider), checked without leaving the connection's thread.
+/// relayed there (by ``ChatRelayHandler``): the same conditions as the usual way's relay (a
+/// request the ``Admission`` lets in, a body that decodes, no response schema, no images, not
+/// cacheable, no built-in tools, a route found before and a healthy provider), checked without
+/// leaving the connection's thread. Admission is the router's own, called here: the same key,
+/// origin and host rules, the same limits (a request taken here and then handed to the router
+/// is given back first), the same request id and access-log line.
 struct ChatRelayLane: Sendable {
     let environment: ServerEnvironment
-    /// The server's keys, as bytes.
-    let keys: [[UInt8]]
 
     init(environment: ServerEnvironment) {
         self.environment = environment
-        keys = environment.configuration.apiKeys.map { Array($0.utf8) }
     }
 
     static let path = "/v1/chat/completions"
 
-    /// Whether the request's head lets it be relayed here: HTTP/1.1, the route, a body of known
-    /// length within the limit, a key the server knows (or none needed), and nothing the usual
-    /// way must answer itself (`Expect`, `Connection: close`, `Upgrade`).
-    func accepts(_ head: HTTPRequestHead) -> Bool {
-        guard head.method == .POST, head.version == .http1_1, head.uri == Self.path else { return false }
+    /// Whether the request's head lets it be relayed here — HTTP/1.1, the route, a body of
+    /// known length within the limit, nothing the usual way must answer itself (`Expect`,
+    /// `Connection: close`, `Upgrade`) — and the admission lets it in (its limit is taken
+    /// later, with ``take(_:)``): who it is, or `nil` for the usual way.
+    func accepts(_ head: HTTPRequestHead) -> Admission.Admitted? {
+        guard head.method == .POST, head.version == .http1_1, head.uri == Self.path else { return nil }
         var length: Int?
-        var authorization: String?
+        var seen = Admission.Head(method: "POST", path: Self.path)
         for (name, value) in head.headers {
             // Names compared without case, as HTTP wants; a repeated length or key is not ours.
             switch name.lowercased() {
             case "content-length":
-                guard length == nil else { return false }
+                guard length == nil else { return nil }
                 length = Int(value)
             case "authorization":
-                guard authorization == nil else { return false }
-                authorization = value
-            case "expect", "upgrade", "transfer-encoding":
-                return false
+                guard seen.authorization == nil else { return nil }
+                seen.authorization = value
+            case "expect", "upgrade", "transfer-encoding", "sec-websocket-protocol":
+                return nil
             case "connection":
                 // `keep-alive` is HTTP/1.1's default; a close or an upgrade needs the router.
                 let options = value.lowercased()
-                if options.contains("close") || options.contains("upgrade") { return false }
+                if options.contains("close") || options.contains("upgrade") { return nil }
+            case "origin": seen.origin = value
+            case "host": seen.host = value
+            case "sec-fetch-site": seen.fetchSite = value
+            case "content-type": seen.contentType = value
+            case "x-request-id": seen.requestID = value
             default:
                 break
             }
         }
-        guard let length, length > 0, length <= environment.configuration.maxChatBytes else { return false }
-        guard !keys.isEmpty else { return true }
-        guard let presented = BearerAuthMiddleware.bearerToken(authorization) else { return false }
-        return BearerAuthMiddleware.index(of: presented, among: keys) != nil
+        guard let length, length > 0, length <= environment.configuration.maxChatBytes else { return nil }
+        guard case .success(let admitted) = environment.admission.admit(seen, counting: false) else { return nil }
+        return admitted
+    }
+
+    /// Takes the request from its key's limit: the headers to send, or `nil` when the limit is
+    /// reached (the router then answers the 429).
+    func take(_ admitted: Admission.Admitted) -> [(String, String)]? {
+        let admission = environment.admission
+        guard admission.limits.isOn else { return [] }
+        guard case .success(let headers) = admission.take(admitted.owner) else { return nil }
+        return headers
     }
 
     /// The route for a request whose whole body has come, or `nil` when the usual way must
@@ -114,7 +128,8 @@ struct ChatRelayLane: Sendable {
             selection = self.selection(for: plain.model)
         } else {
             guard let request = try? Request.decoder.decode(ChatCompletionRequest.self, from: Data(body.readableBytesView)),
-                  let chat = try? request.chatRequest(), chat.responseSchema == nil, !chat.hasImages, !request.streams else { return nil }
+                  let chat = try? request.chatRequest(), chat.responseSchema == nil, !chat.hasImages, !request.streams,
+                  !request.wantsBuiltinTools else { return nil }
             selection = self.selection(for: request.model)
             if cache.isOn, ChatCacheKey.key(for: request, chat: chat, selection: selection, owner: .local, headers: HTTPFields(head.headers, splitCookie: false)) != nil {
                 return nil
@@ -130,11 +145,13 @@ struct ChatRelayLane: Sendable {
         ModelResolution.selection(for: model, capability: .languageModel, catalog: environment.runtime.catalog)
     }
 
-    /// Counts an answered request as the usual way does.
-    func answered(_ answer: RelayedWhole, route: RelayRoutes.Route, since start: ContinuousClock.Instant) {
-        environment.metrics.recordRelayed(route.tally, status: answer.status,
-                                          usage: RelayedCompletion.usage(ofCompletion: Array(answer.body.readableBytesView)),
-                                          duration: .now - start)
+    /// Counts an answered request as the usual way does, charges its tokens to its key and
+    /// writes its access-log line.
+    func answered(_ answer: RelayedWhole, route: RelayRoutes.Route, admitted: Admission.Admitted, since start: ContinuousClock.Instant) {
+        let usage = RelayedCompletion.usage(ofCompletion: Array(answer.body.readableBytesView))
+        environment.metrics.recordRelayed(route.tally, status: answer.status, usage: usage, duration: .now - start)
+        if let usage { environment.admission.charge(admitted.owner, usage: usage) }
+        environment.admission.log(admitted.requestID, method: "POST", path: Self.path, status: answer.status, since: start)
     }
 }
 

@@ -4,6 +4,7 @@ import Hummingbird
 import NIOCore
 import ParleyCore
 import ParleyRuntime
+import ParleyStore
 
 /// `POST /v1/parley/compare`: one prompt, recording or sentence through every configured
 /// provider of a capability at once (the provider test view of the personal-AI app; the page's
@@ -39,10 +40,10 @@ struct CompareEndpoint: Sendable {
     }
 
     func register(on router: Hummingbird.Router<ServerRequestContext>) {
-        router.post("/v1/parley/compare") { request, _ in try await respond(to: request) }
+        router.post("/v1/parley/compare") { request, context in try await respond(to: request, owner: context.owner) }
     }
 
-    func respond(to request: Request) async throws -> Response {
+    func respond(to request: Request, owner: Owner) async throws -> Response {
         let body = try await request.decodeJSON(Body.self, limit: environment.configuration.maxAudioBytes * 4 / 3 + 4_096)
         let runtime = environment.runtime
         let results: [ProviderComparison]
@@ -54,11 +55,12 @@ struct CompareEndpoint: Sendable {
             let limit = body.max_tokens ?? 128
             guard (1...4_096).contains(limit) else { throw OpenAIError.invalidRequest("'max_tokens' must be from 1 to 4096.", param: "max_tokens") }
             results = await runtime.compareLanguageModels(prompt: prompt, maxTokens: limit)
+            for usage in results.compactMap(\.usage) { environment.admission.charge(owner, usage: usage) }
         case "transcription":
             guard let encoded = body.audio, let data = Data(base64Encoded: encoded), !data.isEmpty else {
                 throw OpenAIError.invalidRequest("'audio' must be an audio file, base64-encoded.", param: "audio")
             }
-            let audio = try await environment.audioFiles.decode(data, maxDuration: environment.configuration.maxAudioSeconds)
+            let audio = try await environment.decodeAudio(data)
             results = await runtime.compareSpeechToText(audio: audio)
         case "speech":
             guard let text = body.text, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {

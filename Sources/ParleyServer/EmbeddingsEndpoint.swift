@@ -5,6 +5,7 @@ import NIOCore
 import ParleyCore
 import ParleyLocal
 import ParleyRuntime
+import ParleyStore
 
 /// `POST /v1/embeddings`: OpenAI's embeddings (`input` a string or strings, `model`,
 /// `encoding_format` float or base64), from the embedding providers in turn (an
@@ -21,10 +22,10 @@ struct EmbeddingsEndpoint: Sendable {
     static let maxInputs = 2_048
 
     func register(on router: Hummingbird.Router<ServerRequestContext>) {
-        router.post("/v1/embeddings") { request, _ in try await respond(to: request) }
+        router.post("/v1/embeddings") { request, context in try await respond(to: request, owner: context.owner) }
     }
 
-    func respond(to request: Request) async throws -> Response {
+    func respond(to request: Request, owner: Owner) async throws -> Response {
         let body = try await request.decodeJSON(JSONValue.self, limit: environment.configuration.maxChatBytes)
         guard let fields = body.object else { throw OpenAIError.invalidRequest("The body must be a JSON object.") }
         let texts: [String]
@@ -87,6 +88,7 @@ struct EmbeddingsEndpoint: Sendable {
                 let result = try await withDeadline(environment.deadline, timeout: environment.timeout) {
                     try await provider.embed(texts, model: asked)
                 }
+                environment.admission.charge(owner, usage: Usage(inputTokens: result.inputTokens, outputTokens: 0))
                 return try reply(result, format: format, provider: provider.identity)
             } catch let error as OpenAIError where error.status == .gatewayTimeout {
                 throw error

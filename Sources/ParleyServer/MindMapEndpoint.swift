@@ -56,6 +56,7 @@ struct MindMapEndpoint: Sendable {
             let answer = try await withDeadline(environment.deadline, timeout: environment.timeout) {
                 try await coordinator.mindMap(of: text)
             }
+            environment.admission.charge(context.owner, usage: answer.result.usage)
             let outline = answer.value
             let svg = MindMapSVG.render(outline.mindMap, options: MindMapLayout.Options(seed: body.seed ?? 1))
             return try StoreJSON.response(Document(topic: outline.topic, branches: outline.branches, svg: svg,

@@ -73,10 +73,16 @@ public struct ParleyServer: Service, CustomStringConvertible {
         self.configuration = configuration
         let cache = ResponseCache(ttl: try configuration.effectiveCacheTTL(runtime.settings), runtime: runtime, metrics: metrics, logger: logger)
         let limits = try ServerConfiguration.rateLimits(from: runtime.settings)
+        let rateLimits = RateLimits(requestsPerMinute: limits.requests, tokensPerMinute: limits.tokens)
+        let settings = runtime.settings
+        let admission = Admission(
+            keys: configuration.apiKeys, adminKeys: configuration.adminKeys,
+            browser: BrowserPolicy(listening: configuration.host, allowedOrigins: ServerConfiguration.list("PARLEY_ALLOWED_ORIGINS", in: settings),
+                                   allowedHosts: ServerConfiguration.list("PARLEY_ALLOWED_HOSTS", in: settings)),
+            limits: rateLimits, openPaths: WebClientFiles.bundled.paths.union(["/health"]), logger: logger)
         let environment = ServerEnvironment(runtime: runtime, configuration: configuration, metrics: metrics, logger: logger,
                                             responseCache: cache, google: GoogleSyncScheduler(runtime: runtime, logger: logger),
-                                            rateLimits: RateLimits(requestsPerMinute: limits.requests, tokensPerMinute: limits.tokens),
-                                            started: ServerEnvironment.now)
+                                            rateLimits: rateLimits, admission: admission, started: ServerEnvironment.now)
         self.environment = environment
         let router = Self.router(environment)
         let idleTimeout = configuration.idleTimeout.map { TimeAmount.nanoseconds(Self.nanoseconds($0)) }
@@ -120,12 +126,18 @@ public struct ParleyServer: Service, CustomStringConvertible {
     /// has stopped.
     public func run() async throws {
         let shared = try await openSharedStore()
+        // With a shared database, the instances enforce each key's limits together.
+        let exchange = shared.flatMap { store in
+            environment.rateLimits.isOn ? Task { await SharedLimits(limits: environment.rateLimits, store: store, logger: environment.logger).run() } : nil
+        }
         do {
             try await serve()
         } catch {
+            exchange?.cancel()
             await shared?.close()
             throw error
         }
+        exchange?.cancel()
         await shared?.close()
     }
 
@@ -134,6 +146,7 @@ public struct ParleyServer: Service, CustomStringConvertible {
         guard let sharedDatabase else { return nil }
         let store = try await PostgresConversationStore.open(sharedDatabase, logger: environment.logger)
         await environment.runtime.use(store: store)
+        environment.sharedDatabase.use(store)
         environment.logger.notice("conversations are kept in \(store.location)")
         return store
     }
@@ -160,14 +173,11 @@ public struct ParleyServer: Service, CustomStringConvertible {
     /// outermost first). A new endpoint (e.g. `/v1/realtime`) is one more `register(on:)`.
     static func router(_ environment: ServerEnvironment) -> Hummingbird.Router<ServerRequestContext> {
         let router = Hummingbird.Router(context: ServerRequestContext.self)
-        router.add(middleware: RequestIDMiddleware())
         router.add(middleware: RequestMetricsMiddleware(metrics: environment.metrics))
+        router.add(middleware: AdmissionMiddleware(admission: environment.admission))
         router.add(middleware: OpenAIErrorMiddleware())
-        let webClient = WebClientFiles.bundled
-        router.add(middleware: BearerAuthMiddleware(keys: environment.configuration.apiKeys, openPaths: webClient.paths.union(["/health"])))
-        router.add(middleware: RateLimitMiddleware(limits: environment.rateLimits, openPaths: webClient.paths.union(["/health", "/metrics"])))
-        WebClientEndpoint(client: webClient).register(on: router)
-        HealthEndpoint(environment: environment).register(on: router)
+        WebClientEndpoint(client: WebClientFiles.bundled).register(on: router)
+        HealthEndpoint(environment: environment, reports: HealthReports(runtime: environment.runtime)).register(on: router)
         MetricsEndpoint(environment: environment).register(on: router)
         ModelsEndpoint(environment: environment).register(on: router)
         ModelSettingEndpoint(environment: environment).register(on: router)
@@ -192,11 +202,9 @@ public struct ParleyServer: Service, CustomStringConvertible {
     /// as the subprotocol `openai-insecure-api-key.KEY`.
     static func webSocketRouter(_ environment: ServerEnvironment) -> Hummingbird.Router<ServerRequestContext> {
         let router = Hummingbird.Router(context: ServerRequestContext.self)
-        router.add(middleware: RequestIDMiddleware())
         router.add(middleware: RequestMetricsMiddleware(metrics: environment.metrics))
+        router.add(middleware: AdmissionMiddleware(admission: environment.admission, webSocket: true))
         router.add(middleware: OpenAIErrorMiddleware())
-        router.add(middleware: BearerAuthMiddleware(keys: environment.configuration.apiKeys, openPaths: [], acceptsKeyProtocol: true))
-        router.add(middleware: RateLimitMiddleware(limits: environment.rateLimits, openPaths: []))
         RealtimeEndpoint(environment: environment).register(on: router)
         return router
     }

@@ -23,6 +23,9 @@ final class RateLimits: Sendable {
     /// Tokens per minute per key; `nil` for no limit.
     let tokensPerMinute: Int?
     private let buckets = Mutex<[Owner: (requests: Bucket, tokens: Bucket)]>([:])
+    /// What this instance spent per key since it last told the other instances (see
+    /// ``SharedLimits``); kept only while they share a database.
+    private let unsynced = Mutex<[Owner: (requests: Int, tokens: Int)]?>(nil)
 
     init(requestsPerMinute: Int?, tokensPerMinute: Int?) {
         self.requestsPerMinute = requestsPerMinute.flatMap { $0 > 0 ? $0 : nil }
@@ -51,7 +54,10 @@ final class RateLimits: Sendable {
             if let rpm = requestsPerMinute, entry.requests.level < 1 { wait = max(wait, (1 - entry.requests.level) * 60 / Double(rpm)) }
             if let tpm = tokensPerMinute, entry.tokens.level < 1 { wait = max(wait, (1 - entry.tokens.level) * 60 / Double(tpm)) }
             let allowed = wait == 0
-            if allowed, requestsPerMinute != nil { entry.requests.level -= 1 }
+            if allowed, requestsPerMinute != nil {
+                entry.requests.level -= 1
+                record(owner, requests: 1, tokens: 0)
+            }
             all[owner] = entry
             return Decision(allowed: allowed, retryAfter: wait, headers: headers(entry))
         }
@@ -66,6 +72,67 @@ final class RateLimits: Sendable {
             entry.tokens.level -= Double(tokens)
             all[owner] = entry
         }
+        record(owner, requests: 0, tokens: tokens)
+    }
+
+    // MARK: Shared with other instances
+
+    /// Starts keeping what this instance spends, for ``takeUnsynced()``.
+    func shareSpending() {
+        unsynced.withLock { if $0 == nil { $0 = [:] } }
+    }
+
+    private func record(_ owner: Owner, requests: Int, tokens: Int) {
+        unsynced.withLock { pending in
+            guard pending != nil else { return }
+            let before = pending?[owner] ?? (0, 0)
+            pending?[owner] = (before.requests + requests, before.tokens + tokens)
+        }
+    }
+
+    /// What this instance spent since the last call, per key.
+    func takeUnsynced() -> [Owner: (requests: Int, tokens: Int)] {
+        unsynced.withLock { pending in
+            let taken = pending ?? [:]
+            if pending != nil { pending = [:] }
+            return taken
+        }
+    }
+
+    /// Takes what other instances spent of `owner`'s limits from this one's buckets.
+    func absorb(_ owner: Owner, requests: Int, tokens: Int, at now: ContinuousClock.Instant = .now) {
+        guard requests > 0 || tokens > 0 else { return }
+        buckets.withLock { all in
+            var entry = all[owner] ?? (Bucket(level: Double(requestsPerMinute ?? 0), updated: now), Bucket(level: Double(tokensPerMinute ?? 0), updated: now))
+            entry.requests = Self.refilled(entry.requests, perMinute: requestsPerMinute, at: now)
+            entry.tokens = Self.refilled(entry.tokens, perMinute: tokensPerMinute, at: now)
+            if requestsPerMinute != nil { entry.requests.level -= Double(requests) }
+            if tokensPerMinute != nil { entry.tokens.level -= Double(tokens) }
+            all[owner] = entry
+        }
+    }
+
+    /// Gives back one request taken by ``admit(_:at:)`` that another way takes again.
+    func refund(_ owner: Owner) {
+        guard let rpm = requestsPerMinute else { return }
+        buckets.withLock { all in
+            guard var entry = all[owner] else { return }
+            entry.requests.level = min(Double(rpm), entry.requests.level + 1)
+            all[owner] = entry
+        }
+    }
+
+    /// The tokens a reply used, as a provider reported them: each count taken within a billion,
+    /// so that a server reporting absurd counts neither overflows nor wraps around.
+    static func tokens(of usage: Usage) -> Int {
+        let bound = 1_000_000_000
+        return min(max(0, usage.inputTokens), bound) + min(max(0, usage.outputTokens), bound)
+    }
+
+    /// Whole seconds to wait, rounded up, for any wait (a bound, never a trap).
+    static func wholeSeconds(_ seconds: Double) -> Int {
+        guard seconds.isFinite, seconds > 0 else { return 0 }
+        return Int(min(seconds.rounded(.up), 86_400))
     }
 
     /// The owner's limits as realtime's `rate_limits.updated` lists them: requests and tokens,
@@ -109,36 +176,9 @@ final class RateLimits: Sendable {
 
     /// A duration as OpenAI writes it in these headers: `1s`, `6m0s`, `20ms`.
     static func duration(_ seconds: Double) -> String {
-        let seconds = max(0, seconds)
+        let seconds = seconds.isFinite ? min(max(0, seconds), 1e9) : 0
         if seconds < 1 { return "\(Int((seconds * 1_000).rounded(.up)))ms" }
         let whole = Int(seconds.rounded(.up))
         return whole >= 60 ? "\(whole / 60)m\(whole % 60)s" : "\(whole)s"
     }
 }
-
-/// Applies ``RateLimits`` to every authenticated request (after the key is known).
-struct RateLimitMiddleware: RouterMiddleware {
-    typealias Context = ServerRequestContext
-
-    let limits: RateLimits
-    let openPaths: Set<String>
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard limits.isOn, !openPaths.contains(request.uri.path) else { return try await next(request, context) }
-        let decision = limits.admit(context.owner)
-        guard decision.allowed else {
-            let seconds = Int(decision.retryAfter.rounded(.up))
-            var failure = OpenAIError(status: .tooManyRequests,
-                                      message: "Rate limit reached for this key: try again in \(seconds) s.",
-                                      type: "rate_limit_error", code: "rate_limit_exceeded")
-            failure.retryAfter = max(1, seconds)
-            var response = try failure.response(from: request, context: context)
-            for (name, value) in decision.headers { if let field = HTTPField.Name(name) { response.headers[field] = value } }
-            return response
-        }
-        var response = try await next(request, context)
-        for (name, value) in decision.headers { if let field = HTTPField.Name(name) { response.headers[field] = value } }
-        return response
-    }
-}
-

@@ -18,7 +18,12 @@ import ParleyStore
 struct ResponsesEndpoint: Sendable {
     let environment: ServerEnvironment
     /// The threads responses are being written into.
-    let claims = Claims()
+    let claims: Claims
+
+    init(environment: ServerEnvironment) {
+        self.environment = environment
+        claims = Claims(shared: environment.sharedDatabase)
+    }
 
     func register(on router: Hummingbird.Router<ServerRequestContext>) {
         router.post("/v1/responses") { request, context in try await respond(to: request, owner: context.owner) }
@@ -57,10 +62,30 @@ struct ResponsesEndpoint: Sendable {
 
     /// The threads a response is being written into: a second request continuing the same
     /// response meanwhile writes into a copy, so two replies never interleave in one thread.
+    /// With a shared database the claim is made there too, so that two instances never
+    /// continue one response at once (a claim left by an instance that died lapses after
+    /// ``stale``).
     actor Claims {
         private var busy: Set<Int64> = []
-        func claim(_ thread: Int64) -> Bool { busy.insert(thread).inserted }
-        func release(_ thread: Int64) { busy.remove(thread) }
+        let shared: SharedDatabase
+        static let stale = Duration.seconds(600)
+
+        init(shared: SharedDatabase = SharedDatabase()) {
+            self.shared = shared
+        }
+
+        func claim(_ thread: Int64) async -> Bool {
+            guard busy.insert(thread).inserted else { return false }
+            guard let database = shared.current else { return true }
+            if (try? await database.claimThread(thread, stale: Self.stale)) == true { return true }
+            busy.remove(thread)
+            return false
+        }
+
+        func release(_ thread: Int64) async {
+            busy.remove(thread)
+            try? await shared.current?.releaseThread(thread)
+        }
     }
 
     /// The kept assistant message at `id`, with the thread's messages; `nil` when `owner` has
@@ -165,7 +190,7 @@ struct ResponsesEndpoint: Sendable {
             if let first = head.first { collected.take(first) }
             for try await event in head.rest { collected.take(event) }
             if let keeping, let store { try await save(collected, keeping: keeping, in: store, owner: owner) }
-            environment.rateLimits.charge(owner, tokens: collected.usage.inputTokens + collected.usage.outputTokens)
+            environment.admission.charge(owner, usage: collected.usage)
         } catch {
             if let keeping, let store { await abandon(keeping, in: store, owner: owner) }
             throw error
@@ -266,7 +291,7 @@ struct ResponsesEndpoint: Sendable {
                 if let first = head.first { try await relay(first) }
                 for try await event in head.rest { try await relay(event) }
                 if let keeping, let store { try await save(reply, keeping: keeping, in: store, owner: owner) }
-                limits.charge(owner, tokens: reply.usage.inputTokens + reply.usage.outputTokens)
+                limits.charge(owner, tokens: RateLimits.tokens(of: reply.usage))
                 let id = provisional
                 var index = 0
                 if opened || reply.calls.isEmpty {

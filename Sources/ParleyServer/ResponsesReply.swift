@@ -99,7 +99,7 @@ extension ResponsesEndpoint {
                 "input_tokens_details": ["cached_tokens": .number(Double(usage.cachedInputTokens))],
                 "output_tokens": .number(Double(usage.outputTokens)),
                 "output_tokens_details": ["reasoning_tokens": 0],
-                "total_tokens": .number(Double(usage.inputTokens + usage.outputTokens)),
+                "total_tokens": .number(Double(usage.totalTokens)),
             ]
             return .object([
                 "id": .string(id), "object": "response", "created_at": .number(Double(created)),

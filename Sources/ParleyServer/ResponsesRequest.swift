@@ -73,11 +73,11 @@ struct ResponsesRequest: Sendable {
         }
         var maxOutput: Int?
         if let value = fields["max_output_tokens"], !value.isNull {
-            guard let limit = value.number, limit >= 16, limit == limit.rounded(), limit <= 1_000_000 else {
-                throw .invalidRequest("'max_output_tokens' must be a whole number of at least 16.", param: "max_output_tokens")
+            guard let limit = value.integer(in: 16...1_000_000) else {
+                throw .invalidRequest("'max_output_tokens' must be a whole number from 16 to 1000000.", param: "max_output_tokens")
             }
-            maxOutput = Int(limit)
-            sampling.maxTokens = Int(limit)
+            maxOutput = limit
+            sampling.maxTokens = limit
         }
         let textJSON = fields["text"] ?? .object(["format": .object(["type": "text"])])
         let schema = try self.schema(textJSON)

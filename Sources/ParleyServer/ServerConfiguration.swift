@@ -12,6 +12,9 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
     /// Bearer keys, any one of which a request must present; empty turns authentication off,
     /// which ``validate()`` allows only on a loopback address.
     public var apiKeys: [String]
+    /// Keys that may also change server-wide settings (the on-device model switch); they are
+    /// keys like ``apiKeys``. Without any keys at all, every caller may.
+    public var adminKeys: [String]
     /// The largest JSON body of a request other than a chat completion, in bytes.
     public var maxJSONBytes: Int
     /// The largest chat-completion body, in bytes: images travel inside it as data URLs.
@@ -21,6 +24,10 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
     /// The largest realtime client event (one WebSocket message), in bytes: audio travels in
     /// them base64-encoded.
     public var maxRealtimeMessageBytes: Int
+    /// The most audio a realtime session holds not yet heard, in bytes of samples (128 MB,
+    /// about 11 minutes at 24 kHz, by default): past it an append is refused with an `error`
+    /// event, so that a client sending audio far faster than it is spoken cannot fill memory.
+    public var maxRealtimeQueuedAudioBytes: Int = 128 << 20
     /// The longest a request may take, from its head to the end of its response (a stream
     /// included); past it a waiting request gets 504 and a stream ends with an error event.
     public var requestTimeout: Duration
@@ -48,13 +55,14 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
     public var ffmpeg: String
 
     /// Creates a configuration; the defaults suit a sidecar on this machine.
-    public init(host: String = "127.0.0.1", port: Int = 8080, apiKeys: [String] = [], maxJSONBytes: Int = 1 << 20,
+    public init(host: String = "127.0.0.1", port: Int = 8080, apiKeys: [String] = [], adminKeys: [String] = [], maxJSONBytes: Int = 1 << 20,
                 maxChatBytes: Int = 20 << 20, maxAudioBytes: Int = 25 << 20, maxRealtimeMessageBytes: Int = 8 << 20, requestTimeout: Duration = .seconds(300),
                 idleTimeout: Duration? = .seconds(60), probeInterval: Duration? = .seconds(30), responseCacheTTL: Duration? = nil,
                 builtinTools: Bool = true, maxAudioSeconds: Double = 1_500, ffmpeg: String = "ffmpeg") {
         self.host = host
         self.port = port
         self.apiKeys = apiKeys
+        self.adminKeys = adminKeys
         self.maxJSONBytes = maxJSONBytes
         self.maxChatBytes = maxChatBytes
         self.maxAudioBytes = maxAudioBytes
@@ -69,13 +77,23 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        "ServerConfiguration(\(host):\(port), \(apiKeys.count) API keys, JSON \(maxJSONBytes) B, chat \(maxChatBytes) B, "
+        "ServerConfiguration(\(host):\(port), \(apiKeys.count) API keys, \(adminKeys.count) admin keys, JSON \(maxJSONBytes) B, chat \(maxChatBytes) B, "
             + "audio \(maxAudioBytes) B, timeout \(requestTimeout))"
     }
 
     /// The keys listed in `PARLEY_API_KEYS` (comma-separated, blanks ignored).
     public static func apiKeys(from settings: RuntimeSettings) -> [String] {
-        guard let value = settings.value("PARLEY_API_KEYS") else { return [] }
+        list("PARLEY_API_KEYS", in: settings)
+    }
+
+    /// The keys listed in `PARLEY_ADMIN_KEYS`: they may also change server-wide settings.
+    public static func adminKeys(from settings: RuntimeSettings) -> [String] {
+        list("PARLEY_ADMIN_KEYS", in: settings)
+    }
+
+    /// The comma-separated list `name` holds in `settings` (blanks ignored; empty when unset).
+    static func list(_ name: String, in settings: RuntimeSettings) -> [String] {
+        guard let value = settings.value(name) else { return [] }
         return value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
@@ -108,10 +126,10 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
     /// Refuses to serve a non-loopback address without keys, and limits that make no sense.
     public func validate() throws(Invalid) {
         guard (0...65_535).contains(port) else { throw Invalid(description: "The port must be between 0 and 65535.") }
-        if apiKeys.isEmpty, !Self.isLoopback(host) {
+        if apiKeys.isEmpty, adminKeys.isEmpty, !Self.isLoopback(host) {
             throw Invalid(description: "Refusing to listen on \(host) without API keys: set PARLEY_API_KEYS=key1,key2 (or parley.api.keys in the settings file), or listen on 127.0.0.1.")
         }
-        guard maxJSONBytes > 0, maxChatBytes > 0, maxAudioBytes > 0, maxRealtimeMessageBytes > 0 else {
+        guard maxJSONBytes > 0, maxChatBytes > 0, maxAudioBytes > 0, maxRealtimeMessageBytes > 0, maxRealtimeQueuedAudioBytes > 0 else {
             throw Invalid(description: "The body limits must be positive.")
         }
         guard maxAudioSeconds > 0 else { throw Invalid(description: "The longest audio must be positive.") }

@@ -1,8 +1,10 @@
 import Foundation
 import HTTPTypes
 import Logging
+import Synchronization
 import ParleyCore
 import ParleyLocal
+import ParleyPostgres
 import ParleyRuntime
 
 /// What every endpoint works with: the runtime (providers, chains, health), the server's
@@ -20,6 +22,12 @@ struct ServerEnvironment: Sendable, CustomStringConvertible {
     let google: GoogleSyncScheduler
     /// Per-key request and token limits (off unless configured).
     let rateLimits: RateLimits
+    /// The one way in: origin and host, key and role, limits, request id and access log.
+    let admission: Admission
+    /// The PostgreSQL database instances share, once ``ParleyServer/run()`` has opened it.
+    let sharedDatabase = SharedDatabase()
+    /// The audio decoders (ffmpeg processes) that may run at once.
+    let decoders = DecoderSlots(limit: 2 * ProcessInfo.processInfo.activeProcessorCount)
     /// How plain chat completions were relayed, for the relay on the event loop.
     let relayRoutes = RelayRoutes()
     /// When the server started, as a Unix time.
@@ -58,4 +66,15 @@ extension HTTPFields {
         self[.parleyProvider] = provider.name
         if let model = provider.model { self[.parleyModel] = model }
     }
+}
+
+/// The PostgreSQL database this instance shares with others, when there is one.
+final class SharedDatabase: Sendable {
+    private let store = Mutex<PostgresConversationStore?>(nil)
+
+    func use(_ shared: PostgresConversationStore) {
+        store.withLock { $0 = shared }
+    }
+
+    var current: PostgresConversationStore? { store.withLock { $0 } }
 }

@@ -15,6 +15,9 @@ public struct ServerRequestContext: RequestContext, WebSocketRequestContext {
     /// store call, and the store shows no other owner's rows. Open endpoints (`/health`) are
     /// reached without a key and must not touch the store.
     public var owner: Owner
+    /// What the caller's key may do (set by the admission; every caller is an admin on a
+    /// server without keys).
+    var role: Admission.Role
     /// Where a WebSocket route leaves its handler for the upgrade (`/v1/realtime`).
     public let webSocket: WebSocketHandlerReference<ServerRequestContext>
 
@@ -22,6 +25,7 @@ public struct ServerRequestContext: RequestContext, WebSocketRequestContext {
         self.coreContext = .init(source: source)
         self.keyIndex = nil
         self.owner = .local
+        self.role = .user
         self.webSocket = WebSocketHandlerReference()
     }
 }

@@ -32,8 +32,8 @@ struct ThreadSettingsPatch: Decodable, Sendable {
             throw .invalidRequest("'settings.backend' must not be empty: name the backend that answers, e.g. local or openai.",
                                   param: "settings.backend")
         }
-        if let maxTokens, maxTokens < 1 {
-            throw .invalidRequest("'settings.max_tokens' must be at least 1.", param: "settings.max_tokens")
+        if let maxTokens, !ChatCompletionRequest.maxTokensRange.contains(maxTokens) {
+            throw .invalidRequest("'settings.max_tokens' must be from 1 to \(ChatCompletionRequest.maxTokensRange.upperBound).", param: "settings.max_tokens")
         }
     }
 

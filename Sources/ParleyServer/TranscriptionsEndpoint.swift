@@ -59,7 +59,7 @@ struct TranscriptionsEndpoint: Sendable {
         if stream, format != "json", format != "text" {
             throw OpenAIError.invalidRequest("A streamed transcript is sent as events: use response_format json or text with 'stream'.", param: "stream")
         }
-        let audio = try await environment.audioFiles.decode(Data(file.data), maxDuration: environment.configuration.maxAudioSeconds)
+        let audio = try await environment.decodeAudio(Data(file.data))
         guard audio.duration >= 0.05 else {
             throw OpenAIError.invalidRequest("The audio is too short to transcribe (\(String(format: "%.3f", audio.duration)) s).", param: "file",
                                              code: "audio_too_short")

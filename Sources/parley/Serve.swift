@@ -72,6 +72,7 @@ struct Serve: AsyncParsableCommand {
             let runtime = try await common.runtime(smallModel: smallModel, database: database)
             let configuration = ServerConfiguration(
                 host: host, port: port, apiKeys: ServerConfiguration.apiKeys(from: runtime.settings),
+                adminKeys: ServerConfiguration.adminKeys(from: runtime.settings),
                 maxJSONBytes: Int(maxJSONMB * 1_048_576), maxChatBytes: Int(maxJSONMB * 20 * 1_048_576),
                 maxAudioBytes: Int(maxAudioMB * 1_048_576), requestTimeout: .milliseconds(Int64(requestTimeout * 1_000)),
                 probeInterval: probeInterval > 0 ? .milliseconds(Int64(probeInterval * 1_000)) : nil, builtinTools: !noBuiltinTools,

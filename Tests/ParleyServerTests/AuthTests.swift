@@ -84,7 +84,7 @@ struct AuthTests {
         ("  Bearer first-key", "first-key"), ("Bearer", nil), ("Bearer ", nil), ("Bearerfirst-key", nil), ("Basic first-key", nil), ("", nil),
     ] as [(String, String?)])
     func bearerToken(_ value: String, _ token: String?) {
-        #expect(BearerAuthMiddleware.bearerToken(value).map { String(decoding: $0, as: UTF8.self) } == token)
+        #expect(BearerKey.bearerToken(value).map { String(decoding: $0, as: UTF8.self) } == token)
     }
 }
 

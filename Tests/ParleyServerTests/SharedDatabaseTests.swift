@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import ParleyCore
+import ParleyPostgres
 import ParleyServer
 import ParleyStore
 import ParleyTestServers
@@ -13,11 +14,12 @@ import Testing
 struct SharedDatabaseTests {
     /// Two scripted servers on a fresh database of the test server, with two keys; the database
     /// is dropped afterwards. Cancelled (skipped) without a test server.
-    static func withTwoServers(logs: CapturedLogs? = nil,
+    static func withTwoServers(logs: CapturedLogs? = nil, settings extra: [String: String] = [:],
                                _ body: (TestServer, TestServer, DatabaseURL) async throws -> Void) async throws {
         let postgres = try TestPostgres.serverOrSkip()
         let database = try await TestPostgres.createDatabase(on: postgres)
         let settings = ["PARLEY_DATABASE_URL": TestPostgres.settingValue(database), "PARLEY_API_KEYS": "key-a-secret,key-b-secret"]
+            .merging(extra) { $1 }
         do {
             let first = try await TestServer.scripted(model: ScriptedLanguageModel(name: "first", replies: [["Paris."], ["Still Paris."]]),
                                                       settings: settings, logger: logs?.logger(label: "first"))
@@ -30,6 +32,32 @@ struct SharedDatabaseTests {
             throw error
         }
         try await TestPostgres.dropDatabase(database, on: postgres)
+    }
+
+    @Test("two instances enforce one limit per key: the second sees what the first spent; a response's thread is claimed once")
+    func sharedLimits() async throws {
+        try await Self.withTwoServers(settings: ["PARLEY_RATE_LIMIT_RPM": "3"]) { first, second, database in
+            let question = ["messages": [["role": "user", "content": "Capital of France?"]]]
+            for _ in 1...3 {
+                #expect(try await Client(server: first, key: "key-a-secret").send(.POST, "/v1/chat/completions", question).status == 200)
+            }
+            // The instances exchange what they spent a few times a second.
+            try await Task.sleep(for: .seconds(1.5))
+            let refused = try await Client(server: second, key: "key-a-secret").send(.POST, "/v1/chat/completions", question)
+            #expect(refused.status == 429, "\(refused.text)")
+            #expect(try await Client(server: second, key: "key-b-secret").send(.POST, "/v1/chat/completions", question).status == 200)
+
+            // What the Responses API claims a thread with: one instance at a time.
+            let one = try await PostgresConversationStore.open(database)
+            let other = try await PostgresConversationStore.open(database)
+            #expect(try await one.claimThread(4_242, stale: .seconds(600)))
+            #expect(try await other.claimThread(4_242, stale: .seconds(600)) == false)
+            #expect(try await other.claimThread(4_242, stale: .zero), "a claim older than the staleness is taken over")
+            try await other.releaseThread(4_242)
+            #expect(try await one.claimThread(4_242, stale: .seconds(600)))
+            await one.close()
+            await other.close()
+        }
     }
 
     @Test("a thread created through one instance is listed and continued through the other, by the same key only")

@@ -145,6 +145,12 @@ struct TestServer: Sendable {
         try await send(.POST, path, headers: [("content-type", "application/json")] + headers,
                        body: try JSONSerialization.data(withJSONObject: json))
     }
+
+    /// PUTs a JSON document.
+    func put(_ path: String, json: Any, headers: [(String, String)] = []) async throws -> Reply {
+        try await send(.PUT, path, headers: [("content-type", "application/json")] + headers,
+                       body: try JSONSerialization.data(withJSONObject: json))
+    }
 }
 
 /// A `multipart/form-data` body, as an HTTP client would build it.

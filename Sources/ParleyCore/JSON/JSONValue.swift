@@ -84,6 +84,14 @@ public enum JSONValue: Sendable, Equatable, Hashable, Codable {
     /// Whether this is `null`.
     public var isNull: Bool { self == .null }
 
+    /// The value of a whole number within `range`; `nil` for a fraction, a number outside the
+    /// range (1e19 included: it never traps), or anything that is not a number. Every number a
+    /// client sends goes through this (or a `Double` range check) before it becomes an `Int`.
+    public func integer(in range: ClosedRange<Int>) -> Int? {
+        guard case .number(let value) = self, let whole = Int(exactly: value), range.contains(whole) else { return nil }
+        return whole
+    }
+
     /// `value` as an integer when it is one and fits exactly.
     static func exactInteger(_ value: Double) -> Int64? {
         value.rounded() == value && abs(value) < 1e15 ? Int64(value) : nil

@@ -228,6 +228,13 @@ public struct Usage: Sendable, Equatable, Codable {
         self.outputTokens = outputTokens
     }
 
+    /// Tokens read and generated together; `Int.max` rather than a trap when a provider
+    /// reports counts whose sum does not fit.
+    public var totalTokens: Int {
+        let (sum, overflowed) = inputTokens.addingReportingOverflow(outputTokens)
+        return overflowed ? (outputTokens < 0 ? Int.min : Int.max) : sum
+    }
+
     enum CodingKeys: String, CodingKey {
         case inputTokens = "input_tokens"
         case cachedInputTokens = "cached_input_tokens"

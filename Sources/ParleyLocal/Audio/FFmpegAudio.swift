@@ -67,10 +67,11 @@ public struct FFmpegAudio: Sendable {
             guard audio.duration <= maxDuration else { throw .tooLong(limitSeconds: maxDuration) }
             return audio
         }
-        let name = kind?.rawValue ?? "audio"
-        guard let path = ChildProcess.locate(executable) else {
-            throw kind == nil ? .unrecognized(detail: "its first bytes match no audio format") : .needsFFmpeg(kind: name)
-        }
+        // ffmpeg is told the container: it never guesses one (a playlist, a concat list or an
+        // image sequence would make it open other files), and reads only the file given.
+        guard let kind else { throw .unrecognized(detail: "its first bytes match no audio format") }
+        let name = kind.rawValue
+        guard let path = ChildProcess.locate(executable) else { throw .needsFFmpeg(kind: name) }
         // A file, not a pipe: an m4a's index may sit at its end, which needs seeking.
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("parley-audio-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: file) }
@@ -78,8 +79,8 @@ public struct FFmpegAudio: Sendable {
         do {
             try data.write(to: file)
             output = try await ChildProcess.run(path, arguments: [
-                "-nostdin", "-hide_banner", "-loglevel", "error",
-                "-i", file.path, "-map", "0:a:0", "-vn",
+                "-nostdin", "-hide_banner", "-loglevel", "error", "-protocol_whitelist", "file",
+                "-f", Self.demuxer(of: kind), "-i", file.path, "-map", "0:a:0", "-vn",
                 // A second past the limit tells "too long" apart from "just fits".
                 "-t", String(format: "%.3f", maxDuration + 1),
                 "-f", "f32le", "-acodec", "pcm_f32le", "-ac", "1", "-ar", String(sampleRate), "pipe:1",
@@ -92,7 +93,7 @@ public struct FFmpegAudio: Sendable {
             .replacingOccurrences(of: file.path, with: "the file").trimmingCharacters(in: .whitespacesAndNewlines)
         guard output.status == 0 else {
             let detail = message.split(separator: "\n").last.map(String.init) ?? "exit status \(output.status)"
-            throw kind == nil ? .unrecognized(detail: detail) : .undecodable(kind: name, detail: detail)
+            throw .undecodable(kind: name, detail: detail)
         }
         let samples = Float32LE.samples(output.standardOutput)
         guard !samples.isEmpty else {
@@ -102,6 +103,21 @@ public struct FFmpegAudio: Sendable {
         let audio = AudioBuffer(samples: samples, sampleRate: sampleRate)
         guard audio.duration <= maxDuration + 0.5 else { throw .tooLong(limitSeconds: maxDuration) }
         return audio
+    }
+
+    /// ffmpeg's demuxer for each container read through it.
+    static func demuxer(of kind: AudioContainer) -> String {
+        switch kind {
+        case .ogg: "ogg"
+        case .webm: "matroska"
+        case .mp3: "mp3"
+        case .flac: "flac"
+        case .mp4: "mov"
+        case .aac: "aac"
+        case .caf: "caf"
+        case .aiff: "aiff"
+        case .wav: "wav"
+        }
     }
 
     // MARK: - Encoding

@@ -638,14 +638,26 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         }
         var kept = messages
         let budget = session.contextLength - min(reserve, session.contextLength / 2)
-        while true {
-            let tokens = try session.tokenize(session.formatPrompt(kept) + suffix)
-            if tokens.count <= budget { return tokens }
-            guard let drop = kept.firstIndex(where: { $0.role != .system }), drop < kept.count - 1 else {
-                throw LlamaError.promptTooLong(tokens: tokens.count, contextLength: session.contextLength)
+        var tokens = try session.tokenize(session.formatPrompt(kept) + suffix)
+        guard tokens.count > budget else { return tokens }
+        // Each message's share is tokenized once, and the oldest are dropped until the excess
+        // is covered; the whole prompt is tokenized again only to check the cut (linear, not
+        // one whole tokenization per message dropped), and a cancelled request stops here.
+        var costs = try kept.map { try session.tokenize($0.text).count + 4 }
+        while tokens.count > budget {
+            try Task.checkCancellation()
+            var excess = tokens.count - budget
+            while excess > 0 {
+                guard let drop = kept.firstIndex(where: { $0.role != .system }), drop < kept.count - 1 else {
+                    throw LlamaError.promptTooLong(tokens: tokens.count, contextLength: session.contextLength)
+                }
+                excess -= costs[drop]
+                kept.remove(at: drop)
+                costs.remove(at: drop)
             }
-            kept.remove(at: drop)
+            tokens = try session.tokenize(session.formatPrompt(kept) + suffix)
         }
+        return tokens
     }
 }
 

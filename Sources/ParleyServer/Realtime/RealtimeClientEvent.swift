@@ -113,8 +113,12 @@ enum RealtimeClientEvent: Sendable, Equatable {
             return try message(item, position: position)
         case "conversation.item.truncate":
             guard let id = fields["item_id"]?.string else { throw .missing("item_id") }
-            guard let end = fields["audio_end_ms"]?.number, end >= 0 else { throw .missing("audio_end_ms") }
-            return .truncateItem(id: id, audioEndMilliseconds: Int(end))
+            guard let value = fields["audio_end_ms"], !value.isNull else { throw .missing("audio_end_ms") }
+            // At most a day of audio: a bound, not a trap, for any number a client sends.
+            guard let end = value.integer(in: 0...86_400_000) else {
+                throw .invalidValue("audio_end_ms", "'audio_end_ms' must be a whole number of milliseconds from 0 to 86400000.")
+            }
+            return .truncateItem(id: id, audioEndMilliseconds: end)
         case "response.create": return .createResponse(try responseParameters(fields["response"]))
         case "response.cancel": return .cancelResponse
         case "parley.transcript.send":

@@ -42,6 +42,8 @@ actor RealtimeConnection {
     struct LaneWork: Sendable {
         var session: ConversationSession<ContinuousClock>
         var eventID: String?
+        /// The memory its audio takes, in bytes (0 for work without audio).
+        var bytes = 0
         var work: @Sendable (ConversationSession<ContinuousClock>) async throws -> Void
     }
 
@@ -96,6 +98,9 @@ actor RealtimeConnection {
     /// The most audio work queued before the reading of client events waits (about 20 s of
     /// 100 ms appends).
     private static let laneLimit = 200
+    /// The audio queued or running, in bytes (at most
+    /// ``ServerConfiguration/maxRealtimeQueuedAudioBytes``: past it an append is refused).
+    private var laneBytes = 0
 
     /// Whether the server is shutting down: no more input is taken.
     private var draining = false
@@ -181,16 +186,20 @@ actor RealtimeConnection {
     /// `append`/`stopListening`, and a client reviewing the transcript must still be heard.
     /// Work queued for a conversation that has since ended is skipped; a failure is an
     /// `error` event naming the client's event.
-    private func onAudioLane(_ session: ConversationSession<ContinuousClock>, eventID: String?,
+    private func onAudioLane(_ session: ConversationSession<ContinuousClock>, eventID: String?, bytes: Int = 0,
                              _ work: @escaping @Sendable (ConversationSession<ContinuousClock>) async throws -> Void) async {
         // Back-pressure: a client far ahead of the conversation waits for it.
         while laneDepth >= Self.laneLimit, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(20)) }
         laneDepth += 1
-        lane.continuation.yield(LaneWork(session: session, eventID: eventID, work: work))
+        laneBytes += bytes
+        lane.continuation.yield(LaneWork(session: session, eventID: eventID, bytes: bytes, work: work))
     }
 
     private func run(_ piece: LaneWork) async {
-        defer { laneDepth -= 1 }
+        defer {
+            laneDepth -= 1
+            laneBytes -= piece.bytes
+        }
         guard conversation?.session === piece.session else { return }
         do {
             try await piece.work(piece.session)
@@ -232,9 +241,14 @@ actor RealtimeConnection {
                 audio = decoded
             }
             guard !audio.isEmpty else { return }
+            let size = audio.samples.count * MemoryLayout<Float>.size
+            guard laneBytes + size <= environment.configuration.maxRealtimeQueuedAudioBytes else {
+                throw RealtimeProtocolError(code: "input_audio_buffer_full",
+                                            message: "This audio was dropped: the server holds \(laneBytes >> 20) MB of audio not yet heard. Send audio no faster than it is spoken, and append again once it catches up.")
+            }
             if let unavailable, ContinuousClock.now < unavailable.until, conversation == nil { return }
             let session = try await conversationSession()
-            await onAudioLane(session, eventID: eventID) { session in
+            await onAudioLane(session, eventID: eventID, bytes: size) { session in
                 if await session.state == .armed { try await session.startListening(.user) }
                 try await session.append(audio)
             }
@@ -593,6 +607,10 @@ actor RealtimeConnection {
                 answeredByCommit = false
                 sendError(RealtimeProtocolError(code: "input_audio_buffer_commit_empty", message: "No speech was found in the committed audio: nothing to answer."), eventID: nil)
             }
+            if to == .thinking, from != .speaking, !admitReply() {
+                // Over the key's limit: this reply is not written (the error says when to retry).
+                if let session = conversation?.session { Task { try? await session.cancel() } }
+            }
             if case .error(let reason) = to { await failed(reason) }
         case .replyText(let piece):
             ensureResponse()
@@ -760,7 +778,7 @@ actor RealtimeConnection {
         var done = responseJSON(open, status: status, output: output)
         if case .object(var fields) = done, let usage {
             fields["usage"] = .object(["input_tokens": .number(Double(usage.inputTokens)), "output_tokens": .number(Double(usage.outputTokens)),
-                                       "total_tokens": .number(Double(usage.inputTokens + usage.outputTokens))])
+                                       "total_tokens": .number(Double(usage.totalTokens))])
             done = .object(fields)
         }
         if case .object(var fields) = done, let parley {
@@ -768,11 +786,27 @@ actor RealtimeConnection {
             done = .object(fields)
         }
         send("response.done", ["response": done])
-        let limits = environment.rateLimits
-        if limits.isOn {
-            if let usage { limits.charge(options.owner, tokens: usage.inputTokens + usage.outputTokens) }
-            send("rate_limits.updated", ["rate_limits": .array(limits.realtimeEntries(options.owner))])
+        charge(usage)
+    }
+
+    /// Takes one request from the key's limit for a reply about to be written, as every HTTP
+    /// request is (``Admission``): `false`, with an `error` event saying when to retry, when the
+    /// limit is reached.
+    private func admitReply() -> Bool {
+        guard environment.admission.limits.isOn else { return true }
+        if case .failure(let refused) = environment.admission.take(options.owner) {
+            sendError(RealtimeProtocolError(code: refused.error.code ?? "rate_limit_exceeded", message: refused.error.message), eventID: nil)
+            return false
         }
+        return true
+    }
+
+    /// Charges a reply's tokens to the key, and tells the client its limits.
+    private func charge(_ usage: Usage?) {
+        let admission = environment.admission
+        guard admission.limits.isOn else { return }
+        if let usage { admission.charge(options.owner, usage: usage) }
+        send("rate_limits.updated", ["rate_limits": .array(admission.limits.realtimeEntries(options.owner))])
     }
 
     /// An out-of-band response (`conversation: "none"`): the language model answers the
@@ -796,6 +830,7 @@ actor RealtimeConnection {
         if let limit = settings.maxOutputTokens { sampling.maxTokens = limit }
         let request = ChatRequest(messages: messages, sampling: sampling)
         let llm = try await environment.languageModel(for: request, selection: selection, param: "response.input")
+        guard admitReply() else { return }
         let open = OpenResponse(id: Self.id("resp"), itemID: Self.id("item"), textOnly: true, metadata: parameters.metadata)
         var created = responseJSON(open, status: "in_progress", output: [])
         if case .object(var fields) = created { fields["conversation_id"] = .null; created = .object(fields) }
@@ -831,10 +866,11 @@ actor RealtimeConnection {
         if case .object(var fields) = finished {
             fields["conversation_id"] = .null
             fields["usage"] = .object(["input_tokens": .number(Double(usage.inputTokens)), "output_tokens": .number(Double(usage.outputTokens)),
-                                       "total_tokens": .number(Double(usage.inputTokens + usage.outputTokens))])
+                                       "total_tokens": .number(Double(usage.totalTokens))])
             finished = .object(fields)
         }
         send("response.done", ["response": finished])
+        charge(usage)
     }
 
     /// The position among `messages` of the message `item` stands for (the last with its

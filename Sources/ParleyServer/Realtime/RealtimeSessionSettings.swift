@@ -298,10 +298,10 @@ struct RealtimeSessionSettings: Sendable, Equatable {
 
     private static func maxTokens(_ value: JSONValue) throws(RealtimeProtocolError) -> Int? {
         if value.string == "inf" || value.isNull { return nil }
-        guard let number = value.number, number >= 1, number <= 4_096, number.rounded() == number else {
+        guard let number = value.integer(in: 1...4_096) else {
             throw .invalidValue("session.max_output_tokens", "'max_output_tokens' must be an integer from 1 to 4096, or \"inf\".")
         }
-        return Int(number)
+        return number
     }
 
     /// A GA format object: `{"type": "audio/pcm", "rate": 24000}`, or G.711's
@@ -317,10 +317,10 @@ struct RealtimeSessionSettings: Sendable, Equatable {
             throw .invalidValue("\(param).type", "Unsupported audio format '\(type)': this server speaks audio/pcm (16-bit little-endian mono), audio/pcmu and audio/pcma.")
         }
         guard let rate = format["rate"] else { return (24_000, nil) }
-        guard let number = rate.number, number.rounded() == number, rates.contains(Int(number)) else {
+        guard let number = rate.integer(in: rates) else {
             throw .invalidValue("\(param).rate", "'rate' must be a whole number of samples per second from \(rates.lowerBound) to \(rates.upperBound) (24000 by default).")
         }
-        return (Int(number), nil)
+        return (number, nil)
     }
 
     /// A beta format name: `pcm16` (at 24 kHz), `g711_ulaw` or `g711_alaw` (at 8 kHz).

@@ -1,47 +1,14 @@
 import Foundation
 import HTTPTypes
-import Hummingbird
 import ParleyStore
 
-/// Requires `Authorization: Bearer KEY` with one of the server's keys on every path but the
-/// open ones (`/health`, the browser client's files), and makes the key's owner the request's
-/// ``ServerRequestContext/owner``. Keys are compared in constant time and never logged.
-///
-/// A browser cannot set headers on a WebSocket, so on the WebSocket routes the key may instead
-/// be offered as the subprotocol `openai-insecure-api-key.KEY` (what OpenAI's browser clients
-/// send, beside the subprotocol `realtime`).
-struct BearerAuthMiddleware: RouterMiddleware {
-    typealias Context = ServerRequestContext
-
+/// How a request presents a key: `Authorization: Bearer KEY`, or on a WebSocket (a browser
+/// cannot set its headers) the subprotocol `openai-insecure-api-key.KEY`, what OpenAI's browser
+/// clients send beside `realtime`. ``Admission`` reads them; keys are compared in constant time
+/// and never logged.
+enum BearerKey {
     /// The prefix of the subprotocol that carries a key.
     static let keyProtocolPrefix = "openai-insecure-api-key."
-
-    let keys: [[UInt8]]
-    /// The owner of each key, in the same order.
-    let owners: [Owner]
-    let openPaths: Set<String>
-    /// Whether a key offered as a WebSocket subprotocol counts (the WebSocket routes only).
-    let acceptsKeyProtocol: Bool
-
-    init(keys: [String], openPaths: Set<String>, acceptsKeyProtocol: Bool = false) {
-        self.keys = keys.map { Array($0.utf8) }
-        self.owners = keys.map(Owner.apiKey)
-        self.openPaths = openPaths
-        self.acceptsKeyProtocol = acceptsKeyProtocol
-    }
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard !keys.isEmpty, !openPaths.contains(request.uri.path) else { return try await next(request, context) }
-        let offered = acceptsKeyProtocol ? Self.protocolKey(request.headers[values: .secWebSocketProtocol]) : nil
-        guard let presented = Self.bearerToken(request.headers[.authorization]) ?? offered else {
-            throw OpenAIError.unauthorized(keyGiven: false)
-        }
-        guard let matched = Self.index(of: presented, among: keys) else { throw OpenAIError.unauthorized(keyGiven: true) }
-        var context = context
-        context.keyIndex = matched
-        context.owner = owners[matched]
-        return try await next(request, context)
-    }
 
     /// Which of `keys` is `presented`, compared with every key in constant time.
     static func index(of presented: [UInt8], among keys: [[UInt8]]) -> Int? {
