@@ -58,8 +58,14 @@ final class ChatRelayHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var pastFirst = false
     /// Whether the first request asked for an upgrade that is not yet granted or refused.
     private var upgrading = false
-    /// Whether the upgrade was refused here: the connection is closing.
-    private var refused = false
+    /// When the first request asked for an upgrade.
+    private var upgradeStarted: NIODeadline?
+    /// How long an upgrade may take to be granted or refused.
+    static let upgradeGrace = TimeAmount.seconds(10)
+    /// Why the admission refuses the upgrade the first request asks for, if it does.
+    private var upgradeRefusal: Admission.Refused?
+    /// Whether the answer being written is a refusal's in place of the upgrade layer's own.
+    private var replacing = false
     /// Whether the connection was upgraded (to a WebSocket): everything is passed on.
     private var upgraded = false
     /// Requests handed on whose answers have not ended.
@@ -79,8 +85,6 @@ final class ChatRelayHandler: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: Reading
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        // A refused upgrade is answered and the connection closed: nothing more is read.
-        guard !refused else { return }
         // While an upgrade is decided behind, and once it is made, what comes may be the new
         // protocol's bytes (the decoder leaves first and forwards what it holds): passed on
         // untouched.
@@ -106,12 +110,12 @@ final class ChatRelayHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 if !pastFirst {
                     pastFirst = true
                     upgrading = head.headers.contains(name: "upgrade")
-                    // The upgrade is admitted here, by the router's own admission, so that a
-                    // refusal is its own status (403, 401, …) rather than the upgrade layer's
-                    // bare 400; the WebSocket router admits it again, and counts it then.
+                    if upgrading { upgradeStarted = .now() }
+                    // The WebSocket router decides the upgrade with the same admission, but a
+                    // refusal there comes out of the upgrade layer as a bare 400: the refusal is
+                    // found here too, to be answered in its place (403, 401, … with its error).
                     if upgrading, case .failure(let refusal) = lane.environment.admission.admit(Admission.Head(head), counting: false) {
-                        refuse(refusal, context: context)
-                        return
+                        upgradeRefusal = refusal
                     }
                 }
                 state = .passing
@@ -136,19 +140,17 @@ final class ChatRelayHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// Answers a refused upgrade request with its error and closes the connection.
-    private func refuse(_ refusal: Admission.Refused, context: ChannelHandlerContext) {
-        refused = true
-        upgrading = false
-        cancelTimer()
+    /// Writes a refused upgrade's error in place of the upgrade layer's bare answer (whose
+    /// body parts, if any, are dropped until its end).
+    private func answerRefusal(_ refusal: Admission.Refused, promise: EventLoopPromise<Void>?, context: ChannelHandlerContext) {
+        replacing = true
         let body = ByteBuffer(bytes: refusal.error.body)
         var headers = HTTPHeaders([("content-type", "application/json"), ("content-length", String(body.readableBytes)), ("connection", "close"),
                                    ("x-request-id", refusal.requestID)])
         headers.add(contentsOf: refusal.limitHeaders)
         let status = HTTPResponseStatus(statusCode: Int(refusal.error.status.code))
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+        context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: promise)
     }
 
 
@@ -283,6 +285,18 @@ final class ChatRelayHandler: ChannelDuplexHandler, RemovableChannelHandler {
             }
             // Refused: the upgrade request is answered as any other, and its end read as such.
             state = .idle
+            if let refusal = upgradeRefusal {
+                upgradeRefusal = nil
+                answerRefusal(refusal, promise: promise, context: context)
+                return
+            }
+        }
+        if replacing {
+            guard case .end = part else {
+                promise?.succeed(())
+                return
+            }
+            replacing = false
         }
         if case .end = part {
             routed = max(0, routed - 1)
@@ -358,6 +372,14 @@ final class ChatRelayHandler: ChannelDuplexHandler, RemovableChannelHandler {
         guard timer == nil, !upgraded else { return }
         timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
             timer = nil
+            // An upgrade being decided is a request being answered: its answer's end (or the
+            // upgrade) decides what comes next; one that is not decided within the grace (a
+            // body that never ends) is given up.
+            if let since = upgradeStarted, upgrading {
+                let limit = since + Self.upgradeGrace
+                if NIODeadline.now() >= limit { context.close(promise: nil) } else { schedule(limit, context: context) }
+                return
+            }
             switch life.timedOut() {
             case .close: context.close(promise: nil)
             case .checkAgain(let deadline): schedule(deadline, context: context)
