@@ -65,8 +65,9 @@ struct EmbeddingsEndpoint: Sendable {
                                   type: "server_error", code: "provider_unavailable")
             }
         } else if let name = model {
+            // A name of slashes alone has no parts: it names no provider.
             let parts = name.split(separator: "/", maxSplits: 1).map(String.init)
-            if parts[0] == "openai" || parts[0] == "ollama" {
+            if let first = parts.first, first == "openai" || first == "ollama" {
                 providers = providers.filter { $0.identity.name == parts[0] }
                 model = parts.count == 2 ? parts[1] : nil
                 guard !providers.isEmpty else {

@@ -50,7 +50,7 @@ struct ModelsEndpoint: Sendable {
         if id.contains("/"), let entry = listed.first(where: { $0.id == provider }) {
             return Model(id: id, created: environment.started, owned_by: entry.owned_by, capabilities: entry.capabilities, configured: entry.configured)
         }
-        return Model(id: id, created: environment.started, owned_by: "parley", capabilities: listed[0].capabilities, configured: true)
+        return Model(id: id, created: environment.started, owned_by: "parley", capabilities: listed.first?.capabilities ?? [], configured: true)
     }
 
     /// Every selectable name, `auto` first, then the catalog's order.
