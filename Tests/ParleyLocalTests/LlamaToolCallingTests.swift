@@ -48,6 +48,30 @@ struct ToolCallFormatTests {
         #expect(other.flush() == "<tool")
     }
 
+    @Test("a reply that opens like a call in the shapes small models write is a call; text that only starts alike is text")
+    func opening() {
+        for start in ["{\"name\"", "```json\n{", "<tools>\n{", "<function=set_timer>", "<functioncall> {", "set_timer(minutes=12)",
+                      "```python\nset_timer(12)", "  play_song(title="] {
+            var opening = CallOpening(toolNames: ["set_timer", "play_song"])
+            var verdict = CallOpening.Verdict.undecided
+            // Split anywhere: the verdict waits for enough of the start.
+            for character in start where verdict == .undecided { verdict = opening.push(String(character)) }
+            #expect(verdict == .call, "\(start)")
+        }
+        for start in ["set the timer", "<b>Bold</b>", "play_song is a tool", "Sure! "] {
+            var opening = CallOpening(toolNames: ["set_timer", "play_song"])
+            var verdict = CallOpening.Verdict.undecided
+            for character in start where verdict == .undecided { verdict = opening.push(String(character)) }
+            #expect(verdict != .call && verdict != .undecided, "\(start)")
+            if case .text(let text) = verdict { #expect(start.hasPrefix(text.trimmingCharacters(in: .whitespaces)) || text.hasPrefix(" ")) }
+        }
+        // Without tools' names, a name called as a function is text.
+        var nameless = CallOpening()
+        var verdict = CallOpening.Verdict.undecided
+        for character in "set_timer(" where verdict == .undecided { verdict = nameless.push(String(character)) }
+        #expect(verdict != .call)
+    }
+
     @Test("the end of a call's JSON is found past braces inside strings")
     func valueEnd() {
         var end = JSONValueEnd()

@@ -196,7 +196,7 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         let callGrammar = JSONGrammar(schema: ToolCallFormat.callSchema(tools), prefix: #"[ \n]?"#)
         let single = !request.parallelToolCalls || { if case .function = request.toolChoice { true } else { false } }()
         let (finish, generated) = try writeWithTools(
-            session: session, sampling: sampling, callGrammar: callGrammar, startInCall: forced, single: single, lookup: lookup,
+            session: session, sampling: sampling, callGrammar: callGrammar, toolNames: tools.map(\.name), startInCall: forced, single: single, lookup: lookup,
             into: continuation)
         continuation.yield(.finished(finish, Usage(inputTokens: prompt.count, cachedInputTokens: reused, outputTokens: generated)))
     }
@@ -297,7 +297,7 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
     /// another call (parallel calls) or ends. A call's pieces stream as it is written; one cut
     /// short by the token limit never becomes a whole call (the reply ends with `.length`).
     private func writeWithTools(
-        session: LlamaSession, sampling: SamplingOptions, callGrammar: JSONGrammar, startInCall: Bool, single: Bool,
+        session: LlamaSession, sampling: SamplingOptions, callGrammar: JSONGrammar, toolNames: [String], startInCall: Bool, single: Bool,
         lookup: PromptLookup, into continuation: AsyncThrowingStream<ChatEvent, any Error>.Continuation
     ) throws -> (FinishReason, Int) {
         enum Phase { case text, call, afterCall }
@@ -312,7 +312,7 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         var generated = 0
         var finish = FinishReason.length
         var wroteText = false
-        var opening = CallOpening()
+        var opening = CallOpening(toolNames: toolNames)
         var openingPosition: Int?
         // Tokens sampled ahead while text is written (guesses the model confirmed, and its
         // next token), dropped with their memory when a call opens: a call's tokens are the

@@ -247,9 +247,12 @@ struct ToolCallStreamer {
     }
 }
 
-/// Watches the start of a reply for a call written without the marker: bare JSON
-/// (`{"name": …`) or JSON in a code block (```` ```json ````), as code-trained models write
-/// them. The start is held until it is clearly one or the other.
+/// Watches the start of a reply for a call written without the marker, in the shapes small
+/// models write: bare JSON (`{"name": …`), JSON in a code block (```` ```json ````), other
+/// templates' tags (`<tools>`, `<function…`, `<functioncall>`, `<tool_call` misspelt), or a
+/// declared tool's name called like a function (`set_timer(minutes=12)`, bare or in a code
+/// block). The start is held until it is clearly one or the other; a call's arguments are
+/// then written under the call grammar, so they follow the tool's schema.
 struct CallOpening: Sendable {
     /// What the start of the reply is.
     enum Verdict: Equatable {
@@ -261,17 +264,29 @@ struct CallOpening: Sendable {
         case text(String)
     }
 
-    /// Starts that open a call.
-    static let patterns = ["{\"", "```json\n{", "```json\n {", "```\n{", "```JSON\n{"]
+    /// Starts that open a call whatever the tools are called.
+    static let patterns = ["{\"", "```json\n{", "```json\n {", "```\n{", "```JSON\n{",
+                           "<tools>", "<tool>", "<function", "<functioncall>", "<tool_call", "<toolcall>"]
+    /// The starts that open a call: ``patterns``, and each tool's name called as a function.
+    let starts: [String]
     private var held = ""
+
+    /// Watches for calls of the tools named `toolNames` (and the JSON and tag shapes).
+    init(toolNames: [String] = []) {
+        var starts = Self.patterns
+        for name in toolNames where !name.isEmpty {
+            starts += [name + "(", "```python\n" + name + "(", "```\n" + name + "("]
+        }
+        self.starts = starts
+    }
 
     /// Adds a piece of the reply's start.
     mutating func push(_ piece: String) -> Verdict {
         held += piece
         let start = String(held.drop(while: \.isWhitespace))
         if start.isEmpty { return .undecided }
-        if Self.patterns.contains(where: { start.hasPrefix($0) }) { return .call }
-        if Self.patterns.contains(where: { $0.hasPrefix(start) }) { return .undecided }
+        if starts.contains(where: { start.hasPrefix($0) }) { return .call }
+        if starts.contains(where: { $0.hasPrefix(start) }) { return .undecided }
         defer { held = "" }
         return .text(held)
     }
