@@ -3,7 +3,7 @@
 // Objective-C classes import as `open` NSObject subclasses; only those whose page lists
 // Sendable conform to it. Objective-C enums import as non-frozen enums.
 @_exported import CoreAudioTypes
-import Foundation
+@_exported import Foundation  // an Objective-C framework re-exports the Foundation its headers import
 
 /// https://developer.apple.com/documentation/avfaudio/avaudioframecount
 public typealias AVAudioFrameCount = UInt32

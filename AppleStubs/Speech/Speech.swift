@@ -2,7 +2,7 @@
 // (https://developer.apple.com/documentation/speech/…); bodies never run.
 // None of these classes lists Sendable on its page; the result handler is not @Sendable there.
 @_exported import AVFoundation
-import Foundation
+@_exported import Foundation  // an Objective-C framework re-exports the Foundation its headers import
 
 /// https://developer.apple.com/documentation/speech/sfspeechrecognizerauthorizationstatus
 public enum SFSpeechRecognizerAuthorizationStatus: Int, Sendable {
