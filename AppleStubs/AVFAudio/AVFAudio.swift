@@ -223,5 +223,42 @@ open class AVAudioSession: NSObject {
     }
     /// …/samplerate
     open var sampleRate: Double { 0 }
+    /// …/interruptionnotification
+    public static let interruptionNotification: NSNotification.Name = NSNotification.Name("AVAudioSessionInterruptionNotification")
+    /// …/routechangenotification
+    public static let routeChangeNotification: NSNotification.Name = NSNotification.Name("AVAudioSessionRouteChangeNotification")
+    /// …/mediaserviceswereresetnotification
+    public static let mediaServicesWereResetNotification: NSNotification.Name = NSNotification.Name("AVAudioSessionMediaServicesWereResetNotification")
+    /// …/interruptiontype
+    public enum InterruptionType: UInt, Sendable {
+        case began = 1, ended = 0
+    }
+    /// …/interruptionoptions
+    public struct InterruptionOptions: OptionSet, Sendable {
+        public var rawValue: UInt
+        public init(rawValue: UInt) { self.rawValue = rawValue }
+        /// …/interruptionoptions/shouldresume
+        public static let shouldResume = InterruptionOptions(rawValue: 1)
+    }
+    /// …/routechangereason
+    public enum RouteChangeReason: UInt, Sendable {
+        case unknown = 0, newDeviceAvailable = 1, oldDeviceUnavailable = 2, categoryChange = 3, override = 4, wakeFromSleep = 6,
+             noSuitableRouteForCategory = 7, routeConfigurationChange = 8
+    }
 }
+
+/// https://developer.apple.com/documentation/avfaudio/avaudiosessioninterruptiontypekey
+@available(macOS, unavailable)
+public let AVAudioSessionInterruptionTypeKey: String = "AVAudioSessionInterruptionTypeKey"
+/// https://developer.apple.com/documentation/avfaudio/avaudiosessioninterruptionoptionkey
+@available(macOS, unavailable)
+public let AVAudioSessionInterruptionOptionKey: String = "AVAudioSessionInterruptionOptionKey"
+/// https://developer.apple.com/documentation/avfaudio/avaudiosessionroutechangereasonkey
+@available(macOS, unavailable)
+public let AVAudioSessionRouteChangeReasonKey: String = "AVAudioSessionRouteChangeReasonKey"
 #endif
+
+extension NSNotification.Name {
+    /// https://developer.apple.com/documentation/foundation/nsnotification/name-swift.struct/avaudioengineconfigurationchange
+    public static let AVAudioEngineConfigurationChange = NSNotification.Name("AVAudioEngineConfigurationChangeNotification")
+}

@@ -14,15 +14,24 @@ import ParleyCore
 ///
 /// On iOS it sets the app's audio session to `.playAndRecord` (voice chat mode, the speaker by
 /// default) when it starts; an app that manages its session itself sets it up before ``start()``.
+/// A call or another app's audio stops playback, and capture starts again when the system says
+/// it may; unplugged headphones stop the reply; a new hardware format (a route change) sets the
+/// engine up again (the rules: ``AudioSessionPolicy``).
 public final class AppleMicrophone: Sendable {
-    /// The engine and its player, touched only under the lock (they are not `Sendable`).
+    /// The engine and what hangs on it, touched only under the lock (they are not `Sendable`).
     private struct Graph {
         let engine = AVAudioEngine()
         let player = AVAudioPlayerNode()
+        var isAttached = false
         /// The player's format: mono at the mixer's rate, set when capture starts.
         var playbackFormat: AVAudioFormat?
         /// Brings replies (any rate) to the player's rate.
         var playback: PCMConverter?
+        /// Where captured audio and levels go, while capturing.
+        var sinks: (audio: AsyncStream<ParleyCore.AudioBuffer>.Continuation, levels: AsyncStream<Float>.Continuation)?
+        /// The notification observers, removed when capture stops.
+        var observers: [any NSObjectProtocol] = []
+        var policy = AudioSessionPolicy()
     }
 
     /// What the tap keeps between buffers (it runs on the audio thread).
@@ -42,6 +51,7 @@ public final class AppleMicrophone: Sendable {
         let (audio, audioSink) = AsyncStream.makeStream(of: ParleyCore.AudioBuffer.self)
         let (levels, levelSink) = AsyncStream.makeStream(of: Float.self)
         let capture = self.capture
+        let observers = observe()
         try graph.withLock { graph in
             #if !os(macOS)
             // Without an active play-and-record session the input has no format (0 Hz) and
@@ -50,42 +60,109 @@ public final class AppleMicrophone: Sendable {
             try session.setCategory(.playAndRecord, mode: .voiceChat, options: [.defaultToSpeaker])
             try session.setActive(true)
             #endif
-            let input = graph.engine.inputNode
-            try input.setVoiceProcessingEnabled(true)
-            // The player is connected in the format of what it plays: mono (a stereo connection
-            // with mono buffers scheduled raises), at the mixer's rate; replies are resampled.
-            let mixerRate = graph.engine.mainMixerNode.outputFormat(forBus: 0).sampleRate
-            guard let playbackFormat = AVAudioFormat(standardFormatWithSampleRate: mixerRate > 0 ? mixerRate : 48_000, channels: 1) else {
-                throw ProviderError.unavailable(provider: "apple-microphone", .unsupported(reason: "no mono playback format at \(mixerRate) Hz"))
-            }
-            graph.engine.attach(graph.player)
-            graph.engine.connect(graph.player, to: graph.engine.mainMixerNode, format: playbackFormat)
-            graph.playbackFormat = playbackFormat
-            graph.playback = nil
-            // The tap at the hardware's format, converted to 16 kHz mono here.
-            let format = input.outputFormat(forBus: 0)
-            input.installTap(onBus: 0, bufferSize: 1_024, format: format) { @Sendable buffer, _ in
-                guard let channels = buffer.floatChannelData else { return }
-                let frames = Int(buffer.frameLength)
-                let arrays = (0..<Int(format.channelCount)).map { Array(UnsafeBufferPointer(start: channels[$0], count: frames)) }
-                let (converted, level) = capture.withLock { capture in
-                    let converted = capture.converter.convert(channels: arrays, sampleRate: Int(format.sampleRate))
-                    return (converted, capture.meter.take(converted))
-                }
-                audioSink.yield(converted)
-                levelSink.yield(level)
-            }
-            try graph.engine.start()
+            graph.sinks = (audioSink, levelSink)
+            graph.observers = observers
+            graph.policy.isCapturing = true
+            try Self.configure(&graph, capture: capture)
         }
         audioSink.onTermination = { [weak self] _ in self?.stop() }
         return (audio, levels)
+    }
+
+    /// Sets the engine up for the hardware as it is now and starts it: the player connected in
+    /// the format of what it plays (mono: a stereo connection with mono buffers scheduled
+    /// raises) at the mixer's rate, and the tap at the input's own format, converted here.
+    private static func configure(_ graph: inout Graph, capture: Locked<Capture>) throws {
+        guard let sinks = graph.sinks else { return }
+        let input = graph.engine.inputNode
+        input.removeTap(onBus: 0)
+        try input.setVoiceProcessingEnabled(true)
+        let mixerRate = graph.engine.mainMixerNode.outputFormat(forBus: 0).sampleRate
+        guard let playbackFormat = AVAudioFormat(standardFormatWithSampleRate: mixerRate > 0 ? mixerRate : 48_000, channels: 1) else {
+            throw ProviderError.unavailable(provider: "apple-microphone", .unsupported(reason: "no mono playback format at \(mixerRate) Hz"))
+        }
+        if !graph.isAttached {
+            graph.engine.attach(graph.player)
+            graph.isAttached = true
+        }
+        graph.engine.connect(graph.player, to: graph.engine.mainMixerNode, format: playbackFormat)
+        graph.playbackFormat = playbackFormat
+        graph.playback = nil
+        let format = input.outputFormat(forBus: 0)
+        input.installTap(onBus: 0, bufferSize: 1_024, format: format) { @Sendable buffer, _ in
+            guard let channels = buffer.floatChannelData else { return }
+            let frames = Int(buffer.frameLength)
+            let arrays = (0..<Int(format.channelCount)).map { Array(UnsafeBufferPointer(start: channels[$0], count: frames)) }
+            let (converted, level) = capture.withLock { capture in
+                let converted = capture.converter.convert(channels: arrays, sampleRate: Int(format.sampleRate))
+                return (converted, capture.meter.take(converted))
+            }
+            sinks.audio.yield(converted)
+            sinks.levels.yield(level)
+        }
+        graph.engine.prepare()
+        try graph.engine.start()
+    }
+
+    /// The system's notifications, each mapped to an ``AudioSessionPolicy/Event``.
+    private func observe() -> [any NSObjectProtocol] {
+        let center = NotificationCenter.default
+        // Delivered on a queue of their own, never on the thread that posts them: the engine may
+        // post while this class holds its lock (starting it), and the lock is not reentrant.
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        var observers: [any NSObjectProtocol] = []
+        func on(_ name: NSNotification.Name, _ event: @escaping @Sendable (Notification) -> AudioSessionPolicy.Event?) {
+            observers.append(center.addObserver(forName: name, object: nil, queue: queue) { [weak self] notification in
+                if let event = event(notification) { self?.handle(event) }
+            })
+        }
+        on(.AVAudioEngineConfigurationChange) { _ in .engineConfigurationChanged }
+        #if !os(macOS)
+        on(AVAudioSession.interruptionNotification) { notification in
+            let info = notification.userInfo ?? [:]
+            switch (info[AVAudioSessionInterruptionTypeKey] as? UInt).flatMap(AVAudioSession.InterruptionType.init(rawValue:)) {
+            case .began: return .interruptionBegan
+            case .ended:
+                let options = AVAudioSession.InterruptionOptions(rawValue: info[AVAudioSessionInterruptionOptionKey] as? UInt ?? 0)
+                return .interruptionEnded(shouldResume: options.contains(.shouldResume))
+            default: return nil
+            }
+        }
+        on(AVAudioSession.routeChangeNotification) { notification in
+            switch (notification.userInfo?[AVAudioSessionRouteChangeReasonKey] as? UInt).flatMap(AVAudioSession.RouteChangeReason.init(rawValue:)) {
+            case .newDeviceAvailable: return .routeChanged(.newDeviceAvailable)
+            case .oldDeviceUnavailable: return .routeChanged(.oldDeviceUnavailable)
+            default: return .routeChanged(.other)
+            }
+        }
+        on(AVAudioSession.mediaServicesWereResetNotification) { _ in .mediaServicesReset }
+        #endif
+        return observers
+    }
+
+    /// Carries out what the policy says for `event`.
+    private func handle(_ event: AudioSessionPolicy.Event) {
+        let capture = self.capture
+        graph.withLock { graph in
+            for action in graph.policy.handle(event) {
+                switch action {
+                case .stopPlayback:
+                    graph.player.stop()
+                    graph.playback = nil
+                case .restart:
+                    // A restart that fails leaves capture stopped; the next change tries again.
+                    try? Self.configure(&graph, capture: capture)
+                }
+            }
+        }
     }
 
     /// Plays a reply's audio through the engine (and its echo canceller), resampled to the
     /// player's rate; the resampler's last few samples come with the next buffer.
     public func play(_ audio: ParleyCore.AudioBuffer) {
         graph.withLock { graph in
-            guard let format = graph.playbackFormat else { return }
+            guard let format = graph.playbackFormat, !graph.policy.isInterrupted else { return }
             var converter = graph.playback ?? PCMConverter(outputRate: Int(format.sampleRate))
             let samples = converter.convert(channels: [audio.samples], sampleRate: audio.sampleRate).samples
             graph.playback = converter
@@ -109,12 +186,21 @@ public final class AppleMicrophone: Sendable {
 
     /// Stops capture and playback.
     public func stop() {
-        graph.withLock { graph in
+        let (observers, sinks) = graph.withLock { graph in
             graph.engine.inputNode.removeTap(onBus: 0)
             graph.player.stop()
             graph.engine.stop()
             graph.playback = nil
+            graph.policy.isCapturing = false
+            let observers = graph.observers
+            let sinks = graph.sinks
+            graph.observers = []
+            graph.sinks = nil
+            return (observers, sinks)
         }
+        for observer in observers { NotificationCenter.default.removeObserver(observer) }
+        sinks?.audio.finish()
+        sinks?.levels.finish()
     }
 }
 #endif

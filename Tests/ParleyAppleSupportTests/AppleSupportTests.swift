@@ -147,6 +147,29 @@ struct AppleSupportTests {
         #expect(prompt.history[2] == .toolOutput(callID: "call_1", toolName: "get_time", text: "The tool failed: down"))
     }
 
+    @Test("a call interrupts: playback stops, and capture restarts only when the call ends with the system's go-ahead", arguments: [true, false])
+    func interruption(shouldResume: Bool) {
+        var policy = AudioSessionPolicy()
+        policy.isCapturing = true
+        #expect(policy.handle(.interruptionBegan) == [.stopPlayback])
+        #expect(policy.isInterrupted)
+        #expect(policy.handle(.engineConfigurationChanged).isEmpty)
+        #expect(policy.handle(.interruptionEnded(shouldResume: shouldResume)) == (shouldResume ? [.restart] : []))
+        #expect(!policy.isInterrupted)
+    }
+
+    @Test("unplugged headphones stop the reply (it must not jump to the speaker); a new hardware format restarts capture")
+    func routeChanges() {
+        var policy = AudioSessionPolicy()
+        #expect(policy.handle(.routeChanged(.oldDeviceUnavailable)) == [.stopPlayback])
+        #expect(policy.handle(.routeChanged(.newDeviceAvailable)).isEmpty)
+        #expect(policy.handle(.engineConfigurationChanged).isEmpty)
+        policy.isCapturing = true
+        #expect(policy.handle(.engineConfigurationChanged) == [.restart])
+        #expect(policy.handle(.routeChanged(.other)).isEmpty)
+        #expect(policy.handle(.mediaServicesReset) == [.stopPlayback, .restart])
+    }
+
     @Test("a locked value is reached from many tasks at once without loss, and an object held in it is let go once")
     func locked() async {
         let counter = Locked(0)
