@@ -2,20 +2,37 @@
 import Foundation
 import PackageDescription
 
-// llama.cpp and whisper.cpp on Apple platforms: scripts/build-xcframework builds them (one ggml,
-// Metal on) from the same pinned sources into Frameworks/ParleyEngines.xcframework on a Mac.
-// When that framework is there, Apple builds link it and Linux keeps the pkg-config system
-// libraries; without it (always on Linux) every platform uses pkg-config, as a Mac with the
-// engines installed can. sherpa-onnx (the neural voice) stays Linux-only with the framework.
-let appleEngines = "Frameworks/ParleyEngines.xcframework"
-let hasAppleEngines = FileManager.default.fileExists(atPath: Context.packageDirectory + "/" + appleEngines)
-let systemEngines: TargetDependencyCondition? = hasAppleEngines ? .when(platforms: [.linux]) : nil
+// The native engines. On Linux, llama.cpp, whisper.cpp and sherpa-onnx are system libraries
+// found with pkg-config (scripts/setup installs them): always, and only, on Linux. On Apple
+// platforms the default build links no native library: those providers report "not built for
+// this platform" and the chains answer with Apple's own engines (ParleyApple) or the cloud.
+//
+// The opt-in `AppleEngines` trait brings llama.cpp and whisper.cpp (one ggml, Metal on) to macOS
+// and iOS as the binary target `ParleyEngines`: an XCFramework by `url:` and `checksum:`. SwiftPM
+// downloads every binary target a root manifest declares, whatever its trait (seen with 6.3.1),
+// so that target lives in a one-target companion package that is resolved only when the trait
+// is on. NEITHER EXISTS YET: on a Mac, scripts/build-xcframework builds the framework, zips it
+// (ParleyEngines.xcframework.zip, the release asset), pins it with `swift package
+// compute-checksum` and writes the companion manifest (`.binaryTarget(name: "ParleyEngines",
+// url: <the asset's release URL>, checksum: <that checksum>)`) to publish at the URL below.
+// Until then, enabling the trait fails to resolve. With Frameworks/ParleyEngines.xcframework
+// built locally (git-ignored, so never in a versioned checkout), the trait links that instead.
+// There is no Mac Catalyst or visionOS slice, so neither platform gets the engines.
+let appleEnginesPackage = "https://github.com/parley-assistant/parley-engines.git"  // a placeholder: not published yet
+let localAppleEngines = "Frameworks/ParleyEngines.xcframework"
+let hasLocalAppleEngines = FileManager.default.fileExists(atPath: Context.packageDirectory + "/" + localAppleEngines)
+let linuxOnly: TargetDependencyCondition? = .when(platforms: [.linux])
+let appleEnginesOn: TargetDependencyCondition? = .when(platforms: [.macOS, .iOS], traits: ["AppleEngines"])
 let engineDependencies: [Target.Dependency] = [
-    .target(name: "CLlama", condition: systemEngines),
-    .target(name: "CWhisper", condition: systemEngines),
-    .target(name: "CSherpaOnnx", condition: systemEngines),
-] + (hasAppleEngines ? [.target(name: "ParleyEngines", condition: .when(platforms: [.macOS, .iOS, .visionOS]))] : [])
-let engineTargets: [Target] = hasAppleEngines ? [.binaryTarget(name: "ParleyEngines", path: appleEngines)] : []
+    .target(name: "CLlama", condition: linuxOnly),
+    .target(name: "CWhisper", condition: linuxOnly),
+    .target(name: "CSherpaOnnx", condition: linuxOnly),
+    hasLocalAppleEngines
+        ? .target(name: "ParleyEngines", condition: appleEnginesOn)
+        : .product(name: "ParleyEngines", package: "parley-engines", condition: appleEnginesOn),
+]
+let engineTargets: [Target] = hasLocalAppleEngines ? [.binaryTarget(name: "ParleyEngines", path: localAppleEngines)] : []
+let enginePackages: [Package.Dependency] = hasLocalAppleEngines ? [] : [.package(url: appleEnginesPackage, from: "0.1.0")]
 
 let package = Package(
     name: "Parley",
@@ -42,6 +59,7 @@ let package = Package(
     // tests use; an app that depends on the libraries with `traits: []` does not resolve them.
     traits: [
         .trait(name: "Server", description: "The HTTP server, the CLI, PostgreSQL and the tests' servers."),
+        .trait(name: "AppleEngines", description: "llama.cpp and whisper.cpp on macOS and iOS (Metal), as a binary XCFramework."),
         .default(enabledTraits: ["Server"]),
     ],
     dependencies: [
@@ -63,7 +81,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.21.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
-    ],
+    ] + enginePackages,
     targets: [
         // Audio types, WAV I/O, resampling, provider protocols, the voice-turn pipeline.
         // No C module and no networking library.
@@ -148,7 +166,7 @@ let package = Package(
             dependencies: ["ParleyCore"]
         ),
         // Apple's own providers, thin shells over ParleyAppleSupport, every file wholly inside
-        // #if canImport(…) (empty on Linux; never compiled for Apple here, see README).
+        // #if canImport(…) (empty on Linux; type-checked here only against AppleStubs, scripts/check-apple).
         .target(
             name: "ParleyApple",
             dependencies: ["ParleyCore", "ParleyAppleSupport"]

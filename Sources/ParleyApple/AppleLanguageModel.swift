@@ -3,9 +3,11 @@ import FoundationModels
 import ParleyAppleSupport
 import ParleyCore
 
-// Never compiled on the Linux machines this package is developed on (see README). The logic
-// lives in ParleyAppleSupport (FoundationPrompt, GuidedSchema, SnapshotDeltas,
-// ToolCallCollector), which is tested on Linux; this file only spells it in the framework's terms.
+// Type-checked on Linux against declarations written from Apple's documentation
+// (scripts/check-apple), never compiled with Apple's SDK here (see README). The logic lives in
+// ParleyAppleSupport (FoundationPrompt, GuidedSchema, SnapshotDeltas, ToolCallCollector), which
+// is tested on Linux; this file only spells it in the framework's terms. Names both modules
+// declare (`Tool`, `Transcript`) are always qualified.
 
 /// The system's on-device language model (Apple Intelligence, iOS and macOS 26) through the
 /// Foundation Models framework: streamed replies (the cumulative snapshots turned into the
@@ -24,7 +26,11 @@ public struct AppleLanguageModel: LanguageModelProvider {
     public func availability() async -> Availability {
         switch SystemLanguageModel.default.availability {
         case .available: return .ready
+        case .unavailable(.deviceNotEligible): return .unsupported(reason: "this device cannot run Apple Intelligence")
+        case .unavailable(.appleIntelligenceNotEnabled): return .unsupported(reason: "Apple Intelligence is off: turn it on in Settings")
+        case .unavailable(.modelNotReady): return .unsupported(reason: "the system language model is not ready yet (it may be downloading)")
         case .unavailable(let reason): return .unsupported(reason: "the system language model is unavailable: \(reason)")
+        @unknown default: return .unsupported(reason: "the system language model is unavailable")
         }
     }
 
@@ -33,8 +39,9 @@ public struct AppleLanguageModel: LanguageModelProvider {
             try checkCapabilities(for: request)
             let conversation = FoundationPrompt(request.messages)
             let collector = ToolCallCollector()
-            let tools: [any Tool] = request.offersTools ? try request.callableTools.map { try ForwardedTool($0, collector: collector) } : []
-            let session = LanguageModelSession(tools: tools, instructions: conversation.instructions)
+            let tools: [any FoundationModels.Tool] = request.offersTools
+                ? try request.callableTools.map { try ForwardedTool($0, collector: collector) } : []
+            let session = LanguageModelSession(tools: tools, transcript: Self.transcript(conversation, tools: tools))
             let options = GenerationOptions(temperature: request.sampling.temperature, maximumResponseTokens: request.sampling.maxTokens)
             continuation.yield(.provider(identity))
             do {
@@ -61,12 +68,46 @@ public struct AppleLanguageModel: LanguageModelProvider {
             continuation.yield(.finished(.stop, Usage()))
         }
     }
+
+    /// The conversation before the prompt as the session's transcript: the system text (and the
+    /// tools) as its instructions, every earlier turn as the entry of its kind, never as
+    /// instructions (which the model ranks above prompts: what a user or a tool wrote must not
+    /// gain that rank).
+    static func transcript(_ conversation: FoundationPrompt, tools: [any FoundationModels.Tool]) -> FoundationModels.Transcript {
+        typealias Transcript = FoundationModels.Transcript
+        func text(_ content: String) -> [Transcript.Segment] { [.text(Transcript.TextSegment(content: content))] }
+        var entries: [Transcript.Entry] = []
+        if !conversation.instructions.isEmpty || !tools.isEmpty {
+            entries.append(.instructions(Transcript.Instructions(segments: conversation.instructions.isEmpty ? [] : text(conversation.instructions),
+                                                                 toolDefinitions: tools.map { Transcript.ToolDefinition(tool: $0) })))
+        }
+        for entry in conversation.history {
+            switch entry {
+            case .prompt(let said):
+                entries.append(.prompt(Transcript.Prompt(segments: text(said))))
+            case .response(let said):
+                entries.append(.response(Transcript.Response(assetIDs: [], segments: text(said))))
+            case .toolCalls(let calls):
+                entries.append(.toolCalls(Transcript.ToolCalls(calls.map { call in
+                    Transcript.ToolCall(id: call.id, toolName: call.name, arguments: Self.content(ofArguments: call.arguments))
+                })))
+            case .toolOutput(let callID, let toolName, let said):
+                entries.append(.toolOutput(Transcript.ToolOutput(id: callID, toolName: toolName, segments: text(said))))
+            }
+        }
+        return Transcript(entries: entries)
+    }
+
+    /// A call's arguments (JSON text) as generated content; text that is not JSON stays a string.
+    static func content(ofArguments arguments: String) -> GeneratedContent {
+        (try? GeneratedContent(json: arguments)) ?? GeneratedContent(kind: .string(arguments))
+    }
 }
 
 /// One of the request's tools as the framework sees it: its body records the call and stops the
 /// session, so that Parley's caller runs it (see ``ToolCallCollector``).
 @available(iOS 26.0, macOS 26.0, visionOS 26.0, *)
-struct ForwardedTool: Tool {
+struct ForwardedTool: FoundationModels.Tool {
     let name: String
     let description: String
     let parameters: GenerationSchema

@@ -4,7 +4,9 @@ import ParleyAppleSupport
 import ParleyCore
 import Speech
 
-// Never compiled on the Linux machines this package is developed on (see README).
+// Type-checked on Linux against declarations written from Apple's documentation
+// (scripts/check-apple), never compiled with Apple's SDK here (see README). AVFoundation brings
+// CoreAudioTypes' C struct `AudioBuffer`: Parley's is always written `ParleyCore.AudioBuffer`.
 
 /// Speech to text with Apple's on-device recognizer (`SFSpeechRecognizer` with
 /// `requiresOnDeviceRecognition`): the audio never leaves the device. Its availability is read
@@ -30,40 +32,56 @@ public struct AppleSpeechToText: SpeechToTextProvider {
         return recognizer.supportsOnDeviceRecognition ? .ready : .unsupported(reason: "on-device recognition is not supported for \(locale.identifier)")
     }
 
-    public func transcribe(_ audio: AudioBuffer, options: TranscriptionOptions) async throws -> Transcript {
+    public func transcribe(_ audio: ParleyCore.AudioBuffer, options: TranscriptionOptions) async throws -> Transcript {
         var last = ""
-        for try await update in recognize(chunks: [audio]) {
+        for try await update in recognize(audio) {
             last = update
         }
         return Transcript(text: last, provider: identity)
     }
 
-    /// The recognizer's cumulative transcripts for `chunks`, as it revises them.
-    private func recognize(chunks: [AudioBuffer]) -> AsyncThrowingStream<String, any Error> {
+    /// A recognizer and its task, kept alive together until the stream ends (a recognizer let go
+    /// while its task runs ends the task).
+    private struct Recognition {
+        let recognizer: SFSpeechRecognizer
+        let task: SFSpeechRecognitionTask
+    }
+
+    /// The recognizer's cumulative transcripts for `audio` (brought to 16 kHz mono first), as it
+    /// revises them.
+    private func recognize(_ audio: ParleyCore.AudioBuffer) -> AsyncThrowingStream<String, any Error> {
         AsyncThrowingStream { continuation in
             guard let recognizer = SFSpeechRecognizer(locale: locale),
                   let format = AVAudioFormat(standardFormatWithSampleRate: Double(preferredSampleRate), channels: 1) else {
                 continuation.finish(throwing: ProviderError.unavailable(provider: "apple-speech", .unsupported(reason: "no speech recognizer for \(locale.identifier)")))
                 return
             }
+            var converter = PCMConverter(outputRate: preferredSampleRate)
+            let samples = converter.convert(channels: [audio.samples], sampleRate: audio.sampleRate).samples + converter.finish().samples
             let request = SFSpeechAudioBufferRecognitionRequest()
             request.requiresOnDeviceRecognition = true
             request.shouldReportPartialResults = true
-            let task = recognizer.recognitionTask(with: request) { result, error in
-                if let result { continuation.yield(result.bestTranscription.formattedString) }
-                if let error { continuation.finish(throwing: error) } else if result?.isFinal == true { continuation.finish() }
-            }
-            for chunk in chunks {
-                guard let buffer = AVAudioPCMBuffer(pcmFormat: format, frameCapacity: AVAudioFrameCount(chunk.samples.count)),
-                      let channel = buffer.floatChannelData?[0] else { continue }
-                buffer.frameLength = AVAudioFrameCount(chunk.samples.count)
-                chunk.samples.withUnsafeBufferPointer { samples in
+            if let buffer = AVAudioPCMBuffer(pcmFormat: format, frameCapacity: AVAudioFrameCount(samples.count)),
+               let channel = buffer.floatChannelData?[0] {
+                buffer.frameLength = AVAudioFrameCount(samples.count)
+                samples.withUnsafeBufferPointer { samples in
                     for index in samples.indices { channel[index] = samples[index] }
                 }
                 request.append(buffer)
             }
             request.endAudio()
-            continuation.onTermination = { _ in task.cancel() }
+            let task = recognizer.recognitionTask(with: request) { result, error in
+                if let result { continuation.yield(result.bestTranscription.formattedString) }
+                if let error { continuation.finish(throwing: error) } else if result?.isFinal == true { continuation.finish() }
+            }
+            // The task is cancelled (and both let go) from whichever thread ends the stream.
+            let running = Locked<Recognition?>(Recognition(recognizer: recognizer, task: task))
+            continuation.onTermination = { _ in
+                running.withLock { recognition in
+                    recognition?.task.cancel()
+                    recognition = nil
+                }
+            }
         }
     }
 }

@@ -3,7 +3,9 @@ import AVFoundation
 import ParleyAppleSupport
 import ParleyCore
 
-// Never compiled on the Linux machines this package is developed on (see README).
+// Type-checked on Linux against declarations written from Apple's documentation
+// (scripts/check-apple), never compiled with Apple's SDK here (see README). AVFoundation brings
+// CoreAudioTypes' C struct `AudioBuffer`: Parley's is always written `ParleyCore.AudioBuffer`.
 
 /// Text to speech with the system's voices (`AVSpeechSynthesizer.write`), into audio buffers
 /// rather than the speaker, so replies go through Parley's own playback and barge-in.
@@ -17,7 +19,7 @@ public struct AppleTextToSpeech: TextToSpeechProvider {
         AVSpeechSynthesisVoice.speechVoices().isEmpty ? .unsupported(reason: "the system has no speech voices") : .ready
     }
 
-    public func synthesize(_ text: String, options: SpeechOptions) -> AsyncThrowingStream<AudioBuffer, any Error> {
+    public func synthesize(_ text: String, options: SpeechOptions) -> AsyncThrowingStream<ParleyCore.AudioBuffer, any Error> {
         AsyncThrowingStream { continuation in
             let synthesizer = AVSpeechSynthesizer()
             let utterance = AVSpeechUtterance(string: text)
@@ -25,10 +27,12 @@ public struct AppleTextToSpeech: TextToSpeechProvider {
                 utterance.voice = voice
             }
             utterance.rate = Float(Double(AVSpeechUtteranceDefaultSpeechRate) * options.rate)
-            let converter = ConverterBox()
+            // One utterance's buffers arrive one after another on the synthesizer's queue.
+            let converter = Locked(PCMConverter(outputRate: 24_000))
             synthesizer.write(utterance) { buffer in
                 guard let pcm = buffer as? AVAudioPCMBuffer, pcm.frameLength > 0 else {
-                    continuation.yield(converter.finish())
+                    let rest = converter.withLock { $0.finish() }
+                    if !rest.samples.isEmpty { continuation.yield(rest) }
                     continuation.finish()
                     return
                 }
@@ -36,23 +40,21 @@ public struct AppleTextToSpeech: TextToSpeechProvider {
                 let frames = Int(pcm.frameLength)
                 if let channels = pcm.floatChannelData {
                     let arrays = (0..<Int(pcm.format.channelCount)).map { Array(UnsafeBufferPointer(start: channels[$0], count: frames)) }
-                    continuation.yield(converter.convert(channels: arrays, sampleRate: rate))
+                    continuation.yield(converter.withLock { $0.convert(channels: arrays, sampleRate: rate) })
                 } else if let channels = pcm.int16ChannelData {
                     let samples = Array(UnsafeBufferPointer(start: channels[0], count: frames))
-                    continuation.yield(converter.convert(int16: samples, sampleRate: rate))
+                    continuation.yield(converter.withLock { $0.convert(int16: samples, channelCount: 1, sampleRate: rate) })
                 }
             }
-            continuation.onTermination = { _ in synthesizer.stopSpeaking(at: .immediate) }
+            // The synthesizer lives until the stream ends, and is stopped from whichever thread ends it.
+            let speaking = Locked<AVSpeechSynthesizer?>(synthesizer)
+            continuation.onTermination = { _ in
+                speaking.withLock { synthesizer in
+                    synthesizer?.stopSpeaking(at: .immediate)
+                    synthesizer = nil
+                }
+            }
         }
     }
-}
-
-/// The converter of one utterance's buffers, which arrive one after another on the
-/// synthesizer's queue.
-private final class ConverterBox: @unchecked Sendable {
-    private var converter = PCMConverter(outputRate: 24_000)
-    func convert(channels: [[Float]], sampleRate: Int) -> AudioBuffer { converter.convert(channels: channels, sampleRate: sampleRate) }
-    func convert(int16 samples: [Int16], sampleRate: Int) -> AudioBuffer { converter.convert(int16: samples, channelCount: 1, sampleRate: sampleRate) }
-    func finish() -> AudioBuffer { converter.finish() }
 }
 #endif

@@ -1,36 +1,46 @@
 import ParleyCore
 
 /// A conversation as Apple's Foundation Models framework takes it in one call: a session's
-/// instructions and one prompt.
+/// instructions, the transcript before the question, and the prompt.
 ///
 /// Parley's providers are stateless (each request carries the whole conversation), while a
 /// `LanguageModelSession` keeps its own transcript and runs tools itself. So each request starts
-/// a new session: the system messages become its instructions, the turns before the last user
-/// message are written into them as a transcript, and the last user message is the prompt. Tool
-/// calls the model already made in this turn, and their results (which Parley's caller ran, as
-/// with every other provider), follow the prompt, so that the model answers from them instead
-/// of calling the same tools again.
+/// a new session from a transcript: the system messages become its instructions (which the
+/// model ranks above everything else, so nothing a user or a tool wrote goes there), the turns
+/// before the last user message become the transcript's prompts, responses, tool calls and tool
+/// outputs (``history``), and the last user message is the prompt. Tool calls the model already
+/// made in this turn, and their results (which Parley's caller ran, as with every other
+/// provider), follow the prompt, so that the model answers from them instead of calling the same
+/// tools again.
 public struct FoundationPrompt: Sendable, Equatable {
-    /// The session's instructions.
+    /// One entry of the transcript before the prompt.
+    public enum Entry: Sendable, Equatable {
+        /// A user's message.
+        case prompt(String)
+        /// What the assistant said.
+        case response(String)
+        /// The tools the assistant called.
+        case toolCalls([ToolCall])
+        /// A tool's result for the call `callID` (a failure says so in `text`).
+        case toolOutput(callID: String, toolName: String, text: String)
+    }
+
+    /// The session's instructions: the system messages only.
     public var instructions: String
+    /// The conversation before the last user message.
+    public var history: [Entry]
     /// What the model is asked now.
     public var prompt: String
 
     /// The prompt when the conversation has no user message yet (the assistant speaks first).
     public static let openingPrompt = "Begin the conversation."
 
-    /// Creates the instructions and prompt for `messages`.
+    /// Creates the instructions, history and prompt for `messages`.
     public init(_ messages: [ChatMessage]) {
-        let system = messages.filter { $0.role == .system }.map(\.text).filter { !$0.isEmpty }
+        instructions = messages.filter { $0.role == .system }.map(\.text).filter { !$0.isEmpty }.joined(separator: "\n\n")
         let lastUser = messages.lastIndex { $0.role == .user }
         let earlier = lastUser.map { messages[..<$0] } ?? messages[...]
-        let transcript = earlier.filter { $0.role != .system }.flatMap(Self.lines)
-        var instructions = system.joined(separator: "\n\n")
-        if !transcript.isEmpty {
-            if !instructions.isEmpty { instructions += "\n\n" }
-            instructions += "The conversation so far:\n" + transcript.joined(separator: "\n")
-        }
-        self.instructions = instructions
+        history = Self.entries(earlier)
         guard let lastUser else {
             prompt = Self.openingPrompt
             return
@@ -45,7 +55,31 @@ public struct FoundationPrompt: Sendable, Equatable {
         self.prompt = prompt
     }
 
-    /// A message as transcript lines: what was said, each tool call, each tool result.
+    /// The transcript entries of `messages` (system messages are the instructions, not entries).
+    static func entries(_ messages: ArraySlice<ChatMessage>) -> [Entry] {
+        var names: [String: String] = [:]
+        var entries: [Entry] = []
+        for message in messages {
+            switch message.role {
+            case .system:
+                continue
+            case .user:
+                entries.append(.prompt(message.text))
+            case .assistant:
+                if !message.text.isEmpty { entries.append(.response(message.text)) }
+                if !message.toolCalls.isEmpty { entries.append(.toolCalls(message.toolCalls)) }
+                for call in message.toolCalls { names[call.id] = call.name }
+            case .tool:
+                let callID = message.toolCallID ?? ""
+                let name = message.toolName ?? names[callID] ?? "tool"
+                entries.append(.toolOutput(callID: callID, toolName: name,
+                                           text: message.isToolError ? "The tool failed: \(message.text)" : message.text))
+            }
+        }
+        return entries
+    }
+
+    /// A message as prompt lines: what was said, each tool call, each tool result.
     static func lines(_ message: ChatMessage) -> [String] {
         switch message.role {
         case .system:

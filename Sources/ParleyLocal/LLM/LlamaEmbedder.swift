@@ -57,7 +57,8 @@ public actor LlamaEmbedder: EmbeddingProvider {
     }
 
     public nonisolated func availability() async -> Availability {
-        FileManager.default.fileExists(atPath: configuration.modelPath)
+        guard LlamaEngine.isBuilt else { return .unsupported(reason: LlamaEngine.notBuiltReason) }
+        return FileManager.default.fileExists(atPath: configuration.modelPath)
             ? .ready
             : .missingModel(path: configuration.modelPath, hint: "run scripts/setup, which fetches all-MiniLM-L6-v2 and converts it to GGUF")
     }

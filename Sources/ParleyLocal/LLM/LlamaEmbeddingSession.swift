@@ -1,7 +1,8 @@
+#if canImport(CLlama) || canImport(ParleyEngines)
 #if canImport(CLlama)
 import CLlama
 #else
-import ParleyEngines  // Apple platforms: llama.cpp in Frameworks/ParleyEngines.xcframework
+import ParleyEngines  // Apple platforms with the AppleEngines trait: llama.cpp in the ParleyEngines binary target
 #endif
 import Foundation
 
@@ -141,3 +142,4 @@ final class LlamaEmbeddingSession {
         return vectors
     }
 }
+#endif

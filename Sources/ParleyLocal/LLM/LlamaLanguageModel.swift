@@ -87,7 +87,8 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
     }
 
     public nonisolated func availability() async -> Availability {
-        FileManager.default.fileExists(atPath: configuration.modelPath)
+        guard LlamaEngine.isBuilt else { return .unsupported(reason: LlamaEngine.notBuiltReason) }
+        return FileManager.default.fileExists(atPath: configuration.modelPath)
             ? .ready
             : .missingModel(path: configuration.modelPath, hint: "download a GGUF chat model there or pass its path in the configuration")
     }

@@ -1,7 +1,8 @@
+#if canImport(CLlama) || canImport(ParleyEngines)
 #if canImport(CLlama)
 import CLlama
 #else
-import ParleyEngines  // Apple platforms: llama.cpp in Frameworks/ParleyEngines.xcframework
+import ParleyEngines  // Apple platforms with the AppleEngines trait: llama.cpp in the ParleyEngines binary target
 #endif
 import Foundation
 
@@ -40,3 +41,4 @@ final class LlamaModelHandle {
         llama_set_n_threads(context, Int32(threads), Int32(threads))
     }
 }
+#endif

@@ -1,16 +1,22 @@
+#if canImport(CWhisper) || canImport(ParleyEngines)
 #if canImport(CWhisper)
 import CWhisper
 #else
-import ParleyEngines  // Apple platforms: whisper.cpp in Frameworks/ParleyEngines.xcframework
+import ParleyEngines  // Apple platforms with the AppleEngines trait: whisper.cpp in the ParleyEngines binary target
+#endif
 #endif
 import Foundation
 import Logging
 import Synchronization
 import ParleyCore
 
+#if canImport(CWhisper) || canImport(ParleyEngines)
 /// One loaded whisper.cpp model. Owns the C context and frees it in `deinit`; no C pointer
 /// leaves this class. Not thread-safe: ``WhisperSpeechToText`` (an actor) is its only user.
 final class WhisperContext {
+    /// Whether whisper.cpp is built into this program.
+    static let isBuilt = true
+
     private let context: OpaquePointer
 
     init(modelPath: String) throws(WhisperError) {
@@ -104,6 +110,26 @@ final class WhisperContext {
         return words
     }
 }
+#else
+/// Where whisper.cpp is not built (an Apple app without the AppleEngines trait), no model
+/// loads, and the chain hears with the next provider (Apple's recognizer, or a cloud one).
+final class WhisperContext {
+    static let isBuilt = false
+
+    init(modelPath: String) throws(WhisperError) { throw .modelLoadFailed(path: modelPath) }
+
+    /// A timed piece of the transcript (as the real context's).
+    struct Segment {
+        var start: Double
+        var end: Double
+        var text: String
+        var words: [Transcript.Segment] = []
+    }
+
+    func transcribe(_ samples: [Float], threads: Int, prompt: String?, words: Bool = false, translate: Bool = false,
+                    abort: WhisperAbort? = nil) throws(WhisperError) -> [Segment] { throw .transcriptionFailed(code: -1) }
+}
+#endif
 
 /// A request to stop a transcription under way, made from any thread (a cancelled task's
 /// handler) and read by whisper.cpp's abort callback.
@@ -134,6 +160,7 @@ extension WhisperContext {
     }
 }
 
+#if canImport(CWhisper) || canImport(ParleyEngines)
 /// Process-wide whisper.cpp log routing.
 enum WhisperBackend {
     static let logger = Logger(label: "parley.whisper.cpp")
@@ -154,3 +181,4 @@ enum WhisperBackend {
 
     static func initializeOnce() { _ = initialized }
 }
+#endif

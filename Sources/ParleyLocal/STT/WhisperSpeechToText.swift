@@ -28,7 +28,10 @@ public actor WhisperSpeechToText: SpeechToTextProvider {
     }
 
     public nonisolated func availability() async -> Availability {
-        FileManager.default.fileExists(atPath: modelPath)
+        guard WhisperContext.isBuilt else {
+            return .unsupported(reason: "whisper.cpp is not built for this platform (an app enables Parley's AppleEngines trait for it)")
+        }
+        return FileManager.default.fileExists(atPath: modelPath)
             ? .ready
             : .missingModel(path: modelPath, hint: "download a whisper.cpp (ggml) model there or pass its path in the configuration")
     }

@@ -4,7 +4,7 @@
 enum GPUOffload {
     /// `true` where the engines are built with Metal and a GPU is there to take them.
     static var isAvailable: Bool {
-        #if (os(macOS) || os(iOS) || os(visionOS)) && !targetEnvironment(simulator)
+        #if (os(macOS) || os(iOS)) && !targetEnvironment(simulator)
         return true
         #else
         return false
