@@ -217,8 +217,10 @@ struct ChatCompletionRequest: Decodable, Sendable {
         // Models read one system message, first.
         let instructions = system.filter { !$0.isEmpty }.joined(separator: "\n\n")
         if !instructions.isEmpty { conversation.insert(.system(instructions), at: 0) }
-        guard conversation.contains(where: { $0.role != .system }) else {
-            throw .invalidRequest("'messages' must hold a user message.", param: "messages")
+        // Instructions alone are a request too, as OpenAI takes them (an assistant that speaks
+        // first); only empty messages are not.
+        guard !conversation.isEmpty else {
+            throw .invalidRequest("'messages' holds no text: send a user message, or instructions to answer.", param: "messages")
         }
 
         var request = ChatRequest(messages: conversation, sampling: sampling, tools: definitions, toolChoice: choice,

@@ -34,6 +34,16 @@ struct ToolCallFormatTests {
         #expect(plain[0].text.hasPrefix("You speak.\n\n# Tools"))
     }
 
+    @Test("system messages before the conversation are all instructions: a client's context item is not dropped")
+    func leadingSystemMessages() {
+        let rendered = ToolCallFormat.render([.system("Greet the user by name."), .system("The user's name is Ada.")],
+                                             tools: [Self.weather], defaultSystem: "You speak.")
+        #expect(rendered.count == 1 && rendered[0].role == .system)
+        #expect(rendered[0].text.hasPrefix("Greet the user by name.\n\nThe user's name is Ada.\n\n# Tools"), "\(rendered[0].text)")
+        let later = ToolCallFormat.render([.system("Be brief."), .user("Hi"), .system("Now in French.")], tools: [], defaultSystem: nil)
+        #expect(later.map(\.role) == [.system, .user, .system])
+    }
+
     @Test("the trigger releases text at once but holds what could open a call, split anywhere")
     func trigger() {
         var trigger = ToolCallTrigger()

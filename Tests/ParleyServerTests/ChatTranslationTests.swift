@@ -88,7 +88,7 @@ struct ChatTranslationTests {
         (#"{"messages": [{"role": "tool", "content": "hi"}]}"#, "messages[0].tool_call_id"),
         (#"{"messages": [{"role": "user", "content": "hi"}, {"role": "tool", "tool_call_id": "call_1", "content": "hi"}]}"#, "messages[1].tool_call_id"),
         (#"{"messages": [{"role": "function", "content": "hi"}]}"#, "messages[0].role"),
-        (#"{"messages": [{"role": "system", "content": "only instructions"}]}"#, "messages"),
+        (#"{"messages": [{"role": "system", "content": ""}]}"#, "messages"),
         (#"{"messages": [{"role": "user", "content": [{"type": "input_audio"}]}]}"#, "messages[0].content[0]"),
         (#"{"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}}]}]}"#,
          "messages[0].content[0]"),
@@ -101,6 +101,17 @@ struct ChatTranslationTests {
         defer { server.stop() }
         let reply = try await server.send(.POST, "/v1/chat/completions", headers: [("content-type", "application/json")], body: Data(body.utf8))
         expectOpenAIError(reply, status: 400, param: param)
+    }
+
+    @Test("instructions alone are a request, as OpenAI takes them: the model speaks first")
+    func systemOnly() async throws {
+        let model = ScriptedLanguageModel(replies: [["Hello, Ada!"]])
+        let server = try await TestServer.scripted(model: model)
+        defer { server.stop() }
+        let reply = try await server.post("/v1/chat/completions", json: ["messages": [["role": "system", "content": "Greet the user, Ada, by name."]]])
+        #expect(reply.status == 200, "\(reply.text)")
+        let sent = await model.requests.first?.messages
+        #expect(sent?.map(\.role) == [.system] && sent?.first?.text == "Greet the user, Ada, by name.")
     }
 
     @Test("the model name picks the provider: auto and unknown names are the chain, catalog names select one")

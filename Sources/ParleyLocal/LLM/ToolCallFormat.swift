@@ -35,7 +35,10 @@ enum ToolCallFormat {
     /// `<tool_response>` blocks.
     static func render(_ messages: [ChatMessage], tools: [ToolDefinition], defaultSystem: String?) -> [ChatMessage] {
         var rendered: [ChatMessage] = []
-        var system = messages.first?.role == .system ? messages[0].text : defaultSystem
+        // Every system message before the conversation is instructions (a client's context
+        // given as system items after the prompt, say): one system message of them all.
+        let leading = messages.prefix(while: { $0.role == .system }).map(\.text).filter { !$0.isEmpty }
+        var system: String? = leading.isEmpty ? (messages.first?.role == .system ? "" : defaultSystem) : leading.joined(separator: "\n\n")
         if !tools.isEmpty {
             let section = toolSection(tools)
             system = system.map { $0.isEmpty ? section : $0 + "\n\n" + section } ?? section
