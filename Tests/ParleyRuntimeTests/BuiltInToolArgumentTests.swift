@@ -1,6 +1,8 @@
 import Foundation
 import ParleyCore
+import ParleyLocal
 import ParleyStore
+import ParleyTestLanes
 import Testing
 @testable import ParleyRuntime
 
@@ -127,5 +129,29 @@ struct BuiltInToolArgumentTests {
     @Test("a day's weekday", arguments: [("2026-11-28", "Saturday 2026-11-28"), ("2026-12-04", "Friday 2026-12-04"), ("soon", "soon")])
     func weekday(_ day: String, _ spoken: String) {
         #expect(BuiltInTools.spokenDay(day) == spoken)
+    }
+}
+
+/// The clock with the on-device model in the loop (SmolLM2-135M, the suite's model): the cue
+/// makes the call with the place the question names, and the model answers from its result.
+@Suite("Built-in clock with the on-device model", .serialized, .onDeviceEngines)
+struct BuiltInClockModelTests {
+    @Test("\"What time is it in Tokyo right now?\" is answered with Tokyo's time, not the user's")
+    func tokyo() async throws {
+        let path = ParleyPaths.current().defaultLanguageModel
+        try #require(FileManager.default.fileExists(atPath: path.path), "Missing \(path.path): run scripts/setup first.")
+        let model = LlamaLanguageModel(configuration: .init(modelPath: path.path, contextLength: 2048, threads: 2))
+        let box = try BuiltInTools.toolbox(store: nil, owner: .local, timeZone: BuiltInToolArgumentTests.paris,
+                                           now: { BuiltInToolArgumentTests.now })
+        let loop = ToolLoop(llm: model, toolbox: box)
+        let request = ChatRequest(messages: [.system("You are a helpful voice assistant. Answer in one short sentence."),
+                                             .user("What time is it in Tokyo right now?")],
+                                  sampling: SamplingOptions(temperature: 0, maxTokens: 40))
+        let outcome = try await loop.run(request, clock: ContinuousClock())
+        let call = try #require(outcome.results.first?.call)
+        #expect(call.name == "current_date_time" && call.arguments == #"{"place":"Tokyo"}"#)
+        #expect(outcome.results.first?.content.hasPrefix("In Tokyo it is Saturday 28 November 2026, 22:44") == true)
+        // The user's own time (14:44 in Paris) is nowhere in the answer.
+        #expect(outcome.reply.text.contains("22:44") && !outcome.reply.text.contains("14:44"), "reply: \(outcome.reply.text)")
     }
 }
