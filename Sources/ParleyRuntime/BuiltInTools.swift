@@ -167,17 +167,18 @@ public enum BuiltInTools {
     }
 
     /// The answer of `current_date_time` at `date`: the time in `place` when one is named (its
-    /// name, local time and zone), else in `userZone`. A place whose zone is not known, or that
+    /// name, local time and zone), else in `userZone`; the time first and no figure twice (a
+    /// small model reads the result out as it is). A place whose zone is not known, or that
     /// has several, is said so, with no time: a guess would be said as fact.
     static func dateTime(at date: Date, place: String?, userZone: TimeZone) -> String {
         let named = place?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         guard !named.isEmpty else {
-            return "It is \(format(date, "EEEE d MMMM yyyy, HH:mm", in: userZone)) (\(day(date, in: userZone)), time zone \(userZone.identifier))."
+            return "It is \(format(date, "HH:mm 'on' EEEE d MMMM yyyy", in: userZone)) (time zone \(userZone.identifier))."
         }
         switch PlaceTimeZones.answer(for: named) {
         case .zone(let name, let zone):
-            return "In \(name) it is \(format(date, "EEEE d MMMM yyyy, HH:mm", in: zone)) (\(day(date, in: zone)), "
-                + "time zone \(zone.identifier), UTC\(format(date, "xxxxx", in: zone)))."
+            return "In \(name) it is \(format(date, "HH:mm 'on' EEEE d MMMM yyyy", in: zone)) "
+                + "(time zone \(zone.identifier), UTC\(format(date, "xxxxx", in: zone)))."
         case .ambiguous(let name):
             return "\(name) has several time zones: the time there depends on the city. Ask the user which city they mean."
         case .unknown:

@@ -36,24 +36,24 @@ struct BuiltInToolArgumentTests {
         for arguments in ["{}", "", #"{"place":"  "}"#] {
             let result = try await Self.run("current_date_time", arguments)
             #expect(!result.isError)
-            #expect(result.content == "It is Saturday 28 November 2026, 14:44 (2026-11-28, time zone Europe/Paris).", "\(arguments)")
+            #expect(result.content == "It is 14:44 on Saturday 28 November 2026 (time zone Europe/Paris).", "\(arguments)")
         }
     }
 
     @Test("current_date_time in a place: its local time and zone", arguments: [
-        ("Tokyo", "In Tokyo it is Saturday 28 November 2026, 22:44 (2026-11-28, time zone Asia/Tokyo, UTC+09:00)."),
-        ("tokyo", "In Tokyo it is Saturday 28 November 2026, 22:44 (2026-11-28, time zone Asia/Tokyo, UTC+09:00)."),
-        ("New York City", "In New York City it is Saturday 28 November 2026, 08:44 (2026-11-28, time zone America/New_York, UTC-05:00)."),
-        ("São Paulo, Brazil", "In Sao Paulo it is Saturday 28 November 2026, 10:44 (2026-11-28, time zone America/Sao_Paulo, UTC-03:00)."),
-        ("Mumbai", "In Mumbai it is Saturday 28 November 2026, 19:14 (2026-11-28, time zone Asia/Kolkata, UTC+05:30)."),
-        ("Auckland", "In Auckland it is Sunday 29 November 2026, 02:44 (2026-11-29, time zone Pacific/Auckland, UTC+13:00)."),
-        ("Europe/Lisbon", "In Europe/Lisbon it is Saturday 28 November 2026, 13:44 (2026-11-28, time zone Europe/Lisbon, UTC+00:00)."),
-        ("america/los_angeles", "In America/Los_Angeles it is Saturday 28 November 2026, 05:44 (2026-11-28, time zone America/Los_Angeles, UTC-08:00)."),
-        ("PST", "In PST it is Saturday 28 November 2026, 05:44 (2026-11-28, time zone America/Los_Angeles, UTC-08:00)."),
-        ("JST", "In JST it is Saturday 28 November 2026, 22:44 (2026-11-28, time zone Asia/Tokyo, UTC+09:00)."),
+        ("Tokyo", "In Tokyo it is 22:44 on Saturday 28 November 2026 (time zone Asia/Tokyo, UTC+09:00)."),
+        ("tokyo", "In Tokyo it is 22:44 on Saturday 28 November 2026 (time zone Asia/Tokyo, UTC+09:00)."),
+        ("New York City", "In New York City it is 08:44 on Saturday 28 November 2026 (time zone America/New_York, UTC-05:00)."),
+        ("São Paulo, Brazil", "In Sao Paulo it is 10:44 on Saturday 28 November 2026 (time zone America/Sao_Paulo, UTC-03:00)."),
+        ("Mumbai", "In Mumbai it is 19:14 on Saturday 28 November 2026 (time zone Asia/Kolkata, UTC+05:30)."),
+        ("Auckland", "In Auckland it is 02:44 on Sunday 29 November 2026 (time zone Pacific/Auckland, UTC+13:00)."),
+        ("Europe/Lisbon", "In Europe/Lisbon it is 13:44 on Saturday 28 November 2026 (time zone Europe/Lisbon, UTC+00:00)."),
+        ("america/los_angeles", "In America/Los_Angeles it is 05:44 on Saturday 28 November 2026 (time zone America/Los_Angeles, UTC-08:00)."),
+        ("PST", "In PST it is 05:44 on Saturday 28 November 2026 (time zone America/Los_Angeles, UTC-08:00)."),
+        ("JST", "In JST it is 22:44 on Saturday 28 November 2026 (time zone Asia/Tokyo, UTC+09:00)."),
         // A city the time zone database is named after, though not in the table.
-        ("Kathmandu", "In Kathmandu it is Saturday 28 November 2026, 19:29 (2026-11-28, time zone Asia/Kathmandu, UTC+05:45)."),
-        ("Tashkent", "In Tashkent it is Saturday 28 November 2026, 18:44 (2026-11-28, time zone Asia/Tashkent, UTC+05:00)."),
+        ("Kathmandu", "In Kathmandu it is 19:29 on Saturday 28 November 2026 (time zone Asia/Kathmandu, UTC+05:45)."),
+        ("Tashkent", "In Tashkent it is 18:44 on Saturday 28 November 2026 (time zone Asia/Tashkent, UTC+05:00)."),
     ])
     func place(_ place: String, _ expected: String) async throws {
         let arguments = JSONValue.object(["place": .string(place)]).text
@@ -150,7 +150,7 @@ struct BuiltInClockModelTests {
         let outcome = try await loop.run(request, clock: ContinuousClock())
         let call = try #require(outcome.results.first?.call)
         #expect(call.name == "current_date_time" && call.arguments == #"{"place":"Tokyo"}"#)
-        #expect(outcome.results.first?.content.hasPrefix("In Tokyo it is Saturday 28 November 2026, 22:44") == true)
+        #expect(outcome.results.first?.content.hasPrefix("In Tokyo it is 22:44 on Saturday 28 November 2026") == true)
         // The user's own time (14:44 in Paris) is nowhere in the answer.
         #expect(outcome.reply.text.contains("22:44") && !outcome.reply.text.contains("14:44"), "reply: \(outcome.reply.text)")
     }
