@@ -20,9 +20,10 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         /// The system prompt a request without one gets: some models (Qwen2.5-Coder) answer in
         /// code blocks unless told they are speaking, and their templates otherwise add their own.
         public var defaultSystemPrompt: String?
-        /// The most tokens one ``LlamaLanguageModel/prefill(_:)`` evaluates beyond what memory
-        /// already holds: a turn's new words, or a short conversation's start; not a whole
-        /// other conversation (a server's other session), which the next request may undo.
+        /// The most tokens one ``LlamaLanguageModel/prefill(_:)`` evaluates when memory holds
+        /// another conversation it would undo (a server's other session, whose next request may
+        /// undo it again); memory that holds nothing, or only the start of the prompt, is
+        /// filled whatever the count.
         public var prefillLimit = 96
         /// The end-of-turn score (``LlamaLanguageModel/endOfTurnProbability(after:utterance:scoring:)``)
         /// at or above which this model's words count as a whole utterance, when it was
