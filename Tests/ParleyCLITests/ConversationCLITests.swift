@@ -189,6 +189,56 @@ struct ConversationCLITests {
         let document = try JSONDecoder().decode(TalkDocument.self, from: Data(result.stdout.utf8))
         #expect(document.turns.first?.transcript.lowercased().contains("capital") == true)
     }
+
+    @Test("""
+        the first real-time talk in a fresh data directory keeps the instructions' memory (with the built-in tools) on disk; \
+        the next scores its first pause on only the new words
+        """)
+    func realtimeKeepsPromptMemory() async throws {
+        // A fresh data directory with the machine's models and samples.
+        let installed = ParleyPaths.current()
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("parley-home-\(UUID())", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: home) }
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        for folder in [installed.models, installed.samples] {
+            try FileManager.default.createSymbolicLink(at: home.appendingPathComponent(folder.lastPathComponent), withDestinationURL: folder)
+        }
+        let prompts = home.appendingPathComponent("cache/prompts", isDirectory: true)
+        // The question and a pause long enough to be scored (its transcription may take seconds
+        // on a busy machine: the turn ends after 3 s of silence) and end the turn.
+        let question = try WAV.read(from: installed.sampleQuestion)
+        let recording = AudioBuffer(samples: question.samples + [Float](repeating: 0, count: 5 * question.sampleRate),
+                                    sampleRate: question.sampleRate)
+        let input = home.appendingPathComponent("question-and-pause.wav")
+        try WAV.write(recording, to: input)
+
+        /// The tokens each pause's score evaluated, from a verbose run's log.
+        func scores(_ log: String) -> [Int] {
+            log.split(separator: "\n").compactMap { line in
+                guard let range = line.range(of: "scored the end of the turn on ") else { return nil }
+                return Int(line[range.upperBound...].prefix { $0.isNumber })
+            }
+        }
+        func keptFiles() -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: prompts.path)) ?? []).filter { $0.hasPrefix("prompt-") }
+        }
+        let arguments = ["talk", "--input", input.path, "--realtime", "--end-silence", "3", "--no-save", "--output", "/dev/null", "--verbose"]
+        let first = try await CLI.run(arguments, environment: ["PARLEY_HOME": home.path])
+        #expect(first.status == 0, "stderr: \(first.stderr.suffix(2_000))")
+        #expect(keptFiles().count == 1, "kept: \(keptFiles())")
+        // The instructions with the built-in tools are a few hundred tokens.
+        let firstScores = scores(first.stderr)
+        try #require(!firstScores.isEmpty, "no pause was scored: \(first.stderr.suffix(2_000))")
+
+        let second = try await CLI.run(arguments, environment: ["PARLEY_HOME": home.path])
+        #expect(second.status == 0, "stderr: \(second.stderr.suffix(2_000))")
+        #expect(second.stderr.contains("instruction tokens back from"), "\(second.stderr.suffix(2_000))")
+        let secondScores = scores(second.stderr)
+        try #require(!secondScores.isEmpty, "no pause was scored: \(second.stderr.suffix(2_000))")
+        // Only the question's words (a dozen tokens or so) beyond what came back from disk.
+        #expect((secondScores.first ?? .max) <= 24, "scores: \(secondScores); the first run's: \(firstScores)")
+        #expect(keptFiles().count == 1, "kept: \(keptFiles())")
+    }
 }
 }
 

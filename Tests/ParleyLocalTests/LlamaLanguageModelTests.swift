@@ -123,6 +123,53 @@ struct LlamaLanguageModelTests {
         #expect(reply.text.contains("Rome") && cold.text.contains("Rome"), "replies: \(reply.text) / \(cold.text)")
     }
 
+    @Test("""
+        a process whose first evaluation is an end-of-turn score (real time) keeps its instructions and tools on disk; the next \
+        process's first score evaluates only its words; another tool list or other instructions are not read from that file
+        """)
+    func scoreKeepsInstructionsMemory() async throws {
+        let path = try TestEnvironment.require(TestEnvironment.paths.defaultLanguageModel).path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-prompts-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var configuration = LlamaLanguageModel.Configuration(modelPath: path, contextLength: 1024, threads: 2)
+        configuration.promptMemoryDirectory = folder
+        let system = ChatMessage.system("You are a helpful assistant. Answer in one short sentence.")
+        let timer = try ToolDefinition(name: "set_timer", description: "Starts a countdown timer.",
+                                       schema: .object([.init("minutes", .integer(minimum: 1, maximum: 120))]))
+        let clock = try ToolDefinition(name: "current_date_time", description: "Today's date and time.", schema: .object([]))
+        func kept() -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasPrefix("prompt-") }
+        }
+
+        // The first run: nothing on disk, so the score evaluates everything and keeps the instructions.
+        let first = LlamaLanguageModel(configuration: configuration)
+        _ = try await first.completion(of: "What is the capital of France?", after: [system], tools: [timer, clock])
+        #expect(first.scoredTokens > 100, "scored \(first.scoredTokens) tokens")
+        #expect(kept().count == 1, "files: \(kept())")
+
+        // The next run: the instructions come back from disk; the score evaluates the words only.
+        let second = LlamaLanguageModel(configuration: configuration)
+        _ = try await second.completion(of: "What is the capital of Italy?", after: [system], tools: [timer, clock])
+        #expect(second.scoredTokens <= 10, "scored \(second.scoredTokens) tokens")
+        // And the reply to those words evaluates only the final mark and the template's close.
+        let reply = try await second.completeReply(ChatRequest(messages: [system, .user("What is the capital of Italy?")],
+                                                                sampling: greedy, tools: [timer, clock]))
+        #expect(reply.usage.inputTokens - reply.usage.cachedInputTokens <= 8,
+                "reused \(reply.usage.cachedInputTokens) of \(reply.usage.inputTokens)")
+        #expect(kept().count == 1, "files: \(kept())")
+
+        // Another tool list, and other instructions: evaluated whole, and kept in files of their own.
+        let fewerTools = LlamaLanguageModel(configuration: configuration)
+        _ = try await fewerTools.completion(of: "What is the capital of Italy?", after: [system], tools: [timer])
+        #expect(fewerTools.scoredTokens > 100, "scored \(fewerTools.scoredTokens) tokens")
+        let otherInstructions = LlamaLanguageModel(configuration: configuration)
+        _ = try await otherInstructions.completion(of: "What is the capital of Italy?",
+                                                   after: [.system("You are a tour guide. Answer in one short sentence.")],
+                                                   tools: [timer, clock])
+        #expect(otherInstructions.scoredTokens > 100, "scored \(otherInstructions.scoredTokens) tokens")
+        #expect(kept().count == 3, "files: \(kept())")
+    }
+
     @Test("scoring the end of a turn leaves the reply to those words only the final mark and the template's close to evaluate")
     func scoreThenReply() async throws {
         let path = try TestEnvironment.require(TestEnvironment.paths.defaultLanguageModel).path

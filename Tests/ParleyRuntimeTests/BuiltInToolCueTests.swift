@@ -1,3 +1,4 @@
+import ParleyCore
 import ParleyRuntime
 import Testing
 
@@ -21,6 +22,8 @@ struct BuiltInToolCueTests {
 
     @Test("questions about the date and time", arguments: [
         "What's the date today?", "what day is it", "What time is it?", "What is today's date?", "what is the time right now",
+        "What time is it in Tokyo right now?", "What's the time in New York?", "what is the local time in São Paulo",
+        "What day is it in Auckland?", "Tell me the local time in Sydney.",
     ])
     func dateTime(_ question: String) {
         #expect(BuiltInTools.Cues.dateTime(question))
@@ -32,6 +35,27 @@ struct BuiltInToolCueTests {
     ])
     func none(_ question: String) {
         #expect(!BuiltInTools.Cues.materials(question) && !BuiltInTools.Cues.assignments(question) && !BuiltInTools.Cues.dateTime(question))
+    }
+
+    @Test("the place a question about the time names", arguments: [
+        ("What time is it in Tokyo right now?", "Tokyo"), ("What's the time in New York?", "New York"),
+        ("what is the local time in São Paulo", "São Paulo"), ("What day is it in Auckland today?", "Auckland"),
+        ("What time is it now in Europe/Paris?", "Europe/Paris"), ("What time is it in UTC+5:30?", "UTC+5:30"),
+        ("What time is it?", nil), ("What is the time right now?", nil), ("What's the date today?", nil),
+    ] as [(String, String?)])
+    func place(_ question: String, _ place: String?) {
+        #expect(BuiltInTools.Cues.place(in: question) == place)
+    }
+
+    @Test("the cued clock call passes the place a question names, and none when it names none")
+    func cuedClockCall() throws {
+        let box = try BuiltInTools.toolbox(store: nil, owner: .local)
+        let tokyo = box.cuedCall(for: ChatRequest(messages: [.user("What time is it in Tokyo right now?")], tools: box.definitions))
+        #expect(tokyo?.name == "current_date_time")
+        #expect(tokyo?.arguments == #"{"place":"Tokyo"}"#)
+        let own = box.cuedCall(for: ChatRequest(messages: [.user("What time is it?")], tools: box.definitions))
+        #expect(own?.name == "current_date_time")
+        #expect(own?.arguments == "{}")
     }
 
     @Test("the search for a question about the notes is its topic words")

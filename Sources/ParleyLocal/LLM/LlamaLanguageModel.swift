@@ -20,9 +20,10 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         /// The system prompt a request without one gets: some models (Qwen2.5-Coder) answer in
         /// code blocks unless told they are speaking, and their templates otherwise add their own.
         public var defaultSystemPrompt: String?
-        /// The most tokens one ``LlamaLanguageModel/prefill(_:)`` evaluates beyond what memory
-        /// already holds: a turn's new words, or a short conversation's start; not a whole
-        /// other conversation (a server's other session), which the next request may undo.
+        /// The most tokens one ``LlamaLanguageModel/prefill(_:)`` evaluates when memory holds
+        /// another conversation it would undo (a server's other session, whose next request may
+        /// undo it again); memory that holds nothing, or only the start of the prompt, is
+        /// filled whatever the count.
         public var prefillLimit = 96
         /// The end-of-turn score (``LlamaLanguageModel/endOfTurnProbability(after:utterance:scoring:)``)
         /// at or above which this model's words count as a whole utterance, when it was
@@ -58,6 +59,7 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
     /// stands aside for them, since each would undo the memory it fills.
     private let requestsUnderWay = Mutex(0)
     private let prefilled = Mutex(0)
+    private let scored = Mutex(0)
     private let guessed = Mutex(GuessedTokens())
     private var guessing = GuessEconomy()
 
@@ -73,8 +75,13 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
 
     /// Prompt tokens evaluated ahead of requests by ``prefill(_:)`` so far (readable while one runs).
     public nonisolated var prefilledTokens: Int { prefilled.withLock { $0 } }
+
+    /// Prompt tokens evaluated by end-of-turn scores
+    /// (``endOfTurnProbability(after:utterance:scoring:tools:)``) so far: what memory did not
+    /// hold, instructions included when they were neither in memory nor on disk.
+    public nonisolated var scoredTokens: Int { scored.withLock { $0 } }
     private var session: LlamaSession?
-    private let logger = Logger(label: "parley.llama")
+    let logger = Logger(label: "parley.llama")
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
@@ -166,15 +173,10 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         let forced = !tools.isEmpty && request.toolChoice.forcesCall
         let prompt = try fittedPrompt(messages, session: session, reserve: sampling.maxTokens,
                                       suffix: forced ? ToolCallFormat.open + "\n" : "")
-        // A process's first request reads its instructions' memory back from disk when an
-        // earlier run kept it, and keeps it when none did (written once the reply is done).
-        let instructions = session.cachedTokens.isEmpty ? try instructionsMemory(request.messages, prompt: prompt, session: session, tools: declared) : nil
-        defer {
-            if let instructions, !instructions.found, session.sharedPrefix(with: prompt) == prompt.count {
-                keep(session, at: instructions.path)
-            }
-        }
-        let reused = try ComputeLane.shared.run { try session.load(prompt: prompt) }
+        // The instructions come back from disk when a run kept them, and are kept there when
+        // this is the first evaluation of them (see ``bringInstructions(of:before:session:tools:batch:)``).
+        let fromInstructions = try bringInstructions(of: request.messages, before: prompt, session: session, tools: declared)
+        let reused = try ComputeLane.shared.run { try session.load(prompt: prompt) } - fromInstructions
         let guessedBefore = guessedTokens
         defer {
             let now = guessedTokens
@@ -451,15 +453,20 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         session.useThreads(CoreShare.shared.threads(upTo: configuration.threads))
         let tokens = try openPrompt(history, words: words, session: session, tools: tools)
         guard tokens.count < session.contextLength else { throw LlamaError.promptTooLong(tokens: tokens.count, contextLength: session.contextLength) }
+        // A real-time conversation's first evaluation is its first pause's score: it reads the
+        // instructions back from disk, or evaluates them and keeps them for the next process.
+        let fromInstructions = try bringInstructions(of: history, before: tokens, session: session, tools: tools)
         let reused = try ComputeLane.shared.run { try session.load(prompt: tokens) }
-        logger.debug("scored the end of the turn on \(tokens.count - reused) tokens beyond memory")
+        let evaluated = fromInstructions + tokens.count - reused
+        scored.withLock { $0 += evaluated }
+        logger.debug("scored the end of the turn on \(evaluated) tokens beyond memory")
         return scoring == .sentenceEnd ? session.sentenceEndProbability() : session.endOfTurnProbability()
     }
 
     /// The tokens of the prompt a reply to `history` plus a user message beginning with
     /// `words` starts with: the chat template's rendering (with the default system prompt, as
     /// a request gets it), cut right after the words, before the template closes the message.
-    private func openPrompt(_ history: [ChatMessage], words: String, session: LlamaSession, tools: [ToolDefinition] = []) throws -> [Int32] {
+    func openPrompt(_ history: [ChatMessage], words: String, session: LlamaSession, tools: [ToolDefinition] = []) throws -> [Int32] {
         let marker = "\u{1F}parley-end-of-words\u{1F}"
         var messages = history
         if !tools.isEmpty || messages.contains(where: \.isToolExchange) {
@@ -483,16 +490,25 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
     /// 23–31, 8: 19–32, 16: 37–45, 32: 52–57.)
     static let prefillBatch = 6
 
+    /// Tokens evaluated per turn on the compute lane while a prefill evaluates instructions
+    /// that are not on disk yet (once per data directory, model and tool list): about twice the
+    /// tokens per second of ``prefillBatch`` (above), for a wait of about 0.6 s on the lane.
+    static let instructionsBatch = 32
+
 
     /// Evaluates the start of the prompt a reply to `messages` will have, through the words of
     /// its last message (the user's, still open), reusing what memory already holds, so that
     /// the reply evaluates only the rest. In batches of ``prefillBatch`` tokens, each taking
     /// its turn on the compute lane; cancelling stops it between two, and so does a request
     /// (another conversation's, on a server): it is not held up, and its prompt replaces this
-    /// one in memory anyway. Does nothing for a request whose last message is not the user's,
-    /// or that has images, or whose start would not leave half the context free, or that
-    /// shares too little with memory (more than ``Configuration/prefillLimit`` tokens to
-    /// evaluate: another conversation is there), and while the model is not loaded.
+    /// one in memory anyway. Memory that holds no more than the start of this prompt gets its
+    /// instructions first, from disk when a run kept them, else evaluated (in batches of
+    /// ``instructionsBatch``, not stopped by requests) and kept (see
+    /// ``bringInstructions(of:before:session:tools:batch:)``). Does nothing for a request whose
+    /// last message is not the user's, or that has images, or whose start would not leave half
+    /// the context free, or that shares too little with memory (more than
+    /// ``Configuration/prefillLimit`` tokens to evaluate: another conversation is there), and
+    /// while the model is not loaded.
     public func prefill(_ messages: [ChatMessage], tools: [ToolDefinition] = []) throws {
         // Never loads the model: a prefill only helps a model that is ready to answer.
         guard let last = messages.last, last.role == .user, !last.hasImages, let session else { return }
@@ -502,114 +518,28 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         guard tokens.count < session.contextLength / 2 else { return }
         // Memory holding another conversation (a server's other session) would be undone for
         // a prompt that may be undone again before its reply: too dear to evaluate ahead.
-        // Empty memory undoes nothing: a conversation's start, kept on disk, is evaluated whole.
+        // Memory holding nothing but the start of this prompt (or nothing) undoes nothing: the
+        // prompt is evaluated whole, its instructions first, read back from disk or evaluated
+        // and kept there (requests wait for them: every reply needs them, and the next runs
+        // read them back in milliseconds).
+        let undoesNothing = session.sharedPrefix(with: tokens) == session.cachedTokens.count
+        if undoesNothing {
+            let evaluated = try bringInstructions(of: messages, before: tokens, session: session, tools: tools, batch: Self.instructionsBatch)
+            prefilled.withLock { $0 += evaluated }
+        }
         let shared = session.sharedPrefix(with: tokens)
-        let starting = session.cachedTokens.isEmpty && configuration.promptMemoryDirectory != nil
-        guard tokens.count - shared <= configuration.prefillLimit || starting else { return }
+        guard tokens.count - shared <= configuration.prefillLimit || undoesNothing else { return }
         // All there already (a late partial transcript's words, after a score of more of them:
         // kept, for the reply).
         guard shared < tokens.count else { return }
-        let remembered = session.cachedTokens.isEmpty ? promptMemoryFile(for: tokens) : nil
-        if let remembered, FileManager.default.fileExists(atPath: remembered),
-           let restored = session.restoreMemory(from: remembered, capacity: tokens.count), restored == tokens {
-            logger.debug("read \(tokens.count) prompt tokens back from \(remembered)")
-            return
-        }
         var position = session.keepCommonPrefix(with: tokens)
-        // A conversation's start that is to be kept on disk is evaluated whole, once: requests
-        // wait for it (the next runs read it back in milliseconds).
-        let keeping = remembered != nil && position == 0
-        while position < tokens.count, !Task.isCancelled, keeping || requestsUnderWay.withLock({ $0 }) == 0 {
+        while position < tokens.count, !Task.isCancelled, requestsUnderWay.withLock({ $0 }) == 0 {
             let batch = Array(tokens[position..<min(tokens.count, position + Self.prefillBatch)])
             try ComputeLane.shared.run { try session.evaluate(batch) }
             position += batch.count
             prefilled.withLock { $0 += batch.count }
         }
-        if let remembered, position == tokens.count, session.cachedTokens == tokens { keep(session, at: remembered) }
     }
-
-    /// The file that holds the memory of `prompt`'s instructions (its system turn, with the
-    /// tools it declares, through the opening of the first user message: the part every run
-    /// of an assistant shares), and whether it was there and read back into empty memory.
-    /// `nil` when prompt memory is off or the instructions are too short to be worth a file.
-    private func instructionsMemory(
-        _ messages: [ChatMessage], prompt: [Int32], session: LlamaSession, tools: [ToolDefinition]
-    ) throws -> (path: String, found: Bool)? {
-        guard configuration.promptMemoryDirectory != nil else { return nil }
-        let system = Array(messages.prefix { $0.role == .system })
-        let opening = try openPrompt(system, words: "", session: session, tools: tools)
-        let shared = zip(opening, prompt).prefix { $0 == $1 }.count
-        guard let path = promptMemoryFile(for: Array(prompt.prefix(shared))) else { return nil }
-        guard FileManager.default.fileExists(atPath: path),
-              let restored = session.restoreMemory(from: path, capacity: session.contextLength) else { return (path, false) }
-        // What follows the instructions there (an earlier run's question) is dropped by the load.
-        guard restored.starts(with: prompt.prefix(shared)) else {
-            _ = session.keepCommonPrefix(with: [])
-            return (path, false)
-        }
-        logger.debug("read \(shared) instruction tokens back from \(path)")
-        return (path, true)
-    }
-
-    /// The file that holds memory of exactly `tokens` on this model (a conversation's start
-    /// worth keeping: 64 tokens or more), when prompt memory is on.
-    private func promptMemoryFile(for tokens: [Int32]) -> String? {
-        guard let folder = configuration.promptMemoryDirectory, tokens.count >= 64 else { return nil }
-        // FNV-1a over the model file's path, size and the tokens: the same prompt on the same model.
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func mix(_ value: UInt64) {
-            hash = (hash ^ value) &* 0x0000_0100_0000_01B3
-        }
-        // The files' generation: files of the first were written in place, and one written by
-        // two processes at once could be cut short (llama.cpp aborts reading one), so none of
-        // them is read again; they are pruned like any old file.
-        mix(Self.promptMemoryGeneration)
-        for byte in configuration.modelPath.utf8 { mix(UInt64(byte)) }
-        let size = (try? FileManager.default.attributesOfItem(atPath: configuration.modelPath)[.size] as? Int) ?? 0
-        mix(UInt64(size))
-        mix(UInt64(configuration.contextLength))
-        for token in tokens { mix(UInt64(UInt32(bitPattern: token))) }
-        return folder.appendingPathComponent("prompt-\(String(hash, radix: 16)).bin").path
-    }
-
-    /// Writes memory to `path` and keeps only the newest few such files. The file is written
-    /// under a name of its own and then renamed over `path`, so that another process reading
-    /// `path` (llama.cpp aborts on a file cut short) sees a whole file, old or new, never one
-    /// being written.
-    private func keep(_ session: LlamaSession, at path: String) {
-        guard let folder = configuration.promptMemoryDirectory else { return }
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let partial = folder.appendingPathComponent(".writing-\(UUID().uuidString)").path
-        guard session.saveMemory(to: partial), rename(partial, path) == 0 else {
-            unlink(partial)
-            return
-        }
-        logger.debug("kept \(session.cachedTokens.count) prompt tokens in \(path)")
-        let listed = (try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: [.contentModificationDateKey])) ?? []
-        // A file a process was writing when it was killed is never renamed: gone after a while
-        // (long after any write still under way would have ended).
-        for stale in listed where stale.lastPathComponent.hasPrefix(".writing-") {
-            let modified = (try? stale.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate) ?? .distantFuture
-            if modified.timeIntervalSinceNow < -Self.abandonedWriteAge { try? FileManager.default.removeItem(at: stale) }
-        }
-        let files = listed
-            .filter { $0.lastPathComponent.hasPrefix("prompt-") && $0.pathExtension == "bin" }
-            .sorted {
-                let first = (try? $0.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate) ?? .distantPast
-                let second = (try? $1.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate) ?? .distantPast
-                return first > second
-            }
-        for old in files.dropFirst(Self.promptMemoryFiles) { try? FileManager.default.removeItem(at: old) }
-    }
-
-    /// The generation of the prompt memory files' names (see ``promptMemoryFile(for:)``).
-    static let promptMemoryGeneration: UInt64 = 2
-
-    /// How many prompt memory files are kept.
-    static let promptMemoryFiles = 6
-
-    /// Seconds after which a prompt memory file still under its writing name was abandoned.
-    static let abandonedWriteAge: TimeInterval = 600
 
     /// What ``endOfTurnProbability(after:utterance:scoring:)`` reads after the words.
     public enum TurnScoring: Sendable {
