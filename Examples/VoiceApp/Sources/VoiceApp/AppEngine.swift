@@ -50,8 +50,10 @@ final class AppEngine {
                 return
             }
             let (audio, levels) = try microphone.start()
-            tasks.append(Task { for await _ in levels {} })  // the conversation reports its own level
-            tasks.append(Task {
+            // Off the main actor: the frames go straight to the conversation. (It reports the
+            // level itself; the microphone's own is read and dropped, so that it does not pile up.)
+            tasks.append(Task.detached { for await _ in levels {} })
+            tasks.append(Task.detached {
                 for await frame in audio { try? await session.append(frame) }
             })
             try await session.setGate(.audioReady, open: true)

@@ -35,6 +35,7 @@ struct ContentView: View {
 struct ConversationView: View {
     let model: VoiceViewModel
     @State private var isPressed = false
+    @State private var mode = TalkMode.holdToTalk
 
     var body: some View {
         VStack(spacing: 16) {
@@ -49,10 +50,11 @@ struct ConversationView: View {
                     .onTapGesture { model.dismissNotice() }
             }
             talkControl
-            Picker("Mode", selection: Binding(get: { model.mode }, set: { mode in Task { await model.setMode(mode) } })) {
+            Picker("Mode", selection: $mode) {
                 ForEach(TalkMode.allCases, id: \.self) { mode in Text(mode.title).tag(mode) }
             }
             .pickerStyle(.segmented)
+            .onChange(of: mode) { _, chosen in Task { await model.setMode(chosen) } }
         }
         .padding()
     }

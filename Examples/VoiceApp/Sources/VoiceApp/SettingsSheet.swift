@@ -6,7 +6,7 @@ import VoiceAppModel
 /// then self-hosted, then on this device), from the runtime's report.
 struct SettingsSheet: View {
     let model: VoiceViewModel
-    let refresh: @MainActor () async -> Void
+    let refresh: @MainActor @Sendable () async -> Void
     @Environment(\.dismiss) private var dismiss
 
     var body: some View {
