@@ -22,6 +22,8 @@ let appleEnginesPackage = "https://github.com/parley-assistant/parley-engines.gi
 let localAppleEngines = "Frameworks/ParleyEngines.xcframework"
 let hasLocalAppleEngines = FileManager.default.fileExists(atPath: Context.packageDirectory + "/" + localAppleEngines)
 let linuxOnly: TargetDependencyCondition? = .when(platforms: [.linux])
+// Every platform with Apple's frameworks: where `canImport(AVFoundation)` holds, ParleyApple is there.
+let applePlatforms: TargetDependencyCondition? = .when(platforms: [.macOS, .iOS, .macCatalyst, .tvOS, .watchOS, .visionOS])
 let appleEnginesOn: TargetDependencyCondition? = .when(platforms: [.macOS, .iOS], traits: ["AppleEngines"])
 let engineDependencies: [Target.Dependency] = [
     .target(name: "CLlama", condition: linuxOnly),
@@ -194,6 +196,8 @@ let package = Package(
             name: "ParleyRuntime",
             dependencies: [
                 "ParleyCore", "ParleyLocal", "ParleySilero", "ParleyCloud", "ParleyStore", "ParleyModels", "ParleyTasks",
+                // Apple's engines join the standard catalog on Apple platforms (PlatformProviders.swift).
+                "ParleyAppleSupport", .target(name: "ParleyApple", condition: applePlatforms),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
@@ -276,7 +280,7 @@ let package = Package(
         .testTarget(name: "ParleyAppleSupportTests", dependencies: ["ParleyAppleSupport", "ParleyApple", "ParleyCore"]),
         .testTarget(name: "ParleyLocalTests", dependencies: ["ParleyTestLanes", "ParleyLocal", "ParleySilero", "ParleyCore", "ParleyModels", "ParleyTesting"]),
         .testTarget(name: "ParleyCLITests", dependencies: ["ParleyTestLanes", "ParleyTesting", "parley", "ParleyCore", "ParleyStore", "ParleyTestServers", .product(name: "Crypto", package: "swift-crypto")]),
-        .testTarget(name: "ParleyRuntimeTests", dependencies: ["ParleyTestLanes", "ParleyRuntime", "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyTesting", "ParleyTestServers"]),
+        .testTarget(name: "ParleyRuntimeTests", dependencies: ["ParleyTestLanes", "ParleyRuntime", "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyTesting", "ParleyTestServers", "ParleyAppleSupport"]),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyPostgres", "ParleyCore", "ParleyTestServers"]),
         .testTarget(
             name: "ParleyServerTests",

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Self-test of scripts/check-apple: each planted error in an Apple-only file (an ambiguous
-name, a non-Sendable capture in a @Sendable closure, a wrong argument label, a switch over a
-framework's enum without `@unknown default`) makes the check fail with that error, and the same
+name, a non-Sendable capture in a @Sendable closure, a non-Sendable value stored under a lock
+while the caller keeps it, a wrong argument label, a switch over a framework's enum without
+`@unknown default`) makes the check fail with that error, and the same
 code written correctly passes. Run by scripts/test; uses check-apple's cached modules."""
 import os
 import subprocess
@@ -40,6 +41,26 @@ import Speech
 func plantedCapture(_ task: sending SFSpeechRecognitionTask) -> @Sendable () -> Void {
     let held = Locked<SFSpeechRecognitionTask?>(task)
     return { held.withLock { $0?.cancel() } }
+}
+#endif
+"""),
+    "a non-Sendable value stored under a lock while the caller keeps it (region isolation: only emitting a module finds it)": (
+        "cannot be task-isolated",
+        """#if canImport(Speech)
+import ParleyAppleSupport
+import Speech
+func plantedRegion(_ held: Locked<SFSpeechRecognitionTask?>) -> SFSpeechRecognitionTask {
+    let task = SFSpeechRecognitionTask()
+    held.withLock { $0 = task }
+    return task
+}
+#endif
+""",
+        """#if canImport(Speech)
+import ParleyAppleSupport
+import Speech
+func plantedRegion(_ held: Locked<SFSpeechRecognitionTask?>) {
+    held.withLock { $0 = SFSpeechRecognitionTask() }
 }
 #endif
 """),

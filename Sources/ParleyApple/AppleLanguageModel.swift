@@ -1,4 +1,5 @@
 #if canImport(FoundationModels)
+import Foundation
 import FoundationModels
 import ParleyAppleSupport
 import ParleyCore
@@ -20,18 +21,30 @@ public struct AppleLanguageModel: LanguageModelProvider {
     public let identity = ProviderIdentity(name: "apple-foundation-models", model: "system", isLocal: true)
     public let capabilities = LanguageModelCapabilities(jsonSchema: true, tools: true, contextTokens: 4_096)
 
-    /// The system model.
-    public init() {}
+    /// The language the conversation is in: the model is asked whether it supports it.
+    public let locale: Locale
+
+    /// The system model, for a conversation in `locale` (the device's language unless given).
+    public init(locale: Locale = Locale.current) {
+        self.locale = locale
+    }
 
     public func availability() async -> Availability {
-        switch SystemLanguageModel.default.availability {
-        case .available: return .ready
-        case .unavailable(.deviceNotEligible): return .unsupported(reason: "this device cannot run Apple Intelligence")
-        case .unavailable(.appleIntelligenceNotEnabled): return .unsupported(reason: "Apple Intelligence is off: turn it on in Settings")
-        case .unavailable(.modelNotReady): return .unsupported(reason: "the system language model is not ready yet (it may be downloading)")
-        case .unavailable(let reason): return .unsupported(reason: "the system language model is unavailable: \(reason)")
-        @unknown default: return .unsupported(reason: "the system language model is unavailable")
+        let model = SystemLanguageModel.default
+        let unavailable: AppleUnavailability
+        switch model.availability {
+        case .available:
+            guard model.supportsLocale(locale) else {
+                return AppleUnavailability.localeUnsupported(engine: "the system language model", locale: locale.identifier).availability
+            }
+            return .ready
+        case .unavailable(.deviceNotEligible): unavailable = .deviceNotEligible
+        case .unavailable(.appleIntelligenceNotEnabled): unavailable = .appleIntelligenceNotEnabled
+        case .unavailable(.modelNotReady): unavailable = .modelNotReady
+        case .unavailable(let reason): unavailable = .modelUnavailable("\(reason)")
+        @unknown default: unavailable = .modelUnavailable("a reason this version of Parley does not know")
         }
+        return unavailable.availability
     }
 
     public func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {

@@ -51,7 +51,6 @@ public final class AppleMicrophone: Sendable {
         let (audio, audioSink) = AsyncStream.makeStream(of: ParleyCore.AudioBuffer.self)
         let (levels, levelSink) = AsyncStream.makeStream(of: Float.self)
         let capture = self.capture
-        let observers = observe()
         try graph.withLock { graph in
             #if !os(macOS)
             // Without an active play-and-record session the input has no format (0 Hz) and
@@ -61,7 +60,10 @@ public final class AppleMicrophone: Sendable {
             try session.setActive(true)
             #endif
             graph.sinks = (audioSink, levelSink)
-            graph.observers = observers
+            // Made here, not before the lock: a non-Sendable value captured from outside could
+            // not be stored in the locked graph (region isolation; `swiftc -typecheck` does not
+            // see it, emitting the module does).
+            graph.observers = observe()
             graph.policy.isCapturing = true
             try Self.configure(&graph, capture: capture)
         }

@@ -23,13 +23,28 @@ public struct AppleSpeechToText: SpeechToTextProvider {
     }
 
     public func availability() async -> Availability {
-        guard SFSpeechRecognizer.authorizationStatus() == .authorized else {
-            return .unsupported(reason: "speech recognition is not authorized: the app must ask (SFSpeechRecognizer.requestAuthorization)")
+        let unavailable: AppleUnavailability
+        switch SFSpeechRecognizer.authorizationStatus() {
+        case .authorized:
+            guard let recognizer = SFSpeechRecognizer(locale: locale) else {
+                unavailable = .localeUnsupported(engine: "Apple's speech recognizer", locale: locale.identifier)
+                break
+            }
+            guard recognizer.supportsOnDeviceRecognition else {
+                unavailable = .onDeviceRecognitionUnsupported(locale: locale.identifier)
+                break
+            }
+            guard recognizer.isAvailable else {
+                unavailable = .recognizerBusy(locale: locale.identifier)
+                break
+            }
+            return .ready
+        case .notDetermined: unavailable = .speechRecognitionNotDetermined
+        case .denied: unavailable = .speechRecognitionDenied(restricted: false)
+        case .restricted: unavailable = .speechRecognitionDenied(restricted: true)
+        @unknown default: unavailable = .speechRecognitionNotDetermined
         }
-        guard let recognizer = SFSpeechRecognizer(locale: locale), recognizer.isAvailable else {
-            return .unsupported(reason: "no speech recognizer for \(locale.identifier) right now")
-        }
-        return recognizer.supportsOnDeviceRecognition ? .ready : .unsupported(reason: "on-device recognition is not supported for \(locale.identifier)")
+        return unavailable.availability
     }
 
     public func transcribe(_ audio: ParleyCore.AudioBuffer, options: TranscriptionOptions) async throws -> Transcript {

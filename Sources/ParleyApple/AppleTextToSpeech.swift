@@ -16,7 +16,7 @@ public struct AppleTextToSpeech: TextToSpeechProvider {
     public init() {}
 
     public func availability() async -> Availability {
-        AVSpeechSynthesisVoice.speechVoices().isEmpty ? .unsupported(reason: "the system has no speech voices") : .ready
+        AVSpeechSynthesisVoice.speechVoices().isEmpty ? AppleUnavailability.noVoice(language: nil).availability : .ready
     }
 
     public func synthesize(_ text: String, options: SpeechOptions) -> AsyncThrowingStream<ParleyCore.AudioBuffer, any Error> {

@@ -100,7 +100,9 @@ public struct ProviderEntry: Sendable {
 ///
 /// The standard order follows the seed apps: STT Deepgram → AssemblyAI → OpenAI → on-device;
 /// TTS ElevenLabs → Deepgram Aura → OpenAI → Piper → on-device (the neural voice, then espeak-ng); LLM cloud (Anthropic, OpenAI or
-/// any OpenAI-compatible server) → self-hosted (Ollama) → on-device; VAD Silero → energy.
+/// any OpenAI-compatible server) → self-hosted (Ollama) → on-device; VAD Silero → energy. On Apple
+/// platforms Apple's own engines (`ParleyApple`: the speech recognizer, the system's voices,
+/// Foundation Models) lead the on-device entries (``adding(platform:)``).
 public struct ProviderCatalog: Sendable {
     /// The entries, in chain order within each capability.
     public var entries: [ProviderEntry]
@@ -129,6 +131,7 @@ public struct ProviderCatalog: Sendable {
 
     /// Parley's providers.
     public static let standard = ProviderCatalog(entries: languageModels + speechToText + textToSpeech + voiceActivity)
+        .adding(platform: platformProviders)
 
     private static let languageModels: [ProviderEntry] = [
         ProviderEntry(
