@@ -120,9 +120,14 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
             return all.filter { $0.isConfigured(in: settings) }
         case .local:
             return all.filter { $0.placement == .onDevice && ($0.chosenBy == nil || $0.isConfigured(in: settings)) }
-        case .named(let name, _, _):
+        case .named(let name, let baseURL, _):
             guard let entry = all.first(where: { $0.name == name }) else {
                 throw .unknownProvider(name, capability: capability, known: catalog.selectionNames(for: capability))
+            }
+            // A provider that is not set up is never asked: nothing leaves the machine for a
+            // service the user did not configure (a base URL given with the selection is one).
+            guard baseURL != nil || entry.isConfigured(in: settings) else {
+                throw .notConfigured(name, capability: capability, remedy: entry.remedy)
             }
             return [entry]
         }

@@ -118,6 +118,9 @@ public struct OpenAIError: Error, HTTPResponseError, Sendable, Equatable, Custom
             return OpenAIError(status: .gatewayTimeout, message: "The provider sent \(error.description).", type: "server_error", code: "timeout")
         case let error as StoreError:
             return .from(error)
+        case let error as LlamaError:
+            if case .promptTooLong = error { return .invalidRequest(error.description, param: "messages", code: "context_length_exceeded") }
+            return OpenAIError(status: .internalServerError, message: "The server failed: \(error.description)", type: "server_error")
         case let error as RuntimeError:
             return .invalidRequest(error.description, param: "model")
         case let error as WAVError:

@@ -40,6 +40,19 @@ extension ServerEnvironment {
         defer { decoders.give() }
         let files = audioFiles
         let limit = configuration.maxAudioSeconds
-        return try await withDeadline(deadline, timeout: timeout) { try await files.decode(data, maxDuration: limit) }
+        var audio = try await withDeadline(deadline, timeout: timeout) { try await files.decode(data, maxDuration: limit) }
+        // A file that claims a rate no recorder uses (1 Hz: a few bytes that stand for minutes
+        // of audio once resampled) is refused; samples that are no numbers are silence.
+        guard audio.sampleRate >= Self.lowestSampleRate else {
+            throw OpenAIError.invalidRequest("The audio's sample rate is \(audio.sampleRate) Hz; send audio recorded at \(Self.lowestSampleRate) Hz or more.",
+                                             param: "file", code: "invalid_audio")
+        }
+        if audio.samples.contains(where: { !$0.isFinite }) {
+            audio.samples = audio.samples.map { $0.isFinite ? min(1, max(-1, $0)) : 0 }
+        }
+        return audio
     }
+
+    /// The lowest sample rate accepted in uploads (telephone audio is 8 kHz).
+    static let lowestSampleRate = 4_000
 }

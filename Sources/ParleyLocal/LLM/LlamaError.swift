@@ -1,3 +1,5 @@
+import ParleyCore
+
 /// Failures of the llama.cpp engine, each saying what to do.
 public enum LlamaError: Error, Equatable, Sendable, CustomStringConvertible {
     /// No model file at the path.
@@ -45,5 +47,14 @@ public enum LlamaError: Error, Equatable, Sendable, CustomStringConvertible {
         case .embeddingUnavailable:
             return "llama.cpp gave no pooled vector for a text; check that the embedding model is a BERT-style encoder GGUF with a pooling type."
         }
+    }
+}
+
+extension LlamaError: ClassifiedError {
+    /// A prompt too long for the context is the request's fault (a client's 400, never a mark
+    /// against the engine's health); the rest are the engine's, as before.
+    public var failureKind: FailureKind {
+        if case .promptTooLong = self { return .invalidRequest }
+        return .transient(retryAfter: nil)
     }
 }

@@ -72,7 +72,7 @@ final class WhisperContext {
             }
             params.abort_callback_user_data = Unmanaged.passUnretained(abort).toOpaque()
         }
-        let code: Int32 = prompt.map { text in
+        let code: Int32 = prompt.map(Self.boundedPrompt).map { text in
             text.withCString { cPrompt in
                 params.initial_prompt = cPrompt
                 return whisper_full(context, params, padded, Int32(padded.count))
@@ -154,6 +154,17 @@ extension WhisperContext {
     /// 638 → 182 ms on 144 questions from six espeak-ng voices, 2 cores) at the same word error
     /// rate (0.193 whole window, 0.175 fitted; 0.094 and 0.081 on 8–10 s passages). A margin of
     /// 128 let some clips loop (p95 422 ms) and 64 lost one clip's words entirely.
+    /// The most of a prompt whisper.cpp is given, in characters: it keeps at most 224 of the
+    /// prompt's tokens anyway, and its tokenizer crashes (SIGSEGV) on one word of 100 KB.
+    static let promptLimit = 1_000
+
+    /// `prompt`'s last ``promptLimit`` characters (whisper keeps a prompt's end), its words
+    /// cut to at most 100 characters each.
+    static func boundedPrompt(_ prompt: String) -> String {
+        let words = prompt.suffix(promptLimit).split(separator: " ", omittingEmptySubsequences: false).map { $0.prefix(100) }
+        return words.joined(separator: " ")
+    }
+
     static func audioContext(samples: Int, modelContext: Int) -> Int32 {
         let positions = (samples + 319) / 320 + audioContextMargin
         return positions < modelContext ? Int32(positions) : 0

@@ -161,6 +161,9 @@ enum RealtimeClientEvent: Sendable, Equatable {
         }
         if let input = fields["input"], !input.isNull {
             guard let items = input.array else { throw .invalidValue("response.input", "'input' must be an array of message items.") }
+            guard items.count <= Self.inputItemLimit else {
+                throw .invalidValue("response.input", "'input' holds \(items.count) items; at most \(Self.inputItemLimit) are taken.")
+            }
             var messages: [ChatMessage] = []
             for entry in items {
                 guard let object = entry.object else { throw .invalidValue("response.input", "Each input item must be a message object.") }
@@ -171,6 +174,9 @@ enum RealtimeClientEvent: Sendable, Equatable {
         }
         return parameters
     }
+
+    /// The most items an out-of-band response's `input` holds.
+    static let inputItemLimit = 1_000
 
     private static func message(_ item: JSONObject, position: ItemPosition) throws(RealtimeProtocolError) -> RealtimeClientEvent {
         let type = item["type"]?.string ?? "message"

@@ -98,6 +98,9 @@ actor RealtimeConnection {
     /// The most audio work queued before the reading of client events waits (about 20 s of
     /// 100 ms appends).
     private static let laneLimit = 200
+    /// The audio of a manual turn (`turn_detection: null`) appended since its last commit or
+    /// clear, in bytes (at most ``ServerConfiguration/maxRealtimeQueuedAudioBytes``).
+    private var heldBytes = 0
     /// The audio queued or running, in bytes (at most
     /// ``ServerConfiguration/maxRealtimeQueuedAudioBytes``: past it an append is refused).
     private var laneBytes = 0
@@ -246,6 +249,15 @@ actor RealtimeConnection {
                 throw RealtimeProtocolError(code: "input_audio_buffer_full",
                                             message: "This audio was dropped: the server holds \(laneBytes >> 20) MB of audio not yet heard. Send audio no faster than it is spoken, and append again once it catches up.")
             }
+            // A turn the client ends itself holds all its audio until the commit: as much as
+            // the queue may hold, and no more.
+            if settings.turnDetection == .manual {
+                guard heldBytes + size <= environment.configuration.maxRealtimeQueuedAudioBytes else {
+                    throw RealtimeProtocolError(code: "input_audio_buffer_full",
+                                                message: "This audio was dropped: the turn holds \(heldBytes >> 20) MB of audio. Commit it (input_audio_buffer.commit) or clear it before appending more.")
+                }
+                heldBytes += size
+            }
             if let unavailable, ContinuousClock.now < unavailable.until, conversation == nil { return }
             let session = try await conversationSession()
             await onAudioLane(session, eventID: eventID, bytes: size) { session in
@@ -253,6 +265,7 @@ actor RealtimeConnection {
                 try await session.append(audio)
             }
         case .commitAudio:
+            heldBytes = 0
             let empty = RealtimeProtocolError(code: "input_audio_buffer_commit_empty", message: "There is no audio to commit: append speech with input_audio_buffer.append first.")
             guard let session = conversation?.session else { throw empty }
             committing = true
@@ -265,6 +278,7 @@ actor RealtimeConnection {
                 try await session.stopListening()
             }
         case .clearAudio:
+            heldBytes = 0
             if let session = conversation?.session {
                 await onAudioLane(session, eventID: eventID) { session in
                     guard await session.state == .listening else { return }
