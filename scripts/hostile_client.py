@@ -76,6 +76,9 @@ WRONG_TYPES = [
     ("object", '{"a":1}'),
 ]
 SENTINEL = "__HOSTILE_VALUE__"
+# Names a client may give as `model` (or a provider/model pair): empty parts, paths, controls.
+MODEL_NAMES = ["/", "//", "openai/", "ollama/", "local/", "/x", "/etc/passwd", "../../../../etc/hostname", "", " ", "auto\r\nX-Injected: 1",
+               "\u0000", "x" * 10_000]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -798,6 +801,10 @@ class Run:
                 for label, literal in EXTREME_NUMBERS:
                     self.http_probe("http-numbers", target, f"{field_path}={label}", method, path, with_value(base, field_path, literal),
                                     baseline=name)
+            if "model" in spec["base"] and name != "model-setting":
+                for value in MODEL_NAMES:
+                    self.http_probe("http-models", target, f"model={value[:24]!r}", method, path,
+                                    with_value(base, "model", json.dumps(value)), baseline=name)
             for field_path in spec["types"]:
                 for label, literal in WRONG_TYPES + [("1e19", "1e19")]:
                     self.http_probe("http-types", target, f"{field_path}:{label}", method, path, with_value(base, field_path, literal),
@@ -860,6 +867,10 @@ class Run:
             for name, fields, file in cases:
                 body, content_type = multipart(fields, file)
                 self.http_probe("http-upload", target, name, "POST", path, body, headers=[("Content-Type", content_type)], baseline="upload")
+            for value in MODEL_NAMES[:8]:
+                body, content_type = multipart([("model", value)], good)
+                self.http_probe("http-models", target, f"model={value[:24]!r}", "POST", path, body, headers=[("Content-Type", content_type)],
+                                baseline="upload")
             body, content_type = multipart([("model", "whisper-1")], good)
             self.http_probe("http-upload", target, "multipart cut in half", "POST", path, body[: len(body) // 2],
                             headers=[("Content-Type", content_type)])
@@ -1266,6 +1277,28 @@ class Run:
 
             self.probe("realtime", event, name, {"error": "error event, session lives", "any": "an answer, session lives", "close-ok": "error or close"}[expect], action, shown)
 
+    def realtime_query_group(self) -> None:
+        queries = [f"model={urllib.parse.quote(value[:200])}" for value in MODEL_NAMES[:8]]
+        queries += ["thread=99999999999999999999", "thread=-1", "thread=0", "intent=transcription&model=%2F", "model=" + "x" * 8000]
+        for query in queries:
+            path = "/v1/realtime?" + query
+
+            def action(path=path):
+                ws = WebSocket(self.server, path=path, auth=self.key, timeout=15)
+                try:
+                    if ws.status != 101:
+                        observed = f"upgrade status {ws.status} {ws.body[:100]!r}"
+                        return ("fail" if ws.status >= 500 or ws.status == 0 else "pass"), observed
+                    created = ws.wait_for({"session.created", "transcription_session.created"}, 30)
+                    ws.send_json({"type": "response.create", "response": {"output_modalities": ["text"], "instructions": "Say OK."}})
+                    answer = ws.wait_for({"response.done", "error"}, 60)
+                    observed = f"101; created: {bool(created)}; answer: {answer.get('type') if answer else None} {json.dumps(answer)[:160] if answer else ''}"
+                    return ("pass" if answer else "fail"), observed
+                finally:
+                    ws.close()
+
+            self.probe("realtime-query", "GET /v1/realtime", query[:60], "an answer (error or response.done), alive", action, f"GET {path[:300]} + response.create")
+
     def realtime_flood(self) -> None:
         count, size = self.arguments.audio_appends, int(self.arguments.audio_append_mb * (1 << 20)) & ~1
 
@@ -1383,6 +1416,7 @@ class Run:
         self.baseline["upload"] = request(self.server, "POST", "/v1/audio/transcriptions", [("Content-Type", content_type)], body, auth=self.key).status
         groups = [
             ("realtime", self.realtime_group),
+            ("realtime-query", self.realtime_query_group),
             ("origin", self.origin_group),
             ("http-json", lambda: self.json_group(specs)),
             ("http-upload", self.upload_group),
