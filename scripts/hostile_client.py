@@ -206,10 +206,18 @@ class Server:
             return 0
 
     def crash_message(self, since: int) -> str:
+        if self.process is not None:
+            # A Swift crash writes its backtrace before the process ends: wait for it (bounded).
+            try:
+                self.process.wait(timeout=120)
+            except subprocess.TimeoutExpired:
+                pass
         text = self.log_tail(since)
-        lines = [line for line in text.splitlines() if re.search(r"Fatal error|fatal error|Crash|crashed|Illegal instruction|Segmentation|Trace/breakpoint|💣|precondition|Assertion|terminated|Aborted", line)]
+        where = next((re.sub(r"^.* at /", "/", line.strip()) for line in text.splitlines()
+                      if "/Sources/" in line and " at /" in line and "/.build/" not in line), None)
+        lines = [line for line in text.splitlines() if re.search(r"Fatal error|fatal error|Program crashed|Illegal instruction|Segmentation|Trace/breakpoint|precondition|Assertion|terminate called|Aborted", line)]
         if lines:
-            return " / ".join(line.strip()[:300] for line in lines[:3])
+            return " / ".join(line.strip()[:300] for line in lines[:2]) + (f" at {where}" if where else "")
         code = self.process.returncode if self.process else None
         return f"exited ({code})" if code is not None else "stopped answering /health"
 
@@ -383,13 +391,22 @@ def build_request(server: Server, method: str, path: str, headers: list[tuple[st
 
 
 def request(server: Server, method: str, path: str, headers: list[tuple[str, str]] | None = None, body: bytes | None = None,
-            timeout: float = 60, host: str | None = None, auth: str | None = None) -> Reply:
+            timeout: float = 60, host: str | None = None, auth: str | None = None, warm: bool = False) -> Reply:
+    """One request on a new connection. With `warm`, a `GET /health` goes first on the same
+    connection: the event-loop relay (ChatRelayHandler) only takes a connection's later
+    requests, so this is how a probe reaches it."""
     started = time.monotonic()
     try:
         sock = connect(server, timeout=min(timeout, 10))
     except OSError as error:
         return Reply(error=f"connect: {error}", elapsed=time.monotonic() - started)
     try:
+        if warm:
+            sock.sendall(build_request(server, "GET", "/health", [], None, host=host))
+            first = read_response(sock, time.monotonic() + 10)
+            if first.status == 0:
+                sock.close()
+                return Reply(error=f"warm-up GET /health: {first.error}", elapsed=time.monotonic() - started)
         sock.sendall(build_request(server, method, path, headers, body, host=host, auth=auth))
         reply = read_response(sock, time.monotonic() + timeout, method=method)
     except (OSError, socket.timeout) as error:
@@ -705,13 +722,13 @@ class Run:
 
     def http_probe(self, group: str, target: str, name: str, method: str, path: str, body: bytes | None,
                    headers: list[tuple[str, str]] | None = None, timeout: float | None = None, baseline: str | None = None,
-                   allow_close: bool = False, want_4xx: bool = False, host: str | None = None) -> Result | None:
+                   allow_close: bool = False, want_4xx: bool = False, host: str | None = None, warm: bool = False) -> Result | None:
         headers = self.json_headers() if headers is None else headers
         text = f"{method} {path} {headers} {(body or b'')[:300]!r}{'…' if body and len(body) > 300 else ''} ({len(body or b'')} bytes)"
 
         def action():
             reply = request(self.server, method, path, headers, body, timeout=timeout or self.arguments.request_timeout,
-                            host=host, auth=self.key)
+                            host=host, auth=self.key, warm=warm)
             return self.verdict(reply, baseline=baseline, allow_close=allow_close, want_4xx=want_4xx)
 
         return self.probe(group, target, name, "no 5xx, no hang, alive" + (", 4xx" if want_4xx else ""), action, text)
@@ -767,7 +784,7 @@ class Run:
              "base": {"title": "t2", "settings": {"max_tokens": 64}},
              "numbers": ["settings.max_tokens", "title"], "types": ["settings"], "big": "settings.system_prompt"},
             {"name": "messages-append", "method": "POST", "path": f"/v1/threads/{thread}/messages",
-             "base": {"role": "user", "text": "hi", "timings_ms": {"stt": 12}, "usage": {"input_tokens": 1, "output_tokens": 1}},
+             "base": {"role": "user", "text": "hi", "timings_ms": {"stt": 12}, "usage": {"input_tokens": 1, "cached_input_tokens": 0, "output_tokens": 1}},
              "numbers": ["timings_ms.stt", "usage.input_tokens", "usage.output_tokens", "usage.cached_input_tokens", "text"],
              "types": ["role", "images", "image_references", "tool_calls", "interrupted", "structured_result", "provider"],
              "big": "text", "array": "image_references"},
@@ -801,6 +818,9 @@ class Run:
                 for label, literal in EXTREME_NUMBERS:
                     self.http_probe("http-numbers", target, f"{field_path}={label}", method, path, with_value(base, field_path, literal),
                                     baseline=name)
+                    if name == "chat":
+                        self.http_probe("http-numbers", target + " (relay)", f"{field_path}={label}", method, path,
+                                        with_value(base, field_path, literal), baseline=name, warm=True)
             if "model" in spec["base"] and name != "model-setting":
                 for value in MODEL_NAMES:
                     self.http_probe("http-models", target, f"model={value[:24]!r}", method, path,
@@ -964,19 +984,25 @@ class Run:
             ("foreign Origin, POST /v1/threads (JSON)", "POST", "/v1/threads", [("Origin", "https://evil.example"), ("Content-Type", "application/json")], b'{"title":"planted"}', None, "403"),
             ("foreign Origin, text/plain POST /v1/threads", "POST", "/v1/threads", [("Origin", "https://evil.example"), ("Content-Type", "text/plain")], b'{"title":"planted"}', None, "403"),
             ("no Origin, text/plain POST /v1/threads (cross-site form)", "POST", "/v1/threads", [("Content-Type", "text/plain")], b'{"title":"planted"}', None, "refused"),
-            ("foreign Origin, POST /v1/chat/completions (relay lane)", "POST", "/v1/chat/completions", [("Origin", "https://evil.example"), ("Content-Type", "application/json")], chat, None, "403"),
+            ("foreign Origin, POST /v1/chat/completions (router)", "POST", "/v1/chat/completions", [("Origin", "https://evil.example"), ("Content-Type", "application/json")], chat, None, "403"),
+            ("foreign Origin, POST /v1/chat/completions (event-loop relay)", "POST", "/v1/chat/completions", [("Origin", "https://evil.example"), ("Content-Type", "application/json")], chat, None, "403-warm"),
             ("foreign Origin, POST /v1/google/sync", "POST", "/v1/google/sync", [("Origin", "https://evil.example"), ("Content-Type", "application/json")], b"{}", None, "403"),
             ("foreign Origin, GET /health", "GET", "/health", [("Origin", "https://evil.example")], None, None, "any"),
             ("rebinding Host, GET /v1/threads", "GET", "/v1/threads", [], None, f"evil.example:{self.server.port}", "403"),
             ("rebinding Host, GET /v1/materials", "GET", "/v1/materials", [], None, f"evil.example:{self.server.port}", "403"),
-            ("rebinding Host, POST /v1/chat/completions (relay lane)", "POST", "/v1/chat/completions", [("Content-Type", "application/json")], chat, "evil.example", "403"),
+            ("rebinding Host, POST /v1/chat/completions (router)", "POST", "/v1/chat/completions", [("Content-Type", "application/json")], chat, "evil.example", "403"),
+            ("rebinding Host, POST /v1/chat/completions (event-loop relay)", "POST", "/v1/chat/completions", [("Content-Type", "application/json")], chat, "evil.example", "403-warm"),
+            ("own Origin, POST /v1/chat/completions (event-loop relay)", "POST", "/v1/chat/completions", [("Origin", own), ("Content-Type", "application/json")], chat, None, "ok-warm"),
             ("Host: localhost:PORT", "GET", "/v1/threads", [], None, f"localhost:{self.server.port}", "ok"),
         ]
         for name, method, path, headers, body, host, want in cases:
             shown = f"{method} {path} Host={host or self.server.host_header} {headers} {body!r}"
 
             def action(method=method, path=path, headers=headers, body=body, host=host, want=want):
-                reply = request(self.server, method, path, headers, body, timeout=self.arguments.request_timeout, host=host, auth=self.key)
+                warm = want.endswith("-warm")
+                want = want.removesuffix("-warm")
+                reply = request(self.server, method, path, headers, body, timeout=self.arguments.request_timeout, host=host, auth=self.key,
+                                warm=warm)
                 observed = f"{reply.describe()} ({reply.elapsed:.1f} s)"
                 if reply.status >= 500 or reply.status == 0:
                     return "fail", observed
@@ -988,7 +1014,8 @@ class Run:
                     return self.hardened_outcome(400 <= reply.status < 500), observed
                 return "pass", observed
 
-            self.probe("origin-host", f"{method} {path}", name, {"ok": "2xx", "403": "403 (hardened)", "refused": "4xx (hardened)", "any": "no 5xx"}[want], action, shown)
+            self.probe("origin-host", f"{method} {path}", name, {"ok": "2xx", "403": "403 (hardened)", "refused": "4xx (hardened)", "any": "no 5xx"}[want.removesuffix("-warm")],
+                       action, shown + (" (second request on a connection whose first was GET /health)" if want.endswith("-warm") else ""))
         ws_cases = [
             ("WebSocket, no Origin", [], None, "ok"),
             ("WebSocket, own Origin", [("Origin", own)], None, "ok"),
@@ -1169,7 +1196,9 @@ class Run:
         for path, expect, base in number_fields:
             for label, literal in EXTREME_NUMBERS:
                 frame = with_value({"type": "session.update", "session": base}, "session." + path, literal).decode()
-                cases.append(("session.update", f"{path}={label}", frame, "any" if label == "-0.0" else expect))
+                # A string is what instructions and voice take: "NaN" is a fine one.
+                string_field = path in ("instructions", "audio.output.voice") and literal.startswith('"')
+                cases.append(("session.update", f"{path}={label}", frame, "any" if label == "-0.0" or string_field else expect))
         for label, literal in EXTREME_NUMBERS:
             frame = f'{{"type": "conversation.item.truncate", "item_id": "item_hostile", "content_index": 0, "audio_end_ms": {literal}}}'
             cases.append(("conversation.item.truncate", f"audio_end_ms={label}", frame, "any" if label == "-0.0" else "error"))
@@ -1181,7 +1210,9 @@ class Run:
             cases.append(("response.create", f"response.temperature={label}", frame, "any"))
             cases.append(("conversation.item.create", f"previous_item_id={label}",
                           f'{{"type": "conversation.item.create", "previous_item_id": {literal}, "item": {{"type": "message", "role": "user", "content": [{{"type": "input_text", "text": "hi"}}]}}}}', "error"))
-            cases.append(("input_audio_buffer.append", f"audio={label}", f'{{"type": "input_audio_buffer.append", "audio": {literal}}}', "error"))
+            # "Infinity" is valid base64 (six bytes of audio); "NaN" is not.
+            cases.append(("input_audio_buffer.append", f"audio={label}", f'{{"type": "input_audio_buffer.append", "audio": {literal}}}',
+                          "any" if label == "Infinity-string" else "error"))
             cases.append(("parley.transcript.send", f"text={label}", f'{{"type": "parley.transcript.send", "text": {literal}}}', "error" if label != "-0.0" else "any"))
             cases.append(("(any)", f"type={label}", f'{{"type": {literal}}}', "error"))
             cases.append(("(any)", f"event_id={label}", f'{{"type": "input_audio_buffer.clear", "event_id": {literal}}}', "any"))
@@ -1209,10 +1240,9 @@ class Run:
             ("conversation.item.create", "image_url: 6 MB garbage data URL", json.dumps({"type": "conversation.item.create", "item": {"type": "message", "role": "user", "content": [{"type": "input_image", "image_url": "data:image/png;base64," + "A" * (6 << 20)}]}}), "error"),
             ("conversation.item.create", "function_call_output: 4 MB", json.dumps({"type": "conversation.item.create", "item": {"type": "function_call_output", "call_id": "c", "output": big}}), "error"),
             ("response.create", "metadata: 10k keys", json.dumps({"type": "response.create", "response": {"metadata": {f"k{i}": "v" for i in range(10_000)}}}), "error"),
-            ("response.create", "input: 10k messages", json.dumps({"type": "response.create", "response": {"conversation": "none", "output_modalities": ["text"], "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}] * 10_000}}), "any"),
             ("input_audio_buffer.append", "audio: not base64", '{"type": "input_audio_buffer.append", "audio": "%%%not base64%%%"}', "error"),
             ("input_audio_buffer.append", "audio: an odd number of bytes", json.dumps({"type": "input_audio_buffer.append", "audio": base64.b64encode(b"\0\0\0").decode()}), "error"),
-            ("input_audio_buffer.append", "audio: 6 MB of noise", json.dumps({"type": "input_audio_buffer.append", "audio": base64.b64encode(os.urandom(6 << 20)).decode()}), "any"),
+            ("input_audio_buffer.append", "audio: 5 MB of noise", json.dumps({"type": "input_audio_buffer.append", "audio": base64.b64encode(os.urandom(5 << 20)).decode()}), "any"),
             ("input_audio_buffer.append", "frame of 9 MB (over the 8 MB limit)", json.dumps({"type": "input_audio_buffer.append", "audio": "A" * (9 << 20)}), "close-ok"),
             ("input_audio_buffer.commit", "commit an empty buffer", '{"type": "input_audio_buffer.commit"}', "any"),
             ("response.cancel", "cancel with nothing running", '{"type": "response.cancel"}', "error"),
@@ -1238,7 +1268,13 @@ class Run:
                         return "fail", f"upgrade status {ws.status} {ws.body[:100]!r}"
                     if not ws.wait_for({"session.created", "transcription_session.created"}, 30):
                         return "fail", "no session.created within 30 s"
-                    ws.send_text(frame)
+                    try:
+                        ws.send_text(frame)
+                    except OSError as error:
+                        ws.closed = True
+                        if expect == "close-ok":
+                            return "pass", f"the server closed the connection while the frame was sent ({error})"
+                        return "fail", f"the server closed the connection while the frame was sent ({error})"
                     answers = []
                     deadline = time.monotonic() + 20
                     while time.monotonic() < deadline and not ws.closed:
@@ -1298,6 +1334,44 @@ class Run:
                     ws.close()
 
             self.probe("realtime-query", "GET /v1/realtime", query[:60], "an answer (error or response.done), alive", action, f"GET {path[:300]} + response.create")
+
+    def realtime_heavy(self) -> None:
+        """One out-of-band response over 10,000 short messages: the history is trimmed to fit the
+        context by re-tokenizing it once per dropped message (issue 42), on the one on-device
+        context every client shares. Checks that another client's chat completion is still
+        answered meanwhile. The server is restarted afterwards when this script started it."""
+        frame = json.dumps({"type": "response.create", "response": {"conversation": "none", "output_modalities": ["text"], "input": [
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}] * self.arguments.heavy_messages}})
+
+        def action():
+            ws = WebSocket(self.server, auth=self.key, timeout=15)
+            try:
+                if ws.status != 101 or not ws.wait_for({"session.created"}, 30):
+                    return "fail", f"no session (status {ws.status})"
+                ws.send_text(frame)
+                time.sleep(2)
+                chat = json.dumps({"messages": [{"role": "user", "content": "Say OK."}], "max_tokens": 2}).encode()
+                other = request(self.server, "POST", "/v1/chat/completions", self.json_headers(), chat, timeout=self.arguments.heavy_wait, auth=self.key)
+                done = ws.wait_for({"response.done", "error"}, 1)
+                observed = (f"another client's chat completion meanwhile: {other.describe()[:40]} after {other.elapsed:.0f} s; "
+                            f"the response: {done.get('type') if done else 'not done'}")
+                cpu = ""
+                if self.server.pid:
+                    try:
+                        with open(f"/proc/{self.server.pid}/stat") as stat:
+                            fields = stat.read().rsplit(")", 1)[1].split()
+                            cpu = f"; server CPU time {(int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK'):.0f} s"
+                    except OSError:
+                        pass
+                return ("pass" if other.status == 200 else "fail"), observed + cpu
+            finally:
+                ws.close()
+
+        self.probe("realtime-heavy", "response.create", f"input: {self.arguments.heavy_messages} messages (out of band)",
+                   f"other clients answered within {self.arguments.heavy_wait:.0f} s", action,
+                   f'{{"type": "response.create", "response": {{"conversation": "none", "output_modalities": ["text"], "input": [<{self.arguments.heavy_messages} × user message "hi">]}}}}')
+        if self.server.command and not self.aborted:
+            self.server.restart()
 
     def realtime_flood(self) -> None:
         count, size = self.arguments.audio_appends, int(self.arguments.audio_append_mb * (1 << 20)) & ~1
@@ -1368,6 +1442,30 @@ class Run:
             other = connect(self.server, timeout=5)
             other.sendall(f"GET /health HTTP/1.1\r\nHost: {host}\r\nConnection: Upgrade\r\nUpgrade: hostile/1.0\r\n\r\n".encode())
             watchers.append(("Upgrade: hostile/1.0, then silence", other, time.monotonic(), True))
+            second = connect(self.server, timeout=5)
+            second.sendall(f"GET /health HTTP/1.1\r\nHost: {host}\r\n\r\nGET /health HTTP/1.1\r\nHost: {host}\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n".encode())
+            watchers.append(("GET, then GET with Upgrade: h2c, then silence", second, time.monotonic(), True))
+            half = connect(self.server, timeout=5)
+            half.sendall(f"GET /health HTTP/1.1\r\nHost: {host}\r\nX-Half: ".encode())
+            watchers.append(("half a request head, then silence", half, time.monotonic(), False))
+            ws = WebSocket(self.server, auth=self.key, timeout=15)
+            if ws.status == 101:
+                ws.sock.settimeout(None)
+                watchers.append(("a realtime WebSocket, then silence", ws.sock, time.monotonic(), True))
+            trickle = connect(self.server, timeout=5)
+            trickle.sendall(f"GET /health HTTP/1.1\r\nHost: {host}\r\nX-Trickle: ".encode())
+            opened = time.monotonic()
+            watchers.append(("a header byte every 10 s (never ends)", trickle, opened, True))
+
+            def drip(sock=trickle, opened=opened):
+                while time.monotonic() - opened < self.arguments.idle_timeout + 15:
+                    time.sleep(10)
+                    try:
+                        sock.send(b"a")
+                    except OSError:
+                        return
+
+            threading.Thread(target=drip, daemon=True).start()
         except OSError as error:
             print(f"       could not open the idle watchers: {error}")
         return watchers
@@ -1433,6 +1531,9 @@ class Run:
             print(f"--- {name}", flush=True)
             group()
         self.close_idle_watchers(watchers)
+        if "realtime-heavy" not in self.arguments.skip and not self.aborted and not self.out_of_time():
+            print("--- realtime-heavy", flush=True)
+            self.realtime_heavy()
 
 
 def main() -> int:
@@ -1456,9 +1557,11 @@ def main() -> int:
     parser.add_argument("--audio-appends", type=int, default=200)
     parser.add_argument("--audio-append-mb", type=float, default=2, help="PCM per append (before base64; the server takes frames up to 8 MB)")
     parser.add_argument("--flood-seconds", type=float, default=120)
+    parser.add_argument("--heavy-messages", type=int, default=10_000, help="messages in the realtime-heavy probe's response.create input")
+    parser.add_argument("--heavy-wait", type=float, default=60, help="seconds another client's chat completion may take meanwhile")
     parser.add_argument("--only", action="append", default=[], help="run only probes whose group, target or name contains this (repeatable)")
     parser.add_argument("--skip", action="append", default=[],
-                        help="skip a group: realtime, origin, http-json, http-upload, http-ids, http-raw, model-setting, slow, connections, realtime-flood, idle")
+                        help="skip a group: realtime, realtime-query, origin, http-json, http-upload, http-ids, http-raw, model-setting, slow, connections, realtime-flood, idle, realtime-heavy")
     parser.add_argument("--json", help="write every probe (with its exact request) to this file")
     parser.add_argument("--table", help="write the results as a Markdown table to this file")
     arguments = parser.parse_args()

@@ -160,16 +160,16 @@ struct HostileClientTests {
         let server = try await TestServer.scripted()
         defer { server.stop() }
         let port = server.port
-        let foreign = try await RawHTTP.status(port: port, "GET /v1/threads HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: https://evil.example\r\n\r\n")
+        let foreign = try await HostileSocket.status(port: port, "GET /v1/threads HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: https://evil.example\r\n\r\n")
         #expect(foreign == 403)
-        let rebinding = try await RawHTTP.status(port: port, "GET /v1/threads HTTP/1.1\r\nHost: evil.example:\(port)\r\n\r\n")
+        let rebinding = try await HostileSocket.status(port: port, "GET /v1/threads HTTP/1.1\r\nHost: evil.example:\(port)\r\n\r\n")
         #expect(rebinding == 403)
         let body = #"{"messages":[{"role":"user","content":"Hi"}],"max_tokens":2}"#
-        let relayed = try await RawHTTP.status(port: port, "POST /v1/chat/completions HTTP/1.1\r\nHost: evil.example\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        let relayed = try await HostileSocket.status(port: port, "POST /v1/chat/completions HTTP/1.1\r\nHost: evil.example\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
         #expect(relayed == 403, "the event-loop relay must refuse a rebinding Host too")
-        let curl = try await RawHTTP.status(port: port, "GET /v1/threads HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+        let curl = try await HostileSocket.status(port: port, "GET /v1/threads HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
         #expect(curl == 200)
-        let page = try await RawHTTP.status(port: port, "GET /v1/threads HTTP/1.1\r\nHost: localhost:\(port)\r\nOrigin: http://localhost:\(port)\r\n\r\n")
+        let page = try await HostileSocket.status(port: port, "GET /v1/threads HTTP/1.1\r\nHost: localhost:\(port)\r\nOrigin: http://localhost:\(port)\r\n\r\n")
         #expect(page == 200)
     }
 
@@ -178,7 +178,7 @@ struct HostileClientTests {
         let server = try await TestServer.scripted { $0.idleTimeout = .seconds(1) }
         defer { server.stop() }
         let request = "GET /health HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n"
-        let closedAfter = try await RawHTTP.secondsUntilClosed(port: server.port, request, atMost: 10)
+        let closedAfter = try await HostileSocket.secondsUntilClosed(port: server.port, request, atMost: 10)
         #expect(closedAfter != nil && closedAfter! < 6, "still open after 10 s (idle timeout 1 s)")
         #expect(try await server.send(.GET, "/health").status == 200)
     }
@@ -186,7 +186,7 @@ struct HostileClientTests {
 
 /// Requests written by hand over a blocking loopback socket (on a dispatch queue, so that a
 /// blocked thread never starves the server's pool): headers no HTTP client would send.
-enum RawHTTP {
+enum HostileSocket {
     /// Sends `request` and returns the answer's status (0 for none).
     static func status(port: Int, _ request: String) async throws -> Int {
         try await blocking {
