@@ -880,7 +880,10 @@ class Run:
                 ("stream=1e19", [("stream", "1e19")], good),
                 ("response_format=1e19", [("response_format", "1e19")], good),
                 ("language: 100 KB", [("language", "x" * 100_000)], good),
+                ("prompt: 10 KB", [("prompt", "x" * (10 << 10))], good),
+                ("prompt: 100 KB", [("prompt", "x" * (100 << 10))], good),
                 ("prompt: 1 MB", [("prompt", "x" * (1 << 20))], good),
+                ("prompt: 100 KB of words", [("prompt", "hello " * 17_000)], good),
                 ("10k form fields", [(f"f{i}", "1e19") for i in range(10_000)], good),
                 ("not audio (ffmpeg sniffing)", [], b"#EXTM3U\n#EXT-X-MEDIA-SEQUENCE:0\nfile:///etc/passwd\n"),
             ]
@@ -1335,6 +1338,37 @@ class Run:
 
             self.probe("realtime-query", "GET /v1/realtime", query[:60], "an answer (error or response.done), alive", action, f"GET {path[:300]} + response.create")
 
+    def realtime_transcription_prompt(self) -> None:
+        """A long transcription prompt set by session.update, then a committed turn: the prompt
+        goes to the speech-to-text engine (whisper.cpp tokenizes it) when the turn is heard."""
+        for size in self.arguments.prompt_sizes:
+            session = {"type": "session.update", "session": {"audio": {"input": {
+                "turn_detection": None, "transcription": {"model": "whisper-1", "prompt": "x" * size}}}}}
+            noise = base64.b64encode(os.urandom(48_000)).decode()  # one second at 24 kHz
+
+            def action(session=session, noise=noise):
+                ws = WebSocket(self.server, auth=self.key, timeout=15)
+                try:
+                    if ws.status != 101 or not ws.wait_for({"session.created"}, 30):
+                        return "fail", f"no session (status {ws.status})"
+                    ws.send_json(session)
+                    updated = ws.wait_for({"session.updated", "error"}, 15)
+                    ws.send_json({"type": "input_audio_buffer.append", "audio": noise})
+                    ws.send_json({"type": "input_audio_buffer.commit"})
+                    answer = ws.wait_for({"conversation.item.input_audio_transcription.completed",
+                                          "conversation.item.input_audio_transcription.failed", "error"}, 60)
+                    observed = f"session.update → {updated.get('type') if updated else None}; after the commit: {answer.get('type') if answer else None}"
+                    if answer and answer.get("type") == "error":
+                        observed += f" ({(answer.get('error') or {}).get('code')})"
+                    return ("pass" if answer else "fail"), observed
+                finally:
+                    ws.close()
+
+            self.probe("realtime-stt", "session.update + commit", f"transcription.prompt of {size >> 10} KB, then a turn",
+                       "transcribed or refused, alive", action,
+                       f'{{"type": "session.update", "session": {{"audio": {{"input": {{"turn_detection": null, "transcription": {{"model": "whisper-1", "prompt": <{size} × "x">}}}}}}}}}} '
+                       '+ input_audio_buffer.append (1 s of noise) + input_audio_buffer.commit')
+
     def realtime_heavy(self) -> None:
         """One out-of-band response over 10,000 short messages: the history is trimmed to fit the
         context by re-tokenizing it once per dropped message (issue 42), on the one on-device
@@ -1515,6 +1549,7 @@ class Run:
         groups = [
             ("realtime", self.realtime_group),
             ("realtime-query", self.realtime_query_group),
+            ("realtime-stt", self.realtime_transcription_prompt),
             ("origin", self.origin_group),
             ("http-json", lambda: self.json_group(specs)),
             ("http-upload", self.upload_group),
@@ -1557,6 +1592,8 @@ def main() -> int:
     parser.add_argument("--audio-appends", type=int, default=200)
     parser.add_argument("--audio-append-mb", type=float, default=2, help="PCM per append (before base64; the server takes frames up to 8 MB)")
     parser.add_argument("--flood-seconds", type=float, default=120)
+    parser.add_argument("--prompt-sizes", type=lambda text: [int(part) for part in text.split(",")], default=[10 << 10, 100 << 10, 1 << 20],
+                        help="realtime transcription prompt sizes in bytes, comma-separated")
     parser.add_argument("--heavy-messages", type=int, default=10_000, help="messages in the realtime-heavy probe's response.create input")
     parser.add_argument("--heavy-wait", type=float, default=60, help="seconds another client's chat completion may take meanwhile")
     parser.add_argument("--only", action="append", default=[], help="run only probes whose group, target or name contains this (repeatable)")
