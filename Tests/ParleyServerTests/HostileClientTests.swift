@@ -236,3 +236,48 @@ enum HostileSocket {
         }
     }
 }
+
+extension OnDeviceServerTests {
+    /// Hostile uploads that reach the on-device speech engine (whisper.cpp): found by
+    /// `scripts/hostile_client.py` against `parley serve`.
+    @Suite("hostile clients: uploads that reach the on-device speech engine")
+    struct HostileClientTestsOnDevice {
+        static func transcribe(_ wav: Data, fields: [(String, String)], server: TestServer) async throws -> TestServer.Reply {
+            var form = FormBody()
+            for (name, value) in fields { form.add(name, value) }
+            form.add(file: "file", filename: "a.wav", wav)
+            return try await server.send(.POST, "/v1/audio/transcriptions", headers: [("content-type", form.contentType)], body: form.finished)
+        }
+
+        /// A 100 KB prompt of one word ended the process with SIGSEGV inside whisper.cpp (its
+        /// tokenizer); 10 KB, or 100 KB of short words, did not.
+        @Test("a transcription prompt of one 100 KB word is refused or ignored, not a crash")
+        func longPrompt() async throws {
+            let server = try await TestServer.onDevice.value
+            let wav = WAV.encode(AudioBuffer(samples: [Float](repeating: 0, count: 16_000), sampleRate: 16_000))
+            let reply = try await Self.transcribe(wav, fields: [("model", "whisper-1"), ("prompt", String(repeating: "x", count: 100_000))], server: server)
+            #expect((200..<500).contains(reply.status), "\(reply.status) \(reply.text)")
+            #expect(try await server.send(.GET, "/health").status == 200)
+        }
+
+        /// A float WAV of NaN and infinities held the request past a minute (no answer): whisper.cpp
+        /// decodes garbage to its limits on a thread of Swift's cooperative pool, and two such
+        /// uploads on two cores stopped `/health` answering.
+        @Test("a float WAV of NaN and infinities is answered within 30 s")
+        func nonFiniteSamples() async throws {
+            let server = try await TestServer.onDevice.value
+            var data = Data("RIFF".utf8)
+            // What scripts/hostile_client.py sends: NaN, +∞, -∞ and 1e38, over and over (1 s at 16 kHz).
+            let samples = (0..<4_000).flatMap { _ in [Float.nan, .infinity, -.infinity, 1e38] }
+            let payload = samples.flatMap { withUnsafeBytes(of: $0.bitPattern.littleEndian, Array.init) }
+            func le32(_ value: UInt32) -> [UInt8] { withUnsafeBytes(of: value.littleEndian, Array.init) }
+            func le16(_ value: UInt16) -> [UInt8] { withUnsafeBytes(of: value.littleEndian, Array.init) }
+            data += le32(UInt32(36 + payload.count)) + Array("WAVEfmt ".utf8) + le32(16) + le16(3) + le16(1) + le32(16_000) + le32(64_000)
+                + le16(4) + le16(32) + Array("data".utf8) + le32(UInt32(payload.count)) + payload
+            let started = ContinuousClock.now
+            let reply = try await Self.transcribe(data, fields: [("model", "whisper-1")], server: server)
+            #expect(ContinuousClock.now - started < .seconds(30), "answered after \(ContinuousClock.now - started)")
+            #expect((200..<500).contains(reply.status), "\(reply.status) \(reply.text)")
+        }
+    }
+}
