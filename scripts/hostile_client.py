@@ -1046,6 +1046,8 @@ class Run:
             self.probe("origin-host", f"WS {path}", name, "101" if want == "ok" else "403 (hardened)", action, f"GET {path} Upgrade: websocket Host={host} {headers}")
 
     def model_setting_group(self) -> None:
+        if self.arguments.only and not any(word in "model-setting PUT /v1/settings/model" for word in self.arguments.only):
+            return
         replies = {}
         for label, path in [("a missing file", "/nonexistent/model.gguf"), ("a file outside the models folder", "/etc/passwd"),
                             ("a directory", "/tmp"), ("a traversal", "../../../../etc/hostname")]:
@@ -1342,10 +1344,21 @@ class Run:
     def realtime_transcription_prompt(self) -> None:
         """A long transcription prompt set by session.update, then a committed turn: the prompt
         goes to the speech-to-text engine (whisper.cpp tokenizes it) when the turn is heard."""
+        # A spoken turn: the commit of a buffer without speech is refused before any transcription.
+        rate, pcm = 24_000, b""
+        if self.arguments.speech_wav and os.path.exists(self.arguments.speech_wav):
+            import wave
+            with wave.open(self.arguments.speech_wav) as recording:
+                if recording.getnchannels() == 1 and recording.getsampwidth() == 2:
+                    rate, pcm = recording.getframerate(), recording.readframes(recording.getnframes())
+        if not pcm:
+            print("       (no --speech-wav: the turn is noise, which the server may refuse as empty)", flush=True)
+            pcm = os.urandom(rate * 2)
         for size in self.arguments.prompt_sizes:
             session = {"type": "session.update", "session": {"audio": {"input": {
+                "format": {"type": "audio/pcm", "rate": rate},
                 "turn_detection": None, "transcription": {"model": "whisper-1", "prompt": "x" * size}}}}}
-            noise = base64.b64encode(os.urandom(48_000)).decode()  # one second at 24 kHz (three are sent)
+            noise = base64.b64encode(pcm).decode()
 
             def action(session=session, noise=noise):
                 ws = WebSocket(self.server, auth=self.key, timeout=15)
@@ -1354,8 +1367,7 @@ class Run:
                         return "fail", f"no session (status {ws.status})"
                     ws.send_json(session)
                     updated = ws.wait_for({"session.updated", "error"}, 15)
-                    for _ in range(3):
-                        ws.send_json({"type": "input_audio_buffer.append", "audio": noise})
+                    ws.send_json({"type": "input_audio_buffer.append", "audio": noise})
                     time.sleep(2)  # the appends reach the session's buffer on its audio lane
                     ws.send_json({"type": "input_audio_buffer.commit"})
                     answer = ws.wait_for({"conversation.item.input_audio_transcription.completed",
@@ -1370,7 +1382,7 @@ class Run:
             self.probe("realtime-stt", "session.update + commit", f"transcription.prompt of {size >> 10} KB, then a turn",
                        "transcribed or refused, alive", action,
                        f'{{"type": "session.update", "session": {{"audio": {{"input": {{"turn_detection": null, "transcription": {{"model": "whisper-1", "prompt": <{size} × "x">}}}}}}}}}} '
-                       '+ input_audio_buffer.append (1 s of noise) + input_audio_buffer.commit')
+                       '+ input_audio_buffer.append (a spoken question) + input_audio_buffer.commit')
 
     def realtime_heavy(self) -> None:
         """One out-of-band response over 10,000 short messages: the history is trimmed to fit the
@@ -1628,6 +1640,8 @@ def main() -> int:
     parser.add_argument("--flood-seconds", type=float, default=120)
     parser.add_argument("--prompt-sizes", type=lambda text: [int(part) for part in text.split(",")], default=[10 << 10, 100 << 10, 1 << 20],
                         help="realtime transcription prompt sizes in bytes, comma-separated")
+    parser.add_argument("--speech-wav", default=os.path.expanduser("~/.local/share/parley/samples/question.wav"),
+                        help="a mono 16-bit WAV of speech for the realtime turns (scripts/setup makes this one)")
     parser.add_argument("--heavy-messages", type=int, default=10_000, help="messages in the realtime-heavy probe's response.create input")
     parser.add_argument("--heavy-wait", type=float, default=60, help="seconds another client's chat completion may take meanwhile")
     parser.add_argument("--only", action="append", default=[], help="run only probes whose group, target or name contains this (repeatable)")
