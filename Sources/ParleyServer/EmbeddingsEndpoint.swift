@@ -71,8 +71,9 @@ struct EmbeddingsEndpoint: Sendable {
                 providers = providers.filter { $0.identity.name == parts[0] }
                 model = parts.count == 2 ? parts[1] : nil
                 guard !providers.isEmpty else {
-                    throw OpenAIError(status: .serviceUnavailable, message: "The embedding provider '\(parts[0])' is not configured (set \(parts[0] == "openai" ? "OPENAI_API_KEY or OPENAI_BASE_URL" : "OLLAMA_HOST")).",
-                                      type: "server_error", code: "provider_unavailable")
+                    // The client named a provider this server does not have: its request to change.
+                    throw OpenAIError.invalidRequest("The embedding provider '\(first)' is not set up on this server (\(first == "openai" ? "OPENAI_API_KEY or OPENAI_BASE_URL" : "OLLAMA_HOST") is not set); name another model, or none.",
+                                                     param: "model", code: "provider_not_configured")
                 }
             }
         }

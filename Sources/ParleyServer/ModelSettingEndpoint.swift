@@ -57,7 +57,7 @@ struct ModelSettingEndpoint: Sendable {
             // A client learns nothing of the server's files: one answer for a model that is not
             // in the catalog, not installed, outside the models folder or not a model at all.
             let unusable = OpenAIError.invalidRequest(
-                "The model \(body.model.prefix(200)) is not usable here: name an installed catalog model (GET /v1/models) or a .gguf file in the server's models folder.",
+                "That model is not usable here: name an installed catalog model (GET /v1/models) or a .gguf file in the server's models folder.",
                 param: "model", code: "model_not_usable")
             guard Self.isInsideModelsFolder(body.model, folder: runtime.paths.models) else { throw unusable }
             let change: LanguageModelSwitch

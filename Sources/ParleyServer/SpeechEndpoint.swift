@@ -76,8 +76,15 @@ struct SpeechEndpoint: Sendable {
 
         // The headers wait for the first sentence, so that who speaks is known and a failure
         // before any audio has its own status.
-        let head = try await StreamHead.start(deadline: environment.deadline, timeout: environment.timeout) {
-            provider.synthesize(input, options: options)
+        let head: StreamHead<AudioBuffer>
+        do {
+            head = try await StreamHead.start(deadline: environment.deadline, timeout: environment.timeout) {
+                provider.synthesize(input, options: options)
+            }
+        } catch let error as ChainExhaustedError where options.customVoice != nil {
+            // A voice of its own naming that no voice here has is the client's to change.
+            throw OpenAIError.invalidRequest("No voice here is called \(options.customVoice?.prefix(100) ?? ""): name one of OpenAI's voices (alloy, echo, nova, …) or an installed one. (\(error))",
+                                             param: "voice", code: "invalid_voice")
         }
         let answered = tts.witness.provider
         if let answered { environment.metrics.recordAnswer(.textToSpeech, provider: answered, chain: tts.chain) }

@@ -89,9 +89,7 @@ struct TrustTests {
         let climbing = try await server.put("/v1/settings/model", json: ["model": "../../../etc/hostname"], headers: admin)
         #expect(outside.status == 400 && missing.status == 400 && climbing.status == 400)
         let messages = [outside, missing, climbing].compactMap { $0.error?["message"] as? String }
-            .map { $0.replacingOccurrences(of: "/etc/hostname-missing.gguf", with: "X").replacingOccurrences(of: "../../../etc/hostname", with: "X")
-                .replacingOccurrences(of: "/etc/hostname", with: "X") }
-        #expect(messages.count == 3 && Set(messages).count == 1, "\(messages)")
+        #expect(messages.count == 3 && Set(messages).count == 1 && !messages[0].contains("/etc"), "\(messages)")
         // The admin key is a key too.
         #expect(try await server.send(.GET, "/v1/models", headers: admin).status == 200)
         #expect(ModelSettingEndpoint.isInsideModelsFolder("smollm2-135m", folder: URL(fileURLWithPath: "/m")))
