@@ -232,13 +232,15 @@ public actor ModelLibrary {
                     return try await fetchWheels(members, for: file, progress: progress)
                 }
             } catch {
-                let reason = "\(Self.describe(source)): \(error.description)"
+                // Each reason is a sentence of its own; the list ends with one saying what to do.
+                let sentence = error.description.hasSuffix(".") ? String(error.description.dropLast()) : error.description
+                let reason = "\(Self.describe(source)): \(sentence)"
                 guard Self.anotherSourceMayServe(error), position + 1 < chain.count else {
                     if reasons.isEmpty { throw error }
                     throw .noSourceServed(file: file.name, reasons: reasons + [reason])
                 }
                 reasons.append(reason)
-                logger.warning("\(file.name): \(Self.describe(source)) cannot serve it (\(error.description)); trying \(Self.describe(chain[position + 1]))")
+                logger.warning("\(file.name): \(Self.describe(source)) cannot serve it (\(sentence)); trying \(Self.describe(chain[position + 1]))")
             }
         }
         throw .noSourceServed(file: file.name, reasons: reasons)

@@ -31,7 +31,8 @@ struct Models: AsyncParsableCommand {
             do {
                 let (library, choice, _) = try await Models.context()
                 let rows = library.catalog.models.map { model in
-                    ModelRow(model: model, state: library.state(of: model), inUse: choice.model?.id == model.id && choice.path == library.path(of: model))
+                    ModelRow(model: model, state: library.state(of: model), inUse: choice.model?.id == model.id && choice.path == library.path(of: model),
+                             sources: model.files.map { library.sources(of: $0).map(\.description) })
                 }
                 let others = library.otherFiles()
                 if json {
@@ -242,6 +243,8 @@ struct ModelRow {
     var model: CatalogModel
     var state: InstallState
     var inUse: Bool
+    /// Each file's sources in the order a pull tries them (`PARLEY_MODEL_MIRROR` last).
+    var sources: [[String]]
 
     var stateText: String {
         switch state {
@@ -255,7 +258,7 @@ struct ModelRow {
         ModelListDocument.Model(id: model.id, name: model.displayName, capability: model.capability.rawValue, preset: model.preset?.rawValue,
                                 size: model.size, licence: model.licence, state: stateText, inUse: inUse,
                                 memory: model.memory, contextLength: model.contextLength, files: model.files.map(\.name),
-                                sources: model.files.map { $0.sources.map(\.description) })
+                                sources: sources)
     }
 }
 

@@ -73,7 +73,7 @@ public enum DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
             let list = available.isEmpty ? "it has no single-file GGUF" : "it has \(available.joined(separator: ", "))"
             return "\(repository) has no GGUF file of quantization \(quantization) (\(list)); pull hf.co/\(repository):QUANT with one of them, or name the file: hf.co/\(repository)/FILE.gguf."
         case .noSourceServed(let file, let reasons):
-            return "No source could serve \(file): \(reasons.joined(separator: "; ")). Check the network, PARLEY_MODEL_MIRROR or HF_ENDPOINT, and pull again."
+            return "No source could serve \(file) — \(reasons.enumerated().map { "\($0.offset + 1). \($0.element)" }.joined(separator: " ")) — check the network, HF_ENDPOINT, PARLEY_PYPI_URL or PARLEY_MODEL_MIRROR, and pull again."
         }
     }
 }
