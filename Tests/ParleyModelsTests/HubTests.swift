@@ -221,6 +221,21 @@ struct HubPullTests {
         }
     }
 
+    @Test("wheels kept from an interrupted pull count as a partial download when the wheels are a mirror")
+    func partialMirrorWheels() throws {
+        let model = CatalogModel(
+            id: "t", displayName: "T", capability: .llm,
+            files: [ModelFile(name: "t.gguf", size: 10, sha256: String(repeating: "a", count: 64),
+                              source: .hub(HubFile(repository: "o/r", file: "t.gguf", revision: "x")),
+                              mirrors: [.wheels([WheelMember(package: "t-part1", version: "1.0", member: "m")])])],
+            licence: "test", memory: 1)
+        let library = ModelLibrary(folder: try temporaryFolder(), catalog: ModelCatalog(models: [model]), mirror: nil)
+        #expect(library.state(of: model) == .missing)
+        try FileManager.default.createDirectory(at: library.downloads, withIntermediateDirectories: true)
+        try Data(count: 5).write(to: library.downloads.appendingPathComponent("t_part1-1.0-py3-none-any.whl"))
+        #expect(library.state(of: model) == .partial(bytes: 5))
+    }
+
     @Test("a catalog file from its hub source: the hub's SHA-256 must be the catalog's before a byte is fetched")
     func catalogFileFromHub() async throws {
         let hub = try await Hub.start()
