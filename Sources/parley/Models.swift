@@ -15,7 +15,8 @@ struct Models: AsyncParsableCommand {
     /// The library over the settings' data directory, and the language model they choose.
     static func context() async throws -> (library: ModelLibrary, choice: LanguageModelChoice, settings: RuntimeSettings) {
         let settings = try await RuntimeSettings.load()
-        let library = ModelLibrary(folder: settings.paths.models, index: .current(environment: settings.values))
+        let library = ModelLibrary(folder: settings.paths.models, index: .current(environment: settings.values),
+                                   hub: .current(environment: settings.values), mirror: ModelLibrary.mirror(environment: settings.values))
         let choice = LanguageModelChoice.resolve(setting: settings.value("PARLEY_LLM_MODEL"), folder: settings.paths.models)
         return (library, choice, settings)
     }
@@ -30,7 +31,8 @@ struct Models: AsyncParsableCommand {
             do {
                 let (library, choice, _) = try await Models.context()
                 let rows = library.catalog.models.map { model in
-                    ModelRow(model: model, state: library.state(of: model), inUse: choice.model?.id == model.id && choice.path == library.path(of: model))
+                    ModelRow(model: model, state: library.state(of: model), inUse: choice.model?.id == model.id && choice.path == library.path(of: model),
+                             sources: model.files.map { library.sources(of: $0).map(\.description) })
                 }
                 let others = library.otherFiles()
                 if json {
@@ -64,10 +66,16 @@ struct Models: AsyncParsableCommand {
 
     struct Pull: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Download a catalog model (resuming, verified), or any file by URL.",
-            discussion: "parley models pull qwen2.5-coder-1.5b\nparley models pull --url https://host/model.gguf --sha256 HEX [--name NAME]")
+            abstract: "Download a catalog model (resuming, verified), any GGUF from the Hugging Face hub, or any file by URL.",
+            discussion: """
+            parley models pull qwen2.5-coder-1.5b
+            parley models pull hf.co/OWNER/REPO[:QUANT]      (the file of that quantization, Q4_K_M by default)
+            parley models pull hf.co/OWNER/REPO/FILE.gguf
+            parley models pull --url https://host/model.gguf --sha256 HEX [--name NAME]
+            HF_TOKEN is sent for gated repositories; HF_ENDPOINT points at a hub mirror; PARLEY_MODEL_MIRROR at a folder of catalog files.
+            """)
 
-        @Argument(help: "The catalog id of the model (see `parley models list`).")
+        @Argument(help: "The catalog id of the model (see `parley models list`), or hf.co/OWNER/REPO[:QUANT] or hf.co/OWNER/REPO/FILE.gguf.")
         var id: String?
 
         @Option(help: "Download this URL instead of a catalog model.")
@@ -98,6 +106,9 @@ struct Models: AsyncParsableCommand {
             } else if sha256 != nil || name != nil {
                 throw ValidationError("--sha256 and --name go with --url.")
             }
+            if let id, id.lowercased().hasPrefix("hf.co/") || id.lowercased().contains("huggingface.co/"), HubReference(id) == nil {
+                throw ValidationError("\(id) is not a hub reference: give hf.co/OWNER/REPO, hf.co/OWNER/REPO:QUANT or hf.co/OWNER/REPO/FILE.gguf.")
+            }
         }
 
         func run() async throws {
@@ -107,6 +118,12 @@ struct Models: AsyncParsableCommand {
                 if let url, let sha256, let parsed = URL(string: url) {
                     let file = try await library.pull(url: parsed, sha256: sha256, name: name, progress: bar.handler)
                     bar.finish("\(file.path) verified")
+                    return
+                }
+                if let id, let reference = HubReference(id) {
+                    let pulled = try await library.pull(reference, progress: bar.handler)
+                    let commit = pulled.commit.map { " at \($0.prefix(12))" } ?? ""
+                    bar.finish("\(pulled.file.path) verified (SHA-256 \(pulled.sha256), hf.co/\(pulled.source.repository)/\(pulled.source.file)\(commit))")
                     return
                 }
                 let model: CatalogModel
@@ -226,6 +243,8 @@ struct ModelRow {
     var model: CatalogModel
     var state: InstallState
     var inUse: Bool
+    /// Each file's sources in the order a pull tries them (`PARLEY_MODEL_MIRROR` last).
+    var sources: [[String]]
 
     var stateText: String {
         switch state {
@@ -238,7 +257,8 @@ struct ModelRow {
     var document: ModelListDocument.Model {
         ModelListDocument.Model(id: model.id, name: model.displayName, capability: model.capability.rawValue, preset: model.preset?.rawValue,
                                 size: model.size, licence: model.licence, state: stateText, inUse: inUse,
-                                memory: model.memory, contextLength: model.contextLength, files: model.files.map(\.name))
+                                memory: model.memory, contextLength: model.contextLength, files: model.files.map(\.name),
+                                sources: sources)
     }
 }
 
@@ -253,9 +273,11 @@ struct ModelListDocument: Encodable {
         var memory: Int64
         var contextLength: Int?
         var files: [String]
+        /// Each file's sources, in the order they are tried.
+        var sources: [[String]]
 
         enum CodingKeys: String, CodingKey {
-            case id, name, capability, preset, size, licence, state, memory, files
+            case id, name, capability, preset, size, licence, state, memory, files, sources
             case inUse = "in_use"
             case contextLength = "context_length"
         }

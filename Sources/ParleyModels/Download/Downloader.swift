@@ -17,13 +17,17 @@ public struct DownloadRequest: Sendable, Hashable {
     public var size: Int64?
     /// The SHA-256 the file must have (lower-case hex), when known.
     public var sha256: String?
+    /// Headers sent with every request for the bytes (e.g. `Authorization` for a gated hub
+    /// repository); never logged.
+    public var headers: [String: String]
 
     /// Creates a request.
-    public init(url: URL, destination: URL, size: Int64? = nil, sha256: String? = nil) {
+    public init(url: URL, destination: URL, size: Int64? = nil, sha256: String? = nil, headers: [String: String] = [:]) {
         self.url = url
         self.destination = destination
         self.size = size
         self.sha256 = sha256?.lowercased()
+        self.headers = headers
     }
 
     /// The file the bytes collect in until they are verified.
@@ -135,7 +139,7 @@ public actor Downloader {
         } catch {
             throw .fileSystem(path: folder.path, reason: error.localizedDescription)
         }
-        let head = try await probe(request.url)
+        let head = try await probe(request.url, headers: request.headers)
         let total = request.size ?? head.length
         if let head = head.length, let expected = request.size, head != expected {
             event(.failed(reason: "size \(head) at the server, expected \(expected)", resumable: false), nil)
@@ -204,9 +208,10 @@ public actor Downloader {
     }
 
     /// Asks for the file's size (a `HEAD`): reachability is checked before any byte is written.
-    private func probe(_ url: URL) async throws(DownloadError) -> Head {
+    private func probe(_ url: URL, headers: [String: String]) async throws(DownloadError) -> Head {
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = .HEAD
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
         let response: HTTPClientResponse
         // The answer to a HEAD may take longer than a gap in a body may (a busy server, a slow
         // link): it gets at least 30 s.
@@ -237,6 +242,7 @@ public actor Downloader {
         }
         if let total, have == total { return }
         var http = HTTPClientRequest(url: request.url.absoluteString)
+        for (name, value) in request.headers { http.headers.add(name: name, value: value) }
         if have > 0, rangeSupported { http.headers.add(name: "Range", value: "bytes=\(have)-") }
         let response: HTTPClientResponse
         do {
@@ -382,8 +388,8 @@ struct RateMeter {
 enum DownloadClients {
     private static let clients = Mutex<[String: HTTPClient]>([:])
 
-    static func client(connect: Duration, read: Duration) -> HTTPClient {
-        let key = "\(connect)/\(read)"
+    static func client(connect: Duration, read: Duration, followRedirects: Bool = true) -> HTTPClient {
+        let key = "\(connect)/\(read)/\(followRedirects)"
         return clients.withLock { clients in
             if let client = clients[key] { return client }
             var configuration = HTTPClient.Configuration()
@@ -392,7 +398,7 @@ enum DownloadClients {
             configuration.decompression = .disabled
             // A refused connection is reported at once; the downloader's own retries resume.
             configuration.connectionPool.retryConnectionEstablishment = false
-            configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
+            configuration.redirectConfiguration = followRedirects ? .follow(max: 5, allowCycles: false) : .disallow
             let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
             clients[key] = client
             return client
