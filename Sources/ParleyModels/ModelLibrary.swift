@@ -206,7 +206,8 @@ public actor ModelLibrary {
 
     /// The sources of `file` in the order they are tried: its own, then the mirror folder.
     public nonisolated func sources(of file: ModelFile) -> [ModelSource] {
-        var chain = file.sources
+        // Offline (`HF_HUB_OFFLINE`, as huggingface_hub reads it), the hub is not asked at all.
+        var chain = hub.offline ? file.sources.filter { if case .hub = $0 { false } else { true } } : file.sources
         if let mirror, file.sha256 != nil { chain.append(.url(mirror.appendingPathComponent(file.name))) }
         return chain
     }

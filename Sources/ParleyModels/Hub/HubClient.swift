@@ -42,6 +42,9 @@ public struct HubTreeEntry: Sendable, Equatable, Decodable {
 public struct HubClient: Sendable {
     /// The hub's root, `https://huggingface.co` unless `HF_ENDPOINT` says otherwise.
     public var endpoint: URL
+    /// Whether the hub is not to be asked for catalog files (`HF_HUB_OFFLINE=1`): they come
+    /// from their mirrors only. An `hf.co/…` pull, which names the hub itself, still asks it.
+    public var offline = false
     /// The access token, sent only to ``endpoint`` (never to the CDN, never logged).
     var token: String?
 
@@ -59,6 +62,7 @@ public struct HubClient: Sendable {
         var client = HubClient.huggingFace
         if let text = environment["HF_ENDPOINT"], !text.isEmpty, let url = URL(string: text) { client.endpoint = url }
         client.token = environment["HF_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        client.offline = ["1", "true", "yes", "on"].contains(environment["HF_HUB_OFFLINE"]?.lowercased() ?? "")
         return client
     }
 
