@@ -107,8 +107,15 @@ final class ChatRelayHandler: ChannelDuplexHandler, RemovableChannelHandler {
             if pastFirst, let admitted = lane.accepts(head) {
                 state = .collecting(head, admitted, ByteBuffer())
             } else {
+                var head = head
                 if !pastFirst {
                     pastFirst = true
+                    // Only a GET is upgraded (RFC 6455): any other request asking for one is
+                    // answered as plain HTTP (the upgrade layer would hold one with a body).
+                    if head.method != .GET, head.headers.contains(name: "upgrade") {
+                        head.headers.remove(name: "upgrade")
+                        head.headers.remove(name: "connection")
+                    }
                     upgrading = head.headers.contains(name: "upgrade")
                     if upgrading { upgradeStarted = .now() }
                     // The WebSocket router decides the upgrade with the same admission, but a
@@ -120,7 +127,7 @@ final class ChatRelayHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 }
                 state = .passing
                 routed += 1
-                context.fireChannelRead(wrapInboundOut(part))
+                context.fireChannelRead(wrapInboundOut(.head(head)))
             }
         case (.collecting(let head, let admitted, var body), .body(var bytes)):
             state = .idle  // so that `body` is not copied

@@ -124,6 +124,11 @@ struct TrustTests {
             #expect(text.isEmpty || text.hasPrefix("HTTP/1.1 200"), "\(text)")
             #expect(ContinuousClock.now - start < .seconds(10), "the client reads for 20 s unless the server closes")
         }
+        // A POST that asks for a WebSocket is answered as plain HTTP, not held by the upgrade layer.
+        let postStart = ContinuousClock.now
+        let post = try await RawHTTP.exchange(port: server.port, "POST /v1/realtime HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nContent-Length: 4\r\n\r\n1e19")
+        #expect(post.hasPrefix("HTTP/1.1 4"), "\(post)")
+        #expect(ContinuousClock.now - postStart < .seconds(10))
         // A refused WebSocket upgrade (a wrong key) keeps the idle timeout too.
         let keyed = try await TestServer.scripted(settings: ["PARLEY_API_KEYS": "k"]) { $0.idleTimeout = .milliseconds(300) }
         defer { keyed.stop() }
