@@ -124,9 +124,10 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
             guard let entry = all.first(where: { $0.name == name }) else {
                 throw .unknownProvider(name, capability: capability, known: catalog.selectionNames(for: capability))
             }
-            // A provider that is not set up is never asked: nothing leaves the machine for a
-            // service the user did not configure (a base URL given with the selection is one).
-            guard baseURL != nil || entry.isConfigured(in: settings) else {
+            // A remote provider that is not set up is never asked: nothing leaves the machine
+            // for a service the user did not configure (a base URL given with the selection is
+            // one). An on-device engine named is built, and says itself whether it can serve.
+            guard baseURL != nil || entry.placement == .onDevice || entry.isConfigured(in: settings) else {
                 throw .notConfigured(name, capability: capability, remedy: entry.remedy)
             }
             return [entry]

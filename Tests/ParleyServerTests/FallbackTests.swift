@@ -52,14 +52,14 @@ extension OnDeviceServerTests {
             #expect(try WAV.decode(speech.body).duration > 0.2)
         }
 
-        @Test("a provider named on its own that cannot serve is a 503 saying why")
+        @Test("a provider named on its own that is down is a 503 saying why; one that is not set up is never asked, a 400 saying how")
         func namedProviderDown() async throws {
             let server = try await TestServer.start(settings: ["OPENAI_BASE_URL": RefusingPort.baseURL() + "/v1"])
             defer { server.stop() }
             let reply = try await server.post("/v1/chat/completions", json: ["model": "openai", "messages": [["role": "user", "content": "hi"]]])
             expectOpenAIError(reply, status: 503, type: "server_error", code: "provider_unavailable")
             let anthropic = try await server.post("/v1/chat/completions", json: ["model": "anthropic", "messages": [["role": "user", "content": "hi"]]])
-            expectOpenAIError(anthropic, status: 503, type: "server_error")
+            expectOpenAIError(anthropic, status: 400, type: "invalid_request_error")
             #expect((anthropic.error?["message"] as? String)?.contains("ANTHROPIC_API_KEY") == true, "\(anthropic.text)")
         }
     }

@@ -187,5 +187,5 @@ struct PostgresStoreTests {
 
 /// How many migrations the PostgreSQL schema has.
 enum PostgresSchemaCount {
-    static let migrations = 7
+    static let migrations = 8
 }

@@ -186,7 +186,7 @@ extension ToolMessageTests {
             let database = try await TestPostgres.createDatabase(on: server)
             do {
                 let old = PostgresSchema.migrations.prefix { $0.name != "v5-tool-calls" }
-                #expect(old.map(\.name).last == "v4-copied-recordings" && old.count == PostgresSchema.migrations.count - 3)
+                #expect(old.map(\.name).last == "v4-copied-recordings" && old.count == PostgresSchema.migrations.count - 4)
                 try await TestPostgres.run(
                     "CREATE TABLE parley_schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())", on: database)
                 for migration in old {
