@@ -144,17 +144,7 @@ struct HostileClientTests {
 
     // MARK: - Origin, Host, idle connections (the fixes of issue 42)
 
-    @Test("a WebSocket upgrade from a foreign Origin gets a 403; the page's own origin and no Origin are upgraded")
-    func foreignOriginWebSocket() async throws {
-        let server = try await TestServer.scripted()
-        defer { server.stop() }
-        let foreign = try await WebSocketUpgrade.request(port: server.port, headers: [("Origin", "https://evil.example")])
-        #expect(foreign.status == 403)
-        let own = try await WebSocketUpgrade.request(port: server.port, headers: [("Origin", "http://127.0.0.1:\(server.port)")])
-        #expect(own.status == 101)
-        let none = try await WebSocketUpgrade.request(port: server.port, headers: [])
-        #expect(none.status == 101)
-    }
+    // A WebSocket from a foreign origin: TrustTests.webSocket.
 
     @Test("an HTTP request from a foreign Origin or with a rebinding Host gets a 403; curl's and the page's do not")
     func foreignOriginAndHost() async throws {

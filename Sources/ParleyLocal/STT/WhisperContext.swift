@@ -32,14 +32,6 @@ final class WhisperContext {
 
     deinit { whisper_free(context) }
 
-    /// A timed piece of the transcript, with its words' times when they were asked for.
-    struct Segment {
-        var start: Double
-        var end: Double
-        var text: String
-        var words: [Transcript.Segment] = []
-    }
-
     /// Transcribes 16 kHz mono samples; returns the timed segments, with each word's times
     /// when `words` is set (whisper.cpp's token timestamps), translated into English when
     /// `translate` is set and the model is multilingual.
@@ -118,14 +110,6 @@ final class WhisperContext {
 
     init(modelPath: String) throws(WhisperError) { throw .modelLoadFailed(path: modelPath) }
 
-    /// A timed piece of the transcript (as the real context's).
-    struct Segment {
-        var start: Double
-        var end: Double
-        var text: String
-        var words: [Transcript.Segment] = []
-    }
-
     func transcribe(_ samples: [Float], threads: Int, prompt: String?, words: Bool = false, translate: Bool = false,
                     abort: WhisperAbort? = nil) throws(WhisperError) -> [Segment] { throw .transcriptionFailed(code: -1) }
 }
@@ -193,3 +177,13 @@ enum WhisperBackend {
     static func initializeOnce() { _ = initialized }
 }
 #endif
+
+extension WhisperContext {
+    /// A timed piece of the transcript, with its words' times when they were asked for.
+    struct Segment {
+        var start: Double
+        var end: Double
+        var text: String
+        var words: [Transcript.Segment] = []
+    }
+}
