@@ -300,7 +300,7 @@ let package = Package(
         .testTarget(
             name: "ParleyModelsTests",
             dependencies: [
-                "ParleyModels", "ParleyTestServers",
+                "ParleyModels", "ParleyTestServers", "ParleyTesting",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -2,31 +2,8 @@ import Foundation
 import Logging
 import ParleyModels
 import ParleyTestServers
-import Synchronization
+import ParleyTesting
 import Testing
-
-/// Log records kept in memory.
-final class LogRecords: Sendable {
-    private let stored = Mutex<[(Logger.Level, String)]>([])
-
-    var logger: Logger { Logger(label: "test.models") { _ in Handler(sink: self) } }
-    func messages(at level: Logger.Level) -> [String] { stored.withLock { $0.filter { $0.0 == level }.map(\.1) } }
-    var all: [String] { stored.withLock { $0.map(\.1) } }
-
-    private struct Handler: LogHandler {
-        let sink: LogRecords
-        var logLevel: Logger.Level = .trace
-        var metadata: Logger.Metadata = [:]
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) {
-            let message = event.message.description
-            sink.stored.withLock { $0.append((event.level, message)) }
-        }
-    }
-}
 
 @Suite("hf.co references and the quantization chosen like Ollama's")
 struct HubReferenceTests {
@@ -79,12 +56,12 @@ struct HubPullTests {
             return hub
         }
 
-        func library(_ folder: URL, token: String? = nil, logs: LogRecords = LogRecords(), catalog: ModelCatalog = ModelCatalog(models: []),
+        func library(_ folder: URL, token: String? = nil, logs: CapturedLogs = CapturedLogs(), catalog: ModelCatalog = ModelCatalog(models: []),
                      mirror: URL? = nil) -> ModelLibrary {
             var configuration = Downloader.Configuration()
             configuration.backoff = .milliseconds(20)
             return ModelLibrary(folder: folder, catalog: catalog, hub: HubClient(endpoint: URL(string: server.baseURL)!, token: token),
-                                mirror: mirror, downloader: Downloader(configuration: configuration, logger: logs.logger), logger: logs.logger)
+                                mirror: mirror, downloader: Downloader(configuration: configuration, logger: logs.logger()), logger: logs.logger())
         }
 
         func cdnRequests() async -> [WireServer.Recorded] {
@@ -167,13 +144,13 @@ struct HubPullTests {
             #expect(error == .unauthorized(repository: Self.repository, hadToken: false))
             #expect(error.description.contains("set HF_TOKEN"))
         }
-        let logs = LogRecords()
+        let logs = CapturedLogs()
         let pulled = try await hub.library(folder, token: hub.server.token, logs: logs).pull(reference)
         #expect(try Data(contentsOf: pulled.file) == hub.wanted)
         let requests = await hub.server.requests
         #expect(requests.filter { $0.path.contains("/resolve/") || $0.path.hasPrefix("/api/") }.contains { $0.headers["authorization"] == "Bearer \(hub.server.token)" })
         #expect(requests.filter { $0.path.hasPrefix("/cdn/") }.allSatisfy { $0.headers["authorization"] == nil })
-        #expect(!logs.all.contains { $0.contains(hub.server.token) })
+        #expect(!logs.records.map(\.message).contains { $0.contains(hub.server.token) })
         #expect(HubClient.current(environment: ["HF_TOKEN": "x", "HF_ENDPOINT": hub.server.baseURL]).endpoint.absoluteString == hub.server.baseURL)
     }
 
@@ -191,13 +168,13 @@ struct HubPullTests {
                               mirrors: [.url(URL(string: "\(hub.server.mirrorURL)/gone.gguf")!)])],
             licence: "test", memory: 1)
         let folder = try temporaryFolder()
-        let logs = LogRecords()
+        let logs = CapturedLogs()
         var configuration = Downloader.Configuration()
         configuration.backoff = .milliseconds(20)
         let library = ModelLibrary(folder: folder, catalog: ModelCatalog(models: [model]),
                                    hub: HubClient(endpoint: URL(string: "http://127.0.0.1:\(dead)")!),
                                    mirror: URL(string: hub.server.mirrorURL)!,
-                                   downloader: Downloader(configuration: configuration, logger: logs.logger), logger: logs.logger)
+                                   downloader: Downloader(configuration: configuration, logger: logs.logger()), logger: logs.logger())
         #expect(library.sources(of: model.files[0]).count == 3)
         let files = try await library.pull(model)
         #expect(try Data(contentsOf: files[0]) == data)
@@ -210,7 +187,7 @@ struct HubPullTests {
         // With no source left, the error lists each one's reason.
         let nowhere = ModelLibrary(folder: try temporaryFolder(), catalog: ModelCatalog(models: [model]),
                                    hub: HubClient(endpoint: URL(string: "http://127.0.0.1:\(dead)")!), mirror: nil,
-                                   downloader: Downloader(configuration: configuration, logger: logs.logger), logger: logs.logger)
+                                   downloader: Downloader(configuration: configuration, logger: logs.logger()), logger: logs.logger())
         do {
             _ = try await nowhere.pull(model)
             Issue.record("no error")
