@@ -25,9 +25,8 @@ enum ChatCacheKey {
     /// `nil` when the request may not be cached.
     static func key(for body: ChatCompletionRequest, chat: ChatRequest, selection: ProviderSelection, owner: Owner,
                     headers: HTTPFields, onDeviceModel: @autoclosure () -> String = "") -> String? {
-        guard body.temperature == 0, !chat.hasImages, !isPersonal(body, headers: headers) else { return nil }
-        // A reply that may call tools, or reads tools' results, is the client's to run: never cached.
-        guard chat.tools.isEmpty, !chat.messages.contains(where: \.isToolExchange) else { return nil }
+        guard mayCache(temperature: body.temperature, personal: isPersonal(body, headers: headers), hasImages: chat.hasImages,
+                       hasTools: !chat.tools.isEmpty || chat.messages.contains(where: \.isToolExchange)) else { return nil }
         let material = Material(owner: owner.id, selection: Selection(selection), onDeviceModel: onDeviceModel(), messages: chat.messages,
                                 temperature: chat.sampling.temperature, topP: chat.sampling.topP, maxTokens: chat.sampling.maxTokens,
                                 stop: chat.sampling.stop, seed: chat.sampling.seed, format: body.response_format?.type,
@@ -43,12 +42,23 @@ enum ChatCacheKey {
 
     /// Whether the client marked the request personal.
     static func isPersonal(_ body: ChatCompletionRequest, headers: HTTPFields) -> Bool {
+        isPersonal(user: body.user.map { !$0.isEmpty } ?? false, store: body.store, headers: headers)
+    }
+
+    /// Whether a request is personal: marked so by `x-parley-private`, `store: false`, or an
+    /// end user named (`namesUser`).
+    static func isPersonal(user namesUser: Bool, store: Bool?, headers: HTTPFields) -> Bool {
         if let value = headers[.parleyPrivate]?.trimmingCharacters(in: .whitespaces).lowercased(), ["1", "true", "yes"].contains(value) {
             return true
         }
-        if body.store == false { return true }
-        if let user = body.user, !user.isEmpty { return true }
-        return false
+        return store == false || namesUser
+    }
+
+    /// The cache's one rule: a request at temperature 0 (sent as such), not personal, without
+    /// images, and without tools or tools' results (a reply that may call tools is the
+    /// client's to run) may be cached.
+    static func mayCache(temperature: Double?, personal: Bool, hasImages: Bool, hasTools: Bool) -> Bool {
+        temperature == 0 && !personal && !hasImages && !hasTools
     }
 
     /// What the key is the hash of.

@@ -32,12 +32,12 @@ struct ChatCompletionsEndpoint: Sendable {
         }
         let chat = parsed
         let runtime = environment.runtime
-        let selection = ModelResolution.selection(for: body.model, capability: .languageModel, catalog: runtime.catalog)
-        let builtIns = try await builtinTools(for: body, chat: chat, owner: owner)
         let cache = environment.responseCache
-        // An answer that read the user's data is never kept.
-        let cacheKey = cache.isOn && builtIns == nil ? ChatCacheKey.key(for: body, chat: chat, selection: selection, owner: owner, headers: request.headers,
-                                                           onDeviceModel: runtime.currentLanguageModel.path) : nil
+        let route = ChatRoute.of(body, chat: chat, owner: owner, headers: request.headers, caching: cache.isOn, catalog: runtime.catalog,
+                                 onDeviceModel: runtime.currentLanguageModel.path)
+        let selection = route.selection
+        let builtIns = route.way == .parley(.builtinTools) ? try await builtinTools(for: body, chat: chat, owner: owner) : nil
+        let cacheKey = route.cacheKey
         if let cacheKey, let answer = await cache.lookup(cacheKey, owner: owner) {
             return try replay(answer, reply: Reply(requested: body.model ?? "auto"), streams: body.streams, includeUsage: body.includesUsage)
         }
@@ -51,7 +51,7 @@ struct ChatCompletionsEndpoint: Sendable {
         let known = chain.count == 1 ? chain[0] : nil
         var answering: ProviderIdentity? = known
         var model = llm
-        if chat.responseSchema == nil, cacheKey == nil, !chat.hasImages, builtIns == nil {
+        if route.relays {
             switch try await relay(raw, streams: body.streams, owner: owner, answerer: answerer, chain: chain, selection: selection) {
             case .answered(let response): return response
             case .notRelayed: break
@@ -83,8 +83,7 @@ struct ChatCompletionsEndpoint: Sendable {
 
     /// The built-in tools a request asked for (`parley.builtin_tools`), without those the
     /// client declared itself under the same names; `nil` when it did not ask.
-    func builtinTools(for body: ChatCompletionRequest, chat: ChatRequest, owner: Owner) async throws -> ToolBox? {
-        guard body.wantsBuiltinTools else { return nil }
+    func builtinTools(for body: ChatCompletionRequest, chat: ChatRequest, owner: Owner) async throws -> ToolBox {
         guard environment.configuration.builtinTools else {
             throw OpenAIError.invalidRequest("This server has its built-in tools turned off (parley serve --no-builtin-tools); leave out 'parley.builtin_tools'.",
                                              param: "parley.builtin_tools")

@@ -164,7 +164,7 @@ final class ChatRelayHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func relay(_ head: HTTPRequestHead, admitted: Admission.Admitted, body: ByteBuffer, context: ChannelHandlerContext) {
         let start = ContinuousClock.now
         // The router answers what is not relayed here, the 429 of a key over its limit included.
-        guard let (route, selection) = lane.route(for: head, body: body), let limitHeaders = lane.take(admitted) else {
+        guard let (route, selection) = lane.route(for: head, body: body, owner: admitted.owner), let limitHeaders = lane.take(admitted) else {
             state = .idle
             hand(head, body: body, context: context)
             return

@@ -7,6 +7,7 @@ import NIOHTTPTypesHTTP1
 import ParleyCloud
 import ParleyCore
 import ParleyRuntime
+import ParleyStore
 import Synchronization
 
 /// Where plain chat completions were relayed, per model selection: what the relay on the event
@@ -56,10 +57,9 @@ final class RelayRoutes: Sendable {
 }
 
 /// What decides, on the event loop, whether a request to `POST /v1/chat/completions` can be
-/// relayed there (by ``ChatRelayHandler``): the same conditions as the usual way's relay (a
-/// request the ``Admission`` lets in, a body that decodes, no response schema, no images, not
-/// cacheable, no built-in tools, a route found before and a healthy provider), checked without
-/// leaving the connection's thread. Admission is the router's own, called here: the same key,
+/// relayed there (by ``ChatRelayHandler``): a request the ``Admission`` lets in, a body whose
+/// ``ChatRoute`` (the one the usual way reads too) says it relays, a route found before and a
+/// healthy provider, checked without leaving the connection's thread. Admission is the router's own, called here: the same key,
 /// origin and host rules, the same limits (a request taken here and then handed to the router
 /// is given back first), the same request id and access-log line.
 struct ChatRelayLane: Sendable {
@@ -119,30 +119,27 @@ struct ChatRelayLane: Sendable {
 
     /// The route for a request whose whole body has come, or `nil` when the usual way must
     /// answer it.
-    func route(for head: HTTPRequestHead, body: ByteBuffer) -> (route: RelayRoutes.Route, selection: ProviderSelection)? {
+    func route(for head: HTTPRequestHead, body: ByteBuffer, owner: Owner) -> (route: RelayRoutes.Route, selection: ProviderSelection)? {
         let cache = environment.responseCache
-        let selection: ProviderSelection
-        if let plain = PlainChatBody(body.readableBytesView), !(cache.isOn && plain.temperature == 0) {
-            // The plainest body, recognized without decoding it (it would decode to the same),
-            // and not one the cache may answer (only a request at temperature 0 is cached).
-            selection = self.selection(for: plain.model)
+        let catalog = environment.runtime.catalog
+        let headers = HTTPFields(head.headers, splitCookie: false)
+        let decided: ChatRoute
+        if let plain = PlainChatBody(body.readableBytesView), let route = ChatRoute.of(plain, headers: headers, caching: cache.isOn, catalog: catalog) {
+            // The plainest body, recognized without decoding it (it would decode to the same).
+            decided = route
         } else {
+            // Streams are the usual way's here: the event loop relays whole answers only.
             guard let request = try? Request.decoder.decode(ChatCompletionRequest.self, from: Data(body.readableBytesView)),
-                  let chat = try? request.chatRequest(), chat.responseSchema == nil, !chat.hasImages, !request.streams,
-                  !request.wantsBuiltinTools else { return nil }
-            selection = self.selection(for: request.model)
-            if cache.isOn, ChatCacheKey.key(for: request, chat: chat, selection: selection, owner: .local, headers: HTTPFields(head.headers, splitCookie: false)) != nil {
-                return nil
-            }
+                  let chat = try? request.chatRequest(), !request.streams else { return nil }
+            decided = ChatRoute.of(request, chat: chat, owner: owner, headers: headers, caching: cache.isOn, catalog: catalog,
+                                   onDeviceModel: environment.runtime.currentLanguageModel.path)
         }
+        guard decided.relays else { return nil }
+        let selection = decided.selection
         guard let route = environment.relayRoutes.route(for: selection),
               route.health?.isHealthy(route.provider.identity.description) ?? true,
               route.onDeviceModel == environment.runtime.currentLanguageModelPath else { return nil }
         return (route, selection)
-    }
-
-    private func selection(for model: String?) -> ProviderSelection {
-        ModelResolution.selection(for: model, capability: .languageModel, catalog: environment.runtime.catalog)
     }
 
     /// Counts an answered request as the usual way does, charges its tokens to its key and

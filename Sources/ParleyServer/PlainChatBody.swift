@@ -17,6 +17,9 @@ struct PlainChatBody: Equatable {
     /// The temperature it asks for, if it asks for one (a request at 0 may be answered from
     /// the response cache).
     var temperature: Double?
+    /// Whether it names an end user (`user`, not empty): such a request is personal, and never
+    /// answered from the response cache.
+    var namesUser = false
 
     /// Recognizes `bytes`; `nil` for a body of any other kind.
     init?(_ bytes: some Collection<UInt8>) {
@@ -24,9 +27,10 @@ struct PlainChatBody: Equatable {
         self = found
     }
 
-    init(model: String?, temperature: Double? = nil) {
+    init(model: String?, temperature: Double? = nil, namesUser: Bool = false) {
         self.model = model
         self.temperature = temperature
+        self.namesUser = namesUser
     }
 
     private static func scan(_ buffer: UnsafeBufferPointer<UInt8>) -> PlainChatBody? {
@@ -73,7 +77,8 @@ private struct Scanner {
             case .topP:
                 guard let value = number(), value.value > 0, value.value <= 1 else { return nil }
             case .user:
-                guard string() != nil else { return nil }
+                guard let value = string() else { return nil }
+                found.namesUser = !value.range.isEmpty
             }
         } while take(ascii: ",")
         guard take(ascii: "}"), seen & Key.messages.rawValue != 0 else { return nil }

@@ -1,5 +1,7 @@
 import Foundation
+import HTTPTypes
 @testable import ParleyServer
+import ParleyTesting
 import Testing
 
 /// The relay's one-pass recognition of plain chat bodies must never take a body the decoder
@@ -46,7 +48,7 @@ struct PlainChatBodyTests {
     @Test("plain bodies are recognized, with their model")
     func recognized() throws {
         #expect(PlainChatBody(Array(Self.plain[0].utf8)) == PlainChatBody(model: "openai/fake"))
-        #expect(PlainChatBody(Array(Self.plain[1].utf8)) == PlainChatBody(model: "gpt-4o-mini", temperature: 0.7))
+        #expect(PlainChatBody(Array(Self.plain[1].utf8)) == PlainChatBody(model: "gpt-4o-mini", temperature: 0.7, namesUser: true))
         #expect(PlainChatBody(Array(Self.plain[2].utf8)) == PlainChatBody(model: nil))
         for body in Self.plain { try Self.agrees(Array(body.utf8)) }
     }
@@ -91,6 +93,41 @@ struct PlainChatBodyTests {
         let chat = try #require(try? request.chatRequest(), "recognized, but refused: \(text)", sourceLocation: sourceLocation)
         #expect(request.model == plain.model && request.temperature == plain.temperature && !request.streams && chat.responseSchema == nil && !chat.hasImages,
                 "\(text)", sourceLocation: sourceLocation)
+        // Both readings take the same route: the rules live in ChatRoute alone.
+        for caching in [false, true] {
+            for headers in [HTTPFields(), [.parleyPrivate: "yes"]] {
+                let fast = ChatRoute.of(plain, headers: headers, caching: caching, catalog: .standard)
+                let decoded = ChatRoute.of(request, chat: chat, owner: .local, headers: headers, caching: caching, catalog: .standard,
+                                           onDeviceModel: "model.gguf")
+                if let fast {
+                    #expect(fast == decoded, "\(text)", sourceLocation: sourceLocation)
+                } else {
+                    #expect(decoded.cacheKey != nil, "the plain reading left it to the cache, the decoded one did not: \(text)",
+                            sourceLocation: sourceLocation)
+                }
+            }
+        }
+    }
+
+    @Test("a route is decided once: built-in tools, the cache, a schema and images keep a request from the relay")
+    func routes() throws {
+        func route(_ json: String, caching: Bool = true, headers: HTTPFields = HTTPFields()) throws -> ChatRoute {
+            let request = try JSONDecoder().decode(ChatCompletionRequest.self, from: Data(json.utf8))
+            return ChatRoute.of(request, chat: try request.chatRequest(), owner: .local, headers: headers, caching: caching,
+                                catalog: .standard, onDeviceModel: "model.gguf")
+        }
+        let user = #""messages": [{"role": "user", "content": "Hi"}]"#
+        #expect(try route("{\(user)}").way == .relay)
+        #expect(try route("{\(user), \"temperature\": 0}").cacheKey != nil)
+        #expect(try route("{\(user), \"temperature\": 0}", caching: false).way == .relay)
+        #expect(try route("{\(user), \"temperature\": 0}", headers: [.parleyPrivate: "1"]).way == .relay)
+        #expect(try route("{\(user), \"temperature\": 0, \"user\": \"u\"}").way == .relay)
+        #expect(try route("{\(user), \"temperature\": 0, \"parley\": {\"builtin_tools\": true}}").way == .parley(.builtinTools))
+        #expect(try route(#"{"messages": [{"role": "user", "content": "Hi"}], "response_format": {"type": "json_schema", "json_schema": {"name": "a", "schema": {"type": "object"}}}}"#).way
+                == .parley(.responseSchema))
+        let png = "data:image/png;base64," + TestImages.onePixelPNG.base64EncodedString()
+        #expect(try route(#"{"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "\#(png)"}}]}]}"#).way
+                == .parley(.images))
     }
 
     /// A small seeded generator (xorshift64*), for mangling the same way in every run.
