@@ -10,11 +10,18 @@ final class SwitchableModel: LanguageModelProvider, @unchecked Sendable {
     let capabilities = LanguageModelCapabilities.textOnly
     private let lock = NSLock()
     private var up = true
+    private var asked = 0
 
     func set(up: Bool) { lock.withLock { self.up = up } }
 
+    /// How many times its availability was asked.
+    var probes: Int { lock.withLock { asked } }
+
     func availability() async -> Availability {
-        lock.withLock { up } ? .ready : .serverUnreachable(url: "http://127.0.0.1:9", reason: "refused")
+        lock.withLock {
+            asked += 1
+            return up
+        } ? .ready : .serverUnreachable(url: "http://127.0.0.1:9", reason: "refused")
     }
 
     func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
@@ -65,6 +72,39 @@ struct RuntimeHealthTests {
         // The chain uses it again.
         let chain = try await runtime.languageModel()
         #expect(try await chain.completeText(ChatRequest(messages: [.user("hi")])).text == "ok")
+        await runtime.stopProbing()
+    }
+
+    @Test("a dead server is probed less and less often, and at the interval again once it answers")
+    func probesBackOff() async throws {
+        let flaky = SwitchableModel()
+        let catalog = ProviderCatalog(entries: [
+            ProviderEntry(capability: .languageModel, name: "flaky", placement: .selfHosted, variables: ["FLAKY_URL"],
+                          configuredBy: ["FLAKY_URL"], remedy: "set FLAKY_URL", factory: .languageModel { _ in flaky }),
+        ])
+        let clock = ManualClock()
+        let runtime = Runtime(settings: RuntimeSettings(values: ["FLAKY_URL": "x"]), catalog: catalog, clock: clock)
+        flaky.set(up: false)
+        await runtime.startProbing(every: .seconds(5))
+        await clock.waitForSleepers()
+        // 80 seconds of 5-second ticks: probed at 0, 5, 15, 35 and 75 s, not 17 times.
+        for _ in 0..<16 {
+            clock.advance(by: .seconds(5))
+            await clock.waitForSleepers()
+        }
+        #expect(flaky.probes == 5)
+        flaky.set(up: true)
+        for _ in 0..<15 {  // the next probe (at 155 s) finds it up
+            clock.advance(by: .seconds(5))
+            await clock.waitForSleepers()
+        }
+        let answered = flaky.probes
+        #expect(answered == 6)
+        for _ in 0..<4 {
+            clock.advance(by: .seconds(5))
+            await clock.waitForSleepers()
+        }
+        #expect(flaky.probes == answered + 4)
         await runtime.stopProbing()
     }
 

@@ -79,18 +79,23 @@ public actor ProviderHealth<C: Clock> where C.Duration == Duration {
 
     /// Probes `providers` with their availability check every `interval` until the returned
     /// task is cancelled: a provider that answers ready after a rest is healthy again, one that
-    /// does not is marked down.
-    public nonisolated func startProbing(_ providers: [any Provider], every interval: Duration) -> Task<Void, Never> {
+    /// does not is marked down. A provider that keeps failing is probed less and less often
+    /// (``ProbeSchedule``): twice the wait after each failure, at most `longest` (by default 16
+    /// intervals, and never more than five minutes unless the interval itself is longer).
+    public nonisolated func startProbing(_ providers: [any Provider], every interval: Duration, longest: Duration? = nil) -> Task<Void, Never> {
         Task {
+            var schedule = ProbeSchedule<C.Instant>(interval: interval, longest: longest ?? max(interval, min(interval * 16, .seconds(300))))
             while !Task.isCancelled {
                 for provider in providers {
                     let name = provider.identity.description
+                    guard schedule.isDue(name, at: clock.now) else { continue }
                     let availability = await provider.availability()
                     if availability.isReady {
                         if await self.status(of: name) != .healthy { await self.recordSuccess(name) }
                     } else {
                         await self.recordFailure(name, kind: .configuration, reason: availability.description)
                     }
+                    schedule.record(name, answered: availability.isReady, at: clock.now)
                 }
                 do { try await clock.sleep(for: interval) } catch { return }
             }
