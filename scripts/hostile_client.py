@@ -4,7 +4,7 @@ event the way a careless SDK, a malicious web page or a slow network would, and 
 each probe that the server is still up (`GET /health` answers), that a client's fault got no
 5xx, that nothing hung, and (when it knows the server's process) that memory stayed bounded.
 
-    hostile_client.py [BASE_URL] [--api-key KEY] [--expect-hardened] [--pid PID]
+    hostile_client.py [BASE_URL] [--api-key KEY] [--bystander-key KEY] [--expect-hardened] [--pid PID]
     hostile_client.py --server-cmd '.build/debug/parley serve --host 127.0.0.1 --port {port}'
 
 BASE_URL defaults to http://127.0.0.1:8080 and must be a loopback address: this script sends
@@ -132,6 +132,8 @@ class Server:
         self.startup_timeout = startup_timeout
         self.max_restarts = max_restarts
         self.restarts = 0
+        # Every start after the first, whatever the reason.
+        self.generation = 0
         self.process: subprocess.Popen | None = None
         self.log_path = ""
         self.log_offset = 0
@@ -233,10 +235,14 @@ class Server:
             return None
         return None
 
-    def restart(self) -> bool:
-        if not self.command or self.restarts >= self.max_restarts:
+    def restart(self, crashed: bool = True) -> bool:
+        """Starts the server again: after a crash (counted against --max-restarts), or on
+        purpose (`crashed=False`, to free it from a heavy probe)."""
+        if not self.command or (crashed and self.restarts >= self.max_restarts):
             return False
-        self.restarts += 1
+        if crashed:
+            self.restarts += 1
+        self.generation += 1
         self.stop()
         self.port = free_port()
         self.start()
@@ -625,6 +631,52 @@ def multipart(fields: list[tuple[str, str]], file: bytes | None, filename: str =
 
 # ---------------------------------------------------------------------------------------------
 # the run
+
+
+class Bystander:
+    """Another key's client, going about its business while the attack runs: a `GET /v1/models`
+    every second and a short chat completion every tenth time. Every one must succeed (the
+    attacker's floods and slow connections must not starve other keys)."""
+
+    def __init__(self, server: Server, key: str, timeout: float) -> None:
+        self.server, self.key, self.timeout = server, key, timeout
+        self.stop = threading.Event()
+        self.sent = 0
+        self.failures: list[str] = []
+        self.slowest = 0.0
+        self.thread = threading.Thread(target=self.loop, daemon=True)
+
+    def loop(self) -> None:
+        turn = 0
+        while not self.stop.is_set():
+            generation = self.server.generation
+            if turn % 10 == 0:
+                body = json.dumps({"messages": [{"role": "user", "content": "Say hi."}], "max_tokens": 4}).encode()
+                path, reply = "POST /v1/chat/completions", request(self.server, "POST", "/v1/chat/completions", [("Content-Type", "application/json")],
+                                                                  body, timeout=self.timeout, auth=self.key)
+            else:
+                path, reply = "GET /v1/models", request(self.server, "GET", "/v1/models", timeout=self.timeout, auth=self.key)
+            turn += 1
+            # A request that met a crash is the crash's failure, reported by the probe that caused
+            # it; one that met a restart on purpose is no one's.
+            if self.server.generation == generation:
+                self.sent += 1
+                self.slowest = max(self.slowest, reply.elapsed)
+                if reply.status != 200:
+                    self.failures.append(f"{path}: {reply.status or reply.error} after {reply.elapsed:.1f} s")
+            self.stop.wait(1.0)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def finish(self) -> Result:
+        self.stop.set()
+        self.thread.join(timeout=self.timeout + 15)
+        observed = f"{self.sent - len(self.failures)} of {self.sent} succeeded, slowest {self.slowest:.1f} s"
+        if self.failures:
+            observed += "; " + "; ".join(self.failures[:5])
+        outcome = "pass" if self.sent > 0 and not self.failures else "fail"
+        return Result("bystander", "another key", "its requests during the whole attack", "every one answered 200", observed, outcome)
 
 
 class Run:
@@ -1420,7 +1472,7 @@ class Run:
                    f"other clients answered within {self.arguments.heavy_wait:.0f} s", action,
                    f'{{"type": "response.create", "response": {{"conversation": "none", "output_modalities": ["text"], "input": [<{self.arguments.heavy_messages} × user message "hi">]}}}}')
         if self.server.command and not self.aborted:
-            self.server.restart()
+            self.server.restart(crashed=False)
 
     def realtime_flood(self) -> None:
         for turns in ("manual", "server_vad"):
@@ -1534,7 +1586,7 @@ class Run:
             if "idle" in self.arguments.skip or self.aborted:
                 sock.close()
                 continue
-            if self.server.restarts != restarts:
+            if self.server.generation != restarts:
                 sock.close()
                 self.report.add(Result("idle-timeout", "any", name, "closed by the idle timeout", "not measured: the server was restarted meanwhile", "info"))
                 continue
@@ -1603,10 +1655,13 @@ class Run:
             ("connections", self.connections_group),
             ("realtime-flood", self.realtime_flood),
         ]
+        bystander = Bystander(self.server, self.arguments.bystander_key, self.arguments.request_timeout) if self.arguments.bystander_key else None
+        if bystander:
+            bystander.start()
         for name, group in groups:
             if name == "slow" and "idle" not in self.arguments.skip and not self.aborted:
                 # Opened after the groups that are likely to crash the server, checked at the end.
-                watchers, restarts = self.open_idle_watchers(), self.server.restarts
+                watchers, restarts = self.open_idle_watchers(), self.server.generation
             if name in self.arguments.skip or self.aborted or self.out_of_time():
                 continue
             print(f"--- {name}", flush=True)
@@ -1615,12 +1670,15 @@ class Run:
         if "realtime-heavy" not in self.arguments.skip and not self.aborted and not self.out_of_time():
             print("--- realtime-heavy", flush=True)
             self.realtime_heavy()
+        if bystander:
+            self.report.add(bystander.finish())
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("base_url", nargs="?", default="http://127.0.0.1:8080", help="a running server (loopback only)")
     parser.add_argument("--api-key", help="a key of PARLEY_API_KEYS, sent as a bearer token")
+    parser.add_argument("--bystander-key", help="another key of PARLEY_API_KEYS: its requests run throughout and must all succeed")
     parser.add_argument("--expect-hardened", action="store_true",
                         help="count the checks of issue 42's fixes (Origin/Host 403, idle timeout on Upgrade: h2c, byte-bounded realtime audio, one model-path message) as failures")
     parser.add_argument("--pid", type=int, help="the server's process id, to watch its memory (RSS) in /proc")
