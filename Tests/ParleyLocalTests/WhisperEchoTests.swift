@@ -26,6 +26,22 @@ struct WhisperEchoTests {
         #expect(WhisperSpeechToText.withoutEchoes(echo, samples: longer) == [segments[0]])
     }
 
+    @Test("a segment that says the last words again over the quiet after them is dropped")
+    func tailRepeat() {
+        let samples = Self.speech(2.5) + Self.silence(1.5)
+        let question = Transcript.Segment(start: 0, end: 2.5, text: "What is the capital of France?")
+        let tail = Transcript.Segment(start: 2.5, end: 4, text: " is the capital of France.")
+        #expect(WhisperSpeechToText.withoutEchoes([question, tail], samples: samples) == [question])
+        // One word, or other words, are not a repeat.
+        let one = Transcript.Segment(start: 2.5, end: 4, text: "France.")
+        #expect(WhisperSpeechToText.withoutEchoes([question, one], samples: samples) == [question, one])
+        #expect(!WhisperSpeechToText.repeatsTail("the capital of Spain", of: question.text))
+        #expect(WhisperSpeechToText.repeatsTail("What is the capital of France", of: question.text))
+        // Said over speech, it is kept.
+        let said = Self.speech(4)
+        #expect(WhisperSpeechToText.withoutEchoes([question, tail], samples: said) == [question, tail])
+    }
+
     @Test("a segment that starts after the end of the clip is dropped")
     func pastTheEnd() {
         let segments = [Transcript.Segment(start: 0, end: 2, text: Self.question), Transcript.Segment(start: 2.4, end: 3, text: "Thank you.")]

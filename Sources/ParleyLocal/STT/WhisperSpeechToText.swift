@@ -107,8 +107,9 @@ public actor WhisperSpeechToText: SpeechToTextProvider {
     /// the decoder sees silence after it and may say the clip again there ("What is 7 times 8?
     /// What is 7 times 8?", at 0–2 s and 2–4 s of a 2.3 s clip). Dropped: a segment that starts
     /// at or after the end of the audio (there is nothing in it), and one that repeats the
-    /// words of the segment before it over audio that is mostly quiet (someone who says a
-    /// sentence twice is heard twice), and one after the first that starts in the clip's last
+    /// words of the segment before it, or its last two words or more ("… the capital of France?
+    /// is the capital of France."), over audio that is mostly quiet (someone who says a sentence
+    /// twice is heard twice), and one after the first that starts in the clip's last
     /// ``quietTail`` with nothing at speech level from its start to the clip's end (tiny.en
     /// heard "Paris is the capital of France, and it is a beautiful city." and then "Okay.",
     /// or "The end of the video.", from 3.0 s of a 3.2 s clip whose last 0.15 s is quiet).
@@ -136,12 +137,20 @@ public actor WhisperSpeechToText: SpeechToTextProvider {
         }
         var kept: [Transcript.Segment] = []
         for segment in segments where segment.start < duration {
-            if let previous = kept.last, !words(of: segment.text).isEmpty, words(of: segment.text) == words(of: previous.text),
-               mostlyQuiet(segment) { continue }
+            if let previous = kept.last, repeatsTail(segment.text, of: previous.text), mostlyQuiet(segment) { continue }
             if !kept.isEmpty, silentToTheEnd(segment) { continue }
             kept.append(segment)
         }
         return kept
+    }
+
+    /// Whether `text` says again the words of `previous`, or its last words (at least two):
+    /// "What is the capital of France?" followed by "is the capital of France.".
+    static func repeatsTail(_ text: String, of previous: String) -> Bool {
+        let said = words(of: text).split(separator: " "), before = words(of: previous).split(separator: " ")
+        guard !said.isEmpty, said.count <= before.count else { return false }
+        guard said.count >= 2 || said.count == before.count else { return false }
+        return before.suffix(said.count).elementsEqual(said)
     }
 
     /// How near the clip's end a segment after the first must start, over audio with nothing
