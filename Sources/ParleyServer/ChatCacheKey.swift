@@ -57,8 +57,9 @@ enum ChatCacheKey {
     /// The cache's one rule: a request at temperature 0 (sent as such), not personal, without
     /// images, and without tools or tools' results (a reply that may call tools is the
     /// client's to run) may be cached.
-    static func mayCache(temperature: Double?, personal: Bool, hasImages: Bool, hasTools: Bool) -> Bool {
-        temperature == 0 && !personal && !hasImages && !hasTools
+    static func mayCache(temperature: Double?, personal: @autoclosure () -> Bool, hasImages: Bool, hasTools: Bool) -> Bool {
+        // Whether it is personal is asked last: it reads the headers.
+        temperature == 0 && !hasImages && !hasTools && !personal()
     }
 
     /// What the key is the hash of.

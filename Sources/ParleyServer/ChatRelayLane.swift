@@ -122,16 +122,16 @@ struct ChatRelayLane: Sendable {
     func route(for head: HTTPRequestHead, body: ByteBuffer, owner: Owner) -> (route: RelayRoutes.Route, selection: ProviderSelection)? {
         let cache = environment.responseCache
         let catalog = environment.runtime.catalog
-        let headers = HTTPFields(head.headers, splitCookie: false)
         let decided: ChatRoute
-        if let plain = PlainChatBody(body.readableBytesView), let route = ChatRoute.of(plain, headers: headers, caching: cache.isOn, catalog: catalog) {
+        if let plain = PlainChatBody(body.readableBytesView),
+           let route = ChatRoute.of(plain, headers: HTTPFields(head.headers, splitCookie: false), caching: cache.isOn, catalog: catalog) {
             // The plainest body, recognized without decoding it (it would decode to the same).
             decided = route
         } else {
             // Streams are the usual way's here: the event loop relays whole answers only.
             guard let request = try? Request.decoder.decode(ChatCompletionRequest.self, from: Data(body.readableBytesView)),
                   let chat = try? request.chatRequest(), !request.streams else { return nil }
-            decided = ChatRoute.of(request, chat: chat, owner: owner, headers: headers, caching: cache.isOn, catalog: catalog,
+            decided = ChatRoute.of(request, chat: chat, owner: owner, headers: HTTPFields(head.headers, splitCookie: false), caching: cache.isOn, catalog: catalog,
                                    onDeviceModel: environment.runtime.currentLanguageModel.path)
         }
         guard decided.relays else { return nil }

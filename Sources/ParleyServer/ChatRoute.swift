@@ -47,11 +47,11 @@ struct ChatRoute: Sendable, Equatable {
     /// `caching` when the server's response cache is on.
     /// The order matters: built-in tools read the user's data, so such an answer is never
     /// cached; a schema or images need Parley's reading; and only then may the cache answer.
-    static func of(_ body: ChatCompletionRequest, chat: ChatRequest, owner: Owner, headers: HTTPFields,
+    static func of(_ body: ChatCompletionRequest, chat: ChatRequest, owner: Owner, headers: @autoclosure () -> HTTPFields,
                    caching: Bool, catalog: ProviderCatalog, onDeviceModel: @autoclosure () -> String) -> ChatRoute {
         let selection = ModelResolution.selection(for: body.model, capability: .languageModel, catalog: catalog)
         if body.wantsBuiltinTools { return ChatRoute(selection: selection, way: .parley(.builtinTools)) }
-        if caching, let key = ChatCacheKey.key(for: body, chat: chat, selection: selection, owner: owner, headers: headers,
+        if caching, let key = ChatCacheKey.key(for: body, chat: chat, selection: selection, owner: owner, headers: headers(),
                                                  onDeviceModel: onDeviceModel()) {
             return ChatRoute(selection: selection, way: .cache(key: key))
         }
@@ -64,9 +64,12 @@ struct ChatRoute: Sendable, Equatable {
     /// when the cache may answer it: then the body is decoded and ``of(_:chat:owner:headers:caching:catalog:onDeviceModel:)``
     /// computes the key. A plain body has no tools, schema or images by definition, so the
     /// cache's rule (``ChatCacheKey/mayCache(temperature:personal:hasImages:hasTools:)``) is the only one that applies.
-    static func of(_ plain: PlainChatBody, headers: HTTPFields, caching: Bool, catalog: ProviderCatalog) -> ChatRoute? {
-        let personal = ChatCacheKey.isPersonal(user: plain.namesUser, store: nil, headers: headers)
-        if caching, ChatCacheKey.mayCache(temperature: plain.temperature, personal: personal, hasImages: false, hasTools: false) {
+    /// The headers are read only when the cache might answer (a hot path: most requests are not
+    /// at temperature 0).
+    static func of(_ plain: PlainChatBody, headers: @autoclosure () -> HTTPFields, caching: Bool, catalog: ProviderCatalog) -> ChatRoute? {
+        if caching, ChatCacheKey.mayCache(temperature: plain.temperature,
+                                          personal: ChatCacheKey.isPersonal(user: plain.namesUser, store: nil, headers: headers()),
+                                          hasImages: false, hasTools: false) {
             return nil
         }
         return ChatRoute(selection: ModelResolution.selection(for: plain.model, capability: .languageModel, catalog: catalog), way: .relay)
