@@ -50,6 +50,15 @@ public actor MCPClientSession: MCPToolSession {
         }
         let client = Client(name: clientName, version: clientVersion)
         let session = MCPClientSession(server: entry.name, client: client, child: child, logger: logger)
+        // A child that exits during the handshake ends it at once (its pending request fails)
+        // rather than at the timeout.
+        let watcher = child.map { child in
+            Task {
+                while !Task.isCancelled, await child.isRunning { try? await Task.sleep(for: .milliseconds(50)) }
+                if !Task.isCancelled { await client.disconnect() }
+            }
+        }
+        defer { watcher?.cancel() }
         do {
             let answered = try await firstAnswer(within: timeout) {
                 try await client.connect(transport: transport)
