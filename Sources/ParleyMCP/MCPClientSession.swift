@@ -42,11 +42,7 @@ public actor MCPClientSession: MCPToolSession {
             transport = StdioTransport(input: FileDescriptor(rawValue: started.messagesFromChild),
                                        output: FileDescriptor(rawValue: started.messagesToChild))
         case .http(let url, let headers):
-            transport = HTTPClientTransport(endpoint: url, streaming: false, requestModifier: { request in
-                var request = request
-                for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-                return request
-            })
+            transport = StreamableHTTPTransport(endpoint: url, headers: headers, logger: logger)
         }
         let client = Client(name: clientName, version: clientVersion)
         let session = MCPClientSession(server: entry.name, client: client, child: child, logger: logger)
