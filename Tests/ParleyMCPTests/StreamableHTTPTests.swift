@@ -24,7 +24,8 @@ struct StreamableHTTPTests {
         server.standardOutput = output
         server.standardError = FileHandle.nullDevice
         try server.run()
-        defer { server.terminate() }
+        // uvicorn's graceful stop waits for its sessions: the test ends it at once.
+        defer { kill(server.processIdentifier, SIGKILL) }
         let first = await Task.detached { output.fileHandleForReading.availableData }.value
         let port = try #require(String(decoding: first, as: UTF8.self).split(separator: "\n").first?.split(separator: " ").last.flatMap { Int($0) })
         let entry = MCPServerEntry(name: "weather", transport: .http(url: URL(string: "http://127.0.0.1:\(port)/mcp")!,
