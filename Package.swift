@@ -300,7 +300,7 @@ let package = Package(
             name: "ParleyServerTests",
             dependencies: [
                 "ParleyTestLanes",
-                "parley", "ParleyServer", "ParleyRuntime", "ParleyStore", "ParleyPostgres", "ParleyCore", "ParleyCloud", "ParleyTesting",
+                "parley", "ParleyServer", "ParleyRuntime", "ParleyStore", "ParleyPostgres", "ParleyCore", "ParleyCloud", "ParleyTesting", "ParleyMCP",
                 "ParleyTestServers",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "WSClient", package: "swift-websocket"),
