@@ -49,13 +49,15 @@ actor MCPChildProcess {
         process.standardError = errors
         let tail = ErrorTail()
         let childLogger = logger
+        // A child that prints a value of its `env` (a key, say) does not get it logged.
+        let secrets = environment.values.filter { $0.count >= 4 }.sorted { $0.count > $1.count }
         errors.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
             guard !data.isEmpty else {
                 handle.readabilityHandler = nil
                 return
             }
-            let text = String(decoding: data, as: UTF8.self)
+            let text = secrets.reduce(String(decoding: data, as: UTF8.self)) { $0.replacingOccurrences(of: $1, with: "…") }
             tail.append(text)
             for line in text.split(separator: "\n") where !line.isEmpty {
                 childLogger.debug("MCP server \(server): \(line.prefix(500))")

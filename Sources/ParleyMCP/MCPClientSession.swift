@@ -69,7 +69,7 @@ public actor MCPClientSession: MCPToolSession {
         } catch {
             let reason = await session.failureReason(error)
             await session.close()
-            throw .handshakeFailed(server: entry.name, reason: reason)
+            throw .handshakeFailed(server: entry.name, reason: entry.redacting(reason))
         }
         return session
     }

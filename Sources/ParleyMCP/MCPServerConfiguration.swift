@@ -160,6 +160,27 @@ public struct MCPServerEntry: Sendable, Equatable {
     }
 }
 
+extension MCPServerEntry {
+    /// The entry's secrets: the values of `env` and `headers`, and the URL's password and query.
+    var secrets: [String] {
+        switch transport {
+        case .stdio(_, _, let environment, _):
+            return Array(environment.values)
+        case .http(let url, let headers):
+            let parts = URLComponents(url: url, resolvingAgainstBaseURL: false)
+            return Array(headers.values) + [parts?.password, parts?.percentEncodedQuery, parts?.query].compactMap { $0 }
+        }
+    }
+
+    /// `text` (an error's words, say) with every secret of the entry of 4 characters or more
+    /// replaced by "…", fit to log.
+    public func redacting(_ text: String) -> String {
+        secrets.filter { $0.count >= 4 }.sorted { $0.count > $1.count }.reduce(text) { text, secret in
+            text.replacingOccurrences(of: secret, with: "…")
+        }
+    }
+}
+
 extension MCPServerEntry: CustomStringConvertible {
     /// The entry without its secrets: the program and its arguments, or the URL without its
     /// query; never the values of `env` or `headers`.

@@ -22,6 +22,20 @@ public struct MCPToolHub: Sendable {
         public var tools: [MCPToolDescription]
         /// The longest one call may take.
         public var timeout: Duration
+        /// Takes the server's secrets out of an error's words (see ``MCPServerEntry/redacting(_:)``).
+        var redact: @Sendable (String) -> String = { $0 }
+
+        /// A server connected elsewhere, with what it listed.
+        public init(session: any MCPToolSession, tools: [MCPToolDescription], timeout: Duration = MCPServerEntry.defaultTimeout) {
+            self.session = session
+            self.tools = tools
+            self.timeout = timeout
+        }
+
+        init(session: any MCPToolSession, tools: [MCPToolDescription], timeout: Duration, redact: @escaping @Sendable (String) -> String) {
+            self.init(session: session, tools: tools, timeout: timeout)
+            self.redact = redact
+        }
     }
 
     /// The connected servers, by name.
@@ -55,15 +69,15 @@ public struct MCPToolHub: Sendable {
                                 throw MCPConnectionError.timedOut(server: entry.name, seconds: Int(timeout.components.seconds))
                             }
                             logger.notice("MCP server \(entry.name): \(tools.count) tool\(tools.count == 1 ? "" : "s") (\(tools.map(\.name).joined(separator: ", ")))")
-                            return Server(session: session, tools: tools, timeout: entry.timeout)
+                            return Server(session: session, tools: tools, timeout: entry.timeout, redact: { entry.redacting($0) })
                         } catch let error as MCPConnectionError {
                             throw error
                         } catch {
                             await session.close()
-                            throw MCPConnectionError.handshakeFailed(server: entry.name, reason: "its tools could not be listed (\(error))")
+                            throw MCPConnectionError.handshakeFailed(server: entry.name, reason: entry.redacting("its tools could not be listed (\(error))"))
                         }
                     } catch {
-                        logger.warning("\(String(describing: error)) Its tools are left out.")
+                        logger.warning("\(entry.redacting(String(describing: error))) Its tools are left out.")
                         return nil
                     }
                 }
@@ -101,7 +115,7 @@ public struct MCPToolHub: Sendable {
                     continue
                 }
                 taken.insert(name)
-                tools.append(Self.tool(definition, calling: listed.name, on: server.session, timeout: server.timeout))
+                tools.append(Self.tool(definition, calling: listed.name, on: server.session, timeout: server.timeout, redact: server.redact))
             }
         }
         return tools
@@ -126,7 +140,8 @@ public struct MCPToolHub: Sendable {
 
     /// A Parley tool whose calls go to `name` on `session`: a result the server marks as an
     /// error, and a server that fails, are error results for the model.
-    static func tool(_ definition: ToolDefinition, calling name: String, on session: any MCPToolSession, timeout: Duration) -> Tool {
+    static func tool(_ definition: ToolDefinition, calling name: String, on session: any MCPToolSession, timeout: Duration,
+                     redact: @escaping @Sendable (String) -> String = { $0 }) -> Tool {
         Tool(definition: definition, timeout: timeout) { arguments in
             let value: JSONValue
             do {
@@ -140,7 +155,7 @@ public struct MCPToolHub: Sendable {
             } catch is CancellationError {
                 throw CancellationError()
             } catch {
-                throw ToolFailure("the MCP server \"\(session.server)\" did not answer: \(error)")
+                throw ToolFailure(redact("the MCP server \"\(session.server)\" did not answer: \(error)"))
             }
             if output.isError { throw ToolFailure(output.text) }
             return output.text

@@ -106,7 +106,7 @@ struct MCPRoundTripTests {
         let configuration = MCPServerConfiguration(servers: [
             ParleyMCPProcess.entry(named: "alive", home: home),
             MCPServerEntry(name: "missing", transport: .stdio(command: "no-such-mcp-server-\(UUID())", arguments: [], environment: [:], directory: nil)),
-            MCPServerEntry(name: "exits", transport: .stdio(command: "/bin/sh", arguments: ["-c", "echo 'no config found' >&2; exit 3"],
+            MCPServerEntry(name: "exits", transport: .stdio(command: "/bin/sh", arguments: ["-c", "echo \"no config found for $SECRET_TOKEN\" >&2; exit 3"],
                                                             environment: ["SECRET_TOKEN": "hunter2"], directory: nil)),
             MCPServerEntry(name: "silent", transport: .stdio(command: "/bin/sleep", arguments: ["30"], environment: [:], directory: nil)),
         ])
@@ -116,7 +116,7 @@ struct MCPRoundTripTests {
         let warnings = logs.messages(at: .warning)
         #expect(warnings.count == 3, "\(warnings)")
         #expect(warnings.contains { $0.contains("\"missing\"") && $0.contains("was not found") }, "\(warnings)")
-        #expect(warnings.contains { $0.contains("\"exits\"") && $0.contains("status 3") && $0.contains("no config found") }, "\(warnings)")
+        #expect(warnings.contains { $0.contains("\"exits\"") && $0.contains("status 3") && $0.contains("no config found for …") }, "\(warnings)")
         #expect(warnings.contains { $0.contains("\"silent\"") && $0.contains("did not answer within 10 s") }, "\(warnings)")
         #expect(warnings.allSatisfy { $0.contains("left out") })
         #expect(!logs.records.contains { $0.message.contains("hunter2") })

@@ -23,6 +23,10 @@ struct MCPServerConfigurationTests {
         // Descriptions (what logs show) name the variables, never their values.
         #expect(configuration.servers.allSatisfy { !$0.description.contains("s3cret") })
         #expect(configuration.servers[0].description.contains("TOKEN"))
+        // Error words that carry a secret (a server echoing its key, a URL with a token) lose it.
+        #expect(configuration.servers[1].redacting("401 for Bearer s3cret") == "401 for …")
+        let tokenURL = MCPServerEntry(name: "t", transport: .http(url: URL(string: "https://example.org/mcp?key=abcd1234")!, headers: [:]))
+        #expect(tokenURL.redacting("failed: https://example.org/mcp?key=abcd1234") == "failed: https://example.org/mcp?…")
     }
 
     @Test("a wrong entry is left out with a sentence; the others stay", arguments: [
