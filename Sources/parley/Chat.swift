@@ -139,13 +139,19 @@ struct Chat: AsyncParsableCommand {
 /// `parley tools`: the built-in tools the model may call.
 struct Tools: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List the built-in tools the assistant may call (on in talk, chat, the server's conversations and the page).")
+        abstract: "List the built-in tools the assistant may call (on in talk, chat, the server's conversations and the page), and with --mcp those of MCP servers.")
 
     @Flag(help: "Print the tools as JSON, in OpenAI's tool format.")
     var json = false
 
+    @OptionGroup var mcp: MCPOptions
+
     func run() async throws {
-        let definitions = BuiltInTools.definitions()
+        if mcp.configuration != nil { CommonOptions.bootstrapWarnings() }
+        let hub: MCPToolHub?
+        do { hub = try await mcp.connect() } catch { throw fail(error) }
+        let definitions = BuiltInTools.definitions() + (hub?.runtimeTools.map(\.definition) ?? [])
+        await hub?.close()
         if json {
             let items: [JSONValue] = definitions.map { tool in
                 ["type": "function", "function": ["name": .string(tool.name), "description": .string(tool.description ?? ""),

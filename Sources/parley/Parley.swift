@@ -38,7 +38,15 @@ struct CommonOptions: ParsableArguments {
 
     /// Sets up logging to stderr: warnings by default, everything with --verbose.
     func bootstrapLogging() {
-        let level: Logger.Level = verbose ? .debug : .warning
+        Self.bootstrap(level: verbose ? .debug : .warning)
+    }
+
+    /// Sets up logging of warnings to stderr, for a command without the common options.
+    static func bootstrapWarnings() {
+        bootstrap(level: .warning)
+    }
+
+    private static func bootstrap(level: Logger.Level) {
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level

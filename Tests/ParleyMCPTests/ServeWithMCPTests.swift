@@ -1,4 +1,6 @@
 import Foundation
+import ParleyCore
+import ParleyRuntime
 import Testing
 
 /// `parley serve --mcp CONFIG` and `parley chat --mcp CONFIG` as a user runs them.
@@ -65,6 +67,36 @@ struct ServeWithMCPTests {
         // serve closed its MCP server on the way out.
         try await Task.sleep(for: .milliseconds(200))
         #expect(mcpChildren.allSatisfy { kill($0, 0) != 0 }, "the MCP child outlived serve")
+    }
+
+    @Test("parley tools --mcp lists the MCP servers' tools after the built-ins, and warns of one that does not start")
+    func toolsListsMCPTools() async throws {
+        let home = try ParleyMCPProcess.home()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let configuration = home.appendingPathComponent("mcp.json")
+        try Data(#"""
+        {"mcpServers": {
+            "other": {"command": "\#(ParleyMCPProcess.executable.path)", "args": ["mcp"], "env": {"PARLEY_HOME": "\#(home.path)"}},
+            "gone": {"command": "/nonexistent/mcp-server"}
+        }}
+        """#.utf8).write(to: configuration)
+        let tools = Process()
+        tools.executableURL = ParleyMCPProcess.executable
+        tools.arguments = ["tools", "--json", "--mcp", configuration.path]
+        tools.environment = ProcessInfo.processInfo.environment.merging(["PARLEY_HOME": home.path]) { $1 }
+        let output = Pipe(), errors = home.appendingPathComponent("stderr")
+        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        tools.standardOutput = output
+        tools.standardError = try FileHandle(forWritingTo: errors)
+        try tools.run()
+        let printed = await Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
+        tools.waitUntilExit()
+        #expect(tools.terminationStatus == 0)
+        let listed = try JSONValue(parsing: printed)
+        let names = listed.array?.compactMap { $0["function"]?["name"]?.string } ?? []
+        #expect(names == BuiltInTools.names + BuiltInTools.names.map { "other_\($0)" }, "\(String(decoding: printed, as: UTF8.self))")
+        let warned = try String(contentsOf: errors, encoding: .utf8)
+        #expect(warned.contains("MCP server \"gone\": the program \"/nonexistent/mcp-server\" was not found"), "\(warned)")
     }
 
     @Test("a configuration that cannot be read is one error sentence, before anything starts")
