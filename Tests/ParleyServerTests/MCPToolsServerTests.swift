@@ -57,4 +57,28 @@ struct MCPToolsServerTests {
             #expect(requests.last?.messages.last?.text.hasPrefix("In Tokyo it is ") == true, "\(requests.last?.messages.last?.text ?? "")")
         }
     }
+
+    @Test("realtime: the MCP server's tools are offered like the built-ins; the model's call runs in the MCP process and response.done lists it")
+    func realtime() async throws {
+        let model = ScriptedToolModel(turns: [.calls([Self.call]), .text(["It is late in Tokyo."])])
+        try await Self.withServer(model) { server in
+            try await RealtimeTestClient.with(server) { client in
+                _ = try await client.next("session.created")
+                try await client.send(["type": "conversation.item.create", "item": [
+                    "type": "message", "role": "user", "content": [["type": "input_text", "text": "Ask the other assistant for the hour over there."]],
+                ]])
+                try await client.send(["type": "response.create"])
+                let done = try await client.next("response.done")
+                let response = try #require(done["response"] as? [String: Any])
+                #expect(response["status"] as? String == "completed")
+                let ran = try #require((response["parley"] as? [String: Any])?["tools"] as? [[String: Any]])
+                #expect(ran.first?["name"] as? String == "other_current_date_time" && ran.first?["is_error"] as? Bool == false)
+                #expect((ran.first?["output"] as? String)?.hasPrefix("In Tokyo it is ") == true, "\(ran)")
+                let output = response["output"] as? [[String: Any]] ?? []
+                #expect(!output.contains { $0["type"] as? String == "function_call" })
+            }
+        }
+        let requests = await model.requests
+        #expect(requests.first?.tools.map(\.name) == BuiltInTools.names + BuiltInTools.names.map { "other_\($0)" })
+    }
 }
