@@ -11,6 +11,7 @@ import SystemPackage
 /// A connection to one MCP server through the official Swift SDK's client: over the standard
 /// input and output of a child process (stdio), or over Streamable HTTP.
 public actor MCPClientSession: MCPToolSession {
+    /// The server's name in the configuration.
     public nonisolated let server: String
     private let client: Client
     private let child: MCPChildProcess?
@@ -88,6 +89,9 @@ public actor MCPClientSession: MCPToolSession {
         return "\(error)"
     }
 
+    /// The server's tools, every page of them (at most 20 pages).
+    /// - Throws: ``MCPConnectionError/serverExited(server:status:)`` when a stdio server has
+    ///   exited, or the SDK's error.
     public func listTools() async throws -> [MCPToolDescription] {
         try await ensureRunning()
         var tools: [MCPToolDescription] = []
@@ -104,6 +108,10 @@ public actor MCPClientSession: MCPToolSession {
         return tools
     }
 
+    /// Calls `name` with `arguments`; the result's content as text (an image, audio or a
+    /// resource link as a short note), marked as an error when the server says it failed.
+    /// - Throws: ``MCPConnectionError/serverExited(server:status:)`` when a stdio server has
+    ///   exited, or the SDK's error (an unknown tool, a broken connection).
     public func callTool(named name: String, arguments: JSONValue) async throws -> MCPToolOutput {
         try await ensureRunning()
         let values = Self.value(arguments).objectValue ?? [:]
@@ -113,6 +121,7 @@ public actor MCPClientSession: MCPToolSession {
         return MCPToolOutput(text: parts.joined(separator: "\n"), isError: isError ?? false)
     }
 
+    /// Ends the session, and a stdio server's process (see ``MCPChildProcess/stop(grace:)``).
     public func close() async {
         await client.disconnect()
         await child?.stop()
