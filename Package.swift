@@ -55,6 +55,7 @@ let package = Package(
         .library(name: "ParleyMindMap", targets: ["ParleyMindMap"]),
         .library(name: "ParleyMaterials", targets: ["ParleyMaterials"]),
         .library(name: "ParleyGoogle", targets: ["ParleyGoogle"]),
+        .library(name: "ParleyMCP", targets: ["ParleyMCP"]),
         .executable(name: "parley", targets: ["parley"]),
     ],
     // "Server" (on by default) brings the packages only the server, the CLI, PostgreSQL and the
@@ -83,6 +84,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.21.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
+        .package(url: "https://github.com/modelcontextprotocol/swift-sdk", from: "0.12.1"),
     ] + enginePackages,
     targets: [
         // Audio types, WAV I/O, resampling, provider protocols, the voice-turn pipeline.
@@ -246,6 +248,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The Model Context Protocol, both ways, on the official Swift SDK: MCP servers' tools
+        // (stdio and Streamable HTTP) offered as Parley tools, and Parley's tools served over stdio.
+        // Like the server, it needs the "Server" trait (the SDK is not resolved without it).
+        .target(
+            name: "ParleyMCP",
+            dependencies: [
+                "ParleyCore",
+                .product(name: "MCP", package: "swift-sdk", condition: .when(traits: ["Server"])),
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Test doubles for the provider protocols.
         .target(name: "ParleyTesting", dependencies: ["ParleyCore", .product(name: "Logging", package: "swift-log")]),
         // The `.onDeviceEngines` test trait: tests that run the engines take turns across targets.
@@ -253,7 +267,7 @@ let package = Package(
         .executableTarget(
             name: "parley",
             dependencies: [
-                "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyPostgres", "ParleyRuntime", "ParleyServer", "ParleyModels", "ParleyTasks", "ParleyMindMap", "ParleyMaterials", "ParleyGoogle",
+                "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyPostgres", "ParleyRuntime", "ParleyServer", "ParleyModels", "ParleyTasks", "ParleyMindMap", "ParleyMaterials", "ParleyGoogle", "ParleyMCP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Server"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
@@ -286,7 +300,7 @@ let package = Package(
             name: "ParleyServerTests",
             dependencies: [
                 "ParleyTestLanes",
-                "parley", "ParleyServer", "ParleyRuntime", "ParleyStore", "ParleyPostgres", "ParleyCore", "ParleyCloud", "ParleyTesting",
+                "parley", "ParleyServer", "ParleyRuntime", "ParleyStore", "ParleyPostgres", "ParleyCore", "ParleyCloud", "ParleyTesting", "ParleyMCP",
                 "ParleyTestServers",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "WSClient", package: "swift-websocket"),
@@ -309,6 +323,7 @@ let package = Package(
         ),
         .testTarget(name: "ParleyTasksTests", dependencies: ["ParleyTestLanes", "ParleyTasks", "ParleyCore", "ParleyLocal", "ParleyModels", "ParleyTesting"]),
         .testTarget(name: "ParleyMindMapTests", dependencies: ["ParleyMindMap"]),
+        .testTarget(name: "ParleyMCPTests", dependencies: ["parley", "ParleyMCP", "ParleyCore", "ParleyRuntime", "ParleyStore", "ParleyTesting"]),
         .testTarget(name: "ParleyGoogleTests", dependencies: ["ParleyGoogle", "ParleyStore", "ParleyCore", "ParleyTestServers", "ParleyTesting", "ParleyTestLanes"]),
         .testTarget(name: "ParleyMaterialsTests", dependencies: ["ParleyTestLanes", "ParleyMaterials", "ParleyStore", "ParleyCore", "ParleyTesting"]),
         .testTarget(name: "ParleyCloudTests", dependencies: ["ParleyCloud", "ParleyCore", "ParleyTestServers", "ParleyTesting",

@@ -38,10 +38,10 @@ RULES = [
      "FoundationNetworking exists only on Linux: guard it with #if canImport(FoundationNetworking)"),
 ]
 
-# Packages only the server, the command line and PostgreSQL need (by package identity).
+# Packages only the server, the command line, MCP (swift-sdk) and PostgreSQL need (by package identity).
 # (swift-service-lifecycle and swift-configuration stay: swift-websocket and async-http-client,
 # which the cloud providers use, and the runtime's settings need them.)
-SERVER_ONLY = {"hummingbird", "hummingbird-websocket", "postgres-nio", "swift-argument-parser", "swift-prometheus", "swift-metrics"}
+SERVER_ONLY = {"hummingbird", "hummingbird-websocket", "postgres-nio", "swift-argument-parser", "swift-prometheus", "swift-metrics", "swift-sdk"}
 
 DIRECTIVE = re.compile(r"^\s*#(if|elseif|else|endif)\b(.*)$")
 

@@ -15,13 +15,17 @@ public struct RuntimeOptions: Sendable {
     public var database: URL?
     /// The data directory; `nil` uses the settings' (`PARLEY_HOME`, …).
     public var paths: ParleyPaths?
+    /// Tools every face offers beside the built-ins (an MCP server's, a host app's), in
+    /// ``Runtime/toolbox(owner:builtIns:)``. One named like a built-in is left out.
+    public var tools: [Tool]
 
     /// Creates options; the defaults use the data directory's models and every core.
     public init(engines: LocalEngines.Overrides = .init(), smallModel: String? = nil, database: URL? = nil,
-                paths: ParleyPaths? = nil) {
+                paths: ParleyPaths? = nil, tools: [Tool] = []) {
         self.engines = engines
         self.smallModel = smallModel
         self.database = database
         self.paths = paths
+        self.tools = tools
     }
 }

@@ -91,7 +91,7 @@ struct ChatCompletionsEndpoint: Sendable {
         guard chat.responseSchema == nil else {
             throw OpenAIError.invalidRequest("'parley.builtin_tools' cannot be combined with a JSON schema 'response_format'.", param: "parley.builtin_tools")
         }
-        var box = try BuiltInTools.toolbox(store: try? await environment.store(), owner: owner, embedder: environment.runtime.onDeviceEmbedder())
+        var box = try await environment.runtime.toolbox(owner: owner)
         for tool in chat.tools { box.remove(named: tool.name) }
         return box
     }

@@ -171,9 +171,26 @@ struct ResponsesEndpoint: Sendable {
         }
         if chat.hasImages { chat.task = .vision }
         let selection = ModelResolution.selection(for: parsed.model, capability: .languageModel, catalog: environment.runtime.catalog)
-        let llm = try await environment.languageModel(for: chat, selection: selection, param: "input")
-        let asked = chat
-        let head = try await StreamHead.start(deadline: environment.deadline, timeout: environment.timeout) { llm.complete(asked) }
+        var llm = try await environment.languageModel(for: chat, selection: selection, param: "input")
+        if parsed.builtinTools {
+            // The server's tools (the built-ins and --mcp servers'), less those the client
+            // declared under the same names: the client's own calls still come back to it.
+            guard environment.configuration.builtinTools else {
+                throw OpenAIError.invalidRequest("This server has its built-in tools turned off (parley serve --no-builtin-tools); leave out 'parley.builtin_tools'.",
+                                                 param: "parley.builtin_tools")
+            }
+            guard parsed.schema == nil else {
+                throw OpenAIError.invalidRequest("'parley.builtin_tools' cannot be combined with a JSON schema 'text.format'.", param: "parley.builtin_tools")
+            }
+            var box = try await environment.runtime.toolbox(owner: owner)
+            for tool in chat.tools { box.remove(named: tool.name) }
+            let logger = environment.logger
+            llm = ToolRunningModel(loop: ToolLoop(llm: llm, toolbox: box), clock: ContinuousClock()) { result in
+                logger.debug("response: server tool \(result.call.name) ran in \(Int(result.milliseconds)) ms\(result.isError ? " (failed)" : "")")
+            }
+        }
+        let asked = chat, answerer = llm
+        let head = try await StreamHead.start(deadline: environment.deadline, timeout: environment.timeout) { answerer.complete(asked) }
         var reply = Reply(request: parsed, requested: parsed.model ?? "auto", thread: nil, fresh: fresh, title: Self.title(of: parsed.input))
         if case .provider(let identity) = head.first { reply.provider = identity }
         // Where the response will be kept, known now: a stream's first event carries its id.

@@ -36,12 +36,16 @@ struct ResponsesRequest: Sendable {
     var metadata: JSONValue
     var temperature: Double
     var topP: Double
+    /// `parley`: `{"builtin_tools": true}` lets the model look things up with the server's
+    /// tools (the built-ins and those of `--mcp` servers) before it answers, as in a chat
+    /// completion; only calls to the client's own `tools` come back.
+    var builtinTools = false
 
     /// The fields the server reads; any other is refused, so nothing is silently ignored.
     static let known: Set<String> = [
         "model", "input", "instructions", "stream", "store", "previous_response_id", "tools", "tool_choice", "parallel_tool_calls",
         "max_output_tokens", "temperature", "top_p", "text", "metadata", "user", "truncation", "reasoning", "include", "service_tier",
-        "safety_identifier", "prompt_cache_key", "stream_options",
+        "safety_identifier", "prompt_cache_key", "stream_options", "parley",
     ]
 
     /// Reads `body`; a 400 in OpenAI's shape for what cannot be served.
@@ -84,11 +88,23 @@ struct ResponsesRequest: Sendable {
         let metadata = fields["metadata"] ?? .object([:])
         guard metadata.object != nil || metadata.isNull else { throw .invalidRequest("'metadata' must be an object.", param: "metadata") }
         let items = try input(fields["input"])
-        return ResponsesRequest(model: model, input: items, instructions: instructions, streams: streams, stores: stores,
+        var builtinTools = false
+        if let parley = fields["parley"], !parley.isNull {
+            guard let options = parley.object, options.keys.allSatisfy({ $0 == "builtin_tools" }) else {
+                throw .invalidRequest("'parley' must be an object with only 'builtin_tools' (true or false).", param: "parley")
+            }
+            if let value = options["builtin_tools"] {
+                guard let flag = value.bool else { throw .invalidRequest("'parley.builtin_tools' must be true or false.", param: "parley.builtin_tools") }
+                builtinTools = flag
+            }
+        }
+        var request = ResponsesRequest(model: model, input: items, instructions: instructions, streams: streams, stores: stores,
                                 previousResponseID: previous, tools: definitions, toolsJSON: toolsJSON, toolChoice: choice,
                                 toolChoiceJSON: choiceJSON, parallelToolCalls: parallel, sampling: sampling, maxOutputTokens: maxOutput,
                                 schema: schema, textJSON: textJSON, metadata: metadata.isNull ? .object([:]) : metadata,
                                 temperature: sampling.temperature, topP: sampling.topP)
+        request.builtinTools = builtinTools
+        return request
     }
 
     // MARK: - input

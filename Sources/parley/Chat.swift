@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ParleyCore
+import ParleyMCP
 import ParleyRuntime
 
 /// `parley chat`: text in, text out.
@@ -38,6 +39,7 @@ struct Chat: AsyncParsableCommand {
 
     @OptionGroup var common: CommonOptions
     @OptionGroup var model: ModelSelection
+    @OptionGroup var mcp: MCPOptions
 
     func validate() throws {
         guard maxTokens > 0 else { throw ValidationError("--max-tokens must be at least 1.") }
@@ -51,8 +53,9 @@ struct Chat: AsyncParsableCommand {
         common.bootstrapLogging()
         do {
             let declared = try tools.map(Self.readTools) ?? []
-            let runtime = try await common.runtime(smallModel: model.smallModel)
-            let builtIns = noBuiltinTools ? try ToolBox() : try BuiltInTools.toolbox(store: try? await runtime.store(), owner: .local, embedder: runtime.onDeviceEmbedder(warn: false))
+            let hub = try await mcp.connect()
+            let runtime = try await common.runtime(smallModel: model.smallModel, tools: hub?.runtimeTools ?? [])
+            let builtIns = try await runtime.toolbox(owner: .local, builtIns: !noBuiltinTools, warn: false)
             let choice = try Self.choice(toolChoice, among: ToolBox.merged(declared, builtIns.definitions))
             let llm = try await runtime.languageModel(model.selection)
             try await ensureReady([llm])
@@ -136,13 +139,19 @@ struct Chat: AsyncParsableCommand {
 /// `parley tools`: the built-in tools the model may call.
 struct Tools: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List the built-in tools the assistant may call (on in talk, chat, the server's conversations and the page).")
+        abstract: "List the built-in tools the assistant may call (on in talk, chat, the server's conversations and the page), and with --mcp those of MCP servers.")
 
     @Flag(help: "Print the tools as JSON, in OpenAI's tool format.")
     var json = false
 
+    @OptionGroup var mcp: MCPOptions
+
     func run() async throws {
-        let definitions = BuiltInTools.definitions()
+        if mcp.configuration != nil { CommonOptions.bootstrapWarnings() }
+        let hub: MCPToolHub?
+        do { hub = try await mcp.connect() } catch { throw fail(error) }
+        let definitions = BuiltInTools.definitions() + (hub?.runtimeTools.map(\.definition) ?? [])
+        await hub?.close()
         if json {
             let items: [JSONValue] = definitions.map { tool in
                 ["type": "function", "function": ["name": .string(tool.name), "description": .string(tool.description ?? ""),

@@ -11,7 +11,7 @@ struct Parley: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "parley",
         abstract: "A voice-first assistant engine that works offline.",
-        subcommands: [Talk.self, Transcribe.self, Speak.self, Chat.self, Tools.self, Ask.self, Materials.self, Google.self, Assignments.self, Generate.self, Extract.self, Summarize.self, Simplify.self, Breakdown.self, MindMapCommand.self, Compare.self, Serve.self, History.self, StoreCommand.self, Models.self, Doctor.self, Bench.self]
+        subcommands: [Talk.self, Transcribe.self, Speak.self, Chat.self, Tools.self, Ask.self, Materials.self, Google.self, Assignments.self, Generate.self, Extract.self, Summarize.self, Simplify.self, Breakdown.self, MindMapCommand.self, Compare.self, Serve.self, MCPCommand.self, History.self, StoreCommand.self, Models.self, Doctor.self, Bench.self]
     )
 }
 
@@ -38,7 +38,15 @@ struct CommonOptions: ParsableArguments {
 
     /// Sets up logging to stderr: warnings by default, everything with --verbose.
     func bootstrapLogging() {
-        let level: Logger.Level = verbose ? .debug : .warning
+        Self.bootstrap(level: verbose ? .debug : .warning)
+    }
+
+    /// Sets up logging of warnings to stderr, for a command without the common options.
+    static func bootstrapWarnings() {
+        bootstrap(level: .warning)
+    }
+
+    private static func bootstrap(level: Logger.Level) {
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
@@ -51,9 +59,10 @@ struct CommonOptions: ParsableArguments {
     }
 
     /// The runtime these options describe, on the settings (environment, then the settings file).
-    func runtime(smallModel: String? = nil, database: String? = nil) async throws -> Runtime<ContinuousClock> {
+    /// `tools` are offered by every face beside the built-ins (an MCP server's).
+    func runtime(smallModel: String? = nil, database: String? = nil, tools: [Tool] = []) async throws -> Runtime<ContinuousClock> {
         Runtime(settings: try await RuntimeSettings.load(), options: RuntimeOptions(
-            engines: overrides, smallModel: smallModel, database: database.map { URL(fileURLWithPath: $0) }))
+            engines: overrides, smallModel: smallModel, database: database.map { URL(fileURLWithPath: $0) }, tools: tools))
     }
 }
 

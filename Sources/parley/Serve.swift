@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import ParleyMCP
 import ParleyRuntime
 import ParleyServer
 import ServiceLifecycle
@@ -52,10 +53,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The SQLite conversation database (default: parley.sqlite in the data directory; unused with PARLEY_DATABASE_URL).")
     var database: String?
 
-    @Flag(name: .customLong("no-builtin-tools"), help: "Leave out the built-in tools (materials search, assignments, date and time) in realtime sessions and the page, and refuse them in chat completions.")
+    @Flag(name: .customLong("no-builtin-tools"), help: "Leave out the built-in tools (materials search, assignments, date and time) and those of --mcp servers in realtime sessions and the page, and refuse them in chat completions.")
     var noBuiltinTools = false
 
     @OptionGroup var common: CommonOptions
+    @OptionGroup var mcp: MCPOptions
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
@@ -68,8 +70,10 @@ struct Serve: AsyncParsableCommand {
         bootstrapLogging()
         let logger = Logger(label: "parley.server")
         let server: ParleyServer
+        let hub: MCPToolHub?
         do {
-            let runtime = try await common.runtime(smallModel: smallModel, database: database)
+            hub = try await mcp.connect()
+            let runtime = try await common.runtime(smallModel: smallModel, database: database, tools: hub?.runtimeTools ?? [])
             let configuration = ServerConfiguration(
                 host: host, port: port, apiKeys: ServerConfiguration.apiKeys(from: runtime.settings),
                 adminKeys: ServerConfiguration.adminKeys(from: runtime.settings),
@@ -93,8 +97,10 @@ struct Serve: AsyncParsableCommand {
         do {
             try await ServiceGroup(configuration: group).run()
         } catch {
+            await hub?.close()
             throw fail(error)
         }
+        await hub?.close()
     }
 
     /// Logs to stderr: server notices and warnings by default (never a request's headers),

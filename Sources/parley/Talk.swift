@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ParleyCore
 import ParleyLocal
+import ParleyMCP
 import ParleyRuntime
 import ParleyStore
 
@@ -80,6 +81,7 @@ struct Talk: AsyncParsableCommand {
 
     @OptionGroup var common: CommonOptions
     @OptionGroup var model: ModelSelection
+    @OptionGroup var mcp: MCPOptions
 
     func validate() throws {
         if let maxTokens, maxTokens <= 0 { throw ValidationError("--max-tokens must be at least 1.") }
@@ -109,7 +111,8 @@ struct Talk: AsyncParsableCommand {
             // Read and check the input before loading anything, so bad input fails at once.
             let recording = live ? nil : try readAudio(input)
             let attachments = try images.map { path throws(ImageError) in try ImageAttachment.read(path: path) }
-            let runtime = try await common.runtime(smallModel: model.smallModel, database: database)
+            let hub = try await mcp.connect()
+            let runtime = try await common.runtime(smallModel: model.smallModel, database: database, tools: hub?.runtimeTools ?? [])
             let paced = realtime || live
             let interval = partialInterval ?? (paced ? 1.0 : 0)
             var options = ConversationOptions(
@@ -119,7 +122,7 @@ struct Talk: AsyncParsableCommand {
             options.shortSilence = noTurnPrediction ? nil : predictTurnEnd ?? (paced ? min(Self.defaultShortSilence, endSilence) : nil)
             options.startsReplyEarly = !noEarlyReply
             options.prefillsPrompt = !noPrefill
-            if !noTools { options.tools = try BuiltInTools.toolbox(store: try? await runtime.store(), owner: .local, embedder: runtime.onDeviceEmbedder(warn: false)) }
+            if !noTools { options.tools = try await runtime.toolbox(owner: .local, warn: false) }
             let speaker = RecordingOutput(clock: ContinuousClock(), realtime: paced)
             let made = try await runtime.makeConversation(options: options, thread: thread, output: speaker)
             conversationMade = made

@@ -30,14 +30,14 @@ struct TestServer: Sendable {
     /// With `gracefulShutdown`, the server runs in a service group, and
     /// ``shutDownGracefully()`` shuts it down as a signal would.
     static func start(settings: [String: String] = [:], catalog: ProviderCatalog = .standard, logger: Logger? = nil,
-                      gracefulShutdown: Bool = false,
+                      gracefulShutdown: Bool = false, tools: [Tool] = [],
                       configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
         let database = FileManager.default.temporaryDirectory.appendingPathComponent("parley-server-\(UUID())/parley.sqlite")
         let environment = ProcessInfo.processInfo.environment.filter { !RuntimeSettings.names.contains($0.key) }
         // The suite's language model is the fast preset (SmolLM2), whatever the machine would pick.
         let model = ["PARLEY_LLM_MODEL": ProcessInfo.processInfo.environment["PARLEY_LLM_MODEL"] ?? "smollm2-135m"]
         let values = environment.merging(model) { $1 }.merging(settings) { $1 }.merging(["PARLEY_DATABASE": database.path]) { $1 }
-        let runtime = Runtime(settings: RuntimeSettings(values: values), catalog: catalog)
+        let runtime = Runtime(settings: RuntimeSettings(values: values), options: RuntimeOptions(tools: tools), catalog: catalog)
         var configuration = ServerConfiguration(port: 0, apiKeys: ServerConfiguration.apiKeys(from: runtime.settings), probeInterval: nil)
         configure(&configuration)
         let (ports, portSink) = AsyncStream.makeStream(of: Int.self)

@@ -509,8 +509,7 @@ actor RealtimeConnection {
         options.toolChoice = settings.toolChoice
         if settings.builtinTools, environment.configuration.builtinTools {
             // The client's own tool of the same name wins: its calls go to the client.
-            var builtIns = try BuiltInTools.toolbox(store: try? await environment.store(), owner: options.owner,
-                                                  embedder: environment.runtime.onDeviceEmbedder())
+            var builtIns = try await environment.runtime.toolbox(owner: options.owner)
             for tool in settings.tools { builtIns.remove(named: tool.name) }
             options.tools = builtIns.isEmpty ? nil : builtIns
         }
