@@ -172,3 +172,66 @@ extension [ConversationUpdate] {
         compactMap { if case .audioLevel(let level) = $0 { level } else { nil } }
     }
 }
+
+/// An output whose first reply plays until it is paused and resumed (or stopped): a reply the
+/// user speaks over is still playing. Counts pauses and resumes; stopped, it reports
+/// `heardOnStop` seconds.
+actor PausingOutput: AudioOutput {
+    private let heardOnStop: Double
+    private var reply = 0
+    private var queued = 0.0
+    private var released = false
+    private var waiter: CheckedContinuation<Void, Never>?
+    private(set) var holding = false
+    private(set) var pauses = 0
+    private(set) var resumes = 0
+
+    init(heardOnStop: Double) {
+        self.heardOnStop = heardOnStop
+    }
+
+    func beginReply() {
+        reply += 1
+        queued = 0
+    }
+
+    func play(_ chunk: AudioBuffer) { queued += chunk.duration }
+
+    func stop() -> Double {
+        release()
+        return min(heardOnStop, queued)
+    }
+
+    func finish() async -> Double {
+        guard reply == 1, !released else { return queued }
+        holding = true
+        // The reply's task is cancelled when it is cut short: the wait ends with it.
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                if released || Task.isCancelled { continuation.resume() } else { waiter = continuation }
+            }
+        } onCancel: {
+            Task { await self.release() }
+        }
+        holding = false
+        return queued
+    }
+
+    func pause() { pauses += 1 }
+
+    func resume() {
+        resumes += 1
+        release()
+    }
+
+    private func release() {
+        released = true
+        waiter?.resume()
+        waiter = nil
+    }
+
+    /// Waits (yielding) until the first reply is playing.
+    func waitUntilHolding() async {
+        while !holding { await Task.yield() }
+    }
+}
