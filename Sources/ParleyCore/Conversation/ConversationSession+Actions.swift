@@ -45,6 +45,8 @@ extension ConversationSession {
     }
 
     private func report(_ transition: Machine.Transition) {
+        // Told before the state leaves `paused`, so that a follower drops the speech first.
+        if transition.action == .resumeReply { broadcast(.replyResumed) }
         guard transition.changedState else { return }
         logger.debug("conversation: \(transition.from) → \(transition.to)")
         if case .error = transition.from { failure = nil }
@@ -119,9 +121,11 @@ extension ConversationSession {
         case .interruptReply(let cut):
             logger.info("conversation: the speech over the reply is an interruption: it is cut")
             try await cutReply(cut)
+            broadcast(.replyInterrupted)
         case .interruptAndReply(let cut, let text):
             logger.info("conversation: the speech over the reply is an interruption: it is cut")
             try await cutReply(cut)
+            broadcast(.replyInterrupted)
             try await saveUserTurnAndReply(text, cue)
         case .transcribe:
             try await transcribe(cue)

@@ -72,6 +72,13 @@ actor RealtimeConnection {
     private var lastEvent = 0
     /// The user message being spoken or transcribed.
     private var userItem: String?
+    /// Speech over a paused response, held back until it proves an interruption: whether there
+    /// is such speech, when it stopped (its commit not yet sent) and its final transcript.
+    private var speechOverResponse = false
+    /// The conversation's state as last reported.
+    private var lastState: ConversationState = .idle
+    private var heldStop: Double?
+    private var heldTranscript: String?
     private var awaitingTranscript = false
     private var partial = ""
     /// The last item of the conversation (`previous_item_id`).
@@ -519,6 +526,8 @@ actor RealtimeConnection {
             return await self.reviewTranscript(heard)  // nil drops the turn
         }
         options.startsListening = false
+        options.allowsBargeIn = settings.interruptsResponse
+        options.interruption = settings.interruption
         switch settings.turnDetection {
         case .serverVAD(let silence):
             options.endSilence = silence
@@ -585,8 +594,9 @@ actor RealtimeConnection {
         }
         switch update {
         case .speechStarted(let at):
-            // A reply cut before it was heard has no turn of its own: it ends here.
-            if response != nil { finishResponse(status: "cancelled") }
+            // A reply cut before it was heard has no turn of its own: it ends here. A paused
+            // one goes on until the speech proves an interruption.
+            if response != nil, !speechOverResponse { finishResponse(status: "cancelled") }
             let item = Self.id("item")
             userItem = item
             partial = ""
@@ -595,12 +605,35 @@ actor RealtimeConnection {
             let item = userItem ?? Self.id("item")
             userItem = item
             committing = false
-            awaitingTranscript = true
             send("input_audio_buffer.speech_stopped", ["audio_end_ms": Self.milliseconds(at), "item_id": .string(item)])
-            send("input_audio_buffer.committed", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item_id": .string(item)])
-            let spoken = Self.item(item, role: "user", status: "completed", content: [.object(["type": .string("input_audio"), "transcript": .null])])
-            send("conversation.item.added", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item": spoken])
-            lastItem = item
+            // Speech over a paused response is committed only once it proves an interruption.
+            guard !speechOverResponse else {
+                heldStop = at
+                return
+            }
+            commitUserItem(item)
+        case .replyResumed:
+            guard speechOverResponse else { return }
+            var fields: JSONObject = ["item_id": userItem.map(JSONValue.string) ?? .null,
+                                      "transcript": heldTranscript.map(JSONValue.string) ?? .null]
+            if let response { fields["response_id"] = .string(response.id) }
+            send("parley.response.resumed", fields)
+            endSpeechOverResponse()
+            userItem = nil
+            partial = ""
+        case .replyInterrupted:
+            guard speechOverResponse else { return }
+            // A reply cut before it was heard has no turn of its own: it ends here.
+            if response != nil { finishResponse(status: "cancelled") }
+            let stopped = heldStop, transcript = heldTranscript
+            endSpeechOverResponse()
+            if stopped != nil, let item = userItem {
+                commitUserItem(item)
+                if let transcript { transcribed(transcript) }
+            }
+            if lastState == .thinking, !admitReply() {
+                if let session = conversation?.session { Task { try? await session.cancel() } }
+            }
         case .partialTranscript(let text):
             guard let item = userItem else { return }
             let delta = text.hasPrefix(partial) ? String(text.dropFirst(partial.count)) : text
@@ -610,8 +643,28 @@ actor RealtimeConnection {
             send("conversation.item.input_audio_transcription.delta", ["item_id": .string(item), "content_index": .number(0), "delta": .string(delta),
                                                                        "parley": .object(["transcript": .string(text)])])
         case .finalTranscript(let text):
+            guard !speechOverResponse else {
+                heldTranscript = text
+                return
+            }
             transcribed(text)
         case .transition(let from, let to):
+            lastState = to
+            if to == .paused, !speechOverResponse {
+                speechOverResponse = true
+                heldStop = nil
+                heldTranscript = nil
+                send("parley.response.paused", response.map { ["response_id": .string($0.id)] } ?? [:])
+            }
+            if from == .paused, to == .listening, speechOverResponse {
+                // The reply ended (or was cancelled) while paused: the speech is a turn like any.
+                let stopped = heldStop, transcript = heldTranscript
+                endSpeechOverResponse()
+                if stopped != nil, let item = userItem {
+                    commitUserItem(item)
+                    if let transcript { transcribed(transcript) }
+                }
+            }
             if from == .thinking, awaitingTranscript, to == .listening || to == .armed {
                 transcribed("")  // speech in which no words were recognised: no turn
                 review.forgetEarlyDecision()
@@ -621,7 +674,9 @@ actor RealtimeConnection {
                 answeredByCommit = false
                 sendError(RealtimeProtocolError(code: "input_audio_buffer_commit_empty", message: "No speech was found in the committed audio: nothing to answer."), eventID: nil)
             }
-            if to == .thinking, from != .speaking, !admitReply() {
+            // A paused reply that goes on is no new reply; one that is cut is admitted with
+            // `replyInterrupted`.
+            if to == .thinking, from != .speaking, from != .paused, !admitReply() {
                 // Over the key's limit: this reply is not written (the error says when to retry).
                 if let session = conversation?.session { Task { try? await session.cancel() } }
             }
@@ -643,6 +698,21 @@ actor RealtimeConnection {
         case .rejected, .audioLevel:
             break
         }
+    }
+
+    /// Tells the client the user's speech is committed as item `item`.
+    private func commitUserItem(_ item: String) {
+        awaitingTranscript = true
+        send("input_audio_buffer.committed", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item_id": .string(item)])
+        let spoken = Self.item(item, role: "user", status: "completed", content: [.object(["type": .string("input_audio"), "transcript": .null])])
+        send("conversation.item.added", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item": spoken])
+        lastItem = item
+    }
+
+    private func endSpeechOverResponse() {
+        speechOverResponse = false
+        heldStop = nil
+        heldTranscript = nil
     }
 
     private func transcribed(_ text: String) {
