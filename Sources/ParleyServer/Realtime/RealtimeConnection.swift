@@ -601,6 +601,7 @@ actor RealtimeConnection {
             userItem = item
             partial = ""
             send("input_audio_buffer.speech_started", ["audio_start_ms": Self.milliseconds(at), "item_id": .string(item)])
+            if speechOverResponse { send("parley.response.paused", response.map { ["response_id": .string($0.id), "item_id": .string(item)] } ?? ["item_id": .string(item)]) }
         case .speechStopped(let at):
             let item = userItem ?? Self.id("item")
             userItem = item
@@ -654,7 +655,6 @@ actor RealtimeConnection {
                 speechOverResponse = true
                 heldStop = nil
                 heldTranscript = nil
-                send("parley.response.paused", response.map { ["response_id": .string($0.id)] } ?? [:])
             }
             if from == .paused, to == .listening, speechOverResponse {
                 // The reply ended (or was cancelled) while paused: the speech is a turn like any.
