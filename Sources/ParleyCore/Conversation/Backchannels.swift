@@ -3,7 +3,8 @@
 ///
 /// A transcript is a backchannel when its words, lowercased and without punctuation, are one
 /// or more of the listed phrases in a row ("yeah, yeah", "okay, right") — at most
-/// ``maximumWords`` words in all.
+/// ``maximumWords`` words in all. A hum, in any language, is one too: a word of only m, h and
+/// n sounds ("mm-mm", "mhm", "hmm-hmm"), however a transcriber spells it.
 public struct Backchannels: Sendable, Equatable {
     /// The phrases by language code ("en", "es", …), lowercased.
     public private(set) var phrases: [String: Set<String>]
@@ -38,6 +39,10 @@ public struct Backchannels: Sendable, Equatable {
         var covered = [Bool](repeating: false, count: words.count + 1)
         covered[words.count] = true
         for start in stride(from: words.count - 1, through: 0, by: -1) {
+            if covered[start + 1], Self.isHum(words[start]) {
+                covered[start] = true
+                continue
+            }
             for length in 1...max(1, min(longest, words.count - start)) where covered[start + length] {
                 if list.contains(words[start..<(start + length)].joined(separator: " ")) {
                     covered[start] = true
@@ -54,6 +59,11 @@ public struct Backchannels: Sendable, Equatable {
         text.lowercased().split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "-" || $0 == "'" || $0 == "’") })
             .map { $0.replacingApostrophes().trimmingHyphens() }
             .filter { !$0.isEmpty }
+    }
+
+    /// Whether `word` is a hum: only m, h and n, with an m in it ("mm-mm", "mhm", "hmm").
+    static func isHum(_ word: String) -> Bool {
+        word.contains("m") && word.allSatisfy { "mhn-".contains($0) }
     }
 
     private static func base(_ language: String) -> String {
