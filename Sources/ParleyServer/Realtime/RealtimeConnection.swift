@@ -623,15 +623,9 @@ actor RealtimeConnection {
             userItem = nil
             partial = ""
         case .replyInterrupted:
-            guard speechOverResponse else { return }
             // A reply cut before it was heard has no turn of its own: it ends here.
             if response != nil { finishResponse(status: "cancelled") }
-            let stopped = heldStop, transcript = heldTranscript
-            endSpeechOverResponse()
-            if stopped != nil, let item = userItem {
-                commitUserItem(item)
-                if let transcript { transcribed(transcript) }
-            }
+            releaseSpeechOverResponse()
             if lastState == .thinking, !admitReply() {
                 if let session = conversation?.session { Task { try? await session.cancel() } }
             }
@@ -656,14 +650,9 @@ actor RealtimeConnection {
                 heldStop = nil
                 heldTranscript = nil
             }
-            if from == .paused, to == .listening, speechOverResponse {
-                // The reply ended (or was cancelled) while paused: the speech is a turn like any.
-                let stopped = heldStop, transcript = heldTranscript
-                endSpeechOverResponse()
-                if stopped != nil, let item = userItem {
-                    commitUserItem(item)
-                    if let transcript { transcribed(transcript) }
-                }
+            if from == .paused, to == .listening {
+                // Cut, or ended (or cancelled) while paused: the speech is a turn like any.
+                releaseSpeechOverResponse()
             }
             if from == .thinking, awaitingTranscript, to == .listening || to == .armed {
                 transcribed("")  // speech in which no words were recognised: no turn
@@ -695,6 +684,8 @@ actor RealtimeConnection {
             ensureResponse()
             finishResponse(status: turn.interrupted ? "cancelled" : "completed", transcript: turn.reply, usage: turn.usage,
                            parley: Self.parleyJSON(turn, thread: thread), calls: turn.toolCalls)
+            // A response that ended (or was cut) after its pause: the speech over it is a turn.
+            if lastState != .paused { releaseSpeechOverResponse() }
         case .rejected, .audioLevel:
             break
         }
@@ -707,6 +698,17 @@ actor RealtimeConnection {
         let spoken = Self.item(item, role: "user", status: "completed", content: [.object(["type": .string("input_audio"), "transcript": .null])])
         send("conversation.item.added", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item": spoken])
         lastItem = item
+    }
+
+    /// The speech over the response is a turn after all: what was held of it is told.
+    private func releaseSpeechOverResponse() {
+        guard speechOverResponse else { return }
+        let stopped = heldStop, transcript = heldTranscript
+        endSpeechOverResponse()
+        if stopped != nil, let item = userItem {
+            commitUserItem(item)
+            if let transcript { transcribed(transcript) }
+        }
     }
 
     private func endSpeechOverResponse() {
