@@ -43,6 +43,34 @@ struct RealtimeInterruptionTests {
         #expect(messages.last?.interrupted == false)
     }
 
+    @Test("with create_response false, words that cut a paused response are sent for review, and answered once sent")
+    func reviewedInterruption() async throws {
+        let sentence = "This sentence is one of a few in an answer. "
+        let model = ScriptedLanguageModel(replies: [Array(repeating: sentence, count: 5), ["Something else, then."]])
+        let server = try await TestServer.scripted(model: model, transcripts: ["hello there", "Tell me something else."])
+        defer { server.stop() }
+        let question = try RealtimeTests.question()
+        try await RealtimeTestClient.with(server) { client in
+            try await client.send(["type": "session.update", "session": ["audio": ["input": ["turn_detection": [
+                "type": "server_vad", "silence_duration_ms": 600, "create_response": false]]]]])
+            try await client.next("session.updated")
+            try await client.append(question.followed(bySilence: 1.5))
+            try await client.next("conversation.item.input_audio_transcription.completed")
+            try await client.send(["type": "response.create"])
+            try await client.next("response.output_audio.delta")
+            try await client.append(question.followed(bySilence: 1.5))
+            try await client.next("parley.response.paused")
+            let heard = try await client.next("conversation.item.input_audio_transcription.completed")
+            #expect(heard["transcript"] as? String == "Tell me something else.")
+            try await client.send(["type": "response.create"])
+            let cut = try await client.next("response.done")
+            #expect((cut["response"] as? [String: Any])?["status"] as? String == "cancelled")
+            let answered = try await client.next("response.done")
+            #expect((answered["response"] as? [String: Any])?["status"] as? String == "completed")
+            #expect(!(await client.types()).contains("parley.response.resumed"))
+        }
+    }
+
     @Test("interrupt_response, min_interruption_ms and backchannels are set, reported, and checked")
     func settings() async throws {
         let server = try await TestServer.scripted()

@@ -377,7 +377,7 @@ actor RealtimeConnection {
             }
         case .cancelResponse:
             let state = await conversation?.session.state
-            guard let session = conversation?.session, response != nil || state == .thinking || state == .speaking else {
+            guard let session = conversation?.session, response != nil || state == .thinking || state == .speaking || state == .paused else {
                 throw RealtimeProtocolError(code: "response_cancel_not_active", message: "There is no response in progress to cancel.")
             }
             try? await session.cancel()
@@ -638,11 +638,18 @@ actor RealtimeConnection {
             send("conversation.item.input_audio_transcription.delta", ["item_id": .string(item), "content_index": .number(0), "delta": .string(delta),
                                                                        "parley": .object(["transcript": .string(text)])])
         case .finalTranscript(let text):
-            guard !speechOverResponse else {
-                heldTranscript = text
+            guard speechOverResponse else {
+                transcribed(text)
                 return
             }
-            transcribed(text)
+            heldTranscript = text
+            // Speech over a response is transcribed only when it lasted long enough to cut it;
+            // words that will cut it and await the client's review are told now, or the review
+            // would wait for a transcript the client never saw.
+            if !settings.answersTurns, let rules = settings.interruption,
+               !rules.backchannels.contains(text, language: settings.transcription?.language) {
+                releaseSpeechOverResponse()
+            }
         case .transition(let from, let to):
             lastState = to
             if to == .paused, !speechOverResponse {
