@@ -48,9 +48,9 @@ public actor PausingOutput: AudioOutput {
         return queued
     }
 
-    public func pause() { pauses += 1 }
+    public func pause() async { pauses += 1 }
 
-    public func resume() {
+    public func resume() async {
         resumes += 1
         release()
     }

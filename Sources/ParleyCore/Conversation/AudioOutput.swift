@@ -23,7 +23,8 @@ public protocol AudioOutput: Sendable {
 
 extension AudioOutput {
     /// An output that cannot pause plays on: the reply is still heard while it is held, and
-    /// is cut or finished as usual.
+    /// is cut or finished as usual. (An output that can declares its own `pause() async`: a
+    /// synchronous one would lose to this default when called on the concrete type.)
     public func pause() async {}
     /// An output that cannot pause has nothing to resume.
     public func resume() async {}
@@ -88,12 +89,12 @@ public actor RecordingOutput<C: Clock>: AudioOutput where C.Instant.Duration == 
 
     /// Holds playback where it is (in real time; a recording read at full speed has nothing to
     /// hold: its replies count as played when queued).
-    public func pause() {
+    public func pause() async {
         guard realtime else { return }
         timeline.pause(at: clock.now)
     }
 
-    public func resume() {
+    public func resume() async {
         timeline.resume(at: clock.now)
         wakeWaiters()
     }

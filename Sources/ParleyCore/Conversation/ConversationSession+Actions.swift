@@ -375,8 +375,10 @@ extension ConversationSession {
     /// How long the open utterance's speech has lasted, its padding left out.
     private func voicedSpeech() -> Duration? {
         guard let segment = detector?.openSegment else { return nil }
+        // The segment has padding at both ends (less at the start of the audio, which a reply
+        // never overlaps).
         let padding = Int(configuration.segmentation.padding * Double(vad.sampleRate))
-        let voiced = max(0, segment.end - padding - max(0, segment.start + (segment.start > 0 ? padding : 0)))
+        let voiced = max(0, segment.end - segment.start - 2 * padding)
         return .seconds(Double(voiced) / Double(vad.sampleRate))
     }
 

@@ -61,7 +61,7 @@ actor RealtimeOutput: AudioOutput {
         return timeline.queued
     }
 
-    func pause() {
+    func pause() async {
         timeline.pause(at: .now)
     }
 
