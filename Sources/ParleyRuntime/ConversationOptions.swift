@@ -67,6 +67,15 @@ public struct ConversationOptions: Sendable {
     public var speechPadding: Double?
     /// The language and the words that bias recognition, for every transcript.
     public var transcription: TranscriptionOptions?
+    /// Whether the user's speech may interrupt a reply at all (full duplex); when not, speech
+    /// during a reply is ignored.
+    public var allowsBargeIn = true
+    /// How speech over a reply is told from an interruption that is meant: the reply pauses,
+    /// and is cut only by words that are no backchannel in speech that lasts
+    /// ``InterruptionRules/minimumSpeech``; otherwise it resumes and nothing is saved. The
+    /// backchannels are those of ``transcription``'s language unless the rules name one.
+    /// `nil`: the first speech cuts the reply.
+    public var interruption: InterruptionRules? = InterruptionRules()
 
     /// The reply length of a new spoken conversation, in tokens.
     public static let defaultMaxTokens = 128

@@ -103,6 +103,12 @@ extension Runtime {
         if let padding = options.speechPadding { configuration.segmentation.padding = padding }
         if let transcription = options.transcription { configuration.transcription = transcription }
         configuration.duplex = options.duplex
+        configuration.rules.allowsBargeIn = options.allowsBargeIn
+        configuration.rules.interruption = options.interruption.map { rules in
+            var rules = rules
+            if rules.language == nil { rules.language = options.transcription?.language }
+            return rules
+        }
         configuration.partialInterval = options.partialInterval.flatMap { $0 > 0 ? $0 : nil }
         configuration.startsListening = options.startsListening
         configuration.reviewTranscript = options.reviewTranscript

@@ -16,7 +16,8 @@ struct Talk: AsyncParsableCommand {
             saved (parley history shows them). Heard in real time, a turn whose words sound complete ends sooner \
             (--predict-turn-end, 0.5 s), and the reply starts during the pause. With --realtime, or with --input - (raw 16-bit mono PCM, e.g. \
             `arecord -f S16_LE -r 16000 -c 1 -t raw | parley talk --input -`), audio arrives in real time and speech \
-            during a reply interrupts it; the saved reply is what was heard.
+            during a reply pauses it: words that last --min-interruption and are no backchannel ("mm-hmm", "yeah", \
+            "okay") cut it, and the saved reply is what was heard; anything else resumes it, and is not saved.
             """)
 
     @Option(name: .shortAndLong, help: "The WAV file with the spoken question(s), or - for raw PCM on standard input.")
@@ -76,6 +77,15 @@ struct Talk: AsyncParsableCommand {
     @Flag(name: .customLong("no-tools"), help: "Offer the model none of the built-in tools (parley tools): no search of your materials, assignments or the date.")
     var noTools = false
 
+    @Option(name: .customLong("min-interruption"), help: "Seconds of speech over a reply that may cut it (shorter speech resumes it).")
+    var minInterruption: Double = 0.4
+
+    @Option(name: .customLong("backchannels"), help: "Comma-separated words that never cut a reply, replacing the built-in English, Spanish, German and French lists (e.g. \"mm-hmm,yeah,okay\").")
+    var backchannels: String?
+
+    @Flag(name: .customLong("interrupt-at-once"), help: "Cut a reply on the first speech over it, without pausing it to hear whether the words are meant.")
+    var interruptAtOnce = false
+
     @Option(name: .customLong("image"), help: "An image (PNG, JPEG, WebP) that goes with the first spoken question (repeat for several).")
     var images: [String] = []
 
@@ -96,10 +106,26 @@ struct Talk: AsyncParsableCommand {
         if noTurnPrediction, noEarlyReply { throw ValidationError("--no-early-reply has no effect with --no-turn-prediction: leave one out.") }
         if noSave, thread != nil { throw ValidationError("--thread continues a saved conversation; it cannot be used with --no-save.") }
         try validateOutput(output)
+        guard (0...5).contains(minInterruption) else { throw ValidationError("--min-interruption must be between 0 and 5 seconds.") }
+        if interruptAtOnce, backchannels != nil { throw ValidationError("--backchannels has no effect with --interrupt-at-once: leave one out.") }
+        if let backchannels, Self.phrases(backchannels).isEmpty { throw ValidationError("--backchannels needs at least one word, such as \"mm-hmm,yeah\".") }
         if noSave, keepAudio { throw ValidationError("--keep-audio keeps audio with a saved conversation; it cannot be used with --no-save.") }
     }
 
     private var live: Bool { input == "-" }
+
+    /// The phrases of a comma-separated list.
+    static func phrases(_ list: String) -> [String] {
+        list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// How speech over a reply is told from an interruption, as the flags say.
+    var interruption: InterruptionRules? {
+        guard !interruptAtOnce else { return nil }
+        var rules = InterruptionRules(minimumSpeech: .seconds(minInterruption))
+        if let backchannels { rules.backchannels = Backchannels(phrases: ["*": Self.phrases(backchannels)]) }
+        return rules
+    }
 
     /// The silence after which complete words end a turn, for input that arrives in real time.
     static let defaultShortSilence = 0.5
@@ -121,6 +147,7 @@ struct Talk: AsyncParsableCommand {
                 duplex: paced ? .full : .half, saves: !noSave, keepsAudio: keepAudio)
             options.shortSilence = noTurnPrediction ? nil : predictTurnEnd ?? (paced ? min(Self.defaultShortSilence, endSilence) : nil)
             options.startsReplyEarly = !noEarlyReply
+            options.interruption = interruption
             options.prefillsPrompt = !noPrefill
             if !noTools { options.tools = try await runtime.toolbox(owner: .local, warn: false) }
             let speaker = RecordingOutput(clock: ContinuousClock(), realtime: paced)

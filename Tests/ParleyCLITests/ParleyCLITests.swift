@@ -92,6 +92,17 @@ struct ParleyCLITests {
         WAV.encode(AudioBuffer(samples: [Float](repeating: 0, count: Int(seconds * 16_000)), sampleRate: 16_000))
     }
 
+    @Test("talk: the interruption flags are checked before anything loads", arguments: [
+        (["--min-interruption", "9"], "--min-interruption must be between 0 and 5 seconds."),
+        (["--backchannels", " , "], "--backchannels needs at least one word"),
+        (["--interrupt-at-once", "--backchannels", "yeah"], "--backchannels has no effect with --interrupt-at-once"),
+    ])
+    func interruptionFlags(_ flags: [String], _ message: String) async throws {
+        let result = try await CLI.run(["talk", "--input", "-"] + flags)
+        #expect(result.status != 0)
+        #expect(result.stderr.contains(message), "stderr: \(result.stderr)")
+    }
+
     @Test("talk: a missing file")
     func missingFile() async throws {
         expectCleanFailure(try await CLI.run(["talk", "--input", "/nonexistent/question.wav"]), mentioning: "No such file: /nonexistent/question.wav")

@@ -107,10 +107,13 @@ struct RealtimeTests {
             try await client.next("response.output_audio.delta")
             try await Task.sleep(for: .milliseconds(800))
             try await client.append(question.followed(bySilence: 1.5))
+            // The reply pauses while the user speaks, and is cut once the words prove meant.
+            try await client.next("input_audio_buffer.speech_started")
+            try await client.next("parley.response.paused")
             let done = try await client.next("response.done")
             let response = done["response"] as? [String: Any]
             #expect(response?["status"] as? String == "cancelled")
-            try await client.next("input_audio_buffer.speech_started")
+            try await client.next("input_audio_buffer.committed")
             // The second question is answered in full.
             let second = try await client.next("response.done")
             #expect((second["response"] as? [String: Any])?["status"] as? String == "completed")

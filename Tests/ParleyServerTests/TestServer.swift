@@ -68,18 +68,21 @@ struct TestServer: Sendable {
 
     /// A server whose providers are test doubles: for the tests of the HTTP layer.
     static func scripted(model: ScriptedLanguageModel = ScriptedLanguageModel(replies: [["Paris", " is the capital."]]),
-                         settings: [String: String] = [:], logger: Logger? = nil,
+                         transcripts: [String]? = nil, settings: [String: String] = [:], logger: Logger? = nil,
                          configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
-        try await start(settings: settings, catalog: scriptedCatalog(model: model), logger: logger, configure: configure)
+        try await start(settings: settings, catalog: scriptedCatalog(model: model, transcripts: transcripts), logger: logger, configure: configure)
     }
 
-    /// The test doubles' catalog: a scripted model, "hello there" for any speech, tones for speech.
-    static func scriptedCatalog(model: ScriptedLanguageModel = ScriptedLanguageModel(replies: [["Paris", " is the capital."]])) -> ProviderCatalog {
-        ProviderCatalog(entries: [
+    /// The test doubles' catalog: a scripted model, "hello there" for any speech (or
+    /// `transcripts` in turn, from one transcriber), tones for speech.
+    static func scriptedCatalog(model: ScriptedLanguageModel = ScriptedLanguageModel(replies: [["Paris", " is the capital."]]),
+                                transcripts: [String]? = nil) -> ProviderCatalog {
+        let shared = transcripts.map { ScriptedSpeechToText(transcripts: $0) }
+        return ProviderCatalog(entries: [
             ProviderEntry(capability: .languageModel, name: "local", placement: .onDevice, remedy: "none",
                           factory: .languageModel { _ in model }),
             ProviderEntry(capability: .speechToText, name: "local", placement: .onDevice, remedy: "none",
-                          factory: .speechToText { _ in ScriptedSpeechToText(transcripts: ["hello there"]) }),
+                          factory: .speechToText { _ in shared ?? ScriptedSpeechToText(transcripts: ["hello there"]) }),
             ProviderEntry(capability: .textToSpeech, name: "local", placement: .onDevice, remedy: "none",
                           factory: .textToSpeech { _ in ToneTextToSpeech() }),
         ])

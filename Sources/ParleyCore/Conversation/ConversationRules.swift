@@ -10,10 +10,14 @@ public struct ConversationRules: Sendable, Equatable {
     /// Whether the conversation listens again after each reply (a conversation loop) or
     /// returns to armed (push-to-talk).
     public var continuous: Bool
+    /// With barge-in: how speech over a reply is told from an interruption that is meant (the
+    /// reply pauses, then resumes or is cut); `nil` cuts the reply on the first speech.
+    public var interruption: InterruptionRules?
 
     /// Creates rules; the defaults suit a hands-free conversation loop.
     public init(requiredGates: Set<ConversationGate> = Set(ConversationGate.allCases), listenTimeout: Duration? = nil,
-                allowsBargeIn: Bool = true, continuous: Bool = true) {
+                allowsBargeIn: Bool = true, continuous: Bool = true, interruption: InterruptionRules? = nil) {
+        self.interruption = interruption
         self.requiredGates = requiredGates
         self.listenTimeout = listenTimeout
         self.allowsBargeIn = allowsBargeIn

@@ -45,6 +45,8 @@ extension ConversationSession {
     }
 
     private func report(_ transition: Machine.Transition) {
+        // Told before the state leaves `paused`, so that a follower drops the speech first.
+        if transition.action == .resumeReply { broadcast(.replyResumed) }
         guard transition.changedState else { return }
         logger.debug("conversation: \(transition.from) → \(transition.to)")
         if case .error = transition.from { failure = nil }
@@ -107,6 +109,24 @@ extension ConversationSession {
             cancelListenTimeout()
             try await cutReply(cut)
             await beginUtterance(cue)
+        case .pauseReply:
+            cancelListenTimeout()
+            await output.pause()
+            logger.debug("conversation: the user speaks over the reply: it is paused")
+            await beginUtterance(cue)
+        case .resumeReply:
+            dropUtteranceOverReply()
+            logger.info("conversation: the speech over the reply was no interruption: it resumes")
+            await output.resume()
+        case .interruptReply(let cut):
+            logger.info("conversation: the speech over the reply is an interruption: it is cut")
+            try await cutReply(cut)
+            broadcast(.replyInterrupted)
+        case .interruptAndReply(let cut, let text):
+            logger.info("conversation: the speech over the reply is an interruption: it is cut")
+            try await cutReply(cut)
+            broadcast(.replyInterrupted)
+            try await saveUserTurnAndReply(text, cue)
         case .transcribe:
             try await transcribe(cue)
         case .discardUtterance(let deadline):
@@ -127,19 +147,12 @@ extension ConversationSession {
             holdKeptSpeech()
             if let deadline { scheduleListenTimeout(deadline) }
         case .saveUserTurnAndReply(let text):
-            cancelListenTimeout()
-            kept.clear()
-            holdKeptSpeech()
-            replies += 1
-            try await saveUserTurn(text, cue, reply: replies)
-            startReply(replies)
-            if configuration.duplex == .half, let task = reply?.task {
-                await task.value
-                if let failure { throw failure }
-            }
+            try await saveUserTurnAndReply(text, cue)
         case .startPlayback:
             reply?.playing = true
             await output.beginReply()
+            // A reply that starts while paused starts held.
+            if machine.state == .paused { await output.pause() }
         case .finishReply(let deadline):
             let (played, id) = if case .played(let seconds, let id) = cue { (seconds, id) } else { (0.0, replies) }
             if reply?.id == id { reply = nil }
@@ -165,6 +178,34 @@ extension ConversationSession {
             kept.clear()
             if let cut { try await cutReply(cut) }
         }
+    }
+
+    /// Persists the user's turn and starts the reply to it.
+    private func saveUserTurnAndReply(_ text: String, _ cue: Cue) async throws {
+        cancelListenTimeout()
+        kept.clear()
+        holdKeptSpeech()
+        replies += 1
+        try await saveUserTurn(text, cue, reply: replies)
+        startReply(replies)
+        if configuration.duplex == .half, let task = reply?.task {
+            await task.value
+            if let failure { throw failure }
+        }
+    }
+
+    /// Forgets the speech over a paused reply: nothing of it is transcribed, kept or answered.
+    private func dropUtteranceOverReply() {
+        windowedPartial?.cancel()
+        windowedPartial = nil
+        checkPauseScoring(ended: true)
+        discardSpeculation(because: "the speech over the reply was no interruption")
+        stopPrefill()
+        transcriber.discard()
+        turnScore = nil
+        preheard = nil
+        kept.clear()
+        holdKeptSpeech()
     }
 
     // MARK: - Listening
@@ -197,11 +238,23 @@ extension ConversationSession {
                 let endpoint = clock.now
                 try await apply(.speechEnded(at: endpoint), .speechEnd(segment, at: endpoint))
             case nil:
+                if machine.state == .paused, machine.userIsSpeaking, let lasted = voicedSpeech() {
+                    try await apply(.speechLasted(lasted))
+                }
+                guard machine.state != .paused else {
+                    // Speech over a paused reply is no turn yet: its words are heard, not scored.
+                    guard let detector, let partial = transcriber.heard(scored, in: detector) else { break }
+                    windowedPartial = Task {
+                        let text = await partial.transcribe()
+                        await self.partialArrived(text, utterance: partial.utterance, windowed: true)
+                    }
+                    break
+                }
                 try await predictTurnEnd()
                 guard let detector, let partial = transcriber.heard(scored, in: detector) else { break }
                 windowedPartial = Task {
                     let text = await partial.transcribe()
-                    self.partialArrived(text, utterance: partial.utterance, windowed: true)
+                    await self.partialArrived(text, utterance: partial.utterance, windowed: true)
                 }
             }
         }
@@ -314,13 +367,32 @@ extension ConversationSession {
         transcriber.begin(at: from, live: live) { id, text in
             await self.partialArrived(text, utterance: id, windowed: false)
         }
-        // The conversation so far and the opening of the user's message.
-        prefillReply(upTo: "")
+        // The conversation so far and the opening of the user's message (not while a reply
+        // is paused: it may resume, and its model is busy).
+        if machine.state != .paused { prefillReply(upTo: "") }
     }
 
-    private func partialArrived(_ text: String, utterance id: Int, windowed: Bool) {
+    /// How long the open utterance's speech has lasted, its padding left out.
+    private func voicedSpeech() -> Duration? {
+        guard let segment = detector?.openSegment else { return nil }
+        // The segment has padding at both ends (less at the start of the audio, which a reply
+        // never overlaps).
+        let padding = Int(configuration.segmentation.padding * Double(vad.sampleRate))
+        let voiced = max(0, segment.end - segment.start - 2 * padding)
+        return .seconds(Double(voiced) / Double(vad.sampleRate))
+    }
+
+    private func partialArrived(_ text: String, utterance id: Int, windowed: Bool) async {
         guard let text = transcriber.partialArrived(text, utterance: id, windowed: windowed) else { return }
         broadcast(.partialTranscript(text))
+        if machine.state == .paused {
+            do {
+                try await apply(.partiallyTranscribed(text))
+            } catch {
+                await fail(error)
+            }
+            return
+        }
         let settled = Self.settledWords(of: text)
         if !settled.isEmpty { prefillReply(upTo: settled) }
     }

@@ -51,7 +51,11 @@ extension ConversationSession {
         if !heard.isEmpty { broadcast(.finalTranscript(heard)) }
         // The user may correct the transcript (or drop the turn) before it is sent.
         var sent = heard
-        if !heard.isEmpty, let review = configuration.reviewTranscript {
+        // Words over a reply that do not interrupt it are never reviewed: they are no turn.
+        let backchannel = machine.speechOverReply && configuration.rules.interruption.map {
+            $0.backchannels.contains(heard, language: $0.language)
+        } == true
+        if !heard.isEmpty, !backchannel, let review = configuration.reviewTranscript {
             sent = (await review(heard) ?? "").trimmingWhitespace()
         }
         // Stopped (or cut short) meanwhile: the transcript is no longer awaited.

@@ -1,6 +1,8 @@
 /// Where a voice conversation stands.
 ///
 /// `idle → armed → listening → thinking → speaking → listening …`, and `error` from anywhere.
+/// With ``ConversationRules/interruption``, speech over a reply pauses it (`paused`) until the
+/// speech is found to be a backchannel (back to `thinking` or `speaking`) or an interruption.
 /// While `listening`, the microphone is open and the VAD decides when the user has finished.
 public enum ConversationState: Sendable, Equatable, CustomStringConvertible {
     /// Nothing is open.
@@ -14,6 +16,9 @@ public enum ConversationState: Sendable, Equatable, CustomStringConvertible {
     case thinking
     /// The reply is being played.
     case speaking
+    /// The user spoke over the reply: it is held (playback paused) until the speech proves to
+    /// be an interruption (the reply is cut) or a backchannel or noise (it resumes).
+    case paused
     /// Something failed; `reset` returns to idle.
     case error(String)
 
@@ -24,6 +29,7 @@ public enum ConversationState: Sendable, Equatable, CustomStringConvertible {
         case .listening: return "listening"
         case .thinking: return "thinking"
         case .speaking: return "speaking"
+        case .paused: return "paused"
         case .error: return "error"
         }
     }

@@ -23,6 +23,13 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
         case speechStarted(at: Instant)
         /// The VAD heard the user stop (the configured silence has passed).
         case speechEnded(at: Instant)
+        /// The speech over a paused reply has lasted this long so far (voiced audio, as the VAD
+        /// measured it).
+        case speechLasted(Duration)
+        /// A partial transcript of the speech over a paused reply.
+        case partiallyTranscribed(String)
+        /// The host takes the speech over the paused reply for no interruption: it resumes.
+        case resume
         /// The turn's final transcript is ready (empty when no words were recognised).
         case transcribed(String, at: Instant)
         /// The user typed a message (with or without attachments).
@@ -68,6 +75,19 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
         /// The user spoke over the reply: cut it short as ``ReplyCut`` says, then begin the
         /// utterance.
         case bargeIn(ReplyCut)
+        /// The user spoke over the reply (with ``ConversationRules/interruption``): pause its
+        /// playback (generation goes on, its audio held), cancel the listen timeout and begin
+        /// collecting the utterance.
+        case pauseReply
+        /// The speech over the paused reply was a backchannel or noise: drop the utterance
+        /// (nothing of it is a turn) and resume the reply's playback where it paused.
+        case resumeReply
+        /// The speech over the paused reply is an interruption: cut the reply short as
+        /// ``ReplyCut`` says; the utterance goes on as the user's turn.
+        case interruptReply(ReplyCut)
+        /// The speech over the paused reply ended and is an interruption: cut the reply short
+        /// as ``ReplyCut`` says, then persist the user's turn with this text and reply to it.
+        case interruptAndReply(ReplyCut, String)
         /// The utterance has ended: transcribe it (and report the transcript back).
         case transcribe
         /// Nothing was recognised: drop the utterance; schedule the listen timeout anew, if
@@ -128,6 +148,15 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
     public private(set) var listenDeadline: Instant?
     /// Whether a transcript is awaited (the answer to ``Action/transcribe``).
     public private(set) var awaitsTranscript = false
+    /// Whether the utterance under way began over a reply: a backchannel in it is dropped, not
+    /// answered.
+    public private(set) var speechOverReply = false
+    /// The state of the reply that is paused (thinking or speaking).
+    private var pausedFrom: ConversationState?
+    /// How long the speech over the paused reply has lasted, and whether words that are no
+    /// backchannel were heard in it.
+    private var interruptingSpeech = Duration.zero
+    private var interruptingWords = false
     /// Where the turn being answered came from (listening for a spoken turn; idle, armed or
     /// listening for a typed one); the conversation returns there after the reply.
     private var turnOrigin: ConversationState = .listening
@@ -177,7 +206,7 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
             switch state {
             case .armed: break
             case .listening: return reject("Already listening")
-            case .thinking, .speaking: return reject("Still answering the last turn")
+            case .thinking, .speaking, .paused: return reject("Still answering the last turn")
             case .idle: return reject("Arm the conversation before listening")
             case .error: return reject("Reset the conversation after its error first")
             }
@@ -185,7 +214,7 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
             return .success(enterListening(at: now).map(Action.scheduleListenTimeout) ?? .none)
 
         case .stopListening:
-            guard state == .listening else { return reject("Not listening") }
+            guard state == .listening else { return reject(state == .paused ? "The reply is paused while the user speaks over it" : "Not listening") }
             listenDeadline = nil
             guard userIsSpeaking else {
                 state = .armed
@@ -210,17 +239,38 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
                 // Only a turn spoken while listening can be talked over.
                 guard turnOrigin == .listening else { return reject("Not listening, so speech is not expected") }
                 guard configuration.allowsBargeIn else { return .success(.none) }  // heard, deliberately ignored
+                if configuration.interruption != nil, !awaitsTranscript {
+                    // Held, not cut, until the speech proves to be meant.
+                    pausedFrom = state
+                    state = .paused
+                    userIsSpeaking = true
+                    speechOverReply = true
+                    interruptingSpeech = .zero
+                    interruptingWords = false
+                    listenDeadline = nil
+                    return .success(.pauseReply)
+                }
                 let cut: ReplyCut = state == .speaking ? .duringPlayback : .beforePlayback
                 _ = enterListening(at: now)
                 userIsSpeaking = true
                 listenDeadline = nil
                 awaitsTranscript = false
                 return .success(.bargeIn(cut))
+            case .paused:
+                return reject("Speech has already started over the paused reply")
             default:
                 return reject("Not listening, so speech is not expected")
             }
 
         case .speechEnded:
+            if state == .paused {
+                guard userIsSpeaking else { return reject("No speech has started") }
+                userIsSpeaking = false
+                // Too short to be meant: no need to hear its words.
+                guard interruptingSpeech >= minimumInterruption else { return .success(resumeReply()) }
+                awaitsTranscript = true
+                return .success(.transcribe)
+            }
             guard state == .listening else { return reject("Not listening, so no speech can end") }
             guard userIsSpeaking else { return reject("No speech has started") }
             userIsSpeaking = false
@@ -229,10 +279,38 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
             awaitsTranscript = true
             return .success(.transcribe)
 
+        case .speechLasted(let length):
+            guard state == .paused else { return reject("No reply is paused") }
+            interruptingSpeech = max(interruptingSpeech, length)
+            return .success(confirmInterruption())
+
+        case .partiallyTranscribed(let text):
+            guard state == .paused else { return reject("No reply is paused") }
+            // Words of speech that has ended come whole with its transcript.
+            guard userIsSpeaking, !interruptingWords, !isBackchannel(text) else { return .success(.none) }
+            interruptingWords = true
+            return .success(confirmInterruption())
+
+        case .resume:
+            guard state == .paused else { return reject("No reply is paused") }
+            return .success(resumeReply())
+
         case .transcribed(let text, let now):
+            if state == .paused {
+                guard awaitsTranscript else { return reject("No utterance is waiting for its transcript") }
+                guard interruptingSpeech >= minimumInterruption, !isBackchannel(text) else { return .success(resumeReply()) }
+                let cut = pausedCut
+                awaitsTranscript = false
+                endPause()
+                state = .thinking
+                turnOrigin = .listening
+                return .success(.interruptAndReply(cut, text))
+            }
             guard state == .thinking, awaitsTranscript else { return reject("No utterance is waiting for its transcript") }
             awaitsTranscript = false
-            if text.trimmingWhitespace().isEmpty {
+            let overReply = speechOverReply
+            speechOverReply = false
+            if text.trimmingWhitespace().isEmpty || (overReply && isBackchannel(text)) {
                 // No turn happened: listen on (or wait, armed, after push-to-talk).
                 guard turnOrigin == .listening else {
                     state = .armed
@@ -247,7 +325,7 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
             case .idle, .armed: break
             case .listening:
                 guard !userIsSpeaking else { return reject("The user is speaking; send the message when the turn has ended") }
-            case .thinking, .speaking: return reject("Still answering the last turn")
+            case .thinking, .speaking, .paused: return reject("Still answering the last turn")
             case .error: return reject("Reset the conversation after its error first")
             }
             guard !text.trimmingWhitespace().isEmpty else { return reject("There is no text to send") }
@@ -261,7 +339,7 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
             case .idle, .armed: break
             case .listening:
                 guard !userIsSpeaking else { return reject("The user is speaking; answer the tool results when the turn has ended") }
-            case .thinking, .speaking: return reject("Still answering the last turn")
+            case .thinking, .speaking, .paused: return reject("Still answering the last turn")
             case .error: return reject("Reset the conversation after its error first")
             }
             turnOrigin = state
@@ -270,15 +348,46 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
             return .success(.saveUserTurnAndReply(""))
 
         case .replyAudioStarted:
+            if state == .paused {
+                // Its audio starts held: the host keeps playback paused.
+                guard pausedFrom == .thinking else { return reject("The paused reply is playing already") }
+                pausedFrom = .speaking
+                return .success(.startPlayback)
+            }
             guard state == .thinking, !awaitsTranscript else { return reject("No reply is being prepared") }
             state = .speaking
             return .success(.startPlayback)
 
         case .replyFinished(let now):
+            if state == .paused {
+                // It ended before the pause took hold (or had nothing to play): the speech over
+                // it goes on, and is answered unless it proves a backchannel.
+                endPause()
+                if awaitsTranscript {
+                    state = .thinking
+                    turnOrigin = .listening
+                } else {
+                    state = .listening
+                }
+                return .success(.finishReply(listenTimeout: nil))
+            }
             guard state == .speaking || (state == .thinking && !awaitsTranscript) else { return reject("No reply is in progress") }
             return .success(.finishReply(listenTimeout: returnAfterTurn(at: now)))
 
         case .cancelReply(let now):
+            if state == .paused {
+                // Cancelled by the host: the speech over it is the user's next turn.
+                let cut = pausedCut
+                endPause()
+                speechOverReply = false
+                if awaitsTranscript {
+                    state = .thinking
+                    turnOrigin = .listening
+                } else {
+                    state = .listening
+                }
+                return .success(.cancelReply(cut, listenTimeout: nil))
+            }
             guard state == .thinking || state == .speaking else { return reject("No reply is in progress") }
             let cut: ReplyCut = state == .speaking ? .duringPlayback : .beforePlayback
             awaitsTranscript = false
@@ -339,14 +448,55 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
         return nil
     }
 
+    /// The shortest speech that may cut a paused reply.
+    private var minimumInterruption: Duration { configuration.interruption?.minimumSpeech ?? .zero }
+
+    /// Whether `text` is a backchannel or noise by the interruption rules.
+    private func isBackchannel(_ text: String) -> Bool {
+        guard let rules = configuration.interruption else { return text.trimmingWhitespace().isEmpty }
+        return rules.backchannels.contains(text, language: rules.language)
+    }
+
+    /// How the paused reply would be cut.
+    private var pausedCut: ReplyCut { pausedFrom == .speaking ? .duringPlayback : .beforePlayback }
+
+    /// Cuts the paused reply if its speech is long enough and has words that are meant.
+    private mutating func confirmInterruption() -> Action {
+        guard interruptingWords, interruptingSpeech >= minimumInterruption, userIsSpeaking else { return .none }
+        let cut = pausedCut
+        endPause()
+        speechOverReply = false
+        state = .listening
+        return .interruptReply(cut)
+    }
+
+    /// Returns to the paused reply.
+    private mutating func resumeReply() -> Action {
+        state = pausedFrom ?? .speaking
+        endPause()
+        speechOverReply = false
+        userIsSpeaking = false
+        awaitsTranscript = false
+        return .resumeReply
+    }
+
+    private mutating func endPause() {
+        pausedFrom = nil
+        interruptingSpeech = .zero
+        interruptingWords = false
+    }
+
     /// Goes idle, returning what must be undone for the state being left.
     private mutating func shutDown() -> Action {
         let cut: ReplyCut?
         switch state {
         case .thinking: cut = .beforePlayback
         case .speaking: cut = .duringPlayback
+        case .paused: cut = pausedCut
         case .idle, .armed, .listening, .error: cut = nil
         }
+        endPause()
+        speechOverReply = false
         state = .idle
         userIsSpeaking = false
         listenDeadline = nil

@@ -14,6 +14,14 @@ public enum ConversationUpdate: Sendable, Equatable {
     case partialTranscript(String)
     /// The final transcript of the user's turn.
     case finalTranscript(String)
+    /// The speech over the paused reply was no interruption (a backchannel or a noise): the
+    /// reply resumes where it paused, and nothing of the speech is a turn. Broadcast before
+    /// the transition out of ``ConversationState/paused``.
+    case replyResumed
+    /// The speech over the paused reply is an interruption: the reply was cut (its heard part
+    /// reported in a ``turn(_:)`` before this, if any was heard) and the speech is the user's
+    /// turn.
+    case replyInterrupted
     /// A piece of the reply's text, as the model writes it.
     case replyText(String)
     /// A turn is complete (answered, or interrupted).

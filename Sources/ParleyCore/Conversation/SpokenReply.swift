@@ -70,24 +70,60 @@ public struct SpokenReply: Sendable, Equatable {
 public struct PlaybackTimeline<Instant: InstantProtocol>: Sendable where Instant.Duration == Swift.Duration {
     private var spans: [(start: Instant, duration: Double)] = []
     private var end: Instant?
+    /// When playback was paused, while it is.
+    public private(set) var pausedAt: Instant?
 
     /// Creates an empty timeline.
     public init() {}
 
-    /// Queues `seconds` of audio at `now`.
+    /// Whether playback is paused.
+    public var isPaused: Bool { pausedAt != nil }
+
+    /// Queues `seconds` of audio at `now` (while paused, it plays after the pause).
     public mutating func enqueue(seconds: Double, at now: Instant) {
-        let start = end.map { max($0, now) } ?? now
+        let queuedAt = pausedAt.map { min($0, now) } ?? now
+        let start = end.map { max($0, queuedAt) } ?? queuedAt
         spans.append((start, seconds))
         end = start.advanced(by: .seconds(seconds))
+    }
+
+    /// Pauses playback at `now`: nothing more plays until ``resume(at:)``.
+    public mutating func pause(at now: Instant) {
+        guard pausedAt == nil else { return }
+        pausedAt = now
+    }
+
+    /// Resumes playback at `now` where it paused: what was still to play plays from `now` on.
+    public mutating func resume(at now: Instant) {
+        guard let paused = pausedAt else { return }
+        pausedAt = nil
+        let shift = paused.duration(to: now)
+        guard shift > .zero else { return }
+        var shifted: [(start: Instant, duration: Double)] = []
+        for span in spans {
+            let played = min(max(0, span.start.duration(to: paused).seconds), span.duration)
+            if played >= span.duration {
+                shifted.append(span)
+            } else if played > 0 {
+                // Split where the pause caught it.
+                shifted.append((span.start, played))
+                shifted.append((now, span.duration - played))
+            } else {
+                shifted.append((span.start.advanced(by: shift), span.duration))
+            }
+        }
+        spans = shifted
+        if let last = end, last > paused { end = last.advanced(by: shift) }
     }
 
     /// Seconds queued in all.
     public var queued: Double { spans.reduce(0) { $0 + $1.duration } }
 
-    /// Seconds played by `now`.
+    /// Seconds played by `now` (by the pause, while paused).
     public func played(at now: Instant) -> Double {
-        spans.reduce(0) { total, span in
-            let elapsed = span.start.duration(to: now).seconds
+        let until = pausedAt.map { min($0, now) } ?? now
+        return spans.reduce(0) { total, span in
+            let elapsed = span.start.duration(to: until).seconds
             return total + min(max(0, elapsed), span.duration)
         }
     }

@@ -72,6 +72,13 @@ actor RealtimeConnection {
     private var lastEvent = 0
     /// The user message being spoken or transcribed.
     private var userItem: String?
+    /// Speech over a paused response, held back until it proves an interruption: whether there
+    /// is such speech, when it stopped (its commit not yet sent) and its final transcript.
+    private var speechOverResponse = false
+    /// The conversation's state as last reported.
+    private var lastState: ConversationState = .idle
+    private var heldStop: Double?
+    private var heldTranscript: String?
     private var awaitingTranscript = false
     private var partial = ""
     /// The last item of the conversation (`previous_item_id`).
@@ -370,7 +377,7 @@ actor RealtimeConnection {
             }
         case .cancelResponse:
             let state = await conversation?.session.state
-            guard let session = conversation?.session, response != nil || state == .thinking || state == .speaking else {
+            guard let session = conversation?.session, response != nil || state == .thinking || state == .speaking || state == .paused else {
                 throw RealtimeProtocolError(code: "response_cancel_not_active", message: "There is no response in progress to cancel.")
             }
             try? await session.cancel()
@@ -518,6 +525,8 @@ actor RealtimeConnection {
             return await self.reviewTranscript(heard)  // nil drops the turn
         }
         options.startsListening = false
+        options.allowsBargeIn = settings.interruptsResponse
+        options.interruption = settings.interruption
         switch settings.turnDetection {
         case .serverVAD(let silence):
             options.endSilence = silence
@@ -584,22 +593,41 @@ actor RealtimeConnection {
         }
         switch update {
         case .speechStarted(let at):
-            // A reply cut before it was heard has no turn of its own: it ends here.
-            if response != nil { finishResponse(status: "cancelled") }
+            // A reply cut before it was heard has no turn of its own: it ends here. A paused
+            // one goes on until the speech proves an interruption.
+            if response != nil, !speechOverResponse { finishResponse(status: "cancelled") }
             let item = Self.id("item")
             userItem = item
             partial = ""
             send("input_audio_buffer.speech_started", ["audio_start_ms": Self.milliseconds(at), "item_id": .string(item)])
+            if speechOverResponse { send("parley.response.paused", response.map { ["response_id": .string($0.id), "item_id": .string(item)] } ?? ["item_id": .string(item)]) }
         case .speechStopped(let at):
             let item = userItem ?? Self.id("item")
             userItem = item
             committing = false
-            awaitingTranscript = true
             send("input_audio_buffer.speech_stopped", ["audio_end_ms": Self.milliseconds(at), "item_id": .string(item)])
-            send("input_audio_buffer.committed", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item_id": .string(item)])
-            let spoken = Self.item(item, role: "user", status: "completed", content: [.object(["type": .string("input_audio"), "transcript": .null])])
-            send("conversation.item.added", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item": spoken])
-            lastItem = item
+            // Speech over a paused response is committed only once it proves an interruption.
+            guard !speechOverResponse else {
+                heldStop = at
+                return
+            }
+            commitUserItem(item)
+        case .replyResumed:
+            guard speechOverResponse else { return }
+            var fields: JSONObject = ["item_id": userItem.map(JSONValue.string) ?? .null,
+                                      "transcript": heldTranscript.map(JSONValue.string) ?? .null]
+            if let response { fields["response_id"] = .string(response.id) }
+            send("parley.response.resumed", fields)
+            endSpeechOverResponse()
+            userItem = nil
+            partial = ""
+        case .replyInterrupted:
+            // A reply cut before it was heard has no turn of its own: it ends here.
+            if response != nil { finishResponse(status: "cancelled") }
+            releaseSpeechOverResponse()
+            if lastState == .thinking, !admitReply() {
+                if let session = conversation?.session { Task { try? await session.cancel() } }
+            }
         case .partialTranscript(let text):
             guard let item = userItem else { return }
             let delta = text.hasPrefix(partial) ? String(text.dropFirst(partial.count)) : text
@@ -609,8 +637,29 @@ actor RealtimeConnection {
             send("conversation.item.input_audio_transcription.delta", ["item_id": .string(item), "content_index": .number(0), "delta": .string(delta),
                                                                        "parley": .object(["transcript": .string(text)])])
         case .finalTranscript(let text):
-            transcribed(text)
+            guard speechOverResponse else {
+                transcribed(text)
+                return
+            }
+            heldTranscript = text
+            // Speech over a response is transcribed only when it lasted long enough to cut it;
+            // words that will cut it and await the client's review are told now, or the review
+            // would wait for a transcript the client never saw.
+            if !settings.answersTurns, let rules = settings.interruption,
+               !rules.backchannels.contains(text, language: settings.transcription?.language) {
+                releaseSpeechOverResponse()
+            }
         case .transition(let from, let to):
+            lastState = to
+            if to == .paused, !speechOverResponse {
+                speechOverResponse = true
+                heldStop = nil
+                heldTranscript = nil
+            }
+            if from == .paused, to == .listening {
+                // Cut, or ended (or cancelled) while paused: the speech is a turn like any.
+                releaseSpeechOverResponse()
+            }
             if from == .thinking, awaitingTranscript, to == .listening || to == .armed {
                 transcribed("")  // speech in which no words were recognised: no turn
                 review.forgetEarlyDecision()
@@ -620,7 +669,9 @@ actor RealtimeConnection {
                 answeredByCommit = false
                 sendError(RealtimeProtocolError(code: "input_audio_buffer_commit_empty", message: "No speech was found in the committed audio: nothing to answer."), eventID: nil)
             }
-            if to == .thinking, from != .speaking, !admitReply() {
+            // A paused reply that goes on is no new reply; one that is cut is admitted with
+            // `replyInterrupted`.
+            if to == .thinking, from != .speaking, from != .paused, !admitReply() {
                 // Over the key's limit: this reply is not written (the error says when to retry).
                 if let session = conversation?.session { Task { try? await session.cancel() } }
             }
@@ -639,9 +690,37 @@ actor RealtimeConnection {
             ensureResponse()
             finishResponse(status: turn.interrupted ? "cancelled" : "completed", transcript: turn.reply, usage: turn.usage,
                            parley: Self.parleyJSON(turn, thread: thread), calls: turn.toolCalls)
+            // A response that ended (or was cut) after its pause: the speech over it is a turn.
+            if lastState != .paused { releaseSpeechOverResponse() }
         case .rejected, .audioLevel:
             break
         }
+    }
+
+    /// Tells the client the user's speech is committed as item `item`.
+    private func commitUserItem(_ item: String) {
+        awaitingTranscript = true
+        send("input_audio_buffer.committed", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item_id": .string(item)])
+        let spoken = Self.item(item, role: "user", status: "completed", content: [.object(["type": .string("input_audio"), "transcript": .null])])
+        send("conversation.item.added", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item": spoken])
+        lastItem = item
+    }
+
+    /// The speech over the response is a turn after all: what was held of it is told.
+    private func releaseSpeechOverResponse() {
+        guard speechOverResponse else { return }
+        let stopped = heldStop, transcript = heldTranscript
+        endSpeechOverResponse()
+        if stopped != nil, let item = userItem {
+            commitUserItem(item)
+            if let transcript { transcribed(transcript) }
+        }
+    }
+
+    private func endSpeechOverResponse() {
+        speechOverResponse = false
+        heldStop = nil
+        heldTranscript = nil
     }
 
     private func transcribed(_ text: String) {

@@ -4,9 +4,17 @@ import ParleyCore
 /// `response.output_audio.delta`), and playback is reckoned as the client hears it, in real
 /// time from the first chunk, so that a user who speaks up mid-reply cuts it short where they
 /// did, and a reply counts as finished only once the client has had time to play it.
+///
+/// While the reply is paused (the user speaks over it) its chunks are held back, and playback
+/// is reckoned as paused too (the client pauses on `parley.response.paused`); resumed, the held
+/// chunks go out in order.
 actor RealtimeOutput: AudioOutput {
     private let send: @Sendable (AudioBuffer) async -> Void
     private var timeline = PlaybackTimeline<ContinuousClock.Instant>()
+    /// Chunks held back while paused, or while held ones are still being sent.
+    private var held: [AudioBuffer] = []
+    private var flushing = false
+    private var resumeWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// Creates an output that hands each chunk to `send`.
     init(send: @escaping @Sendable (AudioBuffer) async -> Void) {
@@ -15,23 +23,74 @@ actor RealtimeOutput: AudioOutput {
 
     func beginReply() {
         timeline = PlaybackTimeline()
+        held.removeAll()
     }
 
     func play(_ chunk: AudioBuffer) async {
         timeline.enqueue(seconds: chunk.duration, at: .now)
+        guard !timeline.isPaused, !flushing, held.isEmpty else {
+            held.append(chunk)
+            return
+        }
         await send(chunk)
     }
 
     func stop() -> Double {
         // The timeline stays until the next reply: stopping twice reports the same.
-        min(timeline.played(at: .now), timeline.queued)
+        let played = min(timeline.played(at: .now), timeline.queued)
+        held.removeAll()
+        if timeline.isPaused {
+            timeline.resume(at: .now)
+            wakeWaiters()
+        }
+        return played
     }
 
     func finish() async -> Double {
-        if let end = timeline.finish {
-            try? await ContinuousClock().sleep(until: end, tolerance: nil)
+        while true {
+            if timeline.isPaused {
+                await waitForResume()
+            } else if let end = timeline.finish {
+                try? await ContinuousClock().sleep(until: end, tolerance: nil)
+                if !timeline.isPaused, timeline.finish == end { break }
+            } else {
+                break
+            }
             if Task.isCancelled { return stop() }
         }
         return timeline.queued
+    }
+
+    func pause() async {
+        timeline.pause(at: .now)
+    }
+
+    func resume() async {
+        guard timeline.isPaused else { return }
+        timeline.resume(at: .now)
+        wakeWaiters()
+        guard !flushing else { return }
+        flushing = true
+        while !held.isEmpty, !timeline.isPaused {
+            let chunk = held.removeFirst()
+            await send(chunk)
+        }
+        flushing = false
+    }
+
+    private func waitForResume() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+                if timeline.isPaused, !Task.isCancelled { resumeWaiters.append(waiter) } else { waiter.resume() }
+            }
+        } onCancel: {
+            Task { await self.wakeWaiters() }
+        }
+    }
+
+    private func wakeWaiters() {
+        let waiters = resumeWaiters
+        resumeWaiters.removeAll()
+        for waiter in waiters { waiter.resume() }
     }
 }

@@ -79,6 +79,18 @@ struct RealtimeSessionSettings: Sendable, Equatable {
     /// `parley.transcript.send` sends the client's correction, `parley.transcript.discard`
     /// drops the turn.
     var createsResponse = true
+    /// Whether the user's speech may interrupt a response (`turn_detection.interrupt_response`,
+    /// true by default). When it may, speech over a response pauses it (`parley.response.paused`)
+    /// and cuts it only when it lasts ``minInterruption`` and its words are no backchannel;
+    /// otherwise the response resumes (`parley.response.resumed`) and the speech is no turn.
+    /// When it may not, speech during a response is ignored.
+    var interruptsResponse = true
+    /// Seconds of speech over a response that may cut it; 0 cuts it on the first speech. A
+    /// Parley extension: `session.parley.min_interruption_ms` (400 by default).
+    var minInterruption = InterruptionRules.defaultMinimumSpeech.seconds
+    /// The words that never cut a response, replacing the built-in lists (`nil`: those of the
+    /// transcription's language). A Parley extension: `session.parley.backchannels`.
+    var backchannels: [String]?
     /// Seconds of speech between partial transcripts (`transcription.delta` while the user
     /// speaks); `nil` for none. A Parley extension: `session.parley.partial_transcript_interval_ms`.
     var partialInterval: Double?
@@ -123,6 +135,7 @@ struct RealtimeSessionSettings: Sendable, Equatable {
             || transcription != other.transcription || transcriptionOnly != other.transcriptionOnly || partialIntervalSet != other.partialIntervalSet || speechThreshold != other.speechThreshold || speechPadding != other.speechPadding
             || maxOutputTokens != other.maxOutputTokens || partialInterval != other.partialInterval
             || tools != other.tools || toolChoice != other.toolChoice || builtinTools != other.builtinTools
+            || interruptsResponse != other.interruptsResponse || minInterruption != other.minInterruption || backchannels != other.backchannels
     }
 
     // MARK: - session.update
@@ -191,6 +204,23 @@ struct RealtimeSessionSettings: Sendable, Equatable {
                 updated.partialInterval = try Self.partialInterval(value)
                 updated.partialIntervalSet = true
             }
+            if let value = parley["min_interruption_ms"] {
+                guard let number = value.number, (0...5_000).contains(number) else {
+                    throw .invalidValue("session.parley.min_interruption_ms", "'min_interruption_ms' must be from 0 to 5000 (0 cuts a response on the first speech).")
+                }
+                updated.minInterruption = number / 1_000
+            }
+            if let value = parley["backchannels"] {
+                if value.isNull {
+                    updated.backchannels = nil
+                } else {
+                    let words = value.array?.compactMap(\.string) ?? []
+                    guard words.count == value.array?.count, !words.isEmpty, words.count <= 200 else {
+                        throw .invalidValue("session.parley.backchannels", "'backchannels' must be an array of words such as [\"mm-hmm\", \"yeah\"], or null for the built-in lists.")
+                    }
+                    updated.backchannels = words
+                }
+            }
             if let value = parley["builtin_tools"] {
                 guard let on = value.bool else { throw .invalidValue("session.parley.builtin_tools", "'builtin_tools' must be true or false.") }
                 updated.builtinTools = on
@@ -204,6 +234,7 @@ struct RealtimeSessionSettings: Sendable, Equatable {
     private mutating func applyTurnDetection(_ value: JSONValue, _ param: String) throws(RealtimeProtocolError) {
         turnDetection = try Self.turnDetection(value, param)
         createsResponse = try Self.createsResponse(value, param)
+        interruptsResponse = try Self.flag(value, "interrupt_response", param)
         guard let detection = value.object else { return }
         if let threshold = detection["threshold"], !threshold.isNull {
             guard let number = threshold.number, (0.05...0.95).contains(number) else {
@@ -271,6 +302,24 @@ struct RealtimeSessionSettings: Sendable, Equatable {
             throw .invalidValue("\(param).create_response", "'create_response' must be true or false.")
         }
         return flag
+    }
+
+    /// A true-or-false field of a turn detection object (true when absent, or for manual turns).
+    private static func flag(_ value: JSONValue, _ name: String, _ param: String) throws(RealtimeProtocolError) -> Bool {
+        guard let detection = value.object, let field = detection[name] else { return true }
+        guard case .bool(let flag) = field else {
+            throw .invalidValue("\(param).\(name)", "'\(name)' must be true or false.")
+        }
+        return flag
+    }
+
+    /// The interruption rules of a conversation made with these settings (`nil`: the first
+    /// speech cuts a response).
+    var interruption: InterruptionRules? {
+        guard interruptsResponse, minInterruption > 0 else { return nil }
+        var rules = InterruptionRules(minimumSpeech: .seconds(minInterruption))
+        if let backchannels { rules.backchannels = Backchannels(phrases: ["*": backchannels]) }
+        return rules
     }
 
     /// `partial_transcript_interval_ms`: 250 to 10000, or 0 or null for no partial transcripts.
@@ -366,7 +415,7 @@ struct RealtimeSessionSettings: Sendable, Equatable {
             case nil: .object(["type": .string("audio/pcm"), "rate": .number(Double(rate))])
             }
         }
-        var detectionFields: JSONObject = ["create_response": .bool(createsResponse), "interrupt_response": .bool(true)]
+        var detectionFields: JSONObject = ["create_response": .bool(createsResponse), "interrupt_response": .bool(interruptsResponse)]
         detectionFields["threshold"] = .number(speechThreshold ?? 0.5)
         detectionFields["prefix_padding_ms"] = .number(((speechPadding ?? 0.2) * 1_000).rounded())
         let detection: JSONValue = switch turnDetection {
@@ -395,7 +444,9 @@ struct RealtimeSessionSettings: Sendable, Equatable {
             }),
             "tool_choice": Self.choiceJSON(toolChoice),
             "parley": .object(["partial_transcript_interval_ms": partialInterval.map { .number(($0 * 1_000).rounded()) } ?? .null,
-                               "builtin_tools": .bool(builtinTools)]),
+                               "builtin_tools": .bool(builtinTools),
+                               "min_interruption_ms": .number((minInterruption * 1_000).rounded()),
+                               "backchannels": backchannels.map { .array($0.map(JSONValue.string)) } ?? .null]),
         ])
     }
 
