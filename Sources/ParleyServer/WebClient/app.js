@@ -281,12 +281,31 @@ realtime.addEventListener("closed", (event) => {
 const on = (type, handler) => realtime.addEventListener(type, (event) => handler(event.detail));
 
 on("input_audio_buffer.speech_started", (event) => {
-  if (audio?.player.playing) interruptReply();
+  // Speech over the reply pauses it: the server says whether it resumes (a backchannel, a cough)
+  // or is cut (its response ends cancelled). A server that does not pause cuts it at once.
+  if (audio?.player.playing && audio.player.pause()) {
+    clearTimeout(state.pauseCheck);
+    state.pauseCheck = setTimeout(() => { if (!state.pausedByServer) resumeReply(); }, 1500);
+  }
   state.speechInProgress = true;
   state.partial = "";
   showLive("");
   if (!state.reviewing) orb.set("listening");
 });
+
+on("parley.response.paused", () => {
+  state.pausedByServer = true;
+});
+
+on("parley.response.resumed", () => {
+  resumeReply();
+});
+
+function resumeReply() {
+  clearTimeout(state.pauseCheck);
+  state.pausedByServer = false;
+  if (audio?.player.resume() && !state.reviewing) orb.set("speaking");
+}
 
 on("conversation.item.input_audio_transcription.delta", (event) => {
   if (state.reviewing) return;
@@ -345,6 +364,13 @@ on("response.output_audio.delta", (event) => {
 
 on("response.done", (event) => {
   const response = event.response;
+  if (audio?.player.paused) {
+    // Cut while paused: what was heard is the reply.
+    clearTimeout(state.pauseCheck);
+    state.pausedByServer = false;
+    if (response.status === "cancelled") interruptReply();
+    else resumeReply();
+  }
   const parley = response.parley ?? {};
   const open = state.response?.id === response.id ? state.response : null;
   state.response = null;

@@ -19,11 +19,18 @@ export class Player {
     this.item = null;
     this.segments = []; // {start, duration, source} of the current item
     this.endTime = 0;
-    this.stats = { chunksReceived: 0, chunksPlayed: 0, secondsPlayed: 0, interruptions: 0 };
+    // While paused: the audio not yet heard ({buffer, offset}), in order, and what of the item
+    // was heard before the pause (ms).
+    this.held = null;
+    this.heardBefore = 0;
+    this.stats = { chunksReceived: 0, chunksPlayed: 0, secondsPlayed: 0, interruptions: 0, pauses: 0, resumes: 0 };
   }
 
-  /** Whether reply audio is scheduled or sounding now. */
-  get playing() { return this.segments.length > 0 && this.context.currentTime < this.endTime; }
+  /** Whether reply audio is scheduled or sounding now, or held by a pause. */
+  get playing() { return this.paused || (this.segments.length > 0 && this.context.currentTime < this.endTime); }
+
+  /** Whether playback is paused (speech over the reply, until the server says it resumes). */
+  get paused() { return this.held !== null; }
 
   /** Queues a chunk of item `itemID` for playback. */
   enqueue(itemID, base64) {
@@ -33,16 +40,25 @@ export class Player {
     if (itemID !== this.item) {
       this.item = itemID;
       this.segments = [];
+      this.heardBefore = 0;
     }
     const buffer = this.context.createBuffer(1, samples.length, rate);
     buffer.copyToChannel(samples, 0);
+    if (this.held) {
+      this.held.push({ buffer, offset: 0 });
+      return;
+    }
+    this.schedule(buffer, 0);
+  }
+
+  schedule(buffer, offset) {
     const source = this.context.createBufferSource();
     source.buffer = buffer;
     source.connect(this.output);
     const start = Math.max(this.endTime, this.context.currentTime + leadSeconds);
-    const segment = { start, duration: buffer.duration, source, stopped: false };
+    const segment = { start, duration: buffer.duration - offset, source, stopped: false, buffer, offset };
     source.onended = () => this.ended(segment);
-    source.start(start);
+    source.start(start, offset);
     this.segments.push(segment);
     this.endTime = start + buffer.duration;
   }
@@ -61,7 +77,41 @@ export class Player {
     const now = this.context.currentTime;
     let heard = 0;
     for (const segment of this.segments) heard += Math.max(0, Math.min(segment.duration, now - segment.start));
-    return Math.round(heard * 1000);
+    return this.heardBefore + Math.round(heard * 1000);
+  }
+
+  /** Pauses playback where it is (the user speaks over the reply): what is not yet heard is
+   * held, with what arrives meanwhile, until `resume()`; `stop()` drops it. */
+  pause() {
+    if (this.held || !this.playing) return false;
+    const now = this.context.currentTime;
+    this.heardBefore = this.playedMilliseconds(this.item);
+    this.held = [];
+    for (const segment of this.segments) {
+      const heard = Math.max(0, now - segment.start);
+      if (heard < segment.duration) this.held.push({ buffer: segment.buffer, offset: segment.offset + heard });
+      segment.stopped = true;
+      try {
+        segment.source.stop();
+      } catch {
+        // already ended
+      }
+    }
+    this.segments = [];
+    this.endTime = 0;
+    this.stats.pauses += 1;
+    return true;
+  }
+
+  /** Plays on from where `pause()` stopped (the speech was no interruption). */
+  resume() {
+    if (!this.held) return false;
+    const held = this.held;
+    this.held = null;
+    for (const part of held) this.schedule(part.buffer, part.offset);
+    this.stats.resumes += 1;
+    if (held.length === 0) this.onIdle();
+    return true;
   }
 
   /** Stops playback at once; returns the item that was playing and how much of it was heard. */
@@ -69,6 +119,8 @@ export class Player {
     const item = this.item;
     const played = this.playedMilliseconds(item);
     const wasPlaying = this.playing;
+    this.held = null;
+    this.heardBefore = 0;
     for (const segment of this.segments) {
       segment.stopped = true;
       try {
