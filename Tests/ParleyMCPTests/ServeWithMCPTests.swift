@@ -39,7 +39,7 @@ struct ServeWithMCPTests {
         serve.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasSuffix("_API_KEY") }
             .merging(["PARLEY_HOME": home.path, "PARLEY_LLM_MODEL": "smollm2-135m"]) { $1 }
         let output = Pipe(), errors = home.appendingPathComponent("stderr")
-        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         serve.standardOutput = output
         serve.standardError = try FileHandle(forWritingTo: errors)
         try serve.run()
@@ -85,7 +85,7 @@ struct ServeWithMCPTests {
         tools.arguments = ["tools", "--json", "--mcp", configuration.path]
         tools.environment = ProcessInfo.processInfo.environment.merging(["PARLEY_HOME": home.path]) { $1 }
         let output = Pipe(), errors = home.appendingPathComponent("stderr")
-        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         tools.standardOutput = output
         tools.standardError = try FileHandle(forWritingTo: errors)
         try tools.run()
