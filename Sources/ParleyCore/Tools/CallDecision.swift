@@ -50,14 +50,31 @@ public struct CallDecision: Sendable, Equatable {
     /// needing a call (0.135). See docs/tools.md.
     public static let calibratedThreshold = 0.062
 
-    /// Creates a decision with `threshold` (clamped to 0…1).
-    public init(threshold: Double = CallDecision.calibratedThreshold) {
+    /// The probability of opening a call on the line after a call at or above which a reply
+    /// the decision opened as a call makes another (parallel calls); below, it ends.
+    public var nextCallThreshold: Double
+
+    /// The ``nextCallThreshold`` calibrated for the default model on the same training split:
+    /// the geometric middle of the gap between the highest probability after the only call a
+    /// question wanted (4.4e-6) and the lowest after the first of several (1.75e-4).
+    public static let calibratedNextCallThreshold = 2.8e-5
+
+    /// Creates a decision with its thresholds (each clamped to 0…1).
+    public init(threshold: Double = CallDecision.calibratedThreshold,
+                nextCallThreshold: Double = CallDecision.calibratedNextCallThreshold) {
         self.threshold = min(1, max(0, threshold))
+        self.nextCallThreshold = min(1, max(0, nextCallThreshold))
     }
 
     /// The verdict on `evidence`.
     public func verdict(on evidence: Evidence) -> Verdict {
         evidence.score >= threshold ? .call : .answer
+    }
+
+    /// Whether a reply opened as a call makes another after a call, where the model opens
+    /// one on the next line with probability `opening`.
+    public func callsAgain(opening: Double) -> Bool {
+        opening >= nextCallThreshold
     }
 
     /// Whether `request` is one the decision is for: its tool choice is `auto`, it offers tools

@@ -239,7 +239,8 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         }
         let (finish, generated) = try writeWithTools(
             session: session, sampling: sampling, callGrammar: callGrammar, toolNames: tools.map(\.name), startInCall: startInCall,
-            bannedFirst: bannedFirst, single: single, lookup: lookup, into: continuation)
+            bannedFirst: bannedFirst, nextCalls: startInCall && !forced ? configuration.callDecision : nil, single: single, lookup: lookup,
+            into: continuation)
         continuation.yield(.finished(finish, Usage(inputTokens: prompt.count, cachedInputTokens: reused, outputTokens: generated)))
     }
 
@@ -345,11 +346,14 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
     /// (`<tool_call>`); from there the call grammar admits only `{"name": <a tool>,
     /// "arguments": <its parameters>}`, so every call is well-formed and its arguments follow
     /// the tool's schema. After a call, the close is written for the model, which then opens
-    /// another call (parallel calls) or ends. A call's pieces stream as it is written; one cut
-    /// short by the token limit never becomes a whole call (the reply ends with `.length`).
+    /// another call (parallel calls) or ends; with `nextCalls` (a reply the decision opened as a
+    /// call), another call is opened when the model's probability of opening one on the next
+    /// line reaches the decision's threshold, else the reply ends. A call's pieces stream as it
+    /// is written; one cut short by the token limit never becomes a whole call (the reply ends
+    /// with `.length`).
     private func writeWithTools(
         session: LlamaSession, sampling: SamplingOptions, callGrammar: JSONGrammar, toolNames: [String], startInCall: Bool,
-        bannedFirst: Set<Int32>, single: Bool,
+        bannedFirst: Set<Int32>, nextCalls: CallDecision? = nil, single: Bool,
         lookup: PromptLookup, into continuation: AsyncThrowingStream<ChatEvent, any Error>.Continuation
     ) throws -> (FinishReason, Int) {
         enum Phase { case text, call, afterCall }
@@ -463,6 +467,18 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
                 try ComputeLane.shared.run { try session.evaluate(close) }
                 finish = .toolCalls
                 if single { break loop }
+                if let decision = nextCalls {
+                    // Another call, or the end: decided as the first was, on the line after it.
+                    let line = try session.tokenize("\n", addingStart: false)
+                    try ComputeLane.shared.run { try session.evaluate(line) }
+                    let another = session.probability(ofAnyOf: session.callOpeningTokens)
+                    logger.debug("call decision: another call on p(open) \(another) against \(decision.nextCallThreshold)")
+                    guard decision.callsAgain(opening: another) else { break loop }
+                    let open = try session.tokenize(ToolCallFormat.open + "\n", addingStart: false)
+                    try ComputeLane.shared.run { try session.evaluate(open) }
+                    try startCall(with: "")
+                    continue
+                }
                 phase = .afterCall
                 sampler = freeSampler
                 trigger = ToolCallTrigger()
