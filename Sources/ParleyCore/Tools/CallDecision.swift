@@ -56,8 +56,8 @@ public struct CallDecision: Sendable, Equatable {
 
     /// The ``nextCallThreshold`` calibrated for the default model on the same training split:
     /// the geometric middle of the gap between the highest probability after the only call a
-    /// question wanted (4.4e-6) and the lowest after the first of several (1.75e-4).
-    public static let calibratedNextCallThreshold = 2.8e-5
+    /// question wanted (4.8e-6) and the lowest after the first of several (7.4e-5).
+    public static let calibratedNextCallThreshold = 1.9e-5
 
     /// Creates a decision with its thresholds (each clamped to 0…1).
     public init(threshold: Double = CallDecision.calibratedThreshold,

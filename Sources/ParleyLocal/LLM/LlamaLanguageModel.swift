@@ -212,6 +212,8 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         if CallDecision.applies(to: request) {
             // The decision (see CallDecision): how likely the model is to open a call here, in
             // any shape it writes one (the marker, a brace, a fence, a tool's name).
+            let clock = ContinuousClock()
+            let started = clock.now
             let names = session.firstTokens(of: tools.map(\.name))
             let opening = session.callOpeningTokens.union(names)
             let decision = configuration.callDecision
@@ -227,7 +229,6 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
             }
             let verdict = decision.verdict(on: evidence)
             lastCallDecision = (evidence, verdict)
-            logger.debug("call decision: \(verdict) on p(call) \(evidence.score) against \(decision.threshold) (opening \(evidence.opening), naming \(evidence.naming))")
             switch verdict {
             case .call:
                 try rewind(session, to: promptEnd + open.count)
@@ -236,6 +237,8 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
                 if session.cachedTokens.count > promptEnd { try rewind(session, to: promptEnd) }
                 bannedFirst = opening
             }
+            let took = (clock.now - started).seconds * 1000
+            logger.debug("call decision: \(verdict) on p(call) \(evidence.score) against \(decision.threshold) (opening \(evidence.opening), naming \(evidence.naming)) in \(Int(took)) ms")
         }
         let (finish, generated) = try writeWithTools(
             session: session, sampling: sampling, callGrammar: callGrammar, toolNames: tools.map(\.name), startInCall: startInCall,
