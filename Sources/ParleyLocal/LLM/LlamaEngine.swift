@@ -47,6 +47,8 @@ final class LlamaSession {
     func evaluate(_ tokens: [Int32]) throws(LlamaError) { throw .decodeFailed(code: -1) }
     func endOfTurnProbability() -> Double { 0 }
     func sentenceEndProbability() -> Double { 0 }
+    func probability(ofAnyOf tokens: Set<Int32>) -> Double { 0 }
+    func firstTokens(of words: [String]) -> Set<Int32> { [] }
     func sample(with sampler: LlamaSampler) -> Int32 { 0 }
     func evaluate(_ token: Int32, drafts: [Int32], sampler: LlamaSampler) throws(LlamaError) -> [Int32] { throw .decodeFailed(code: -1) }
     func isControl(_ token: Int32) -> Bool { false }

@@ -37,6 +37,11 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         /// answers echo) and checked in one batch with the token before them (see
         /// ``PromptLookup``); 0 guesses none. The reply is the same either way.
         public var lookupDrafts = 3
+        /// Whether a reply free to call a tool (``CallDecision/applies(to:)``) opens as a call:
+        /// the threshold for the probability the model gives to opening one, read at the
+        /// reply's first position. ``CallDecision/calibratedThreshold`` was calibrated for the
+        /// default model.
+        public var callDecision = CallDecision()
 
         /// Creates a configuration.
         public init(modelPath: String, contextLength: Int = 2048, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
@@ -111,6 +116,10 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
     /// How many proposed tokens the grammar rejected in the last constrained request (each
     /// cost a pass over the whole vocabulary).
     public private(set) var lastGrammarResamples = 0
+
+    /// What the model predicted at the first position of the last reply whose call was decided
+    /// (``Configuration/callDecision``), and the verdict; `nil` before any.
+    public private(set) var lastCallDecision: (evidence: CallDecision.Evidence, verdict: CallDecision.Verdict)?
 
     /// How many times the model has been loaded into memory (once, unless it was unloaded).
     public private(set) var loads = 0
@@ -198,10 +207,53 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         }
         let callGrammar = JSONGrammar(schema: ToolCallFormat.callSchema(tools), prefix: #"[ \n]?"#)
         let single = !request.parallelToolCalls || { if case .function = request.toolChoice { true } else { false } }()
+        var startInCall = forced
+        var bannedFirst: Set<Int32> = []
+        if CallDecision.applies(to: request) {
+            // The decision (see CallDecision): how likely the model is to open a call here, in
+            // any shape it writes one (the marker, a brace, a fence, a tool's name).
+            let clock = ContinuousClock()
+            let started = clock.now
+            let names = session.firstTokens(of: tools.map(\.name))
+            let opening = session.callOpeningTokens.union(names)
+            let decision = configuration.callDecision
+            var evidence = CallDecision.Evidence(opening: session.probability(ofAnyOf: opening), naming: 0)
+            let promptEnd = session.cachedTokens.count
+            let open = try session.tokenize(ToolCallFormat.open + "\n", addingStart: false)
+            // Only a reply likely enough to open a call can be one: then, had it opened a call
+            // there, how likely it is to name a declared tool (a few tokens, taken back after).
+            if evidence.opening >= decision.threshold {
+                let head = try session.tokenize("{\"name\": \"", addingStart: false)
+                try ComputeLane.shared.run { try session.evaluate(open + head) }
+                evidence.naming = session.probability(ofAnyOf: names)
+            }
+            let verdict = decision.verdict(on: evidence)
+            lastCallDecision = (evidence, verdict)
+            switch verdict {
+            case .call:
+                try rewind(session, to: promptEnd + open.count)
+                startInCall = true
+            case .answer:
+                if session.cachedTokens.count > promptEnd { try rewind(session, to: promptEnd) }
+                bannedFirst = opening
+            }
+            let took = (clock.now - started).seconds * 1000
+            logger.debug("call decision: \(verdict) on p(call) \(evidence.score) against \(decision.threshold) (opening \(evidence.opening), naming \(evidence.naming)) in \(Int(took)) ms")
+        }
         let (finish, generated) = try writeWithTools(
-            session: session, sampling: sampling, callGrammar: callGrammar, toolNames: tools.map(\.name), startInCall: forced, single: single, lookup: lookup,
+            session: session, sampling: sampling, callGrammar: callGrammar, toolNames: tools.map(\.name), startInCall: startInCall,
+            bannedFirst: bannedFirst, nextCalls: startInCall && !forced ? configuration.callDecision : nil, single: single, lookup: lookup,
             into: continuation)
         continuation.yield(.finished(finish, Usage(inputTokens: prompt.count, cachedInputTokens: reused, outputTokens: generated)))
+    }
+
+    /// Cuts memory to its first `count` tokens and evaluates the last of them again, so that
+    /// the next token is sampled from that position.
+    private func rewind(_ session: LlamaSession, to count: Int) throws {
+        let kept = Array(session.cachedTokens.prefix(count))
+        guard let last = kept.last else { return }
+        _ = session.keepCommonPrefix(with: Array(kept.dropLast()))
+        try ComputeLane.shared.run { try session.evaluate([last]) }
     }
 
     /// Samples free text until the end, the token limit or a stop sequence; returns why it
@@ -297,14 +349,20 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
     /// (`<tool_call>`); from there the call grammar admits only `{"name": <a tool>,
     /// "arguments": <its parameters>}`, so every call is well-formed and its arguments follow
     /// the tool's schema. After a call, the close is written for the model, which then opens
-    /// another call (parallel calls) or ends. A call's pieces stream as it is written; one cut
-    /// short by the token limit never becomes a whole call (the reply ends with `.length`).
+    /// another call (parallel calls) or ends; with `nextCalls` (a reply the decision opened as a
+    /// call), another call is opened when the model's probability of opening one on the next
+    /// line reaches the decision's threshold, else the reply ends. A call's pieces stream as it
+    /// is written; one cut short by the token limit never becomes a whole call (the reply ends
+    /// with `.length`).
     private func writeWithTools(
-        session: LlamaSession, sampling: SamplingOptions, callGrammar: JSONGrammar, toolNames: [String], startInCall: Bool, single: Bool,
+        session: LlamaSession, sampling: SamplingOptions, callGrammar: JSONGrammar, toolNames: [String], startInCall: Bool,
+        bannedFirst: Set<Int32>, nextCalls: CallDecision? = nil, single: Bool,
         lookup: PromptLookup, into continuation: AsyncThrowingStream<ChatEvent, any Error>.Continuation
     ) throws -> (FinishReason, Int) {
         enum Phase { case text, call, afterCall }
         let freeSampler = try session.makeSampler(sampling)
+        // A reply decided to be an answer may not open like a call.
+        let firstSampler = bannedFirst.isEmpty || startInCall ? nil : try session.makeSampler(sampling, banning: bannedFirst)
         var phase = startInCall ? Phase.call : .text
         var sampler = startInCall ? try session.makeSampler(sampling, grammar: callGrammar) : freeSampler
         var decoder = UTF8StreamDecoder()
@@ -357,7 +415,7 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
                 break
             }
             guard session.cachedTokens.count < session.contextLength else { break }
-            let (token, evaluated) = ahead.next() ?? (session.sample(with: sampler), false)
+            let (token, evaluated) = ahead.next() ?? (session.sample(with: (generated == 0 ? firstSampler : nil) ?? sampler), false)
             if session.isEndOfGeneration(token) {
                 finish = calls > 0 ? .toolCalls : .stop
                 break
@@ -412,6 +470,18 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
                 try ComputeLane.shared.run { try session.evaluate(close) }
                 finish = .toolCalls
                 if single { break loop }
+                if let decision = nextCalls {
+                    // Another call, or the end: decided as the first was, on the line after it.
+                    let line = try session.tokenize("\n", addingStart: false)
+                    try ComputeLane.shared.run { try session.evaluate(line) }
+                    let another = session.probability(ofAnyOf: session.callOpeningTokens)
+                    logger.debug("call decision: another call on p(open) \(another) against \(decision.nextCallThreshold)")
+                    guard decision.callsAgain(opening: another) else { break loop }
+                    let open = try session.tokenize(ToolCallFormat.open + "\n", addingStart: false)
+                    try ComputeLane.shared.run { try session.evaluate(open) }
+                    try startCall(with: "")
+                    continue
+                }
                 phase = .afterCall
                 sampler = freeSampler
                 trigger = ToolCallTrigger()

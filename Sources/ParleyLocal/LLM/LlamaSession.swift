@@ -193,6 +193,17 @@ final class LlamaSession {
         return found
     }()
 
+    /// The probability, at the last evaluated position, that the next token is one of `tokens`.
+    func probability(ofAnyOf tokens: Set<llama_token>) -> Double {
+        probability { tokens.contains($0) }
+    }
+
+    /// The first token of each of `words` written at the start of a reply (with no space
+    /// before it), for ``probability(ofAnyOf:)``; words that do not tokenize are left out.
+    func firstTokens(of words: [String]) -> Set<llama_token> {
+        Set(words.compactMap { try? tokenize($0, addingStart: false).first })
+    }
+
     /// The softmax mass, at the last evaluated position, of the tokens `counted` selects.
     private func probability(of counted: (llama_token) -> Bool) -> Double {
         guard let logits = llama_get_logits_ith(context, -1) else { return 0 }
