@@ -55,6 +55,9 @@ public struct ConversationOptions: Sendable {
     /// far, while the end of the turn is confirmed (held back, and dropped unheard if the user
     /// goes on). Only ever on the on-device model. On by default.
     public var startsReplyEarly = true
+    /// With ``shortSilence``: what judges a pause. By default the voice (Smart Turn, on
+    /// device) and, when it is unsure, the words; one of them alone for comparisons.
+    public var turnSignals: TurnSignals = .both
     /// Whether the on-device model evaluates the reply's prompt while the user speaks (the
     /// conversation and the words of each partial transcript), so that the reply's first token
     /// waits only for the last words (see ``ConversationConfiguration/prefiller``). On by
@@ -97,4 +100,14 @@ public struct ConversationOptions: Sendable {
         self.reviewTranscript = reviewTranscript
         self.shortSilence = nil
     }
+}
+
+/// The signals that judge whether a pause ends the user's turn.
+public enum TurnSignals: String, Sendable, CaseIterable {
+    /// The words alone: the language model's text score.
+    case words
+    /// The voice alone: the audio turn model, at its own threshold.
+    case voice
+    /// The voice first, the words when it is unsure (``TurnEndDetector``).
+    case both
 }

@@ -118,8 +118,12 @@ extension Runtime {
             // reply starts during the pause on the on-device model, which costs nothing when
             // it is dropped; not on a model billed per token.
             let answererScores = configuration.prefiller != nil ? answerer as? any TurnPredictor : nil
+            // The voice is scored first (Smart Turn on device, ~70 ms); the words only when it
+            // is unsure. Without the model the words alone decide (with a warning).
+            let turnModel = options.turnSignals == .words ? nil : engines.audioTurnScorer()
             configuration.turnPrediction = TurnPrediction(
                 predictor: answererScores ?? (smallModel as (any TurnPredictor)?) ?? engines.llm,
+                audio: turnModel, readsWords: options.turnSignals != .voice || turnModel == nil,
                 policy: TurnPolicy(shortSilence: shortSilence, longSilence: options.endSilence),
                 speculates: onDevice && options.startsReplyEarly)
             // The first pause is scored on its words within a fraction of a second: the
@@ -133,6 +137,7 @@ extension Runtime {
                 try? await whisper?.load()
                 try? await moonshine?.load()
                 try? await small?.load()
+                try? await turnModel?.load()
             }
         }
 
