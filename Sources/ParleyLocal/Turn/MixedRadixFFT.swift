@@ -58,28 +58,45 @@ struct MixedRadixFFT: Sendable {
                    scratchRe: UnsafeMutablePointer<Double>, scratchIm: UnsafeMutablePointer<Double>) {
         var (xRe, xIm, yRe, yIm) = (re, im, scratchRe, scratchIm)
         var length = size, stride = 1
-        var aRe = [Double](repeating: 0, count: radices.max() ?? 1), aIm = aRe
+        let largest = radices.max() ?? 1
+        // Work space for one butterfly: its inputs, and the roots of unity of its radix by j·k.
+        let aRe = UnsafeMutablePointer<Double>.allocate(capacity: largest), aIm = UnsafeMutablePointer<Double>.allocate(capacity: largest)
+        let wRe = UnsafeMutablePointer<Double>.allocate(capacity: largest * largest)
+        let wIm = UnsafeMutablePointer<Double>.allocate(capacity: largest * largest)
+        defer { aRe.deallocate(); aIm.deallocate(); wRe.deallocate(); wIm.deallocate() }
         for (stage, radix) in radices.enumerated() {
             let parts = length / radix
-            let (twRe, twIm) = twiddles[stage]
             guard let (rootRe, rootIm) = roots[radix] else { continue }
-            for p in 0..<parts {
-                for q in 0..<stride {
-                    for j in 0..<radix {
-                        aRe[j] = xRe[q + stride * (p + j * parts)]
-                        aIm[j] = xIm[q + stride * (p + j * parts)]
-                    }
-                    for k in 0..<radix {
-                        var sumRe = 0.0, sumIm = 0.0
-                        for j in 0..<radix {
-                            let root = (j * k) % radix
-                            sumRe += aRe[j] * rootRe[root] - aIm[j] * rootIm[root]
-                            sumIm += aRe[j] * rootIm[root] + aIm[j] * rootRe[root]
+            for k in 0..<radix {
+                for j in 0..<radix {
+                    wRe[k * radix + j] = rootRe[(j * k) % radix]
+                    wIm[k * radix + j] = rootIm[(j * k) % radix]
+                }
+            }
+            twiddles[stage].re.withUnsafeBufferPointer { twRe in
+                twiddles[stage].im.withUnsafeBufferPointer { twIm in
+                    for p in 0..<parts {
+                        for q in 0..<stride {
+                            var index = q + stride * p
+                            for j in 0..<radix {
+                                aRe[j] = xRe[index]
+                                aIm[j] = xIm[index]
+                                index += stride * parts
+                            }
+                            var out = q + stride * p * radix
+                            for k in 0..<radix {
+                                var sumRe = 0.0, sumIm = 0.0
+                                let row = k * radix
+                                for j in 0..<radix {
+                                    sumRe += aRe[j] * wRe[row + j] - aIm[j] * wIm[row + j]
+                                    sumIm += aRe[j] * wIm[row + j] + aIm[j] * wRe[row + j]
+                                }
+                                let w = p * radix + k
+                                yRe[out] = sumRe * twRe[w] - sumIm * twIm[w]
+                                yIm[out] = sumRe * twIm[w] + sumIm * twRe[w]
+                                out += stride
+                            }
                         }
-                        let w = p * radix + k
-                        let out = q + stride * (p * radix + k)
-                        yRe[out] = sumRe * twRe[w] - sumIm * twIm[w]
-                        yIm[out] = sumRe * twIm[w] + sumIm * twRe[w]
                     }
                 }
             }

@@ -63,19 +63,39 @@ public actor SmartTurnModel: AudioTurnScorer {
         return try probability(of: speech.resampled(to: WhisperLogMel.sampleRate).samples)
     }
 
+    /// A score and what it cost.
+    public struct Score: Sendable, Equatable {
+        /// The probability that the turn is complete.
+        public var probability: Double
+        /// Time spent on the log-mel features (Swift).
+        public var features: Duration
+        /// Time spent in ONNX Runtime.
+        public var inference: Duration
+    }
+
     /// The probability that the turn is complete after `samples` (16 kHz mono, the speech up
     /// to the pause): the model's output for the last ``seconds`` of them.
     public func probability(of samples: [Float]) throws(OnnxError) -> Double {
+        try score(of: samples).probability
+    }
+
+    /// ``probability(of:)`` with the time of each part.
+    public func score(of samples: [Float]) throws(OnnxError) -> Score {
         let session = try loadedSession()
+        let clock = ContinuousClock()
+        let started = clock.now
         let values = features.features(of: Self.window(samples, count: features.sampleCount))
+        let featured = clock.now
         let input = OnnxTensor(shape: [1, WhisperLogMel.melBins, features.frameCount], values: values)
         let outputs = try ComputeLane.shared.run {
             Result { () throws(OnnxError) in try session.run(["input_features": input], outputs: ["logits"]) }
         }.get()
+        let inferred = clock.now
         guard let probability = outputs["logits"]?.values.first else {
             throw OnnxError(.run, "Smart Turn gave no probability")
         }
-        return Double(min(max(probability, 0), 1))
+        return Score(probability: Double(min(max(probability, 0), 1)), features: started.duration(to: featured),
+                     inference: featured.duration(to: inferred))
     }
 
     /// The last `count` samples, left-padded with zeros when there are fewer.

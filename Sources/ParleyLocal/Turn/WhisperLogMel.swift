@@ -9,7 +9,7 @@ import Foundation
 /// ends by half a frame, and windowed with a periodic Hann window; the last frame (which
 /// only the reflection reaches) is left out, so `seconds` give `100 · seconds` frames.
 /// Frames that are one constant value throughout (the zeros that pad a short utterance to the
-/// window) are computed once.
+/// window) are computed once: a short question's features cost a fraction of a long one's.
 struct WhisperLogMel: Sendable {
     static let sampleRate = 16_000
     static let fftSize = 400
@@ -24,13 +24,21 @@ struct WhisperLogMel: Sendable {
     private let window: [Double]
     /// The filter bank, mel bin by mel bin: `spectrumBins` weights each.
     let filters: [Double]
+    /// Each mel bin's nonzero weights: the first spectrum bin they apply to, and the weights.
+    private let bands: [(first: Int, weights: [Double])]
     private let fft: MixedRadixFFT
 
     /// Features of `seconds` of 16 kHz audio.
     init(seconds: Int) {
         sampleCount = seconds * Self.sampleRate
         window = (0..<Self.fftSize).map { 0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(Self.fftSize)) }
-        filters = Self.melFilters()
+        let filters = Self.melFilters()
+        self.filters = filters
+        bands = (0..<Self.melBins).map { mel in
+            let row = Array(filters[(mel * Self.spectrumBins)..<((mel + 1) * Self.spectrumBins)])
+            guard let first = row.firstIndex(where: { $0 > 0 }), let last = row.lastIndex(where: { $0 > 0 }) else { return (0, []) }
+            return (first, Array(row[first...last]))
+        }
         fft = MixedRadixFFT(size: Self.fftSize)
     }
 
@@ -39,60 +47,74 @@ struct WhisperLogMel: Sendable {
     /// frameCount` values, row-major, as the model's `[80, frames]` input.
     func features(of samples: [Float]) -> [Float] {
         var x = [Double](repeating: 0, count: sampleCount)
-        for index in 0..<min(samples.count, sampleCount) { x[index] = Double(samples[index]) }
-        let mean = x.reduce(0, +) / Double(sampleCount)
-        let variance = x.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(sampleCount)
+        var mean = 0.0
+        for index in 0..<min(samples.count, sampleCount) {
+            x[index] = Double(samples[index])
+            mean += x[index]
+        }
+        mean /= Double(sampleCount)
+        var variance = 0.0
+        for index in 0..<sampleCount { variance += (x[index] - mean) * (x[index] - mean) }
+        variance /= Double(sampleCount)
         let scale = 1 / (variance + 1e-7).squareRoot()
-        for index in x.indices { x[index] = (x[index] - mean) * scale }
+        for index in 0..<sampleCount { x[index] = (x[index] - mean) * scale }
 
-        let frames = frameCount, half = Self.fftSize / 2, bins = Self.spectrumBins
+        // The zeros that pad a short utterance, all one value now: the frames within them are alike.
+        var leading = 1
+        while leading < sampleCount, x[leading] == x[0] { leading += 1 }
+
+        let frames = frameCount
         var logMel = [Double](repeating: 0, count: Self.melBins * frames)
-        var re = [Double](repeating: 0, count: Self.fftSize), im = re, scratchRe = re, scratchIm = re
-        var power = [Double](repeating: 0, count: bins)
+        var work = [Double](repeating: 0, count: 4 * Self.fftSize + Self.spectrumBins + Self.melBins)
         var constantFrame: (value: Double, column: [Double])?
-        var column = [Double](repeating: 0, count: Self.melBins)
-        for frame in 0..<frames {
-            let start = frame * Self.hop - half
-            var low = Double.infinity, high = -Double.infinity
-            for n in 0..<Self.fftSize {
-                let value = x[Self.reflected(start + n, count: sampleCount)]
-                re[n] = value
-                low = min(low, value)
-                high = max(high, value)
-            }
-            if low == high, let constantFrame, constantFrame.value == low {
-                for mel in 0..<Self.melBins { logMel[mel * frames + frame] = constantFrame.column[mel] }
-                continue
-            }
-            for n in 0..<Self.fftSize {
-                re[n] *= window[n]
-                im[n] = 0
-            }
-            re.withUnsafeMutableBufferPointer { re in
-                im.withUnsafeMutableBufferPointer { im in
-                    scratchRe.withUnsafeMutableBufferPointer { scratchRe in
-                        scratchIm.withUnsafeMutableBufferPointer { scratchIm in
-                            guard let re = re.baseAddress, let im = im.baseAddress,
-                                  let scratchRe = scratchRe.baseAddress, let scratchIm = scratchIm.baseAddress else { return }
+        x.withUnsafeBufferPointer { x in
+            window.withUnsafeBufferPointer { window in
+                work.withUnsafeMutableBufferPointer { work in
+                    logMel.withUnsafeMutableBufferPointer { logMel in
+                        guard let base = work.baseAddress, let x = x.baseAddress, let window = window.baseAddress,
+                              let logMel = logMel.baseAddress else { return }
+                        let n = Self.fftSize
+                        let (re, im, scratchRe, scratchIm) = (base, base + n, base + 2 * n, base + 3 * n)
+                        let power = base + 4 * n, column = power + Self.spectrumBins
+                        for frame in 0..<frames {
+                            let start = frame * Self.hop - n / 2
+                            if start + n <= leading, let constantFrame {
+                                for mel in 0..<Self.melBins { logMel[mel * frames + frame] = constantFrame.column[mel] }
+                                continue
+                            }
+                            var low = Double.infinity, high = -Double.infinity
+                            for index in 0..<n {
+                                let value = x[Self.reflected(start + index, count: sampleCount)]
+                                re[index] = value * window[index]
+                                im[index] = 0
+                                low = min(low, value)
+                                high = max(high, value)
+                            }
+                            if low == high, let constantFrame, constantFrame.value == low {
+                                for mel in 0..<Self.melBins { logMel[mel * frames + frame] = constantFrame.column[mel] }
+                                continue
+                            }
                             fft.transform(re: re, im: im, scratchRe: scratchRe, scratchIm: scratchIm)
+                            for bin in 0..<Self.spectrumBins { power[bin] = re[bin] * re[bin] + im[bin] * im[bin] }
+                            for mel in 0..<Self.melBins {
+                                let band = bands[mel]
+                                var sum = 0.0
+                                for (offset, weight) in band.weights.enumerated() { sum += weight * power[band.first + offset] }
+                                column[mel] = log10(max(sum, 1e-10))
+                                logMel[mel * frames + frame] = column[mel]
+                            }
+                            if low == high { constantFrame = (low, Array(UnsafeBufferPointer(start: column, count: Self.melBins))) }
                         }
                     }
                 }
             }
-            for bin in 0..<bins { power[bin] = re[bin] * re[bin] + im[bin] * im[bin] }
-            filters.withUnsafeBufferPointer { filters in
-                for mel in 0..<Self.melBins {
-                    var sum = 0.0
-                    let row = mel * bins
-                    for bin in 0..<bins { sum += filters[row + bin] * power[bin] }
-                    column[mel] = log10(max(sum, 1e-10))
-                }
-            }
-            for mel in 0..<Self.melBins { logMel[mel * frames + frame] = column[mel] }
-            if low == high { constantFrame = (low, column) }
         }
-        let floor = (logMel.max() ?? 0) - 8
-        return logMel.map { Float((max($0, floor) + 4) / 4) }
+        var top = -Double.infinity
+        for value in logMel { top = max(top, value) }
+        let floor = top - 8
+        var result = [Float](repeating: 0, count: logMel.count)
+        for index in 0..<logMel.count { result[index] = Float((max(logMel[index], floor) + 4) / 4) }
+        return result
     }
 
     /// Index `index` of a signal of `count` samples reflected at both ends (numpy's "reflect":
