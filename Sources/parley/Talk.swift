@@ -66,6 +66,9 @@ struct Talk: AsyncParsableCommand {
     @Flag(name: .customLong("no-turn-prediction"), help: "End every turn after --end-silence, however complete the words sound.")
     var noTurnPrediction = false
 
+    @Option(name: .customLong("turn-signals"), help: "With turn prediction, what judges a pause: both (the voice by the on-device audio turn model, Smart Turn, then the words when it is unsure; the default), voice, or words.")
+    var turnSignals: String = TurnSignals.both.rawValue
+
     @Flag(name: .customLong("no-early-reply"), help: "With --predict-turn-end: do not start the reply during the pause (by default the on-device model starts it on the words so far, held back until the turn ends, and dropped unheard if you go on).")
     var noEarlyReply = false
 
@@ -91,6 +94,9 @@ struct Talk: AsyncParsableCommand {
             throw ValidationError("--predict-turn-end must be between 0.1 s and --end-silence (\(endSilence) s).")
         }
         if noTurnPrediction, predictTurnEnd != nil { throw ValidationError("--no-turn-prediction and --predict-turn-end cannot be used together.") }
+        guard TurnSignals(rawValue: turnSignals) != nil else {
+            throw ValidationError("--turn-signals must be one of \(TurnSignals.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
         if noTurnPrediction, noEarlyReply { throw ValidationError("--no-early-reply has no effect with --no-turn-prediction: leave one out.") }
         if noSave, thread != nil { throw ValidationError("--thread continues a saved conversation; it cannot be used with --no-save.") }
         try validateOutput(output)
@@ -118,6 +124,7 @@ struct Talk: AsyncParsableCommand {
                 duplex: paced ? .full : .half, saves: !noSave, keepsAudio: keepAudio)
             options.shortSilence = noTurnPrediction ? nil : predictTurnEnd ?? (paced ? min(Self.defaultShortSilence, endSilence) : nil)
             options.startsReplyEarly = !noEarlyReply
+            options.turnSignals = TurnSignals(rawValue: turnSignals) ?? .both
             options.prefillsPrompt = !noPrefill
             if !noTools { options.tools = try BuiltInTools.toolbox(store: try? await runtime.store(), owner: .local, embedder: runtime.onDeviceEmbedder(warn: false)) }
             let speaker = RecordingOutput(clock: ContinuousClock(), realtime: paced)
