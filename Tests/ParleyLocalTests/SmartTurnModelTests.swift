@@ -2,6 +2,7 @@ import Foundation
 import ParleyCore
 import ParleyOnnx
 import ParleyTestLanes
+import ParleyTesting
 import Testing
 @testable import ParleyLocal
 
@@ -177,5 +178,21 @@ struct WhisperLogMelTests {
             let area = filters[(mel * 201)..<((mel + 1) * 201)].reduce(0, +) * binHz
             #expect(abs(area - 1) < 0.1, "filter \(mel): area \(area)")
         }
+    }
+}
+
+@Suite("The audio turn model missing")
+struct MissingTurnModelTests {
+    @Test("the engines give no audio turn scorer without the model file, and warn that the words alone judge")
+    func warns() throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("parley-no-turn-model-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let logs = CapturedLogs()
+        let engines = LocalEngines(paths: ParleyPaths(home: home), logger: logs.logger())
+        #expect(engines.audioTurnScorer() == nil)
+        let warnings = logs.messages(at: .warning)
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.contains("the end of a turn is judged by the text score alone") == true)
+        #expect(warnings.first?.contains("smart-turn-v3.2-cpu.onnx is missing") == true)
     }
 }
