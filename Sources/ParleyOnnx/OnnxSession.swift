@@ -206,7 +206,7 @@ public final class OnnxSession: Sendable {
             try library.check(name(session, index, allocator, &text), .model, "the model's \(inputs ? "input" : "output") \(index) has no name")
             guard let text else { continue }
             names.append(String(cString: text))
-            _ = free(allocator, text)
+            api.ReleaseStatus?(free(allocator, text))
         }
         return names
     }

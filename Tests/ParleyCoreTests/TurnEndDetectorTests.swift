@@ -46,7 +46,8 @@ struct TurnEndDetectorTests {
                hasAudio: Bool = true, hasText: Bool = true) async -> (TurnJudgement, audioCalls: Int, textCalls: Int) {
         let audioScorer = TimedScorer(audio, latency: audioLatency, clock: clock)
         let textScorer = TimedScorer(text, latency: textLatency, clock: clock)
-        let detector = TurnEndDetector(audio: hasAudio ? audioScorer : nil, text: hasText ? textScorer : nil)
+        let detector = TurnEndDetector(audio: hasAudio ? audioScorer : nil, text: hasText ? textScorer : nil,
+                                       bands: TurnEndDetector.Bands(complete: 0.8, incomplete: 0.2))
         let judgement = await detector.judge(speech: speech, words: "What is the capital of France", textThreshold: 0.02, clock: clock)
         return (judgement, await audioScorer.calls, await textScorer.calls)
     }
@@ -105,6 +106,11 @@ struct TurnEndDetectorTests {
     func nothing() async {
         let (judgement, _, _) = await judge(audio: nil, text: nil)
         #expect(judgement.verdict == .unknown && judgement.source == nil && judgement.completion == nil)
+    }
+
+    @Test("by default the voice decides alone only above 0.99 or below 0.1")
+    func defaultBands() {
+        #expect(TurnEndDetector.Bands() == TurnEndDetector.Bands(complete: 0.99, incomplete: 0.1, audioThreshold: 0.5))
     }
 
     @Test("bands keep incomplete at or below complete")

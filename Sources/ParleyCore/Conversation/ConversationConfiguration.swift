@@ -96,7 +96,8 @@ public struct TurnPrediction: Sendable {
     /// a clear score decides alone, an unsure one has the words read (``TurnEndDetector``).
     /// `nil` (the default): the words alone.
     public var audio: (any AudioTurnScorer)?
-    /// Where the audio score decides alone.
+    /// Where the audio score decides alone (by default only above 0.99 or below 0.1: see
+    /// ``TurnEndDetector/Bands``).
     public var bands: TurnEndDetector.Bands
     /// Whether the words are scored when the voice is unsure; `false` (for comparisons): the
     /// voice alone decides, at the audio model's own threshold.

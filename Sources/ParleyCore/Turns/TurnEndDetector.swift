@@ -9,6 +9,13 @@
 /// audio at its own threshold, ``Bands/audioThreshold``); with neither, nothing is known.
 public struct TurnEndDetector: Sendable {
     /// The audio scores that decide without the words.
+    ///
+    /// The defaults, 0.99 and 0.1, keep the voice from cutting a sentence in two on the
+    /// questions of `Benchmarks/run --suite turns` (espeak-ng voices): Smart Turn v3.2 gave the
+    /// openings before their pauses 0.98 ("Can you tell me", "Could you explain"), 0.50 and
+    /// 0.008, and the whole questions 0.19 to 0.92, so no band separates them there; the voice
+    /// decides alone only when it is surer than on any of those. Human speech, which the model
+    /// was trained on, may allow wider bands: measure before widening them.
     public struct Bands: Sendable, Equatable {
         /// At or above: the voice sounds finished; the turn ends without the words being read.
         public var complete: Double
@@ -18,7 +25,7 @@ public struct TurnEndDetector: Sendable {
         public var audioThreshold: Double
 
         /// Creates bands; `incomplete` is kept at or below `complete`.
-        public init(complete: Double = 0.8, incomplete: Double = 0.2, audioThreshold: Double = 0.5) {
+        public init(complete: Double = 0.99, incomplete: Double = 0.1, audioThreshold: Double = 0.5) {
             self.complete = complete
             self.incomplete = min(incomplete, complete)
             self.audioThreshold = audioThreshold
