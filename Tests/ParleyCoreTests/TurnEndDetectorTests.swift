@@ -108,6 +108,20 @@ struct TurnEndDetectorTests {
         #expect(judgement.verdict == .unknown && judgement.source == nil && judgement.completion == nil)
     }
 
+    @Test("a voice scored beforehand (as a conversation does, during the transcription) is judged the same; no scorer, no score")
+    func voiceScoredBeforehand() async {
+        let audioScorer = TimedScorer(0.9, latency: .milliseconds(70), clock: clock)
+        let textScorer = TimedScorer(0.001, latency: .milliseconds(300), clock: clock)
+        let detector = TurnEndDetector(audio: audioScorer, text: textScorer, bands: TurnEndDetector.Bands(complete: 0.8, incomplete: 0.2))
+        let voice = await detector.scoreVoice(speech, clock: clock)
+        #expect(voice?.score == 0.9 && voice?.took == .milliseconds(70))
+        let judgement = await detector.judge(voice: voice, words: "What is", textThreshold: 0.02, clock: clock)
+        #expect(judgement.verdict == .complete && judgement.source == .audio && judgement.audioTook == .milliseconds(70))
+        #expect(await textScorer.calls == 0)
+        #expect(await TurnEndDetector(audio: nil, text: textScorer).scoreVoice(speech, clock: clock) == nil)
+        #expect(await detector.scoreVoice(AudioBuffer(samples: [], sampleRate: 16_000), clock: clock) == nil)
+    }
+
     @Test("by default the voice decides alone only above 0.99 or below 0.1")
     func defaultBands() {
         #expect(TurnEndDetector.Bands() == TurnEndDetector.Bands(complete: 0.99, incomplete: 0.1, audioThreshold: 0.5))

@@ -230,8 +230,12 @@ extension ConversationSession {
         let whole = kept.covering(segment)
         let audio = detector.audio(from: whole.start, to: whole.end)
         let stt = self.stt, options = configuration.transcription, clock = self.clock
+        let judge = prediction.detector
         let task = Task {
             let started = clock.now
+            // The voice is scored while the words are transcribed (the speech up to the pause).
+            let voice = Task { await judge.scoreVoice(audio, clock: clock) }
+            defer { voice.cancel() }
             guard let transcript = try? await stt.transcribe(audio.resampled(to: stt.preferredSampleRate), options: options),
                   !Task.isCancelled else { return }
             let transcribed = clock.now
@@ -240,11 +244,12 @@ extension ConversationSession {
             // context window), so that a model that answers too finds what it scored in memory.
             let context = Array(self.replyRequest(self.history + [.user(words)]).messages.dropLast())
             let tools = self.configuration.tools?.definitions ?? []
-            // The voice first (the speech up to the pause); its words only when it is unsure.
+            // The voice decides when it is sure; the words are scored only when it is not.
             // No words (a cough, a noise): nothing to end the turn on before the long silence.
             let threshold = await prediction.predictor.completionThreshold()
-            let judgement = words.isEmpty ? TurnJudgement() : await prediction.detector.judge(speech: audio, words: words, history: context, tools: tools,
-                                                            textThreshold: threshold ?? prediction.policy.threshold, clock: clock)
+            let judgement = words.isEmpty ? TurnJudgement()
+                : await judge.judge(voice: await voice.value, words: words, history: context, tools: tools,
+                                       textThreshold: threshold ?? prediction.policy.threshold, clock: clock)
             guard !Task.isCancelled else { return }
             await self.pauseScored(TurnScore(segment: segment, transcript: transcript, completion: judgement.completion,
                                              threshold: judgement.source == .text ? threshold : nil, judgement: judgement),

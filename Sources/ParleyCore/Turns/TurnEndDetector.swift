@@ -52,15 +52,30 @@ public struct TurnEndDetector: Sendable {
     /// time is measured on `clock`. A scorer that fails counts as absent.
     public func judge<C: Clock>(speech: AudioBuffer, words: String, history: [ChatMessage] = [], tools: [ToolDefinition] = [],
                                 textThreshold: Double, clock: C) async -> TurnJudgement where C.Duration == Duration {
+        let voice = await scoreVoice(speech, clock: clock)
+        return await judge(voice: voice, words: words, history: history, tools: tools, textThreshold: textThreshold, clock: clock)
+    }
+
+    /// The audio score of `speech` and its time; `nil` without an audio scorer, for no
+    /// speech, or when the scorer fails. A conversation starts it with the transcription of
+    /// the same speech, so that it is there when the words are.
+    public func scoreVoice<C: Clock>(_ speech: AudioBuffer, clock: C) async -> (score: Double, took: Duration)? where C.Duration == Duration {
+        guard let audio, !speech.isEmpty else { return nil }
+        let started = clock.now
+        guard let score = try? await audio.completion(of: speech) else { return nil }
+        return (score, started.duration(to: clock.now))
+    }
+
+    /// ``judge(speech:words:history:tools:textThreshold:clock:)`` with the voice already
+    /// scored (``scoreVoice(_:clock:)``).
+    public func judge<C: Clock>(voice: (score: Double, took: Duration)?, words: String, history: [ChatMessage] = [],
+                                tools: [ToolDefinition] = [], textThreshold: Double, clock: C) async -> TurnJudgement where C.Duration == Duration {
         var judgement = TurnJudgement()
-        if let audio, !speech.isEmpty {
-            let started = clock.now
-            if let score = try? await audio.completion(of: speech) {
-                judgement.audio = score
-                judgement.audioTook = started.duration(to: clock.now)
-                if score >= bands.complete { return judgement.decided(.complete, by: .audio) }
-                if score <= bands.incomplete { return judgement.decided(.incomplete, by: .audio) }
-            }
+        if let voice {
+            judgement.audio = voice.score
+            judgement.audioTook = voice.took
+            if voice.score >= bands.complete { return judgement.decided(.complete, by: .audio) }
+            if voice.score <= bands.incomplete { return judgement.decided(.incomplete, by: .audio) }
         }
         if let text, !words.isEmpty, !Task.isCancelled {
             let started = clock.now
