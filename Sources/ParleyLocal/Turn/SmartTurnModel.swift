@@ -58,6 +58,8 @@ public actor SmartTurnModel: AudioTurnScorer {
         return loaded
     }
 
+    /// The probability that the turn is complete after `speech` (at any rate: resampled to
+    /// 16 kHz), the utterance up to the pause.
     public func completion(of speech: AudioBuffer) throws -> Double {
         try Task.checkCancellation()
         return try probability(of: speech.resampled(to: WhisperLogMel.sampleRate).samples)
@@ -102,11 +104,5 @@ public actor SmartTurnModel: AudioTurnScorer {
     static func window(_ samples: [Float], count: Int) -> [Float] {
         if samples.count >= count { return Array(samples.suffix(count)) }
         return [Float](repeating: 0, count: count - samples.count) + samples
-    }
-
-    /// The model's input for `samples` (16 kHz, the speech up to the pause): `[80, 800]`
-    /// row-major (for tests and the reference script's comparison).
-    func inputFeatures(of samples: [Float]) -> [Float] {
-        features.features(of: Self.window(samples, count: features.sampleCount))
     }
 }
