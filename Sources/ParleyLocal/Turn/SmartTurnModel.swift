@@ -89,9 +89,9 @@ public actor SmartTurnModel: AudioTurnScorer {
         let values = features.features(of: Self.window(samples, count: features.sampleCount))
         let featured = clock.now
         let input = OnnxTensor(shape: [1, WhisperLogMel.melBins, features.frameCount], values: values)
-        let outputs = try ComputeLane.shared.run {
-            Result { () throws(OnnxError) in try session.run(["input_features": input], outputs: ["logits"]) }
-        }.get()
+        // Not on the compute lane: one ONNX Runtime thread for ~70 ms, which waiting behind the
+        // transcription, the prompt's evaluation and the reply held up by far more (below).
+        let outputs = try session.run(["input_features": input], outputs: ["logits"])
         let inferred = clock.now
         guard let probability = outputs["logits"]?.values.first else {
             throw OnnxError(.run, "Smart Turn gave no probability")
