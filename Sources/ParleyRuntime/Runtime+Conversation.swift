@@ -118,8 +118,9 @@ extension Runtime {
             // reply starts during the pause on the on-device model, which costs nothing when
             // it is dropped; not on a model billed per token.
             let answererScores = configuration.prefiller != nil ? answerer as? any TurnPredictor : nil
-            // The voice is scored first (Smart Turn on device, ~70 ms); the words only when it
-            // is unsure. Without the model the words alone decide (with a warning).
+            // With `turnSignals` `.both` or `.voice` the voice is scored too (Smart Turn on
+            // device, ~70 ms), the words only when it is unsure; asked for without the model,
+            // the words alone decide (with a warning). By default the words alone.
             let turnModel = options.turnSignals == .words ? nil : engines.audioTurnScorer()
             configuration.turnPrediction = TurnPrediction(
                 predictor: answererScores ?? (smallModel as (any TurnPredictor)?) ?? engines.llm,

@@ -66,8 +66,8 @@ struct Talk: AsyncParsableCommand {
     @Flag(name: .customLong("no-turn-prediction"), help: "End every turn after --end-silence, however complete the words sound.")
     var noTurnPrediction = false
 
-    @Option(name: .customLong("turn-signals"), help: "With turn prediction, what judges a pause: both (the voice by the on-device audio turn model, Smart Turn, then the words when it is unsure; the default), voice, or words.")
-    var turnSignals: String = TurnSignals.both.rawValue
+    @Option(name: .customLong("turn-signals"), help: "With turn prediction, what judges a pause: words (the language model's text score; the default), both (the voice by the on-device audio turn model, Smart Turn, then the words when it is unsure), or voice.")
+    var turnSignals: String = TurnSignals.words.rawValue
 
     @Flag(name: .customLong("no-early-reply"), help: "With --predict-turn-end: do not start the reply during the pause (by default the on-device model starts it on the words so far, held back until the turn ends, and dropped unheard if you go on).")
     var noEarlyReply = false
@@ -124,7 +124,7 @@ struct Talk: AsyncParsableCommand {
                 duplex: paced ? .full : .half, saves: !noSave, keepsAudio: keepAudio)
             options.shortSilence = noTurnPrediction ? nil : predictTurnEnd ?? (paced ? min(Self.defaultShortSilence, endSilence) : nil)
             options.startsReplyEarly = !noEarlyReply
-            options.turnSignals = TurnSignals(rawValue: turnSignals) ?? .both
+            options.turnSignals = TurnSignals(rawValue: turnSignals) ?? .words
             options.prefillsPrompt = !noPrefill
             if !noTools { options.tools = try BuiltInTools.toolbox(store: try? await runtime.store(), owner: .local, embedder: runtime.onDeviceEmbedder(warn: false)) }
             let speaker = RecordingOutput(clock: ContinuousClock(), realtime: paced)
