@@ -43,6 +43,7 @@ let package = Package(
         .library(name: "ParleyCore", targets: ["ParleyCore"]),
         .library(name: "ParleyLocal", targets: ["ParleyLocal"]),
         .library(name: "ParleySilero", targets: ["ParleySilero"]),
+        .library(name: "ParleyOnnx", targets: ["ParleyOnnx"]),
         .library(name: "ParleyCloud", targets: ["ParleyCloud"]),
         .library(name: "ParleyStore", targets: ["ParleyStore"]),
         .library(name: "ParleyPostgres", targets: ["ParleyPostgres"]),
@@ -101,6 +102,14 @@ let package = Package(
         // Types only: ParleyLocal opens the library on first use (SherpaOnnxLibrary), so a process
         // that never speaks or hears with it does not load ONNX Runtime.
         .systemLibrary(name: "CSherpaOnnx", pkgConfig: "sherpa-onnx-c-api"),
+        // ONNX Runtime's C API (the libonnxruntime.so that sherpa-onnx brings), declared by
+        // Parley itself: the library comes with no header. Types only, like CSherpaOnnx:
+        // ParleyOnnx opens the library on first use.
+        .systemLibrary(name: "COnnxRuntime"),
+        // A thin safe wrapper over ONNX Runtime: sessions from a file, runs with float tensors by
+        // name, typed errors (the audio turn model; the wake word and Moonshine can share it).
+        // Linux only: on Apple platforms making a session throws "not built for this platform".
+        .target(name: "ParleyOnnx", dependencies: [.target(name: "COnnxRuntime", condition: linuxOnly)]),
         // The on-device engines: llama.cpp, whisper.cpp, Piper voices on sherpa-onnx (phonemes
         // from espeak-ng), espeak-ng itself (each espeak-ng run a separate process),
         // Silero VAD in plain Swift (written to be fast in debug builds too: no target here may
@@ -111,7 +120,7 @@ let package = Package(
         .target(
             name: "ParleyLocal",
             dependencies: [
-                "ParleyCore", "ParleySilero",
+                "ParleyCore", "ParleySilero", "ParleyOnnx",
                 .product(name: "Logging", package: "swift-log"),
             ] + engineDependencies
         ),
@@ -292,7 +301,7 @@ let package = Package(
             dependencies: ["ParleyCore", "ParleyTesting", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "ParleyAppleSupportTests", dependencies: ["ParleyAppleSupport", "ParleyApple", "ParleyCore"]),
-        .testTarget(name: "ParleyLocalTests", dependencies: ["ParleyTestLanes", "ParleyLocal", "ParleySilero", "ParleyCore", "ParleyModels", "ParleyTesting"]),
+        .testTarget(name: "ParleyLocalTests", dependencies: ["ParleyTestLanes", "ParleyLocal", "ParleySilero", "ParleyOnnx", "ParleyCore", "ParleyModels", "ParleyTesting"]),
         .testTarget(name: "ParleyCLITests", dependencies: ["ParleyTestLanes", "ParleyTesting", "parley", "ParleyCore", "ParleyStore", "ParleyTestServers", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "ParleyRuntimeTests", dependencies: ["ParleyTestLanes", "ParleyRuntime", "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyTesting", "ParleyTestServers", "ParleyAppleSupport"]),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyPostgres", "ParleyCore", "ParleyTestServers"]),

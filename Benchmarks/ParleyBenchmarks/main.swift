@@ -12,7 +12,9 @@
 //            word error rate and final-transcript time (scripts/ears/recordings.tsv)
 //   silero — the Swift Silero VAD network: milliseconds per 32 ms chunk against the real-time
 //            budget (also meaningful in a debug build: `swift run parley-benchmarks silero`)
-// Run with Benchmarks/run --suite http|chain|silero|realtime|structured|voices|ears (release build). Figures are medians.
+//   smartturn — the audio turn model (Smart Turn v3.2 under ONNX Runtime, one thread): ms per
+//            score for the Swift features and the model, on the reference clips
+// Run with Benchmarks/run --suite http|chain|silero|smartturn|realtime|structured|voices|ears (release build). Figures are medians.
 import AsyncHTTPClient
 import Foundation
 import NIOCore
@@ -159,6 +161,31 @@ struct AlwaysAvailable: LanguageModelProvider {
     func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> { inner.complete(request) }
 }
 
+// MARK: smartturn
+
+func smartTurnSuite() async throws {
+    let paths = ParleyPaths.current()
+    let folder = paths.testData.appendingPathComponent("smart_turn", isDirectory: true)
+    let model = SmartTurnModel(models: paths.models, threads: 1)
+    try await model.load()
+    #if DEBUG
+    let build = "debug build"
+    #else
+    let build = "release build"
+    #endif
+    print("smartturn: Smart Turn v3.2, one ONNX Runtime thread, median of 7 scores per clip (the first, warm-up, not counted), \(build)")
+    for name in ["complete-capital", "complete-timer", "cut-ocean", "cut-tell"] {
+        let samples = try WAV.read(from: folder.appendingPathComponent(name + ".wav")).samples
+        _ = try await model.score(of: samples)
+        var scores: [SmartTurnModel.Score] = []
+        for _ in 0..<7 { scores.append(try await model.score(of: samples)) }
+        let features = median(scores.map { $0.features.milliseconds }), inference = median(scores.map { $0.inference.milliseconds })
+        print(String(format: "  %@ (%.2f s): P(complete) %.3f; features %.1f ms, model %.1f ms, total %.1f ms",
+                     name, Double(samples.count) / 16_000, scores[0].probability, features, inference,
+                     median(scores.map { ($0.features + $0.inference).milliseconds })))
+    }
+}
+
 // MARK: silero
 
 func sileroSuite() throws {
@@ -230,6 +257,7 @@ switch suite {
 case "http": try await httpSuite()
 case "chain": try await chainSuite()
 case "silero": try sileroSuite()
+case "smartturn": try await smartTurnSuite()
 case "realtime": try await realtimeSuite()
 case "structured": try await structuredSuite()
 case "voices": try await voicesSuite()
@@ -239,6 +267,6 @@ case "all":
     try await chainSuite()
     try sileroSuite()
 default:
-    FileHandle.standardError.write(Data("usage: parley-benchmarks [http|chain|silero|realtime|structured|voices|ears|all]\n".utf8))
+    FileHandle.standardError.write(Data("usage: parley-benchmarks [http|chain|silero|smartturn|realtime|structured|voices|ears|all]\n".utf8))
     exit(2)
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ParleyCore
+import ParleyOnnx
 import ParleySilero
 
 /// The on-device providers, built from a data directory.
@@ -19,9 +20,22 @@ public struct LocalEngines: Sendable {
     /// Text embeddings on device (all-MiniLM-L6-v2 by default); its model may be missing
     /// (``LlamaEmbedder/availability()`` says so).
     public let embedder: LlamaEmbedder
+    /// Smart Turn v3.2, the audio turn model (loaded on its first score); see ``audioTurnScorer()``.
+    public let turnModel: SmartTurnModel
 
     private let paths: ParleyPaths
     private let logger: Logger
+
+    /// The audio turn model when it can run: `nil` when its file is missing or ONNX Runtime is
+    /// not part of this build, with a warning that the end of a turn is then judged by the
+    /// words alone.
+    public func audioTurnScorer() -> SmartTurnModel? {
+        if turnModel.isAvailable { return turnModel }
+        let why = OnnxRuntime.isBuilt ? "\(turnModel.file.path) is missing (run scripts/setup, or `parley models pull smart-turn-v3.2`)"
+            : "ONNX Runtime is not built for this platform"
+        logger.warning("the audio turn model (Smart Turn v3.2) is not used: \(why); the end of a turn is judged by the text score alone")
+        return nil
+    }
 
     /// The voice activity detector chain: Silero, then the energy detector when Silero's
     /// weights are missing (with a warning saying so).
@@ -73,6 +87,8 @@ public struct LocalEngines: Sendable {
             endOfTurnThreshold: overrides.endOfTurnThreshold)
         configuration.promptMemoryDirectory = paths.home.appendingPathComponent("cache/prompts", isDirectory: true)
         llm = SwitchableLanguageModel(LlamaLanguageModel(configuration: configuration))
+        // One thread: it scores at a pause, while the transcriber and the language model work.
+        turnModel = SmartTurnModel(models: paths.models, threads: 1)
         embedder = LlamaEmbedder(configuration: .init(modelPath: overrides.embeddingModel ?? paths.defaultEmbeddingModel.path,
                                                       threads: overrides.threads,
                                                       name: overrides.embeddingModel == nil ? LlamaEmbedder.defaultModelName : nil))

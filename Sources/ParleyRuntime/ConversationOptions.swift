@@ -55,6 +55,13 @@ public struct ConversationOptions: Sendable {
     /// far, while the end of the turn is confirmed (held back, and dropped unheard if the user
     /// goes on). Only ever on the on-device model. On by default.
     public var startsReplyEarly = true
+    /// With ``shortSilence``: what judges a pause. By default the words alone, as before the
+    /// audio turn model: on this project's 2-core machines (debug build, shared) the voice then
+    /// the words cut no question but ended turns later than the words alone (Benchmarks/README),
+    /// and made the realtime semantic_vad test miss its 0.8 s long silence in about 1 run of 5.
+    /// `.both` (the voice by Smart Turn, then the words when it is unsure) and `.voice` are there
+    /// to measure and to choose once they are shown to help.
+    public var turnSignals: TurnSignals = .words
     /// Whether the on-device model evaluates the reply's prompt while the user speaks (the
     /// conversation and the words of each partial transcript), so that the reply's first token
     /// waits only for the last words (see ``ConversationConfiguration/prefiller``). On by
@@ -106,4 +113,14 @@ public struct ConversationOptions: Sendable {
         self.reviewTranscript = reviewTranscript
         self.shortSilence = nil
     }
+}
+
+/// The signals that judge whether a pause ends the user's turn.
+public enum TurnSignals: String, Sendable, CaseIterable {
+    /// The words alone: the language model's text score.
+    case words
+    /// The voice alone: the audio turn model, at its own threshold.
+    case voice
+    /// The voice first, the words when it is unsure (``TurnEndDetector``).
+    case both
 }

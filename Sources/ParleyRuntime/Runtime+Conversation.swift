@@ -124,8 +124,13 @@ extension Runtime {
             // reply starts during the pause on the on-device model, which costs nothing when
             // it is dropped; not on a model billed per token.
             let answererScores = configuration.prefiller != nil ? answerer as? any TurnPredictor : nil
+            // With `turnSignals` `.both` or `.voice` the voice is scored too (Smart Turn on
+            // device, ~70 ms), the words only when it is unsure; asked for without the model,
+            // the words alone decide (with a warning). By default the words alone.
+            let turnModel = options.turnSignals == .words ? nil : engines.audioTurnScorer()
             configuration.turnPrediction = TurnPrediction(
                 predictor: answererScores ?? (smallModel as (any TurnPredictor)?) ?? engines.llm,
+                audio: turnModel, readsWords: options.turnSignals != .voice || turnModel == nil,
                 policy: TurnPolicy(shortSilence: shortSilence, longSilence: options.endSilence),
                 speculates: onDevice && options.startsReplyEarly)
             // The first pause is scored on its words within a fraction of a second: the
@@ -139,6 +144,7 @@ extension Runtime {
                 try? await whisper?.load()
                 try? await moonshine?.load()
                 try? await small?.load()
+                try? await turnModel?.load()
             }
         }
 

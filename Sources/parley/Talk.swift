@@ -68,6 +68,9 @@ struct Talk: AsyncParsableCommand {
     @Flag(name: .customLong("no-turn-prediction"), help: "End every turn after --end-silence, however complete the words sound.")
     var noTurnPrediction = false
 
+    @Option(name: .customLong("turn-signals"), help: "With turn prediction, what judges a pause: words (the language model's text score; the default), both (the voice by the on-device audio turn model, Smart Turn, then the words when it is unsure), or voice.")
+    var turnSignals: String = TurnSignals.words.rawValue
+
     @Flag(name: .customLong("no-early-reply"), help: "With --predict-turn-end: do not start the reply during the pause (by default the on-device model starts it on the words so far, held back until the turn ends, and dropped unheard if you go on).")
     var noEarlyReply = false
 
@@ -103,6 +106,9 @@ struct Talk: AsyncParsableCommand {
             throw ValidationError("--predict-turn-end must be between 0.1 s and --end-silence (\(endSilence) s).")
         }
         if noTurnPrediction, predictTurnEnd != nil { throw ValidationError("--no-turn-prediction and --predict-turn-end cannot be used together.") }
+        guard TurnSignals(rawValue: turnSignals) != nil else {
+            throw ValidationError("--turn-signals must be one of \(TurnSignals.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
         if noTurnPrediction, noEarlyReply { throw ValidationError("--no-early-reply has no effect with --no-turn-prediction: leave one out.") }
         if noSave, thread != nil { throw ValidationError("--thread continues a saved conversation; it cannot be used with --no-save.") }
         try validateOutput(output)
@@ -147,7 +153,11 @@ struct Talk: AsyncParsableCommand {
                 duplex: paced ? .full : .half, saves: !noSave, keepsAudio: keepAudio)
             options.shortSilence = noTurnPrediction ? nil : predictTurnEnd ?? (paced ? min(Self.defaultShortSilence, endSilence) : nil)
             options.startsReplyEarly = !noEarlyReply
+<<<<<<< HEAD
             options.interruption = interruption
+=======
+            options.turnSignals = TurnSignals(rawValue: turnSignals) ?? .words
+>>>>>>> smartturn
             options.prefillsPrompt = !noPrefill
             if !noTools { options.tools = try await runtime.toolbox(owner: .local, warn: false) }
             let speaker = RecordingOutput(clock: ContinuousClock(), realtime: paced)

@@ -88,10 +88,20 @@ public struct ConversationConfiguration: Sendable {
     }
 }
 
-/// End-of-turn prediction for a conversation: what scores the words, and the policy.
+/// End-of-turn prediction for a conversation: what scores the voice and the words, and the policy.
 public struct TurnPrediction: Sendable {
     /// Scores how complete the words sound.
     public var predictor: any TurnPredictor
+    /// Scores how finished the voice sounds (Smart Turn on device), before the words are read:
+    /// a clear score decides alone, an unsure one has the words read (``TurnEndDetector``).
+    /// `nil` (the default): the words alone.
+    public var audio: (any AudioTurnScorer)?
+    /// Where the audio score decides alone (by default only above 0.99 or below 0.1: see
+    /// ``TurnEndDetector/Bands``).
+    public var bands: TurnEndDetector.Bands
+    /// Whether the words are scored when the voice is unsure; `false` (for comparisons): the
+    /// voice alone decides, at the audio model's own threshold.
+    public var readsWords: Bool
     /// When a pause ends the turn.
     public var policy: TurnPolicy
     /// Whether the reply starts on the words of a pause while the end of the turn is being
@@ -100,9 +110,18 @@ public struct TurnPrediction: Sendable {
     public var speculates: Bool
 
     /// Creates the prediction settings.
-    public init(predictor: any TurnPredictor, policy: TurnPolicy = TurnPolicy(), speculates: Bool = false) {
+    public init(predictor: any TurnPredictor, audio: (any AudioTurnScorer)? = nil, bands: TurnEndDetector.Bands = TurnEndDetector.Bands(),
+                readsWords: Bool = true, policy: TurnPolicy = TurnPolicy(), speculates: Bool = false) {
         self.predictor = predictor
+        self.audio = audio
+        self.bands = bands
+        self.readsWords = readsWords
         self.policy = policy
         self.speculates = speculates
+    }
+
+    /// The detector that judges each pause.
+    public var detector: TurnEndDetector {
+        TurnEndDetector(audio: audio, text: readsWords ? predictor : nil, bands: bands)
     }
 }

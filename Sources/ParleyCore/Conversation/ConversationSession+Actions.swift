@@ -283,8 +283,12 @@ extension ConversationSession {
         let whole = kept.covering(segment)
         let audio = detector.audio(from: whole.start, to: whole.end)
         let stt = self.stt, options = configuration.transcription, clock = self.clock
+        let judge = prediction.detector
         let task = Task {
             let started = clock.now
+            // The voice is scored while the words are transcribed (the speech up to the pause).
+            let voice = Task { await judge.scoreVoice(audio, clock: clock) }
+            defer { voice.cancel() }
             guard let transcript = try? await stt.transcribe(audio.resampled(to: stt.preferredSampleRate), options: options),
                   !Task.isCancelled else { return }
             let transcribed = clock.now
@@ -293,10 +297,15 @@ extension ConversationSession {
             // context window), so that a model that answers too finds what it scored in memory.
             let context = Array(self.replyRequest(self.history + [.user(words)]).messages.dropLast())
             let tools = self.configuration.tools?.definitions ?? []
-            let completion = words.isEmpty ? nil : try? await prediction.predictor.completion(of: words, after: context, tools: tools)
-            guard !Task.isCancelled else { return }
+            // The voice decides when it is sure; the words are scored only when it is not.
+            // No words (a cough, a noise): nothing to end the turn on before the long silence.
             let threshold = await prediction.predictor.completionThreshold()
-            await self.pauseScored(TurnScore(segment: segment, transcript: transcript, completion: completion, threshold: threshold),
+            let judgement = words.isEmpty ? TurnJudgement()
+                : await judge.judge(voice: await voice.value, words: words, history: context, tools: tools,
+                                       textThreshold: threshold ?? prediction.policy.threshold, clock: clock)
+            guard !Task.isCancelled else { return }
+            await self.pauseScored(TurnScore(segment: segment, transcript: transcript, completion: judgement.completion,
+                                             threshold: judgement.source == .text ? threshold : nil, judgement: judgement),
                                    took: (started.duration(to: transcribed), transcribed.duration(to: clock.now)))
         }
         pauseScoring = task
@@ -322,7 +331,9 @@ extension ConversationSession {
             return
         }
         turnScore = score
-        logger.debug("conversation: words scored after \(silence) s of silence: \(score.completion.map { String(format: "%.4f", $0) } ?? "no words") (transcribed in \(Int(took.transcription.milliseconds)) ms, scored in \(Int(took.scoring.milliseconds)) ms)")
+        let voice = score.judgement.audio.map { String(format: "voice %.3f, ", $0) } ?? ""
+        let decided = score.judgement.source.map { $0 == .audio ? "by the voice" : "by the words" } ?? "undecided"
+        logger.debug("conversation: pause scored after \(silence) s of silence: \(voice)\(score.completion.map { String(format: "%.4f", $0) } ?? "no words") \(decided) (transcribed in \(Int(took.transcription.milliseconds)) ms, scored in \(Int(took.scoring.milliseconds)) ms)")
         do {
             try await decideTurnEnd(score, silence: silence, policy: prediction.policy)
             // Not over yet, but the words sound whole: the reply can start while the pause
@@ -338,8 +349,11 @@ extension ConversationSession {
 
     /// Ends the utterance now when the policy says its words and the silence so far end the turn.
     private func decideTurnEnd(_ score: TurnScore, silence: Double, policy: TurnPolicy) async throws {
-        let decision = policy.with(threshold: score.threshold).decide(silence: silence, completion: score.completion)
+        var decision = policy.with(threshold: score.threshold).decide(silence: silence, completion: score.completion)
         guard decision.endsTurn, let ended = detector?.endSpeech() else { return }
+        if score.judgement.source == .audio, let voice = score.judgement.audio, silence < policy.longSilence {
+            decision.reason = "the voice sounds finished (\(TurnPolicy.percent(voice))) after \(TurnPolicy.seconds(silence)) of silence"
+        }
         logger.debug("conversation: turn ends: \(decision.reason)")
         turnScore = nil
         preheard = (ended.end, score.transcript, silence, decision.reason)

@@ -104,8 +104,11 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
         var segment: SpeechSegment
         var transcript: Transcript
         var completion: Double?
-        /// The predictor's own threshold, when it has one (``TurnPredictor/completionThreshold()``).
+        /// The predictor's own threshold, when it has one (``TurnPredictor/completionThreshold()``)
+        /// and the words decided.
         var threshold: Double?
+        /// What the voice and the words said, and which decided.
+        var judgement = TurnJudgement()
     }
     /// Images that go with the next spoken turn (``attach(images:)``).
     var pendingImages: [ImageAttachment] = []
