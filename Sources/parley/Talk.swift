@@ -153,11 +153,8 @@ struct Talk: AsyncParsableCommand {
                 duplex: paced ? .full : .half, saves: !noSave, keepsAudio: keepAudio)
             options.shortSilence = noTurnPrediction ? nil : predictTurnEnd ?? (paced ? min(Self.defaultShortSilence, endSilence) : nil)
             options.startsReplyEarly = !noEarlyReply
-<<<<<<< HEAD
             options.interruption = interruption
-=======
             options.turnSignals = TurnSignals(rawValue: turnSignals) ?? .words
->>>>>>> smartturn
             options.prefillsPrompt = !noPrefill
             if !noTools { options.tools = try await runtime.toolbox(owner: .local, warn: false) }
             let speaker = RecordingOutput(clock: ContinuousClock(), realtime: paced)
