@@ -17,7 +17,8 @@ public enum Orb: Sendable, Equatable {
     public init(_ state: ConversationState) {
         switch state {
         case .idle, .armed: self = .idle
-        case .listening: self = .listening(level: 0)
+        // A reply paused by speech over it: the user is heard, until the reply resumes or is cut.
+        case .listening, .paused: self = .listening(level: 0)
         case .thinking: self = .thinking
         case .speaking: self = .speaking
         case .error(let message): self = .failed(message)

@@ -99,8 +99,19 @@ public final class VoiceViewModel {
             await keepMode(from: from, to: to)
         case .rejected(let reason):
             notice = reason
-        case .speechStarted, .speechStopped:
+        case .speechStarted, .speechStopped, .replyInterrupted:
             break
+        case .replyResumed:
+            // The speech over the reply was a backchannel or a noise: its words are no turn, and
+            // the reply written on meanwhile joins the reply before them.
+            if let user = transcript.lastIndex(where: { $0.speaker == .user && $0.isPending }) {
+                transcript.remove(at: user)
+                if user > 0, user < transcript.count, transcript[user - 1].speaker == .assistant, transcript[user].speaker == .assistant,
+                   transcript[user - 1].isPending {
+                    transcript[user - 1].text += transcript[user].text
+                    transcript.remove(at: user)
+                }
+            }
         case .partialTranscript(let text):
             write(.user, text, pending: true)
         case .finalTranscript(let text):

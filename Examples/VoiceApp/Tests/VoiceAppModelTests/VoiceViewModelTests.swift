@@ -110,6 +110,20 @@ struct VoiceViewModelTests {
         #expect(model.notice == nil)
     }
 
+    @Test("a backchannel over the reply leaves no line of its own, and the reply reads on as one")
+    func backchannel() async {
+        let model = VoiceViewModel(controls: RecordedControls())
+        await model.apply(.finalTranscript("What is the largest ocean?"))
+        await model.apply(.replyText("The largest ocean"))
+        await model.apply(.transition(from: .speaking, to: .paused))
+        #expect(model.orb == .listening(level: 0))
+        await model.apply(.partialTranscript("mm-hmm"))
+        await model.apply(.replyText(" is the Pacific."))
+        await model.apply(.replyResumed)
+        #expect(model.transcript.map(\.text) == ["What is the largest ocean?", "The largest ocean is the Pacific."])
+        #expect(model.transcript[1].isPending)
+    }
+
     @Test("the settings sheet: per capability in chain order, the first that can serve is in use, each says why")
     func providers() {
         func status(_ capability: String, _ name: String, _ placement: String, configured: Bool = true, available: Bool,
