@@ -93,6 +93,8 @@ struct BrowserPolicy: Sendable {
     /// server.
     func allows(host: String) -> Bool {
         if anyHost { return true }
+        // The common case at once: an IPv4 address, with or without a port.
+        if Self.isIPv4Authority(host) { return true }
         let name = Self.hostName(host.lowercased())
         if name.isEmpty { return false }
         if name == "localhost" || name.hasSuffix(".localhost") || Self.isAddress(name) { return true }
@@ -124,8 +126,14 @@ struct BrowserPolicy: Sendable {
     /// multipart, which the upload endpoints take from code; a page's multipart post carries
     /// `Origin` and is judged by it).
     static func isFormType(_ type: String) -> Bool {
-        let media = type.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-        return media == "text/plain" || media == "application/x-www-form-urlencoded"
+        // The media type before any parameters, without spaces or tabs around it, in any case
+        // (compared byte by byte: every state-changing request asks this).
+        let bytes = type.utf8
+        let end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
+        var media = bytes[bytes.startIndex..<end]
+        while let first = media.first, first == 0x20 || first == 0x09 { media = media.dropFirst() }
+        while let last = media.last, last == 0x20 || last == 0x09 { media = media.dropLast() }
+        return ASCII.equalsIgnoringCase(media, "text/plain") || ASCII.equalsIgnoringCase(media, "application/x-www-form-urlencoded")
     }
 
     /// The name or address of a `Host` value, without its port or an IPv6 literal's brackets.
@@ -136,6 +144,36 @@ struct BrowserPolicy: Sendable {
         }
         if let colon = host.lastIndex(of: ":"), host.firstIndex(of: ":") == colon { return String(host[..<colon]) }
         return host
+    }
+
+    /// Whether `host` is an IPv4 address with or without a port (`127.0.0.1:8080`), read byte
+    /// by byte.
+    static func isIPv4Authority(_ host: String) -> Bool {
+        var dots = 0, digits = 0, value = 0, port = false, portDigits = 0
+        for byte in host.utf8 {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                if port {
+                    portDigits += 1
+                    guard portDigits <= 5 else { return false }
+                } else {
+                    digits += 1
+                    value = value * 10 + Int(byte - UInt8(ascii: "0"))
+                    guard digits <= 3, value <= 255 else { return false }
+                }
+            case UInt8(ascii: "."):
+                guard !port, digits > 0, dots < 3 else { return false }
+                dots += 1
+                digits = 0
+                value = 0
+            case UInt8(ascii: ":"):
+                guard !port, dots == 3, digits > 0 else { return false }
+                port = true
+            default:
+                return false
+            }
+        }
+        return dots == 3 && digits > 0 && (!port || portDigits > 0)
     }
 
     /// Whether `name` is an IPv4 or IPv6 literal.
@@ -150,5 +188,21 @@ struct BrowserPolicy: Sendable {
         var text = origin.trimmingCharacters(in: .whitespaces).lowercased()
         while text.hasSuffix("/") { text.removeLast() }
         return text
+    }
+}
+
+/// Comparisons of ASCII text without allocating (header names, media types).
+enum ASCII {
+    /// Whether `bytes` spell `expected` (lowercase ASCII) in any case.
+    static func equalsIgnoringCase<Bytes: Collection<UInt8>>(_ bytes: Bytes, _ expected: StaticString) -> Bool {
+        guard bytes.count == expected.utf8CodeUnitCount else { return false }
+        return expected.withUTF8Buffer { wanted in
+            zip(bytes, wanted).allSatisfy { byte, lower in (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == lower }
+        }
+    }
+
+    /// Whether `text` spells `expected` (lowercase ASCII) in any case.
+    static func equalsIgnoringCase(_ text: String, _ expected: StaticString) -> Bool {
+        equalsIgnoringCase(text.utf8, expected)
     }
 }

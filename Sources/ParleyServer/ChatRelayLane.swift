@@ -80,27 +80,31 @@ struct ChatRelayLane: Sendable {
         var length: Int?
         var seen = Admission.Head(method: "POST", path: Self.path)
         for (name, value) in head.headers {
-            // Names compared without case, as HTTP wants; a repeated length or key is not ours.
-            switch name.lowercased() {
-            case "content-length":
+            // Names compared without case, as HTTP wants (byte by byte: no string is made); a
+            // repeated length or key is not ours.
+            if ASCII.equalsIgnoringCase(name, "content-length") {
                 guard length == nil else { return nil }
                 length = Int(value)
-            case "authorization":
+            } else if ASCII.equalsIgnoringCase(name, "authorization") {
                 guard seen.authorization == nil else { return nil }
                 seen.authorization = value
-            case "expect", "upgrade", "transfer-encoding", "sec-websocket-protocol":
+            } else if ASCII.equalsIgnoringCase(name, "expect") || ASCII.equalsIgnoringCase(name, "upgrade")
+                        || ASCII.equalsIgnoringCase(name, "transfer-encoding") || ASCII.equalsIgnoringCase(name, "sec-websocket-protocol") {
                 return nil
-            case "connection":
+            } else if ASCII.equalsIgnoringCase(name, "connection") {
                 // `keep-alive` is HTTP/1.1's default; a close or an upgrade needs the router.
                 let options = value.lowercased()
                 if options.contains("close") || options.contains("upgrade") { return nil }
-            case "origin": seen.origin = value
-            case "host": seen.host = value
-            case "sec-fetch-site": seen.fetchSite = value
-            case "content-type": seen.contentType = value
-            case "x-request-id": seen.requestID = value
-            default:
-                break
+            } else if ASCII.equalsIgnoringCase(name, "origin") {
+                seen.origin = value
+            } else if ASCII.equalsIgnoringCase(name, "host") {
+                seen.host = value
+            } else if ASCII.equalsIgnoringCase(name, "sec-fetch-site") {
+                seen.fetchSite = value
+            } else if ASCII.equalsIgnoringCase(name, "content-type") {
+                seen.contentType = value
+            } else if ASCII.equalsIgnoringCase(name, "x-request-id") {
+                seen.requestID = value
             }
         }
         guard let length, length > 0, length <= environment.configuration.maxChatBytes else { return nil }
