@@ -15,6 +15,8 @@ public actor MCPClientSession: MCPToolSession {
     public nonisolated let server: String
     private let client: Client
     private let child: MCPChildProcess?
+    /// Whether ``close()`` was called.
+    private var closed = false
     private let logger: Logger
 
     private init(server: String, client: Client, child: MCPChildProcess?, logger: Logger) {
@@ -123,12 +125,15 @@ public actor MCPClientSession: MCPToolSession {
 
     /// Ends the session, and a stdio server's process (see ``MCPChildProcess/stop(grace:)``).
     public func close() async {
+        closed = true
         await client.disconnect()
         await child?.stop()
     }
 
-    /// Refuses to write to a stdio server that has exited.
+    /// Refuses to write to a stdio server that has exited, or to a session that was closed
+    /// (its process may take a moment to exit after it is told to).
     private func ensureRunning() async throws {
+        if closed { throw MCPConnectionError.serverExited(server: server, status: await child?.exitStatus) }
         guard let child, await !child.isRunning else { return }
         throw MCPConnectionError.serverExited(server: server, status: await child.exitStatus)
     }
