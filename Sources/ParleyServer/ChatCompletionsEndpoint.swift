@@ -36,7 +36,8 @@ struct ChatCompletionsEndpoint: Sendable {
         let route = ChatRoute.of(body, chat: chat, owner: owner, headers: request.headers, caching: cache.isOn, catalog: runtime.catalog,
                                  onDeviceModel: runtime.currentLanguageModel.path)
         let selection = route.selection
-        let builtIns = route.way == .parley(.builtinTools) ? try await builtinTools(for: body, chat: chat, owner: owner) : nil
+        let builtIns = route.way == .parley(.builtinTools) ? try await environment.serverTools(for: chat, owner: owner, hasSchema: chat.responseSchema != nil,
+                                                                                                 schemaField: "response_format") : nil
         let cacheKey = route.cacheKey
         if let cacheKey, let answer = await cache.lookup(cacheKey, owner: owner) {
             return try replay(answer, reply: Reply(requested: body.model ?? "auto"), streams: body.streams, includeUsage: body.includesUsage)
@@ -81,20 +82,6 @@ struct ChatCompletionsEndpoint: Sendable {
         return try await complete(head, reply: reply, answering: answering, cacheable: cacheKey != nil, saving: saving, owner: owner)
     }
 
-    /// The built-in tools a request asked for (`parley.builtin_tools`), without those the
-    /// client declared itself under the same names; `nil` when it did not ask.
-    func builtinTools(for body: ChatCompletionRequest, chat: ChatRequest, owner: Owner) async throws -> ToolBox {
-        guard environment.configuration.builtinTools else {
-            throw OpenAIError.invalidRequest("This server has its built-in tools turned off (parley serve --no-builtin-tools); leave out 'parley.builtin_tools'.",
-                                             param: "parley.builtin_tools")
-        }
-        guard chat.responseSchema == nil else {
-            throw OpenAIError.invalidRequest("'parley.builtin_tools' cannot be combined with a JSON schema 'response_format'.", param: "parley.builtin_tools")
-        }
-        var box = try await environment.runtime.toolbox(owner: owner)
-        for tool in chat.tools { box.remove(named: tool.name) }
-        return box
-    }
 
     /// Where a complete answer is cached.
     struct CacheSaving: Sendable {

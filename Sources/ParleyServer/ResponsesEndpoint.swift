@@ -173,17 +173,7 @@ struct ResponsesEndpoint: Sendable {
         let selection = ModelResolution.selection(for: parsed.model, capability: .languageModel, catalog: environment.runtime.catalog)
         var llm = try await environment.languageModel(for: chat, selection: selection, param: "input")
         if parsed.builtinTools {
-            // The server's tools (the built-ins and --mcp servers'), less those the client
-            // declared under the same names: the client's own calls still come back to it.
-            guard environment.configuration.builtinTools else {
-                throw OpenAIError.invalidRequest("This server has its built-in tools turned off (parley serve --no-builtin-tools); leave out 'parley.builtin_tools'.",
-                                                 param: "parley.builtin_tools")
-            }
-            guard parsed.schema == nil else {
-                throw OpenAIError.invalidRequest("'parley.builtin_tools' cannot be combined with a JSON schema 'text.format'.", param: "parley.builtin_tools")
-            }
-            var box = try await environment.runtime.toolbox(owner: owner)
-            for tool in chat.tools { box.remove(named: tool.name) }
+            let box = try await environment.serverTools(for: chat, owner: owner, hasSchema: parsed.schema != nil, schemaField: "text.format")
             let logger = environment.logger
             llm = ToolRunningModel(loop: ToolLoop(llm: llm, toolbox: box), clock: ContinuousClock()) { result in
                 logger.debug("response: server tool \(result.call.name) ran in \(Int(result.milliseconds)) ms\(result.isError ? " (failed)" : "")")

@@ -6,6 +6,7 @@ import ParleyCore
 import ParleyLocal
 import ParleyPostgres
 import ParleyRuntime
+import ParleyStore
 
 /// What every endpoint works with: the runtime (providers, chains, health), the server's
 /// limits, its metrics and its logger.
@@ -77,4 +78,23 @@ final class SharedDatabase: Sendable {
     }
 
     var current: PostgresConversationStore? { store.withLock { $0 } }
+}
+
+extension ServerEnvironment {
+    /// The server's tools (the built-ins and `--mcp` servers') for a request that asked for
+    /// them (`parley.builtin_tools`), less those the client declared under the same names: the
+    /// client's own calls still come back to it. Refused when the server turned them off, or
+    /// beside a JSON schema (`schemaField` names where the request set it).
+    func serverTools(for chat: ChatRequest, owner: Owner, hasSchema: Bool, schemaField: String) async throws -> ToolBox {
+        guard configuration.builtinTools else {
+            throw OpenAIError.invalidRequest("This server has its built-in tools turned off (parley serve --no-builtin-tools); leave out 'parley.builtin_tools'.",
+                                             param: "parley.builtin_tools")
+        }
+        guard !hasSchema else {
+            throw OpenAIError.invalidRequest("'parley.builtin_tools' cannot be combined with a JSON schema '\(schemaField)'.", param: "parley.builtin_tools")
+        }
+        var box = try await runtime.toolbox(owner: owner)
+        for tool in chat.tools { box.remove(named: tool.name) }
+        return box
+    }
 }
