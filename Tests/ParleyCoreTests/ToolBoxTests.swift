@@ -147,6 +147,51 @@ struct ToolBoxTests {
         #expect(second.tools.map(\.name) == ["get_weather"])
     }
 
+    /// A model that answers after a tool's result only once `words` lets it: how long it takes to
+    /// read the call and result before its first word.
+    actor SlowReader: LanguageModelProvider {
+        nonisolated let identity = ProviderIdentity(name: "slow-reader", isLocal: true)
+        nonisolated let capabilities = LanguageModelCapabilities(tools: true)
+        let words: AsyncStream<Void>
+        init(words: AsyncStream<Void>) { self.words = words }
+        nonisolated func availability() async -> Availability { .ready }
+        nonisolated func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
+            .producing { continuation in
+                for await _ in self.words {}
+                continuation.yield(.text("It is 21 degrees in Oslo."))
+                continuation.yield(.finished(.stop, Usage(outputTokens: 6)))
+            }
+        }
+    }
+
+    @Test("after a cued call, the acknowledgement is spoken while the model is still reading the result, and never after its words")
+    func quietAfterCuedCall() async throws {
+        for slow in [true, false] {
+            let clock = ManualClock()
+            var box = try weatherBox()
+            box.cue("get_weather", when: { $0.contains("Oslo") }, arguments: { _ in ["city": "Oslo"] })
+            let (words, speak) = AsyncStream.makeStream(of: Void.self)
+            let voice = ToneTextToSpeech()
+            let speaker = ReplySpeaker(llm: SlowReader(words: words), tts: voice, tools: box)
+            let output = RecordingOutput(clock: ContinuousClock(), realtime: false)
+            let reply = Task { try await speaker.speak(ChatRequest(messages: [.user("Weather in Oslo?")]), to: output, clock: clock) }
+            if slow {
+                // Time passes while the model reads: the acknowledgement's timer fires.
+                for _ in 0..<100 where await !voice.spoken.contains("One moment.") {
+                    clock.advance(by: .milliseconds(100))
+                    for _ in 0..<10 { await Task.yield() }
+                }
+            }
+            speak.finish()
+            let outcome = try await reply.value
+            clock.advance(by: .seconds(5))  // a timer left behind would speak now
+            for _ in 0..<50 { await Task.yield() }
+            let spoken = await voice.spoken
+            #expect(spoken == (slow ? ["One moment."] : []) + ["It is 21 degrees", "in Oslo."], "\(spoken)")
+            #expect(outcome.text == "It is 21 degrees in Oslo.")
+        }
+    }
+
     @Test("the last round may not call tools: the model must answer in words")
     func boundedRounds() async throws {
         let call = ToolCall(id: "c", name: "get_weather", arguments: #"{"city":"Oslo"}"#)

@@ -1,3 +1,4 @@
+import Synchronization
 /// Generates a reply and speaks it sentence by sentence while the model still writes: the
 /// model's text is cut into sentences, each is synthesized as soon as it is complete, and its
 /// audio goes to the output at once.
@@ -167,9 +168,14 @@ public struct ReplySpeaker: Sendable {
                     cued = true
                 }
             }
+            // What the voice says when a tool exchange keeps the reply quiet: from the calls
+            // until the model's next words, which include evaluating the calls and results.
+            let quiet = AcknowledgementWindow()
+            defer { quiet.close() }
             // A call the words plainly want, with its arguments, is made before the model
             // writes: the model's one round answers from its result.
             if let tools, let call = tools.cuedCall(for: current) {
+                if let acknowledgement { quiet.open(acknowledgement, clock: clock, into: sentenceSink) }
                 let results = await tools.run([call], clock: clock)
                 let exchange = [ChatMessage.assistant("", toolCalls: [call])] + results.map(\.message)
                 written.toolExchange += exchange
@@ -184,6 +190,7 @@ public struct ReplySpeaker: Sendable {
                     for try await event in llm.complete(current) {
                         switch event {
                         case .text(let piece):
+                            quiet.close()
                             if written.firstToken == nil { written.firstToken = start.duration(to: clock.now) }
                             written.text += piece
                             roundText += piece
@@ -211,14 +218,8 @@ public struct ReplySpeaker: Sendable {
                         written.clientCalls = calls.filter { tools?.tool(named: $0.name) == nil }
                         break
                     }
-                    let acknowledging = acknowledgement.map { acknowledgement in
-                        Task {
-                            try await clock.sleep(for: acknowledgement.after)
-                            sentenceSink.yield(acknowledgement.text)
-                        }
-                    }
+                    if let acknowledgement { quiet.open(acknowledgement, clock: clock, into: sentenceSink) }
                     let results = await tools.run(calls, clock: clock)
-                    acknowledging?.cancel()
                     let exchange = [ChatMessage.assistant(roundText, toolCalls: calls)] + results.map(\.message)
                     written.toolExchange += exchange
                     written.toolResults += results
@@ -291,5 +292,48 @@ public struct ReplySpeaker: Sendable {
         var toolExchange: [ChatMessage] = []
         var toolResults: [ToolResult] = []
         var clientCalls: [ToolCall] = []
+    }
+}
+
+/// The stretch in which a tool exchange keeps a spoken reply quiet: opened when calls begin,
+/// closed by the model's next words (or the reply's end). The acknowledgement is spoken once the
+/// stretch has lasted its delay, and never after the words: both sides decide under one lock.
+private final class AcknowledgementWindow: Sendable {
+    private struct State {
+        var generation = 0
+        var open = false
+        var timer: Task<Void, Never>?
+    }
+
+    private let state = Mutex(State())
+
+    /// Opens the window (if it is not open already): `acknowledgement` is yielded into `sink`
+    /// when it is still open after ``ReplySpeaker/Acknowledgement/after``.
+    func open<C: Clock>(_ acknowledgement: ReplySpeaker.Acknowledgement, clock: C,
+                        into sink: AsyncStream<String>.Continuation) where C.Duration == Duration {
+        state.withLock { state in
+            guard !state.open else { return }
+            state.open = true
+            state.generation += 1
+            let generation = state.generation
+            state.timer = Task { [weak self] in
+                guard (try? await clock.sleep(for: acknowledgement.after)) != nil else { return }
+                self?.state.withLock { state in
+                    guard state.open, state.generation == generation else { return }
+                    state.open = false
+                    sink.yield(acknowledgement.text)
+                }
+            }
+        }
+    }
+
+    /// Closes the window: the acknowledgement, if not yet spoken, is not.
+    func close() {
+        let timer = state.withLock { state -> Task<Void, Never>? in
+            state.open = false
+            defer { state.timer = nil }
+            return state.timer
+        }
+        timer?.cancel()
     }
 }
