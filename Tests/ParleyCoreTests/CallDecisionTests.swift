@@ -8,9 +8,10 @@ struct CallDecisionTests {
     @Test("the score is the probability of opening a call times that of naming a declared tool; at or above the threshold the reply calls",
           arguments: [
               (0.24, 0.9999, CallDecision.Verdict.call),  // "What's the weather like in Paris?" on the default model
-              (0.046, 0.9999, .answer),                   // a tool question it would rather answer: below the threshold
+              (0.046, 0.9999, .call),                     // "How many yen is 50 euros?": a tool question it would rather answer
               (0.074, 0.39, .answer),                     // "Thank you, that's all for now.": would open, but names no tool
-              (0.062, 1, .call),                          // the threshold itself calls
+              (0.036, 1, .call),                          // the threshold itself calls
+              (0.035, 1, .answer),
               (0, 1, .answer),
           ])
     func verdicts(opening: Double, naming: Double, verdict: CallDecision.Verdict) {
