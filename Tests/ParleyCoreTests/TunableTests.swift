@@ -25,7 +25,8 @@ struct TunableTests {
             if let field = tunable.field {
                 #expect(Tunable.field(field.path) == tunable)
                 #expect(tunable.accepts(wire: tunable.defaultValue * field.scale), "\(tunable)")
-                #expect(tunable.wire(tunable.defaultValue) == (tunable.defaultValue * field.scale).rounded(), "\(tunable)")
+                let wire = tunable.defaultValue * field.scale
+                #expect(tunable.wire(tunable.defaultValue) == (field.scale == 1 ? wire : wire.rounded()), "\(tunable)")
             }
         }
         #expect(Tunable.minInterruption.refusal("--min-interruption") == "--min-interruption must be between 0 and 5 seconds.")
