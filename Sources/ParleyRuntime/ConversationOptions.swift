@@ -67,8 +67,8 @@ public struct ConversationOptions: Sendable {
     /// waits only for the last words (see ``ConversationConfiguration/prefiller``). On by
     /// default; it does nothing when another provider answers first.
     public var prefillsPrompt = true
-    /// The voice-activity probability at which speech starts (0–1; `nil` for the detector's
-    /// default, 0.5); speech ends below it less 0.15.
+    /// The voice-activity probability at which speech starts (``Tunable/speechThreshold``;
+    /// `nil` for its default); speech ends below it less 0.15.
     public var speechThreshold: Float?
     /// Seconds of audio kept before detected speech (and after it); `nil` for the default.
     public var speechPadding: Double?
@@ -91,7 +91,7 @@ public struct ConversationOptions: Sendable {
     /// automatic chains.
     public init(languageModel: ProviderSelection = .auto, speechToText: ProviderSelection = .auto,
                 textToSpeech: ProviderSelection = .auto, systemPrompt: String? = nil, maxTokens: Int? = nil,
-                temperature: Double = 0, voice: String? = nil, endSilence: Double = 1.2, maxTurn: Double = 30,
+                temperature: Double = 0, voice: String? = nil, endSilence: Double = Tunable.endSilence.defaultValue, maxTurn: Double = Tunable.maxTurn.defaultValue,
                 partialInterval: Double? = nil, duplex: ConversationConfiguration.Duplex = .full, saves: Bool = true,
                 keepsAudio: Bool = false, owner: Owner = .local, startsListening: Bool = true,
                 reviewTranscript: (@Sendable (String) async -> String?)? = nil) {

@@ -36,6 +36,40 @@ public enum ProviderFactory: Sendable {
     case speechToText(@Sendable (ProviderContext) -> any SpeechToTextProvider)
     case textToSpeech(@Sendable (ProviderContext) -> any TextToSpeechProvider)
     case voiceActivity(@Sendable (ProviderContext) -> any VoiceActivityDetector)
+
+    /// What builds a language model, when this factory builds one.
+    public var languageModel: (@Sendable (ProviderContext) -> any LanguageModelProvider)? {
+        if case .languageModel(let make) = self { return make }
+        return nil
+    }
+
+    /// What builds a transcriber, when this factory builds one.
+    public var speechToText: (@Sendable (ProviderContext) -> any SpeechToTextProvider)? {
+        if case .speechToText(let make) = self { return make }
+        return nil
+    }
+
+    /// What builds a voice, when this factory builds one.
+    public var textToSpeech: (@Sendable (ProviderContext) -> any TextToSpeechProvider)? {
+        if case .textToSpeech(let make) = self { return make }
+        return nil
+    }
+
+    /// What builds a voice activity detector, when this factory builds one.
+    public var voiceActivity: (@Sendable (ProviderContext) -> any VoiceActivityDetector)? {
+        if case .voiceActivity(let make) = self { return make }
+        return nil
+    }
+
+    /// What builds a provider of any capability.
+    public var provider: @Sendable (ProviderContext) -> any Provider {
+        switch self {
+        case .languageModel(let make): return make
+        case .speechToText(let make): return make
+        case .textToSpeech(let make): return make
+        case .voiceActivity(let make): return make
+        }
+    }
 }
 
 /// One provider Parley knows: its capability, name, the settings that configure it, its

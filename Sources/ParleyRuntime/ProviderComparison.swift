@@ -49,7 +49,7 @@ extension Runtime {
     /// as a chain), in the catalog's order.
     public nonisolated func compareLanguageModels(prompt: String, maxTokens: Int = 128) async -> [ProviderComparison] {
         let request = ChatRequest(messages: [.user(prompt)], sampling: SamplingOptions(maxTokens: maxTokens))
-        return await compare(.languageModel) { (provider: any LanguageModelProvider) in
+        return await compare(.languageModel, \.languageModel, erase: { $0 }) { (provider: any LanguageModelProvider) in
             let clock = ContinuousClock(), start = clock.now
             var text = "", first: Duration?, usage = Usage()
             for try await event in provider.complete(request) {
@@ -70,7 +70,7 @@ extension Runtime {
 
     /// `audio` transcribed by every configured speech-to-text provider at once.
     public nonisolated func compareSpeechToText(audio: AudioBuffer, options: TranscriptionOptions = TranscriptionOptions()) async -> [ProviderComparison] {
-        await compare(.speechToText) { (provider: any SpeechToTextProvider) in
+        await compare(.speechToText, \.speechToText, erase: { $0 }) { (provider: any SpeechToTextProvider) in
             let clock = ContinuousClock(), start = clock.now
             let transcript = try await provider.transcribe(audio, options: options)
             let cost = self.settings.price(of: provider.identity.name)?.cost(of: MeteredUsage(audioSeconds: audio.duration)) ?? 0
@@ -80,7 +80,7 @@ extension Runtime {
 
     /// `text` spoken by every configured voice at once; each answer carries its WAV.
     public nonisolated func compareTextToSpeech(text: String, options: SpeechOptions = SpeechOptions()) async -> [ProviderComparison] {
-        await compare(.textToSpeech) { (provider: any TextToSpeechProvider) in
+        await compare(.textToSpeech, \.textToSpeech, erase: { $0 }) { (provider: any TextToSpeechProvider) in
             let clock = ContinuousClock(), start = clock.now
             var first: Duration?
             var speech: AudioBuffer?
@@ -97,8 +97,10 @@ extension Runtime {
 
     /// Runs `ask` on a fresh provider of every configured entry of `capability`, all at once,
     /// each bounded by ``comparisonTimeout``; results in the catalog's order.
+    /// `maker` reads the capability's factory; `erase` sees what it built as a provider.
     private nonisolated func compare<P: Sendable>(
-        _ capability: ProviderCapability,
+        _ capability: ProviderCapability, _ maker: @escaping @Sendable (ProviderFactory) -> (@Sendable (ProviderContext) -> P)?,
+        erase: @escaping @Sendable (P) -> any Provider,
         _ ask: @escaping @Sendable (P) async throws -> (String, Duration?, Duration, Double, Data?, Usage?)
     ) async -> [ProviderComparison] {
         let entries = (try? entries(capability, for: .auto)) ?? []
@@ -106,14 +108,16 @@ extension Runtime {
         return await withTaskGroup(of: (Int, ProviderComparison).self) { group in
             for (index, entry) in entries.enumerated() {
                 group.addTask {
-                    let made = entry.make(context)
-                    var result = ProviderComparison(entry: entry.name, provider: made.identity.description, placement: "\(entry.placement)",
-                                                    outcome: .answered)
-                    guard let provider = made as? P else {
-                        result.outcome = .unavailable
+                    guard let provider = maker(entry.factory)?(context) else {
+                        let made = entry.make(context)
+                        var result = ProviderComparison(entry: entry.name, provider: made.identity.description, placement: "\(entry.placement)",
+                                                        outcome: .unavailable)
                         result.detail = "not a provider of this capability"
                         return (index, result)
                     }
+                    let made = erase(provider)
+                    var result = ProviderComparison(entry: entry.name, provider: made.identity.description, placement: "\(entry.placement)",
+                                                    outcome: .answered)
                     let availability = await made.availability()
                     guard availability.isReady else {
                         result.outcome = .unavailable

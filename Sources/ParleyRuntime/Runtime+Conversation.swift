@@ -60,7 +60,7 @@ extension Runtime {
         let tts = try textToSpeech(options.textToSpeech)
         try await ensureReady([stt, llm, tts])
         // The on-device model loads on its own thread while the first turn is heard.
-        let answerer = await Self.firstReady(llm)
+        let answerer = await llm.answerer()
         let onDevice = Self.isOnDevice(answerer)
         let systemPrompt = options.systemPrompt ?? saved?.systemPrompt ?? ThreadSettings.defaultSystemPrompt
         if onDevice {
@@ -113,7 +113,7 @@ extension Runtime {
         configuration.startsListening = options.startsListening
         configuration.reviewTranscript = options.reviewTranscript
         configuration.contextTokens = self.options.engines.contextLength
-        if options.prefillsPrompt { configuration.prefiller = answerer as? any PromptPrefiller }
+        if options.prefillsPrompt { configuration.prefiller = answerer.promptPrefiller }
         if let shortSilence = options.shortSilence {
             // An on-device model scores the words whichever provider answers. The answering
             // model itself when it evaluates the reply's prompt while the user speaks: its
@@ -123,7 +123,7 @@ extension Runtime {
             // prompt on two cores does not finish within the pause), else the main one. The
             // reply starts during the pause on the on-device model, which costs nothing when
             // it is dropped; not on a model billed per token.
-            let answererScores = configuration.prefiller != nil ? answerer as? any TurnPredictor : nil
+            let answererScores = configuration.prefiller != nil ? answerer.turnPredictor : nil
             // With `turnSignals` `.both` or `.voice` the voice is scored too (Smart Turn on
             // device, ~70 ms), the words only when it is unsure; asked for without the model,
             // the words alone decide (with a warning). By default the words alone.
@@ -131,18 +131,15 @@ extension Runtime {
             configuration.turnPrediction = TurnPrediction(
                 predictor: answererScores ?? (smallModel as (any TurnPredictor)?) ?? engines.llm,
                 audio: turnModel, readsWords: options.turnSignals != .voice || turnModel == nil,
-                policy: TurnPolicy(shortSilence: shortSilence, longSilence: options.endSilence),
+                policy: TurnPolicy(shortSilence: shortSilence),
                 speculates: onDevice && options.startsReplyEarly)
             // The first pause is scored on its words within a fraction of a second: the
             // scoring model, and the on-device transcriber when it is the one that hears, must
             // be loaded by then, not on that pause.
-            let hearing = await Self.firstReady(stt)
-            let whisper = hearing is WhisperSpeechToText ? engines.stt : nil
-            let moonshine = hearing is MoonshineSpeechToText ? engines.moonshine : nil
+            let hearing = await stt.answerer()
             let small = answererScores == nil ? smallModel : nil
             Task {
-                try? await whisper?.load()
-                try? await moonshine?.load()
+                await hearing.prepare()
                 try? await small?.load()
                 try? await turnModel?.load()
             }
@@ -165,23 +162,5 @@ extension Runtime {
             output: output, journal: journal, history: history, configuration: configuration, clock: clock)
         return RuntimeConversation(session: session, journal: journal, settings: settings, preparation: preparation,
                                    neuralVoice: neural)
-    }
-
-    /// The transcriber that would serve first: a chain's first ready provider, else itself.
-    static func firstReady(_ provider: any SpeechToTextProvider) async -> any SpeechToTextProvider {
-        guard let chain = provider as? SpeechToTextChain<C> else { return provider }
-        for candidate in chain.providers where await candidate.availability().isReady { return candidate }
-        return provider
-    }
-
-    /// The provider that would serve first: a chain's first ready provider, else itself.
-    static func firstReady(_ provider: any LanguageModelProvider) async -> any LanguageModelProvider {
-        if let reading = provider as? ImageReadingLanguageModel { return await firstReady(reading.base) }
-        // The main on-device model, standing aside only while the machine is short of memory.
-        if let guarded = provider as? ResourceGuardedLanguageModel { return guarded.base }
-        if let chain = provider as? LanguageModelChain<C> {
-            for candidate in chain.providers where await candidate.availability().isReady { return await firstReady(candidate) }
-        }
-        return provider
     }
 }

@@ -134,11 +134,14 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
         }
     }
 
-    private nonisolated func providers<P>(_ capability: ProviderCapability, _ selection: ProviderSelection, as type: P.Type) throws(RuntimeError) -> [P] {
+    /// The providers of `capability` for `selection`, each built by the factory `maker` reads
+    /// (every entry of a capability builds its kind of provider).
+    private nonisolated func providers<P>(_ capability: ProviderCapability, _ selection: ProviderSelection,
+                                          _ maker: (ProviderFactory) -> (@Sendable (ProviderContext) -> P)?) throws(RuntimeError) -> [P] {
         var baseURL: String?, model: String?
         if case .named(_, let url, let name) = selection { (baseURL, model) = (url, name) }
         let context = context(baseURL: baseURL, model: model)
-        return try entries(capability, for: selection).compactMap { $0.make(context) as? P }
+        return try entries(capability, for: selection).compactMap { maker($0.factory)?(context) }
     }
 
     /// The language model for `selection`: one provider, or the fallback chain ending
@@ -153,7 +156,7 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
     }
 
     static func isOnDevice(_ provider: any LanguageModelProvider) -> Bool {
-        provider is SwitchableLanguageModel || provider is LlamaLanguageModel
+        provider.runsOnDevice
     }
 
     /// What reads the text of images when no provider can see them: Tesseract, in
@@ -178,11 +181,12 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
     }
 
     private func makeAnsweringModels(_ selection: ProviderSelection) async throws -> (any LanguageModelProvider, (any LanguageModelProvider)?) {
-        let chosen = try providers(.languageModel, selection, as: (any LanguageModelProvider).self)
+        let chosen = try providers(.languageModel, selection, \.languageModel)
         guard selection == .auto else { return (chosen[0], nil) }
         let remote = chosen.filter { !Self.isOnDevice($0) }
         var onDevice: [any LanguageModelProvider] = chosen.filter(Self.isOnDevice)
-        if let smallModel, let main = onDevice.first as? SwitchableLanguageModel {
+        if let smallModel, let first = onDevice.first, first.identity == engines.llm.identity {
+            let main = engines.llm
             // The main model steps aside (and is unloaded if need be) while the machine is
             // short of memory or too hot; the small one answers meanwhile.
             let size = (try? FileManager.default.attributesOfItem(atPath: main.configuration.modelPath)[.size] as? NSNumber)?.uint64Value ?? 0
@@ -214,7 +218,7 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
     /// that follows a schema, validated, repaired or failed over. Tasks reorder them
     /// (``taskCoordinator(_:)``).
     public func structuredGenerator(_ selection: ProviderSelection = .auto) throws -> StructuredGenerator<C> {
-        var chosen = try providers(.languageModel, selection, as: (any LanguageModelProvider).self)
+        var chosen = try providers(.languageModel, selection, \.languageModel)
         if selection == .auto, let smallModel { chosen.append(smallModel) }
         return StructuredGenerator(providers: chosen, health: health(of: .languageModel), logger: Logger(label: "parley.structured"))
     }
@@ -229,7 +233,7 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
     /// Speech to text for `selection`: one provider, or the chain of configured providers
     /// ending with whisper.cpp.
     public nonisolated func speechToText(_ selection: ProviderSelection = .auto) throws -> any SpeechToTextProvider {
-        let chosen = try providers(.speechToText, selection, as: (any SpeechToTextProvider).self)
+        let chosen = try providers(.speechToText, selection, \.speechToText)
         guard chosen.count > 1 else { return chosen[0] }
         return SpeechToTextChain(providers: chosen, health: health(of: .speechToText))
     }
@@ -238,7 +242,7 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
     /// ending on device with the neural voice and then espeak-ng (which speaks, with a warning,
     /// when the neural voice is missing or has not the voice asked for).
     public nonisolated func textToSpeech(_ selection: ProviderSelection = .auto) throws -> any TextToSpeechProvider {
-        let chosen = try providers(.textToSpeech, selection, as: (any TextToSpeechProvider).self)
+        let chosen = try providers(.textToSpeech, selection, \.textToSpeech)
         guard chosen.count > 1 else { return chosen[0] }
         return TextToSpeechChain(providers: chosen, health: health(of: .textToSpeech))
     }
@@ -246,7 +250,7 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
     /// Voice activity detection: Silero, then the energy detector (with a warning) when
     /// Silero cannot run.
     public nonisolated func voiceActivityDetector() -> VoiceActivityDetectorChain {
-        let detectors = (try? providers(.voiceActivity, .auto, as: (any VoiceActivityDetector).self)) ?? []
+        let detectors = (try? providers(.voiceActivity, .auto, \.voiceActivity)) ?? []
         return VoiceActivityDetectorChain(detectors.isEmpty ? [EnergyVoiceActivityDetector()] : detectors,
                                           logger: Logger(label: "parley.chain.vad"))
     }
@@ -293,7 +297,7 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
     public func startProbing(every interval: Duration) {
         stopProbing()
         for capability in [ProviderCapability.languageModel, .speechToText, .textToSpeech] {
-            let remote = (try? providers(capability, .auto, as: (any Provider).self))?.filter { !$0.identity.isLocal } ?? []
+            let remote = (try? providers(capability, .auto, \.provider))?.filter { !$0.identity.isLocal } ?? []
             guard !remote.isEmpty else { continue }
             let health = health(of: capability)
             probes.append(health.startProbing(remote, every: interval))

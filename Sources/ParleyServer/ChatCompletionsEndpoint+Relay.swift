@@ -32,10 +32,12 @@ extension ChatCompletionsEndpoint {
     ///
     /// A provider on a plain `http://` server that answered is remembered for `selection`, so
     /// that the next such request is relayed on the event loop (``ChatRelayHandler``).
-    func relay(_ raw: Data, streams: Bool, owner: Owner, answerer: any LanguageModelProvider, chain: [ProviderIdentity],
+    func relay(_ raw: Data, streams: Bool, owner: Owner, failover ordered: LanguageModelFailover?, members providers: [any LanguageModelProvider],
                selection: ProviderSelection) async throws -> Relayed {
-        let ordered = answerer as? LanguageModelChain<ContinuousClock>
-        let providers = ordered?.providers ?? [answerer]
+        let chain = providers.map(\.identity)
+        // The relay's API speaks SwiftNIO's byte buffers, which ParleyCore (no networking)
+        // cannot name, so a provider cannot declare it there: the one provider that relays is
+        // known by its type.
         guard let first = providers.first as? OpenAILanguageModel else { return .notRelayed }
         let name = first.identity.description
         // A provider in good health needs no word with the health actor, before or after.
@@ -46,19 +48,18 @@ extension ChatCompletionsEndpoint {
         }
         let upstream: RelayedCompletion
         do {
-            upstream = try await first.relay(Array(raw), streams: streams, firstByte: ordered?.timeouts.firstOutput)
+            upstream = try await first.relay(Array(raw), streams: streams, firstByte: ordered?.firstOutput)
         } catch {
             let kind = failureKind(of: error)
             guard let ordered, providers.count > 1, !(error is CancellationError), kind != .invalidRequest else { throw error }
-            let rest = Array(providers.dropFirst())
             await ordered.health.recordFailure(name, kind: kind, reason: "\(error)")
-            Logger(label: "parley.chain.llm").warning("[LLM] \(name) failed: \(error), falling back to \(rest[0].identity)")
-            return .failedOver(to: LanguageModelChain(providers: rest, health: ordered.health, clock: ContinuousClock(), timeouts: ordered.timeouts))
+            Logger(label: "parley.chain.llm").warning("[LLM] \(name) failed: \(error), falling back to \(providers[1].identity)")
+            return .failedOver(to: ordered.dropping(1))
         }
         if let ordered, !healthy { await ordered.health.recordSuccess(name) }
         if first.relaysOnEventLoop {
             environment.relayRoutes.remember(
-                RelayRoutes.Route(provider: first, chain: chain, health: ordered?.health, firstByte: ordered?.timeouts.firstOutput,
+                RelayRoutes.Route(provider: first, chain: chain, health: ordered?.health, firstByte: ordered?.firstOutput,
                                   onDeviceModel: environment.runtime.currentLanguageModelPath,
                                   tally: environment.metrics.relayTally(provider: first.identity, chain: chain, route: ChatRelayLane.path)),
                 for: selection)

@@ -45,15 +45,13 @@ struct ChatCompletionsEndpoint: Sendable {
         let llm = try await environment.languageModel(for: chat, selection: selection, param: "messages")
         // A chain says who answers with a `.provider` event; a single provider is who answers.
         // (Images go to the vision task's order of the same providers.)
-        let reading = llm as? ImageReadingLanguageModel
-        let answerer = reading.map { chat.hasImages ? $0.seeing : $0.base } ?? llm
-        let chain = (answerer as? LanguageModelChain<ContinuousClock>)?.providers.map(\.identity)
-            ?? (llm as? StructuredLanguageModel<ContinuousClock>)?.generator.providers.map(\.identity) ?? [answerer.identity]
+        let members = llm.members(for: chat)
+        let chain = members.map(\.identity)
         let known = chain.count == 1 ? chain[0] : nil
         var answering: ProviderIdentity? = known
         var model = llm
         if route.relays {
-            switch try await relay(raw, streams: body.streams, owner: owner, answerer: answerer, chain: chain, selection: selection) {
+            switch try await relay(raw, streams: body.streams, owner: owner, failover: llm.failover(for: chat), members: members, selection: selection) {
             case .answered(let response): return response
             case .notRelayed: break
             case .failedOver(let rest):

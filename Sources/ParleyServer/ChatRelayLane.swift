@@ -23,7 +23,7 @@ final class RelayRoutes: Sendable {
         var chain: [ProviderIdentity]
         /// The chain's health registry, consulted before each relay; `nil` for a provider
         /// named alone.
-        var health: ProviderHealth<ContinuousClock>?
+        var health: (any FailoverHealth)?
         /// The chain's first-output limit, if shorter than the provider's own.
         var firstByte: Duration?
         /// The on-device model when the route was found: the runtime makes its chains afresh

@@ -57,7 +57,7 @@ struct EmbeddingsEndpoint: Sendable {
         var providers = environment.runtime.embeddingProviders()
         var model: String? = requested.flatMap { $0.isEmpty || $0 == "auto" ? nil : $0 }
         if let name = model, Self.isOnDevice(name, environment.runtime.engines.embedder) {
-            providers = providers.filter { $0 is LlamaEmbedder }
+            providers = providers.filter(\.runsOnDevice)
             model = nil
             guard !providers.isEmpty else {
                 throw OpenAIError(status: .serviceUnavailable,
@@ -85,7 +85,7 @@ struct EmbeddingsEndpoint: Sendable {
         var failures: [String] = []
         for provider in providers {
             // A name for an OpenAI-compatible server means nothing to Ollama, which uses its own.
-            let asked = provider is LlamaEmbedder || (provider.identity.name == "ollama" && requested?.hasPrefix("ollama/") != true) ? nil : model
+            let asked = provider.runsOnDevice || (provider.identity.name == "ollama" && requested?.hasPrefix("ollama/") != true) ? nil : model
             do {
                 let result = try await withDeadline(environment.deadline, timeout: environment.timeout) {
                     try await provider.embed(texts, model: asked)

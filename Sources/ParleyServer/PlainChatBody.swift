@@ -4,7 +4,8 @@
 ///
 /// Recognized: an object whose keys are among `model` (a string), `messages` (text messages:
 /// objects of exactly a `role` among system, developer, user and assistant, and a string
-/// `content`; at least one not a system or developer message), `stream` (`false`),
+/// `content`; at least one from the user or the assistant, or instructions that are not empty:
+/// OpenAI answers instructions alone), `stream` (`false`),
 /// `max_tokens` and `max_completion_tokens` (integers of at least 1), `temperature` (0 to 2),
 /// `top_p` (above 0, at most 1) and `user` (a string), each at most once, all ASCII. Such a
 /// body decodes as ``ChatCompletionRequest`` into a request without a stream, a response
@@ -100,21 +101,23 @@ private struct Scanner {
         }
     }
 
-    /// `[` text messages `]`, at least one of them from the user or the assistant.
+    /// `[` text messages `]`, at least one of them answerable: from the user or the
+    /// assistant, or instructions with text.
     private mutating func messages() -> Bool {
         guard take(ascii: "[") else { return false }
-        var conversing = false
+        var answerable = false
         repeat {
-            guard let role = message() else { return false }
-            conversing = conversing || role
+            guard let counts = message() else { return false }
+            answerable = answerable || counts
         } while take(ascii: ",")
-        return take(ascii: "]") && conversing
+        return take(ascii: "]") && answerable
     }
 
-    /// One text message; whether it is the user's or the assistant's (`nil`: not plain).
+    /// One text message; whether a model could answer it alone — the user's or the
+    /// assistant's, or a system or developer message with text (`nil`: not plain).
     private mutating func message() -> Bool? {
         guard take(ascii: "{") else { return nil }
-        var role: Bool?, content = false
+        var role: Bool?, content: Range<Int>?
         repeat {
             guard let name = string(), !name.escaped, take(ascii: ":") else { return nil }
             let field = bytes[name.range]
@@ -128,15 +131,15 @@ private struct Scanner {
                 } else {
                     return nil
                 }
-            } else if field.elementsEqual("content".utf8), !content {
-                guard string() != nil else { return nil }
-                content = true
+            } else if field.elementsEqual("content".utf8), content == nil {
+                guard let value = string() else { return nil }
+                content = value.range
             } else {
                 return nil
             }
         } while take(ascii: ",")
-        guard take(ascii: "}"), content else { return nil }
-        return role
+        guard take(ascii: "}"), let content, let role else { return nil }
+        return role || !content.isEmpty
     }
 
     // MARK: - JSON, the plain subset

@@ -158,8 +158,11 @@ struct ResponsesEndpoint: Sendable {
         let instructions = ([parsed.instructions].compactMap { $0 } + system).filter { !$0.isEmpty }.joined(separator: "\n\n")
         // A call without its result, or a result without its call, is left out (providers refuse either).
         var messages = ThreadJournal.history(of: earlier + fresh)
-        guard messages.contains(where: { $0.role == .user || $0.role == .tool }) else {
-            throw OpenAIError.invalidRequest("'input' must hold a user message or a function_call_output.", param: "input")
+        // Instructions alone are a request too, as OpenAI takes them (an assistant that speaks
+        // first), as in chat completions; input with neither is not.
+        guard messages.contains(where: { $0.role == .user || $0.role == .tool }) || !instructions.isEmpty else {
+            throw OpenAIError.invalidRequest("'input' holds no text: send a user message, a function_call_output or instructions to answer.",
+                                             param: "input")
         }
         if !instructions.isEmpty { messages.insert(.system(instructions), at: 0) }
 

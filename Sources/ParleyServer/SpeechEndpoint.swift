@@ -67,41 +67,41 @@ struct SpeechEndpoint: Sendable {
 
         let runtime = environment.runtime
         let selection = ModelResolution.selection(for: body.model, capability: .textToSpeech, catalog: runtime.catalog)
-        let tts = try runtime.witnessedTextToSpeech(selection)
+        let provider = try runtime.textToSpeech(selection)
         // The on-device engine says cheaply why it cannot serve (a missing model); a remote
         // provider's check would cost a round trip, so its own error speaks instead.
-        if selection == .local { try await ensureReady([tts.provider]) }
-        let provider = tts.provider
+        if selection == .local { try await ensureReady([provider]) }
         let input = body.input
 
         // The headers wait for the first sentence, so that who speaks is known and a failure
         // before any audio has its own status.
-        let head: StreamHead<AudioBuffer>
+        let head: StreamHead<SpokenChunk>
         do {
             head = try await StreamHead.start(deadline: environment.deadline, timeout: environment.timeout) {
-                provider.synthesize(input, options: options)
+                provider.synthesizeAttributed(input, options: options)
             }
         } catch let error as ChainExhaustedError where options.customVoice != nil {
             // A voice of its own naming that no voice here has is the client's to change.
             throw OpenAIError.invalidRequest("No voice here is called \(options.customVoice?.prefix(100) ?? ""): name one of OpenAI's voices (alloy, echo, nova, …) or an installed one. (\(error))",
                                              param: "voice", code: "invalid_voice")
         }
-        let answered = tts.witness.provider
-        if let answered { environment.metrics.recordAnswer(.textToSpeech, provider: answered, chain: tts.chain) }
+        // Each chunk names who spoke it: a chain's member, or the provider asked.
+        let answered = head.first?.provider
+        if let answered { environment.metrics.recordAnswer(.textToSpeech, provider: answered, chain: provider.members.map(\.identity)) }
         var headers = HTTPFields()
         headers.name(answered)
 
         if format == .wav, !events {
-            var audio = head.first ?? AudioBuffer(samples: [], sampleRate: SpeechFileFormat.sampleRate)
-            for try await chunk in head.rest { audio.appendConverting(chunk) }
+            var audio = head.first?.audio ?? AudioBuffer(samples: [], sampleRate: SpeechFileFormat.sampleRate)
+            for try await chunk in head.rest { audio.appendConverting(chunk.audio) }
             headers[.contentType] = format.contentType
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: WAV.encode(audio))))
         }
         let audio = AsyncThrowingStream<AudioBuffer, any Error> { continuation in
             let task = Task {
                 do {
-                    if let first = head.first { continuation.yield(first) }
-                    for try await chunk in head.rest { continuation.yield(chunk) }
+                    if let first = head.first { continuation.yield(first.audio) }
+                    for try await chunk in head.rest { continuation.yield(chunk.audio) }
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)

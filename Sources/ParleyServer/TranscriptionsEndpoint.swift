@@ -73,17 +73,17 @@ struct TranscriptionsEndpoint: Sendable {
 
         let runtime = environment.runtime
         let selection = ModelResolution.selection(for: form["model"]?.text, capability: .speechToText, catalog: runtime.catalog)
-        let stt = try runtime.witnessedSpeechToText(selection)
+        let provider = try runtime.speechToText(selection)
         // The on-device engine says cheaply why it cannot serve (a missing model); a remote
         // provider's check would cost a round trip, so its own error speaks instead.
-        if selection == .local { try await ensureReady([stt.provider]) }
-        let provider = stt.provider
+        if selection == .local { try await ensureReady([provider]) }
         let settled = options
         let transcript = try await withDeadline(environment.deadline, timeout: environment.timeout) {
             try await provider.transcribe(audio, options: settled)
         }
-        let answered = stt.witness.provider
-        if let answered { environment.metrics.recordAnswer(.speechToText, provider: answered, chain: stt.chain) }
+        // A chain names the member that transcribed; a single provider is the one asked.
+        let answered = transcript.provider ?? provider.identity
+        environment.metrics.recordAnswer(.speechToText, provider: answered, chain: provider.members.map(\.identity))
 
         var headers = HTTPFields()
         headers.name(answered)

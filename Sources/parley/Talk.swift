@@ -11,10 +11,10 @@ struct Talk: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Answer the spoken question(s) in a WAV file, or in live audio on standard input, with speech.",
         discussion: """
-            Each stretch of speech followed by a pause (--end-silence, 1.2 s) is one turn of the conversation: \
+            Each stretch of speech followed by a pause (--end-silence, \(Tunable.endSilence.defaultText) s) is one turn of the conversation: \
             VAD → STT → LLM → TTS, the reply spoken sentence by sentence while the model still writes. Turns are \
             saved (parley history shows them). Heard in real time, a turn whose words sound complete ends sooner \
-            (--predict-turn-end, 0.5 s), and the reply starts during the pause. With --realtime, or with --input - (raw 16-bit mono PCM, e.g. \
+            (--predict-turn-end, \(Tunable.shortSilence.defaultText) s), and the reply starts during the pause. With --realtime, or with --input - (raw 16-bit mono PCM, e.g. \
             `arecord -f S16_LE -r 16000 -c 1 -t raw | parley talk --input -`), audio arrives in real time and speech \
             during a reply pauses it: words that last --min-interruption and are no backchannel ("mm-hmm", "yeah", \
             "okay") cut it, and the saved reply is what was heard; anything else resumes it, and is not saved.
@@ -35,13 +35,14 @@ struct Talk: AsyncParsableCommand {
     @Option(help: "Sample rate of raw PCM on standard input.")
     var rate: Int = 16_000
 
-    @Option(name: .customLong("end-silence"), help: "Seconds of silence that end a turn.")
-    var endSilence: Double = 1.2
+    @Option(name: .tunable(.endSilence), help: ArgumentHelp(Tunable.endSilence.summary))
+    var endSilence: Double = Tunable.endSilence.defaultValue
 
-    @Option(name: .customLong("max-turn"), help: "The longest turn in seconds.")
-    var maxTurn: Double = 30
+    @Option(name: .tunable(.maxTurn), help: ArgumentHelp(Tunable.maxTurn.summary))
+    var maxTurn: Double = Tunable.maxTurn.defaultValue
 
-    @Option(name: .customLong("partial-interval"), help: "Seconds of speech between partial transcripts (default: 1 in real time, none otherwise; 0 for none).")
+    @Option(name: .tunable(.partialInterval),
+            help: "Seconds of speech between partial transcripts (default: \(Tunable.partialInterval.defaultText) in real time, none otherwise; 0 for none).")
     var partialInterval: Double?
 
     @Option(name: .customLong("system-prompt"), help: "The assistant's instructions (default: a continued conversation's, else short spoken answers).")
@@ -62,7 +63,7 @@ struct Talk: AsyncParsableCommand {
     @Flag(name: .customLong("keep-audio"), help: "Keep each question's recorded speech with the saved conversation (audio/ in the data directory; parley history delete removes it).")
     var keepAudio = false
 
-    @Option(name: .customLong("predict-turn-end"), help: "End a turn after this many seconds of silence when the on-device model finds the words complete; otherwise --end-silence ends it (default: 0.5 with --realtime or live input; a file read at full speed waits for --end-silence).")
+    @Option(name: .tunable(.shortSilence), help: "\(Tunable.shortSilence.summary) (default: \(Tunable.shortSilence.defaultText) with --realtime or live input; a file read at full speed waits for --end-silence).")
     var predictTurnEnd: Double?
 
     @Flag(name: .customLong("no-turn-prediction"), help: "End every turn after --end-silence, however complete the words sound.")
@@ -80,8 +81,8 @@ struct Talk: AsyncParsableCommand {
     @Flag(name: .customLong("no-tools"), help: "Offer the model none of the built-in tools (parley tools): no search of your materials, assignments or the date.")
     var noTools = false
 
-    @Option(name: .customLong("min-interruption"), help: "Seconds of speech over a reply that may cut it (shorter speech resumes it).")
-    var minInterruption: Double = 0.4
+    @Option(name: .tunable(.minInterruption), help: ArgumentHelp(Tunable.minInterruption.summary))
+    var minInterruption: Double = Tunable.minInterruption.defaultValue
 
     @Option(name: .customLong("backchannels"), help: "Comma-separated words that never cut a reply, replacing the built-in English, Spanish, German and French lists (e.g. \"mm-hmm,yeah,okay\").")
     var backchannels: String?
@@ -98,12 +99,12 @@ struct Talk: AsyncParsableCommand {
 
     func validate() throws {
         if let maxTokens, maxTokens <= 0 { throw ValidationError("--max-tokens must be at least 1.") }
-        guard endSilence > 0, endSilence <= 30 else { throw ValidationError("--end-silence must be between 0 and 30 seconds.") }
-        guard maxTurn >= 1 else { throw ValidationError("--max-turn must be at least 1 second.") }
+        try Self.check(endSilence, .endSilence)
+        try Self.check(maxTurn, .maxTurn)
         guard (8_000...192_000).contains(rate) else { throw ValidationError("--rate must be between 8000 and 192000.") }
-        if let partialInterval, partialInterval < 0 { throw ValidationError("--partial-interval cannot be negative.") }
-        if let predictTurnEnd, !(0.1...endSilence).contains(predictTurnEnd) {
-            throw ValidationError("--predict-turn-end must be between 0.1 s and --end-silence (\(endSilence) s).")
+        if let partialInterval { try Self.check(partialInterval, .partialInterval) }
+        if let predictTurnEnd, !(Tunable.shortSilence.range.lowerBound...endSilence).contains(predictTurnEnd) {
+            throw ValidationError("--predict-turn-end must be between \(Tunable.shortSilence.range.lowerBound) s and --end-silence (\(endSilence) s).")
         }
         if noTurnPrediction, predictTurnEnd != nil { throw ValidationError("--no-turn-prediction and --predict-turn-end cannot be used together.") }
         guard TurnSignals(rawValue: turnSignals) != nil else {
@@ -112,7 +113,7 @@ struct Talk: AsyncParsableCommand {
         if noTurnPrediction, noEarlyReply { throw ValidationError("--no-early-reply has no effect with --no-turn-prediction: leave one out.") }
         if noSave, thread != nil { throw ValidationError("--thread continues a saved conversation; it cannot be used with --no-save.") }
         try validateOutput(output)
-        guard (0...5).contains(minInterruption) else { throw ValidationError("--min-interruption must be between 0 and 5 seconds.") }
+        try Self.check(minInterruption, .minInterruption)
         if interruptAtOnce, backchannels != nil { throw ValidationError("--backchannels has no effect with --interrupt-at-once: leave one out.") }
         if let backchannels, Self.phrases(backchannels).isEmpty { throw ValidationError("--backchannels needs at least one word, such as \"mm-hmm,yeah\".") }
         if noSave, keepAudio { throw ValidationError("--keep-audio keeps audio with a saved conversation; it cannot be used with --no-save.") }
@@ -133,8 +134,10 @@ struct Talk: AsyncParsableCommand {
         return rules
     }
 
-    /// The silence after which complete words end a turn, for input that arrives in real time.
-    static let defaultShortSilence = 0.5
+    /// Refuses `value` when `tunable` does not take it, in the words of its flag.
+    static func check(_ value: Double, _ tunable: Tunable) throws {
+        guard tunable.accepts(value) else { throw ValidationError(tunable.refusal("--\(tunable.flag ?? tunable.id)")) }
+    }
 
     func run() async throws {
         common.bootstrapLogging()
@@ -146,12 +149,12 @@ struct Talk: AsyncParsableCommand {
             let hub = try await mcp.connect()
             let runtime = try await common.runtime(smallModel: model.smallModel, database: database, tools: hub?.runtimeTools ?? [])
             let paced = realtime || live
-            let interval = partialInterval ?? (paced ? 1.0 : 0)
+            let interval = partialInterval ?? (paced ? Tunable.partialInterval.defaultValue : 0)
             var options = ConversationOptions(
                 languageModel: model.selection, systemPrompt: systemPrompt, maxTokens: maxTokens, voice: common.voice,
                 endSilence: endSilence, maxTurn: maxTurn, partialInterval: interval > 0 ? interval : nil,
                 duplex: paced ? .full : .half, saves: !noSave, keepsAudio: keepAudio)
-            options.shortSilence = noTurnPrediction ? nil : predictTurnEnd ?? (paced ? min(Self.defaultShortSilence, endSilence) : nil)
+            options.shortSilence = noTurnPrediction ? nil : predictTurnEnd ?? (paced ? min(Tunable.shortSilence.defaultValue, endSilence) : nil)
             options.startsReplyEarly = !noEarlyReply
             options.interruption = interruption
             options.turnSignals = TurnSignals(rawValue: turnSignals) ?? .words

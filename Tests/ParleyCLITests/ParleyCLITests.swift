@@ -276,3 +276,33 @@ struct ParleyCLITests {
         #expect(!result.stdout.contains("sk-hidden"))
     }
 }
+
+/// `parley talk` spells the conversation's tunables as the table says: each flag is there with
+/// the table's default, and takes the table's range.
+@Suite("talk: the tunables' flags")
+struct TalkTunableFlagsTests {
+    @Test("each tunable's flag is in the help, with the table's default where the flag has one")
+    func help() async throws {
+        let result = try await CLI.run(["talk", "--help"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let help = result.stdout.replacingOccurrences(of: "\n", with: " ").split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        for tunable in Tunable.all {
+            guard let flag = tunable.flag else { continue }
+            #expect(help.contains("--\(flag) <"), "--\(flag) is not in the help")
+        }
+        for tunable in [Tunable.endSilence, .maxTurn, .minInterruption] {
+            let flag = try #require(tunable.flag)
+            let pattern = "--\(flag) <[a-z-]+> [^<]*\\(default: \(NSRegularExpression.escapedPattern(for: tunable.defaultText))(\\.0)?\\)"
+            #expect(help.range(of: pattern, options: .regularExpression) != nil, "--\(flag) does not show its default \(tunable.defaultText)")
+        }
+    }
+
+    @Test("a value beyond a tunable's range is refused with the table's sentence, before anything loads",
+          arguments: [Tunable.endSilence, .maxTurn, .minInterruption, .partialInterval])
+    func range(_ tunable: Tunable) async throws {
+        let flag = try #require(tunable.flag)
+        let result = try await CLI.run(["talk", "--input", "-", "--\(flag)", String(tunable.range.upperBound + 1)])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains(tunable.refusal("--\(flag)")), "stderr: \(result.stderr)")
+    }
+}

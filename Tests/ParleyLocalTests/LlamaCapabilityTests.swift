@@ -15,6 +15,17 @@ struct LlamaCapabilityTests {
         #expect(model.capabilities == LanguageModelCapabilities(jsonSchema: true, tools: true, contextTokens: 1_536))
     }
 
+    @Test("declares that it runs on device, prefills prompts and scores turn ends, as does the switchable model around it")
+    func roles() async {
+        let switchable = SwitchableLanguageModel(model)
+        for provider in [model as any LanguageModelProvider, switchable] {
+            #expect(provider.runsOnDevice, "\(provider.identity)")
+            #expect(provider.promptPrefiller != nil && provider.turnPredictor != nil, "\(provider.identity)")
+            #expect(await provider.answerer().identity == provider.identity)
+        }
+        #expect(await !model.isLoaded)
+    }
+
     @Test("refuses images, and a schema it cannot use, saying what to do, without loading the model")
     func refuses() async throws {
         let picture = ChatRequest(messages: [ChatMessage(role: .user, parts: [.text("What is this?"), .image(data: Data([1]), mimeType: "image/png")])])

@@ -72,6 +72,25 @@ extension OnDeviceServerTests {
             #expect(usage["total_tokens"] as? Int == (usage["prompt_tokens"] as? Int ?? 0) + (usage["completion_tokens"] as? Int ?? 0))
         }
 
+        @Test("instructions alone: the on-device model answers from the system text, on chat completions and Responses")
+        func instructionsOnly() async throws {
+            let server = try await TestServer.onDevice.value
+            let system = "The user's name is Ada. Greet the user by name."
+            let chat = try await server.post("/v1/chat/completions", json: [
+                "model": "auto", "temperature": 0, "max_tokens": 24, "messages": [["role": "system", "content": system]],
+            ])
+            #expect(chat.status == 200, "\(chat.text)")
+            #expect(chat.headers["x-parley-provider"] == "llama.cpp")
+            let message = ((chat.json?["choices"] as? [[String: Any]])?.first?["message"] as? [String: Any])?["content"] as? String
+            #expect(message?.contains("Ada") == true, "\(chat.text)")
+            let responses = try await server.post("/v1/responses", json: [
+                "model": "auto", "temperature": 0, "max_output_tokens": 24, "store": false,
+                "input": [["role": "system", "content": system]],
+            ])
+            #expect(responses.status == 200, "\(responses.text)")
+            #expect(responses.text.contains("Ada"), "\(responses.text)")
+        }
+
         @Test("a stream: a role chunk, content chunks, a finish chunk, a usage chunk, then [DONE]")
         func streamShape() async throws {
             let server = try await TestServer.onDevice.value

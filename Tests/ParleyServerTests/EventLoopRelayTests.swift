@@ -46,6 +46,23 @@ struct EventLoopRelayTests {
         #expect(metrics.contains(#"parley_http_request_duration_seconds_count{route="/v1/chat/completions",method="POST",status="200"} 3"#), "\(metrics)")
     }
 
+    @Test("instructions alone are relayed as OpenAI takes them, by the endpoint and then on the event loop")
+    func instructionsOnly() async throws {
+        let upstream = try await RelayTests.upstream()
+        defer { upstream.stop() }
+        let server = try await RelayTests.server(before: upstream)
+        defer { server.stop() }
+        let body = #"{"model": "openai/up-model", "messages": [{"role": "system", "content": "Greet the user, Ada, by name."}]}"#
+        for _ in 1...2 {
+            let reply = try await server.send(.POST, "/v1/chat/completions", headers: [("content-type", "application/json")], body: Data(body.utf8))
+            #expect(reply.status == 200 && reply.text == RelayTests.whole, "\(reply.text)")
+        }
+        let sent = await upstream.requests.filter { $0.path.hasSuffix("/chat/completions") }
+        #expect(sent.count == 2 && sent.allSatisfy { String(decoding: $0.body, as: UTF8.self) == body.replacingOccurrences(of: "openai/up-model", with: "up-model") })
+        let metrics = try await server.send(.GET, "/metrics").text
+        #expect(Self.relays(metrics, lane: "task") == 1 && Self.relays(metrics, lane: "event_loop") == 1, "\(metrics)")
+    }
+
     @Test("what the relay must not answer takes the usual way: a wrong key, a body that does not decode, a stream")
     func usualWay() async throws {
         let upstream = try await RelayTests.upstream()

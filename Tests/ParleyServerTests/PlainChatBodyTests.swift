@@ -14,6 +14,7 @@ struct PlainChatBodyTests {
         #"{"messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Hi\n\"there\" \u00e9\/"}],"model":"gpt-4o-mini","temperature":0.7,"top_p":1,"stream":false,"user":"u-1","max_completion_tokens":12}"#,
         " \n{ \"messages\" : [ { \"content\" : \"a\" , \"role\" : \"assistant\" } , {\"role\": \"developer\", \"content\": \"\"} ] }\t",
         #"{"model": "auto", "messages": [{"role": "user", "content": "x"}], "temperature": 0, "top_p": 1e-3}"#,
+        #"{"model": "m", "messages": [{"role": "system", "content": "Greet the user by name."}, {"role": "developer", "content": ""}]}"#,
     ]
 
     static let other = [
@@ -24,7 +25,8 @@ struct PlainChatBodyTests {
         #"{"model": "m", "messages": [{"role": "user", "content": "Hi", "name": "a"}]}"#,
         #"{"model": "m\u0041", "messages": [{"role": "user", "content": "Hi"}]}"#,
         #"{"model": "m", "messages": [{"role": "user", "content": "Grüß dich"}]}"#,
-        #"{"model": "m", "messages": [{"role": "system", "content": "Be brief."}]}"#,
+        #"{"model": "m", "messages": [{"role": "system", "content": ""}, {"role": "developer", "content": ""}]}"#,
+        #"{"model": "m", "messages": [{"content": "Hi"}]}"#,
         #"{"model": "m", "messages": []}"#,
         #"{"model": "m", "model": "n", "messages": [{"role": "user", "content": "Hi"}]}"#,
         #"{"model": "m", "messages": [{"role": "user", "content": "Hi"}],}"#,

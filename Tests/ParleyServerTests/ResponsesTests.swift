@@ -135,11 +135,24 @@ struct ResponsesTests {
             (["input": "Hi", "tool_choice": ["type": "function", "name": "nope"]], "tool_choice"),
             (["input": "Hi", "temperature": 5], "temperature"),
             (["input": "Hi", "previous_response_id": "resp_nope"], "previous_response_id"),
+            (["input": [["role": "system", "content": ""]]], "input"),
         ]
         for (body, param) in cases {
             let reply = try await Self.post(server, body)
             #expect(reply.status == 400 || reply.status == 404, "\(body): \(reply.status)")
             #expect((reply.json?["error"] as? [String: Any])?["param"] as? String == param, "\(body): \(reply.text)")
         }
+    }
+
+    @Test("instructions alone are a response, as OpenAI takes them: a system item, and the model speaks first")
+    func instructionsOnly() async throws {
+        let model = ScriptedLanguageModel(replies: [["Hello, Ada!"]])
+        let server = try await Self.server(model)
+        defer { server.stop() }
+        let item = try await Self.post(server, ["input": [["role": "system", "content": "Greet the user, Ada, by name."]], "store": false])
+        #expect(item.status == 200, "\(item.text)")
+        #expect(Self.text(of: item.json) == "Hello, Ada!")
+        let sent = await model.requests.first?.messages
+        #expect(sent?.map(\.role) == [.system] && sent?.first?.text == "Greet the user, Ada, by name.")
     }
 }

@@ -19,8 +19,9 @@ public struct ConversationConfiguration: Sendable {
     public var toolChoice: ToolChoice = .auto
     /// How the model samples.
     public var sampling: SamplingOptions
-    /// How speech is found: thresholds, the silence that ends a turn (1.2 s for a
-    /// conversation loop), the longest turn.
+    /// How speech is found: thresholds, the silence that ends a turn, the longest turn (by
+    /// default the ``Tunable`` defaults). Its `endSilence` is also the turn policy's long
+    /// silence: the session sets it there.
     public var segmentation: SpeechSegmenter.Configuration
     /// Transcription settings.
     public var transcription: TranscriptionOptions
@@ -51,8 +52,8 @@ public struct ConversationConfiguration: Sendable {
     /// the utterance so far is transcribed and scored, and a complete one ends the turn at
     /// ``TurnPolicy/shortSilence`` (its transcript is used as the final one; with
     /// ``TurnPrediction/speculates`` its reply is already under way); otherwise the
-    /// segmentation's `endSilence` (set it to the policy's `longSilence`) ends it. `nil` (the
-    /// default): silence alone.
+    /// segmentation's `endSilence` ends it (the session makes it the policy's `longSilence`).
+    /// `nil` (the default): silence alone.
     public var turnPrediction: TurnPrediction?
     /// Evaluates the reply's prompt while the user speaks: the conversation and the open
     /// user message when speech starts, then the words of each partial transcript (its last,
@@ -64,7 +65,7 @@ public struct ConversationConfiguration: Sendable {
     public init(
         systemPrompt: String = "You are a helpful voice assistant. Answer in one or two short sentences.",
         sampling: SamplingOptions = SamplingOptions(),
-        segmentation: SpeechSegmenter.Configuration = SpeechSegmenter.Configuration(endSilence: 1.2),
+        segmentation: SpeechSegmenter.Configuration = SpeechSegmenter.Configuration(),
         transcription: TranscriptionOptions = TranscriptionOptions(),
         speech: SpeechOptions = SpeechOptions(),
         partialInterval: Double? = nil,

@@ -146,6 +146,13 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
         self.tts = tts
         self.output = output
         self.journal = journal
+        // The silence that ends any turn is one setting, the segmentation's: the turn policy
+        // waits as long for unfinished words.
+        var configuration = configuration
+        if var prediction = configuration.turnPrediction {
+            prediction.policy.longSilence = max(configuration.segmentation.endSilence, prediction.policy.shortSilence)
+            configuration.turnPrediction = prediction
+        }
         self.configuration = configuration
         self.clock = clock
         self.speaker = ReplySpeaker(llm: llm, tts: tts, speech: configuration.speech, tools: configuration.tools)

@@ -13,10 +13,11 @@ public struct InterruptionRules: Sendable, Equatable {
     /// every listed language's.
     public var language: String?
 
-    /// The default shortest interrupting speech: 0.4 s.
-    public static let defaultMinimumSpeech = Duration.milliseconds(400)
+    /// The default shortest interrupting speech (``Tunable/minInterruption``).
+    public static let defaultMinimumSpeech = Duration.seconds(Tunable.minInterruption.defaultValue)
 
-    /// Creates the rules; the defaults pause on any speech and cut on 0.4 s of real words.
+    /// Creates the rules; the defaults pause on any speech and cut on real words that last
+    /// ``defaultMinimumSpeech``.
     public init(minimumSpeech: Duration = defaultMinimumSpeech, backchannels: Backchannels = Backchannels(), language: String? = nil) {
         self.minimumSpeech = minimumSpeech
         self.language = language

@@ -280,6 +280,33 @@ public protocol LanguageModelProvider: Provider {
     /// promptly; the stream then ends without an error. A request that needs a capability the
     /// provider lacks ends the stream with ``UnsupportedCapabilityError``.
     func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error>
+
+    /// Whether the model runs in this process on this machine's engine (llama.cpp), where a
+    /// prompt costs nothing but time: the runtime orders it last, evaluates prompts ahead and
+    /// starts replies early on it. By default `false`.
+    var runsOnDevice: Bool { get }
+
+    /// What evaluates the prompt of a reply while the user still speaks, when this model can
+    /// (the on-device model); `nil` by default.
+    var promptPrefiller: (any PromptPrefiller)? { get }
+
+    /// What scores whether the user's words are a whole turn, when this model can (the
+    /// on-device model); `nil` by default.
+    var turnPredictor: (any TurnPredictor)? { get }
+
+    /// The providers that may answer `request`, in the order they are tried: a chain's
+    /// members, a wrapper's inner model (the one for images when `request` has some), or
+    /// itself, the default. Callers report these as the chain, and the member that answers
+    /// names itself with a ``ChatEvent/provider(_:)`` event.
+    func members(for request: ChatRequest) -> [any LanguageModelProvider]
+
+    /// How the chain that answers `request` fails over, for a caller that sends the request
+    /// to its first member itself: a chain's (a wrapper's inner chain's); `nil` by default.
+    func failover(for request: ChatRequest) -> LanguageModelFailover?
+
+    /// The provider that would answer a request without images now: a chain's first ready
+    /// member (as that member would answer), a wrapper's inner model, or itself, the default.
+    func answerer() async -> any LanguageModelProvider
 }
 
 /// A whole reply: its text, the tools it calls, why it ended, its usage and who answered.

@@ -19,4 +19,12 @@ public struct Embeddings: Sendable, Equatable {
 public protocol EmbeddingProvider: Provider {
     /// Vectors for `texts`, in their order; `model` overrides the configured one.
     func embed(_ texts: [String], model: String?) async throws -> Embeddings
+
+    /// Whether the model runs in this process on this machine's engine, the one a client names
+    /// `local`; it takes no model name of a client's. By default `false`.
+    var runsOnDevice: Bool { get }
+}
+
+extension EmbeddingProvider {
+    public var runsOnDevice: Bool { false }
 }

@@ -85,11 +85,29 @@ public protocol SpeechToTextProvider: Provider {
     /// than whole-buffer transcriptions repeated as the audio grows. A chain answers for the
     /// provider it would use now.
     var transcribesLive: Bool { get async }
+
+    /// Loads what the first transcription needs (an on-device engine's weights), so that it
+    /// does not wait for them; nothing by default.
+    func prepare() async
+
+    /// The providers that may transcribe, in the order they are tried: a chain's members, or
+    /// itself, the default. The one that serves names itself in ``Transcript/provider``.
+    var members: [any SpeechToTextProvider] { get }
+
+    /// The provider that would transcribe now: a chain's first ready member, or itself, the
+    /// default.
+    func answerer() async -> any SpeechToTextProvider
 }
 
 extension SpeechToTextProvider {
     /// Engines that transcribe whole buffers are not live.
     public var transcribesLive: Bool { false }
+
+    public func prepare() async {}
+
+    public var members: [any SpeechToTextProvider] { [self] }
+
+    public func answerer() async -> any SpeechToTextProvider { self }
 
     /// A streaming session for engines that only transcribe whole buffers: the audio so far
     /// is re-transcribed each time another `partialInterval` seconds have arrived, and once

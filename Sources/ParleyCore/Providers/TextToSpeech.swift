@@ -36,9 +36,15 @@ public protocol TextToSpeechProvider: Provider {
     /// ``synthesize(_:options:)`` with each chunk naming the provider that spoke it. A single
     /// provider names itself (the default); a chain names the provider that served.
     func synthesizeAttributed(_ text: String, options: SpeechOptions) -> AsyncThrowingStream<SpokenChunk, any Error>
+
+    /// The providers that may speak, in the order they are tried: a chain's members, or
+    /// itself, the default. The one that serves names itself in each ``SpokenChunk``.
+    var members: [any TextToSpeechProvider] { get }
 }
 
 extension TextToSpeechProvider {
+    public var members: [any TextToSpeechProvider] { [self] }
+
     public func synthesizeAttributed(_ text: String, options: SpeechOptions) -> AsyncThrowingStream<SpokenChunk, any Error> {
         let identity = self.identity
         let chunks = synthesize(text, options: options)

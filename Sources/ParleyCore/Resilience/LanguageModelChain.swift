@@ -63,6 +63,24 @@ public struct LanguageModelChain<C: Clock>: LanguageModelProvider where C.Durati
         .producing { continuation in try await drive(request, continuation) }
     }
 
+    /// The providers, most preferred first: the one that serves names itself in the stream.
+    public func members(for request: ChatRequest) -> [any LanguageModelProvider] { providers }
+
+    /// This chain's health and first-output limit, and the chain of the members after the
+    /// ones a caller tried itself.
+    public func failover(for request: ChatRequest) -> LanguageModelFailover? {
+        let (providers, health, clock, timeouts) = (providers, health, clock, timeouts)
+        return LanguageModelFailover(health: health, firstOutput: timeouts.firstOutput) { count in
+            LanguageModelChain(providers: Array(providers.dropFirst(count)), health: health, clock: clock, timeouts: timeouts)
+        }
+    }
+
+    /// The first ready provider, as it would answer; the chain itself when none is ready.
+    public func answerer() async -> any LanguageModelProvider {
+        for candidate in providers where await candidate.availability().isReady { return await candidate.answerer() }
+        return self
+    }
+
     private func drive(_ request: ChatRequest, _ output: AsyncThrowingStream<ChatEvent, any Error>.Continuation) async throws {
         var delivered = ""
         var usage = Usage()

@@ -30,6 +30,14 @@ public struct SpeechToTextChain<C: Clock>: SpeechToTextProvider where C.Duration
         }
     }
 
+    public var members: [any SpeechToTextProvider] { providers }
+
+    /// The first ready provider, as it would transcribe; the chain itself when none is ready.
+    public func answerer() async -> any SpeechToTextProvider {
+        for candidate in providers where await candidate.availability().isReady { return await candidate.answerer() }
+        return self
+    }
+
     /// `transcript`, naming `provider` unless a nested chain already named who served.
     private static func attributed(_ transcript: Transcript, to provider: any SpeechToTextProvider) -> Transcript {
         var transcript = transcript
@@ -146,6 +154,8 @@ public struct TextToSpeechChain<C: Clock>: TextToSpeechProvider where C.Duration
             for try await chunk in chunks { continuation.yield(chunk.audio) }
         }
     }
+
+    public var members: [any TextToSpeechProvider] { providers }
 
     /// Each sentence's audio, named after the provider that spoke it.
     public func synthesizeAttributed(_ text: String, options: SpeechOptions) -> AsyncThrowingStream<SpokenChunk, any Error> {

@@ -68,6 +68,11 @@ public struct ResourceGuardedLanguageModel: LanguageModelProvider {
     public func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
         base.complete(request)
     }
+
+    public var runsOnDevice: Bool { base.runsOnDevice }
+
+    /// The guarded model, standing aside only while the machine is short of memory or hot.
+    public func answerer() async -> any LanguageModelProvider { await base.answerer() }
 }
 
 /// A language model that holds its weights in memory and can give them back.

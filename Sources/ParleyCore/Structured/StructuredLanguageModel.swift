@@ -24,6 +24,9 @@ public struct StructuredLanguageModel<C: Clock>: LanguageModelProvider where C.D
         await firstReady(generator.providers)
     }
 
+    /// The generator's providers, most preferred first.
+    public func members(for request: ChatRequest) -> [any LanguageModelProvider] { generator.providers }
+
     /// Answers `request` (which must carry a response schema) with the validated value's text.
     public func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
         .producing { output in

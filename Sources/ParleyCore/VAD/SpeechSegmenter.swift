@@ -19,10 +19,11 @@ public struct SpeechSegmenter: Sendable {
         /// A segment is cut when it reaches this length (seconds).
         public var maxSpeech: Double
 
-        /// Creates a configuration. The defaults suit finding questions in a recording.
+        /// Creates a configuration; the defaults are the conversation's (``Tunable``).
         public init(
-            onThreshold: Float = 0.5, offThreshold: Float = 0.35, minSpeech: Double = 0.25,
-            endSilence: Double = 0.8, padding: Double = 0.2, maxSpeech: Double = 30
+            onThreshold: Float = Float(Tunable.speechThreshold.defaultValue), offThreshold: Float = 0.35, minSpeech: Double = 0.25,
+            endSilence: Double = Tunable.endSilence.defaultValue, padding: Double = Tunable.speechPadding.defaultValue,
+            maxSpeech: Double = Tunable.maxTurn.defaultValue
         ) {
             self.onThreshold = onThreshold
             self.offThreshold = offThreshold

@@ -40,6 +40,19 @@ public struct ImageReadingLanguageModel: LanguageModelProvider {
 
     public func availability() async -> Availability { await base.availability() }
 
+    /// The members of the model `request` goes to: ``seeing`` for images, else ``base``.
+    public func members(for request: ChatRequest) -> [any LanguageModelProvider] {
+        (request.hasImages ? seeing : base).members(for: request)
+    }
+
+    public func answerer() async -> any LanguageModelProvider { await base.answerer() }
+
+    public func failover(for request: ChatRequest) -> LanguageModelFailover? {
+        (request.hasImages ? seeing : base).failover(for: request)
+    }
+
+    public var runsOnDevice: Bool { base.runsOnDevice }
+
     public func complete(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error> {
         guard request.hasImages else { return base.complete(request) }
         return .producing { output in

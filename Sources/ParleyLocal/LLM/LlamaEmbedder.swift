@@ -10,6 +10,9 @@ import ParleyCore
 /// The model is loaded on first use and kept (46 MB for MiniLM). Work runs on the actor's own
 /// thread and takes its turn on the engines' ``ComputeLane``, like the language model's.
 public actor LlamaEmbedder: EmbeddingProvider {
+    /// llama.cpp in this process.
+    public nonisolated var runsOnDevice: Bool { true }
+
     /// Settings of the embedder.
     public struct Configuration: Sendable, Equatable {
         /// The GGUF file.

@@ -674,6 +674,28 @@ extension LlamaLanguageModel: TurnPredictor {
 
 extension LlamaLanguageModel: PromptPrefiller {}
 
+extension LlamaLanguageModel {
+    /// llama.cpp in this process.
+    public nonisolated var runsOnDevice: Bool { true }
+
+    /// It evaluates a reply's prompt while the user speaks.
+    public nonisolated var promptPrefiller: (any PromptPrefiller)? { self }
+
+    /// It scores whether the user's words are a whole turn.
+    public nonisolated var turnPredictor: (any TurnPredictor)? { self }
+}
+
+extension SwitchableLanguageModel {
+    /// llama.cpp in this process, whichever model is current.
+    public var runsOnDevice: Bool { true }
+
+    /// It evaluates a reply's prompt on the current model while the user speaks.
+    public var promptPrefiller: (any PromptPrefiller)? { self }
+
+    /// It scores whether the user's words are a whole turn on the current model.
+    public var turnPredictor: (any TurnPredictor)? { self }
+}
+
 extension SwitchableLanguageModel: TurnPredictor {
     public func completion(of utterance: String, after history: [ChatMessage], tools: [ToolDefinition]) async throws -> Double {
         try await current.endOfTurnProbability(after: history, utterance: utterance, tools: tools)

@@ -47,6 +47,11 @@ public actor MoonshineSpeechToText: SpeechToTextProvider {
         return .missingModel(path: missing.path, hint: "run `parley models pull moonshine-base` (scripts/setup does)")
     }
 
+    /// Loads the model ahead of the first transcription; a failure shows on that transcription.
+    public func prepare() async {
+        try? load()
+    }
+
     /// Loads the model now (otherwise it loads on the first request).
     public func load() throws(MoonshineError) {
         _ = try loadedContext()

@@ -36,6 +36,11 @@ public actor WhisperSpeechToText: SpeechToTextProvider {
             : .missingModel(path: modelPath, hint: "download a whisper.cpp (ggml) model there or pass its path in the configuration")
     }
 
+    /// Loads the model ahead of the first transcription; a failure shows on that transcription.
+    public func prepare() async {
+        try? load()
+    }
+
     /// Loads the model now (otherwise it loads on the first request).
     public func load() throws(WhisperError) {
         _ = try loadedContext()

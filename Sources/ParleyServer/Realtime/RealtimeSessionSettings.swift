@@ -19,20 +19,22 @@ struct RealtimeSessionSettings: Sendable, Equatable {
     enum Eagerness: String, Sendable, CaseIterable {
         case low, medium, high, auto
 
-        /// Seconds of silence after which words that sound whole end the turn.
+        /// Seconds of silence after which words that sound whole end the turn: the
+        /// conversation's default (``Tunable/shortSilence``) at medium.
         var shortSilence: Double {
             switch self {
             case .high: 0.3
-            case .medium, .auto: 0.5
+            case .medium, .auto: Tunable.shortSilence.defaultValue
             case .low: 0.8
             }
         }
 
-        /// Seconds of silence after which any words end the turn.
+        /// Seconds of silence after which any words end the turn: the conversation's default
+        /// (``Tunable/endSilence``) at medium.
         var longSilence: Double {
             switch self {
             case .high: 0.8
-            case .medium, .auto: 1.2
+            case .medium, .auto: Tunable.endSilence.defaultValue
             case .low: 2.0
             }
         }
@@ -86,7 +88,7 @@ struct RealtimeSessionSettings: Sendable, Equatable {
     /// When it may not, speech during a response is ignored.
     var interruptsResponse = true
     /// Seconds of speech over a response that may cut it; 0 cuts it on the first speech. A
-    /// Parley extension: `session.parley.min_interruption_ms` (400 by default).
+    /// Parley extension: `session.parley.min_interruption_ms` (``Tunable/minInterruption``).
     var minInterruption = InterruptionRules.defaultMinimumSpeech.seconds
     /// The words that never cut a response, replacing the built-in lists (`nil`: those of the
     /// transcription's language). A Parley extension: `session.parley.backchannels`.
@@ -200,15 +202,12 @@ struct RealtimeSessionSettings: Sendable, Equatable {
         // Parley's extensions, in an object of their own that OpenAI's clients never send.
         if let parley = fields["parley"] {
             guard let parley = parley.object else { throw .invalidValue("session.parley", "'parley' must be an object.") }
-            if let value = parley["partial_transcript_interval_ms"] {
+            if let value = Self.field(.partialInterval, in: parley) {
                 updated.partialInterval = try Self.partialInterval(value)
                 updated.partialIntervalSet = true
             }
-            if let value = parley["min_interruption_ms"] {
-                guard let number = value.number, (0...5_000).contains(number) else {
-                    throw .invalidValue("session.parley.min_interruption_ms", "'min_interruption_ms' must be from 0 to 5000 (0 cuts a response on the first speech).")
-                }
-                updated.minInterruption = number / 1_000
+            if let value = Self.field(.minInterruption, in: parley) {
+                updated.minInterruption = try Self.seconds(value, .minInterruption, "session.parley")
             }
             if let value = parley["backchannels"] {
                 if value.isNull {
@@ -236,17 +235,11 @@ struct RealtimeSessionSettings: Sendable, Equatable {
         createsResponse = try Self.createsResponse(value, param)
         interruptsResponse = try Self.flag(value, "interrupt_response", param)
         guard let detection = value.object else { return }
-        if let threshold = detection["threshold"], !threshold.isNull {
-            guard let number = threshold.number, (0.05...0.95).contains(number) else {
-                throw .invalidValue("\(param).threshold", "'threshold' must be from 0.05 to 0.95 (0.5 by default).")
-            }
-            speechThreshold = number
+        if let threshold = Self.field(.speechThreshold, in: detection), !threshold.isNull {
+            speechThreshold = try Self.seconds(threshold, .speechThreshold, param)
         }
-        if let padding = detection["prefix_padding_ms"], !padding.isNull {
-            guard let number = padding.number, (0...2_000).contains(number) else {
-                throw .invalidValue("\(param).prefix_padding_ms", "'prefix_padding_ms' must be from 0 to 2000.")
-            }
-            speechPadding = number / 1_000
+        if let padding = Self.field(.speechPadding, in: detection), !padding.isNull {
+            speechPadding = try Self.seconds(padding, .speechPadding, param)
         }
     }
 
@@ -322,14 +315,33 @@ struct RealtimeSessionSettings: Sendable, Equatable {
         return rules
     }
 
-    /// `partial_transcript_interval_ms`: 250 to 10000, or 0 or null for no partial transcripts.
+    /// `partial_transcript_interval_ms` (``Tunable/partialInterval``), or 0 or null for no
+    /// partial transcripts.
     private static func partialInterval(_ value: JSONValue) throws(RealtimeProtocolError) -> Double? {
         if value.isNull || value.number == 0 { return nil }
-        guard let number = value.number, (250...10_000).contains(number) else {
-            throw .invalidValue("session.parley.partial_transcript_interval_ms",
-                                "'partial_transcript_interval_ms' must be from 250 to 10000, or 0 for no partial transcripts.")
+        return try seconds(value, .partialInterval, "session.parley")
+    }
+
+    // MARK: - Tunables
+
+    /// The name of `tunable`'s realtime field.
+    static func name(_ tunable: Tunable) -> String {
+        tunable.field?.name ?? tunable.id
+    }
+
+    /// The value of `tunable`'s realtime field in `object`, if it is there.
+    private static func field(_ tunable: Tunable, in object: JSONObject) -> JSONValue? {
+        tunable.field.flatMap { object[$0.name] }
+    }
+
+    /// `value` of `tunable`'s field of the object at `param`, checked against the tunable's
+    /// range, in the tunable's unit (seconds for a field in milliseconds).
+    private static func seconds(_ value: JSONValue, _ tunable: Tunable, _ param: String) throws(RealtimeProtocolError) -> Double {
+        let scale = tunable.field?.scale ?? 1
+        guard let number = value.number, tunable.accepts(number / scale) else {
+            throw .invalidValue("\(param).\(tunable.field?.name ?? tunable.id)", tunable.fieldRefusal)
         }
-        return number / 1_000
+        return number / scale
     }
 
     private static func string(_ value: JSONValue, _ param: String) throws(RealtimeProtocolError) -> String {
@@ -397,11 +409,8 @@ struct RealtimeSessionSettings: Sendable, Equatable {
         guard type == "server_vad" else {
             throw .invalidValue("\(param).type", "Unsupported turn detection '\(type)': use server_vad, semantic_vad, or null to commit turns yourself.")
         }
-        guard let milliseconds = detection["silence_duration_ms"] else { return .serverVAD(silence: 1.2) }
-        guard let number = milliseconds.number, (100...10_000).contains(number) else {
-            throw .invalidValue("\(param).silence_duration_ms", "'silence_duration_ms' must be from 100 to 10000.")
-        }
-        return .serverVAD(silence: number / 1_000)
+        guard let silence = field(.endSilence, in: detection) else { return .serverVAD(silence: Tunable.endSilence.defaultValue) }
+        return .serverVAD(silence: try seconds(silence, .endSilence, param))
     }
 
     // MARK: - Reporting
@@ -416,12 +425,12 @@ struct RealtimeSessionSettings: Sendable, Equatable {
             }
         }
         var detectionFields: JSONObject = ["create_response": .bool(createsResponse), "interrupt_response": .bool(interruptsResponse)]
-        detectionFields["threshold"] = .number(speechThreshold ?? 0.5)
-        detectionFields["prefix_padding_ms"] = .number(((speechPadding ?? 0.2) * 1_000).rounded())
+        detectionFields[Self.name(.speechThreshold)] = .number(Tunable.speechThreshold.wire(speechThreshold ?? Tunable.speechThreshold.defaultValue))
+        detectionFields[Self.name(.speechPadding)] = .number(Tunable.speechPadding.wire(speechPadding ?? Tunable.speechPadding.defaultValue))
         let detection: JSONValue = switch turnDetection {
         case .manual: .null
         case .serverVAD(let silence):
-            .object(detectionFields.merging(["type": .string("server_vad"), "silence_duration_ms": .number((silence * 1_000).rounded())]))
+            .object(detectionFields.merging(["type": .string("server_vad"), Self.name(.endSilence): .number(Tunable.endSilence.wire(silence))]))
         case .semanticVAD(let eagerness):
             .object(detectionFields.merging(["type": .string("semantic_vad"), "eagerness": .string(eagerness.rawValue)]))
         }
@@ -443,9 +452,9 @@ struct RealtimeSessionSettings: Sendable, Equatable {
                  "parameters": tool.parameters]
             }),
             "tool_choice": Self.choiceJSON(toolChoice),
-            "parley": .object(["partial_transcript_interval_ms": partialInterval.map { .number(($0 * 1_000).rounded()) } ?? .null,
+            "parley": .object([Self.name(.partialInterval): partialInterval.map { .number(Tunable.partialInterval.wire($0)) } ?? .null,
                                "builtin_tools": .bool(builtinTools),
-                               "min_interruption_ms": .number((minInterruption * 1_000).rounded()),
+                               Self.name(.minInterruption): .number(Tunable.minInterruption.wire(minInterruption)),
                                "backchannels": backchannels.map { .array($0.map(JSONValue.string)) } ?? .null]),
         ])
     }

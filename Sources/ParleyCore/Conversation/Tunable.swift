@@ -1,0 +1,144 @@
+/// A setting of a spoken conversation that people tune, defined once: what it is called, what
+/// it means, its default and the values it takes, and how each face spells it (the flag of
+/// `parley talk`, the field of a realtime session). The faces read their spelling, default and
+/// range from here, so that a default is written once and every face takes the same values.
+public struct Tunable: Sendable, Hashable, Identifiable, CustomStringConvertible {
+    /// What the value measures.
+    public enum Unit: String, Sendable, Hashable {
+        /// Seconds (a realtime field may carry milliseconds: see ``Field/scale``).
+        case seconds
+        /// A probability, from 0 to 1.
+        case probability
+    }
+
+    /// A field of a realtime session's `session.update` that sets the tunable.
+    public struct Field: Sendable, Hashable {
+        /// The object that holds it (`turn_detection`, Parley's own `parley`).
+        public let object: String
+        /// Its name, e.g. `silence_duration_ms`.
+        public let name: String
+        /// The wire value per unit of the tunable: 1000 for milliseconds of a tunable in seconds.
+        public let scale: Double
+
+        /// The field's path, e.g. `turn_detection.silence_duration_ms`.
+        public var path: String { object + "." + name }
+    }
+
+    /// The name the code uses, e.g. `endSilence`.
+    public let id: String
+    /// What it does, in a sentence a user reads (the flag's help).
+    public let summary: String
+    /// Its value when no one sets it.
+    public let defaultValue: Double
+    /// The values it takes.
+    public let range: ClosedRange<Double>
+    /// A value outside ``range`` that turns the behaviour off (0 for no partial transcripts),
+    /// if there is one.
+    public let off: Double?
+    /// What the value measures.
+    public let unit: Unit
+    /// The flag of `parley talk` that sets it, without its dashes, if the command has one.
+    public let flag: String?
+    /// The realtime session field that sets it, if there is one.
+    public let field: Field?
+
+    public var description: String { id }
+
+    /// The default as a user reads it (`1.2`, `30`).
+    public var defaultText: String { Self.number(defaultValue) }
+
+    /// Whether `value` is one the tunable takes (in its own unit).
+    public func accepts(_ value: Double) -> Bool {
+        range.contains(value) || value == off
+    }
+
+    /// Whether `value`, as the realtime field carries it, is one the tunable takes.
+    public func accepts(wire value: Double) -> Bool {
+        guard let field else { return false }
+        return accepts(value / field.scale)
+    }
+
+    /// Why a value given with `spelling` (`--end-silence`, `'silence_duration_ms'`) was
+    /// refused, with the values taken in the unit of that face (`scale` per unit).
+    public func refusal(_ spelling: String, scale: Double = 1) -> String {
+        let lower = Self.number(range.lowerBound * scale), upper = Self.number(range.upperBound * scale)
+        let unitName = scale == 1 && unit == .seconds ? " seconds" : ""
+        let offText = off.map { ", or \(Self.number($0 * scale)) to turn it off" } ?? ""
+        return "\(spelling) must be between \(lower) and \(upper)\(unitName)\(offText)."
+    }
+
+    /// The refusal of a value of the realtime field.
+    public var fieldRefusal: String {
+        guard let field else { return refusal(id) }
+        return refusal("'\(field.name)'", scale: field.scale)
+    }
+
+    /// `value` as the realtime field reports it: milliseconds, rounded, for seconds.
+    public func wire(_ value: Double) -> Double {
+        guard let field else { return value }
+        return field.scale == 1 ? value : (value * field.scale).rounded()
+    }
+
+    /// `value` without a fraction when it has none (`5`, `0.25`).
+    static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+}
+
+extension Tunable {
+    /// Silence that ends a turn (whatever the words), and the longest a turn's end waits.
+    public static let endSilence = Tunable(
+        id: "endSilence", summary: "Seconds of silence that end a turn.",
+        defaultValue: 1.2, range: 0.1...30, off: nil, unit: .seconds,
+        flag: "end-silence", field: Field(object: "turn_detection", name: "silence_duration_ms", scale: 1_000))
+
+    /// Silence after which words that sound complete end a turn (turn prediction).
+    public static let shortSilence = Tunable(
+        id: "shortSilence",
+        summary: "End a turn after this many seconds of silence when the on-device model finds the words complete; otherwise --end-silence ends it.",
+        defaultValue: 0.5, range: 0.1...30, off: nil, unit: .seconds,
+        flag: "predict-turn-end", field: nil)
+
+    /// Speech between partial transcripts while the user speaks.
+    public static let partialInterval = Tunable(
+        id: "partialInterval", summary: "Seconds of speech between partial transcripts (0 for none).",
+        defaultValue: 1.0, range: 0.25...10, off: 0, unit: .seconds,
+        flag: "partial-interval", field: Field(object: "parley", name: "partial_transcript_interval_ms", scale: 1_000))
+
+    /// Speech over a reply that may cut it; shorter speech resumes it.
+    public static let minInterruption = Tunable(
+        id: "minInterruption", summary: "Seconds of speech over a reply that may cut it (shorter speech resumes it).",
+        defaultValue: 0.4, range: 0...5, off: nil, unit: .seconds,
+        flag: "min-interruption", field: Field(object: "parley", name: "min_interruption_ms", scale: 1_000))
+
+    /// The longest turn: speech is cut into turns of at most this length.
+    public static let maxTurn = Tunable(
+        id: "maxTurn", summary: "The longest turn in seconds.",
+        defaultValue: 30, range: 1...600, off: nil, unit: .seconds,
+        flag: "max-turn", field: nil)
+
+    /// The voice-activity probability at which speech starts.
+    public static let speechThreshold = Tunable(
+        id: "speechThreshold", summary: "The voice-activity probability at which speech starts.",
+        defaultValue: 0.5, range: 0.05...0.95, off: nil, unit: .probability,
+        flag: nil, field: Field(object: "turn_detection", name: "threshold", scale: 1))
+
+    /// Audio kept before (and after) detected speech.
+    public static let speechPadding = Tunable(
+        id: "speechPadding", summary: "Seconds of audio kept before detected speech.",
+        defaultValue: 0.2, range: 0...2, off: nil, unit: .seconds,
+        flag: nil, field: Field(object: "turn_detection", name: "prefix_padding_ms", scale: 1_000))
+
+    /// Every tunable of a conversation.
+    public static let all: [Tunable] = [endSilence, shortSilence, partialInterval, minInterruption, maxTurn, speechThreshold, speechPadding]
+
+    /// The tunable the realtime field at `path` (`turn_detection.silence_duration_ms`) sets.
+    public static func field(_ path: String) -> Tunable? {
+        all.first { $0.field?.path == path }
+    }
+
+    /// The tunable `parley talk`'s flag `name` (without dashes) sets.
+    public static func flag(_ name: String) -> Tunable? {
+        all.first { $0.flag == name }
+    }
+}
