@@ -17,7 +17,7 @@ public enum BuiltInTools {
 
     /// The built-in tools over `store` for `owner`, times in `timeZone`; `now` is the clock
     /// they read (for tests). Without a store the data tools answer that nothing is saved. With
-    /// an `embedder` (``Runtime/onDeviceEmbedder()``) materials are searched by meaning as well
+    /// an `embedder` (``Runtime/onDeviceEmbedder(warn:)``) materials are searched by meaning as well
     /// as by words (``MaterialFinder``).
     public static func toolbox(store: (any ConversationStoring)?, owner: Owner, embedder: (any EmbeddingProvider)? = nil,
                                timeZone: TimeZone = .current, now: @escaping @Sendable () -> Date = { Date() }) throws -> ToolBox {

@@ -7,8 +7,8 @@ import ParleyStore
 /// a question that shares no word with a passage ("automobile" and a passage about cars) still
 /// finds it. Without an embedder it is exactly the store's word search.
 ///
-/// Each material's passages (``MaterialSearch/passages(of:)``) are embedded once and kept in
-/// the store (``ConversationStoring/saveMaterialVectors(_:model:owner:)``): when the material is
+/// Each material's passages (`MaterialSearch.passages(of:)`) are embedded once and kept in
+/// the store (`ConversationStoring.saveMaterialVectors(_:model:owner:)`): when the material is
 /// added (``index(_:owner:)``), or, for materials saved before or synced, during a search, as
 /// many as ``indexingBudget`` allows (the rest are found by their words until a later search
 /// has embedded them). A failing embedder is a warning, and the search goes on by words.
@@ -21,7 +21,7 @@ public struct MaterialFinder: Sendable {
     public var indexingBudget: Duration = .milliseconds(1500)
     private let logger = Logger(label: "parley.materials.search")
 
-    /// Creates a finder over `store`; `embedder` (the on-device model, ``Runtime/onDeviceEmbedder()``)
+    /// Creates a finder over `store`; `embedder` (the on-device model, ``Runtime/onDeviceEmbedder(warn:)``)
     /// adds meaning.
     public init(store: any ConversationStoring, embedder: (any EmbeddingProvider)?) {
         self.store = store
@@ -32,7 +32,7 @@ public struct MaterialFinder: Sendable {
     var model: String? { embedder?.identity.model }
 
     /// The best passages for `query`, best first, one per material, at most `limit`: the
-    /// store's word hits blended with closeness in meaning (``MaterialSearch/blend(words:meanings:limit:)``).
+    /// store's word hits blended with closeness in meaning (`MaterialSearch.blend(words:meanings:limit:)`).
     public func search(_ query: String, limit: Int, owner: Owner) async throws(StoreError) -> [MaterialSearch.Hit] {
         guard limit > 0 else { return [] }
         guard let embedder, let model, !query.allSatisfy(\.isWhitespace) else {

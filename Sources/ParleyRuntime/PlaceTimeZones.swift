@@ -6,7 +6,7 @@ import Foundation
 /// common abbreviation ("PST", "CET", "Eastern time") or an offset from UTC ("UTC+5:30").
 ///
 /// Nothing is guessed: a place it does not know, or a country that spans several time zones,
-/// is an ``Answer/unknown`` or ``Answer/ambiguous`` answer that says so.
+/// is an ``Answer/unknown`` or ``Answer/ambiguous(name:)`` answer that says so.
 public enum PlaceTimeZones {
     /// What is known of a place's time.
     public enum Answer: Sendable, Equatable {

@@ -32,9 +32,13 @@ public struct ProviderContext: Sendable {
 
 /// Builds one provider of a capability.
 public enum ProviderFactory: Sendable {
+    /// Builds a language model from the settings, engines and paths in the context.
     case languageModel(@Sendable (ProviderContext) -> any LanguageModelProvider)
+    /// Builds a speech-to-text provider from the context.
     case speechToText(@Sendable (ProviderContext) -> any SpeechToTextProvider)
+    /// Builds a text-to-speech provider from the context.
     case textToSpeech(@Sendable (ProviderContext) -> any TextToSpeechProvider)
+    /// Builds a voice activity detector from the context.
     case voiceActivity(@Sendable (ProviderContext) -> any VoiceActivityDetector)
 
     /// What builds a language model, when this factory builds one.

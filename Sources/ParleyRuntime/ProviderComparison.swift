@@ -19,6 +19,7 @@ public struct ProviderComparison: Sendable, Equatable, Codable {
     public var provider: String
     /// Where it runs: `cloud`, `selfHosted` or `onDevice`.
     public var placement: String
+    /// Whether it answered, could not be asked, or failed.
     public var outcome: Outcome
     /// Why it was not asked, or its error.
     public var detail: String?
@@ -180,6 +181,7 @@ extension RuntimeSettings {
 
 /// A provider gave no whole answer within a comparison's time.
 public struct ComparisonTimeout: Error, Sendable, CustomStringConvertible {
+    /// The time the comparison gave each provider.
     public var limit: Duration
     public var description: String { "no whole answer within \(limit)" }
 }

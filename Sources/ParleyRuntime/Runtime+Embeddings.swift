@@ -10,7 +10,7 @@ extension Runtime {
     /// (`OPENAI_API_KEY` or `OPENAI_BASE_URL`; model `OPENAI_EMBEDDING_MODEL`,
     /// text-embedding-3-small by default), then Ollama (`OLLAMA_HOST`; model
     /// `OLLAMA_EMBEDDING_MODEL`, nomic-embed-text by default), then the on-device model
-    /// (``LocalEngines/embedder``, all-MiniLM-L6-v2 unless `PARLEY_EMBEDDING_MODEL` names another
+    /// (`LocalEngines.embedder`, all-MiniLM-L6-v2 unless `PARLEY_EMBEDDING_MODEL` names another
     /// GGUF) when its file is there. A missing on-device model is logged once as a warning and
     /// not offered. Empty when nothing is configured or installed.
     public nonisolated func embeddingProviders() -> [any EmbeddingProvider] {

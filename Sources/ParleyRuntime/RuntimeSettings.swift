@@ -168,7 +168,7 @@ public struct RuntimeSettings: Sendable {
         public var alert: Double
     }
 
-    /// The provider order per learning task: the standard one (``TaskPolicy/standard``) with
+    /// The provider order per learning task: the standard one (`TaskPolicy.standard`) with
     /// the orders `PARLEY_TASK_ORDER` sets.
     public func taskPolicy() throws(TaskPolicyError) -> TaskPolicy {
         guard let text = value("PARLEY_TASK_ORDER") else { return .standard }

@@ -20,17 +20,17 @@ import ServiceLifecycle
 /// | `POST /v1/audio/speech` | text to speech (WAV or 24 kHz PCM) |
 /// | `GET /v1/models` | the names `model` can take |
 /// | `GET /v1/realtime` | a voice conversation over a WebSocket (OpenAI Realtime protocol) |
-/// | `POST /v1/responses`, `GET`/`DELETE /v1/responses/{id}` | OpenAI's Responses API (see ``ResponsesEndpoint``) |
-/// | `/v1/threads…`, `/v1/stash…` | the caller's saved conversations and stash, as JSON (see ``ThreadsEndpoint``) |
-/// | `/v1/materials…`, `GET /v1/assignments` | the caller's study materials and assignments (see ``MaterialsEndpoint``) |
-/// | `GET`/`PUT /v1/settings/model`, `/v1/settings/preferences` | the on-device model switch; the caller's client preferences (see ``PreferencesEndpoint``) |
-/// | `POST /v1/embeddings` | embeddings, relayed to an OpenAI-compatible server or Ollama (see ``EmbeddingsEndpoint``) |
-/// | `POST /v1/parley/compare` | one prompt, recording or sentence through every configured provider at once (see ``CompareEndpoint``) |
-/// | `POST /v1/mindmaps` | a mind map (outline and SVG) of a conversation, material or text (see ``MindMapEndpoint``) |
-/// | `GET`/`POST /v1/google/sync` | Google Drive, Calendar and Gmail sync (see ``GoogleSyncEndpoint``) |
+/// | `POST /v1/responses`, `GET`/`DELETE /v1/responses/{id}` | OpenAI's Responses API (see `ResponsesEndpoint`) |
+/// | `/v1/threads…`, `/v1/stash…` | the caller's saved conversations and stash, as JSON (see `ThreadsEndpoint`) |
+/// | `/v1/materials…`, `GET /v1/assignments` | the caller's study materials and assignments (see `MaterialsEndpoint`) |
+/// | `GET`/`PUT /v1/settings/model`, `/v1/settings/preferences` | the on-device model switch; the caller's client preferences (see `PreferencesEndpoint`) |
+/// | `POST /v1/embeddings` | embeddings, relayed to an OpenAI-compatible server or Ollama (see `EmbeddingsEndpoint`) |
+/// | `POST /v1/parley/compare` | one prompt, recording or sentence through every configured provider at once (see `CompareEndpoint`) |
+/// | `POST /v1/mindmaps` | a mind map (outline and SVG) of a conversation, material or text (see `MindMapEndpoint`) |
+/// | `GET`/`POST /v1/google/sync` | Google Drive, Calendar and Gmail sync (see `GoogleSyncEndpoint`) |
 /// | `GET /health` | liveness and each chain's providers (open without a key) |
 /// | `GET /metrics` | Prometheus text |
-/// | `GET /` | the browser voice client (its files open without a key; see ``WebClientEndpoint``) |
+/// | `GET /` | the browser voice client (its files open without a key; see `WebClientEndpoint`) |
 ///
 /// A server is a `Service`: run it in a `ServiceGroup` with graceful-shutdown signals, and on
 /// shutdown it stops accepting connections, lets requests in flight finish (streams

@@ -21,7 +21,10 @@ public struct Resampler: Sendable {
     public let halfWidth: Int
 
     /// Creates a converter from `inputRate` to `outputRate`.
-    /// - Parameter halfWidth: kernel half-width in zero crossings; 16 is ample for speech.
+    /// - Parameters:
+    ///   - inputRate: the sample rate of the audio that goes in, in hertz.
+    ///   - outputRate: the sample rate of the audio that comes out, in hertz.
+    ///   - halfWidth: kernel half-width in zero crossings; 16 is ample for speech.
     public init(from inputRate: Int, to outputRate: Int, halfWidth: Int = 16) {
         precondition(inputRate > 0 && outputRate > 0, "sample rates must be positive")
         self.inputRate = inputRate

@@ -20,9 +20,11 @@ public enum WAV {
     }
 
     /// Decodes WAV bytes and mixes them down to mono.
-    /// - Parameter streamed: the bytes come from a pipe whose writer could not know the length
-    ///   in advance (e.g. `espeak-ng --stdout`): a data size larger than what arrived is read as
-    ///   "until the end" instead of as truncation.
+    /// - Parameters:
+    ///   - data: the bytes of a whole WAV file.
+    ///   - streamed: the bytes come from a pipe whose writer could not know the length
+    ///     in advance (e.g. `espeak-ng --stdout`): a data size larger than what arrived is read as
+    ///     "until the end" instead of as truncation.
     public static func decode(_ data: Data, streamed: Bool = false) throws(WAVError) -> AudioBuffer {
         let bytes = [UInt8](data)
         var reader = ByteReader(bytes: bytes)

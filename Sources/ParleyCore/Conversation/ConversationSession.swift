@@ -129,11 +129,17 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
 
     /// Creates a conversation.
     /// - Parameters:
+    ///   - vad: finds speech in the incoming audio.
+    ///   - stt: transcribes each turn (and gives partial transcripts while the user speaks).
+    ///   - llm: writes the replies.
+    ///   - tts: speaks the replies, sentence by sentence.
     ///   - output: where replies are played.
     ///   - journal: where turns are written down, if anywhere.
     ///   - history: earlier messages of this conversation (without the system prompt), to
     ///     continue it.
+    ///   - configuration: the conversation's rules: gates, silences, barge-in, tools.
     ///   - clock: the clock that times turns and the listen timeout.
+    ///   - logger: where the session logs fallbacks and failures.
     public init(
         vad: any VoiceActivityDetector, stt: any SpeechToTextProvider, llm: any LanguageModelProvider,
         tts: any TextToSpeechProvider, output: any AudioOutput, journal: (any ConversationJournal)? = nil,
@@ -215,7 +221,7 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
     /// conversation is armed or active; otherwise it is dropped. In half duplex this waits for
     /// the reply in progress first.
     /// - Throws: the failure that stopped the conversation (a provider's or the journal's
-    ///   error) until it is reset; ``Failure/closed`` after ``close()``.
+    ///   error) until it is reset; ``ConversationFailure/closed`` after ``close()``.
     public func append(_ frame: AudioBuffer) async throws {
         try checkOpen()
         if configuration.duplex == .half, let task = reply?.task { await task.value }
@@ -230,7 +236,7 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
 
     /// Runs the conversation over `frames` until they end and the last reply has been played,
     /// and returns the turns of this run. The session stays open for more runs, typed turns
-    /// and subscribers; with ``Configuration/startsListening`` a run opens the gates and
+    /// and subscribers; with ``ConversationConfiguration/startsListening`` a run opens the gates and
     /// starts listening, and every run ends with the conversation stopped.
     ///
     /// - Throws: ``Failure`` when no turn was found; a provider's or the journal's error,

@@ -124,7 +124,10 @@ public struct ReplySpeaker: Sendable {
 
     /// Generates the reply to `request`, sending its audio to `output` as it is synthesized,
     /// and times it on the continuous clock.
-    /// - Parameter onFirstAudio: called once, just before the first chunk is played.
+    /// - Parameters:
+    ///   - request: the conversation so far, ending with the turn to answer.
+    ///   - output: where the reply's audio is played.
+    ///   - onFirstAudio: called once, just before the first chunk is played.
     /// - Throws: the model's or the synthesizer's error (not on cancellation).
     public func speak(
         _ request: ChatRequest, to output: any AudioOutput, onFirstAudio: @Sendable () async -> Void = {}
@@ -135,6 +138,9 @@ public struct ReplySpeaker: Sendable {
     /// Generates the reply to `request`, sending its audio to `output` as it is synthesized,
     /// and times it on `clock`.
     /// - Parameters:
+    ///   - request: the conversation so far, ending with the turn to answer.
+    ///   - output: where the reply's audio is played.
+    ///   - clock: the clock that times the reply's stages.
     ///   - onText: called with each piece of the model's text as it arrives.
     ///   - onFirstAudio: called once, just before the first chunk is played (nothing is
     ///     played if the task is cancelled meanwhile).

@@ -124,7 +124,7 @@ public struct TurnResult: Sendable, Equatable {
     public var usage: Usage
     /// Calls the model made to tools the client runs (declared in
     /// ``ConversationConfiguration/clientTools``): the reply waits for their results
-    /// (``ConversationSession/addToolResult(callID:output:)``, then
+    /// (``ConversationSession/addToolResult(callID:output:isError:)``, then
     /// ``ConversationSession/respondToToolResults()``).
     public var toolCalls: [ToolCall] = []
     /// The tools the conversation ran itself during the reply, with what they gave.

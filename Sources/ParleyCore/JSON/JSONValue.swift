@@ -2,7 +2,7 @@ import Foundation
 
 /// Any JSON value, for schemas and structured output that travel through typed code.
 ///
-/// Objects keep their members' order. ``init(parsing:)`` and ``text`` read and write JSON
+/// Objects keep their members' order. ``init(parsing:)-(String)`` and ``text`` read and write JSON
 /// with that order kept; `Codable` (through Foundation's coders) works too but does not
 /// promise an order.
 public enum JSONValue: Sendable, Equatable, Hashable, Codable {
