@@ -37,15 +37,15 @@ public struct ConversationOptions: Sendable {
     public var saves: Bool
     /// Whether each question's recorded speech is kept with the saved conversation.
     public var keepsAudio: Bool
-    /// Whose conversation it is: ``Owner/local`` (the default) for the command line and a
+    /// Whose conversation it is: `Owner.local` (the default) for the command line and a
     /// server without keys, or the API key a server request presented. A new thread is saved
     /// under this owner, and only this owner's threads can be continued.
     public var owner: Owner
     /// Whether the conversation starts listening at once (see
-    /// ``ConversationConfiguration/startsListening``).
+    /// `ConversationConfiguration.startsListening`).
     public var startsListening: Bool
     /// Shows the user each final transcript before it is sent (see
-    /// ``ConversationConfiguration/reviewTranscript``).
+    /// `ConversationConfiguration.reviewTranscript`).
     public var reviewTranscript: (@Sendable (String) async -> String?)?
     /// Ends a turn after a short silence (``shortSilence`` seconds) when the on-device model
     /// finds the words complete, and only after ``endSilence`` otherwise; `nil` (the default)
@@ -64,7 +64,7 @@ public struct ConversationOptions: Sendable {
     public var turnSignals: TurnSignals = .words
     /// Whether the on-device model evaluates the reply's prompt while the user speaks (the
     /// conversation and the words of each partial transcript), so that the reply's first token
-    /// waits only for the last words (see ``ConversationConfiguration/prefiller``). On by
+    /// waits only for the last words (see `ConversationConfiguration.prefiller`). On by
     /// default; it does nothing when another provider answers first.
     public var prefillsPrompt = true
     /// The voice-activity probability at which speech starts (``Tunable/speechThreshold``;
@@ -79,7 +79,7 @@ public struct ConversationOptions: Sendable {
     public var allowsBargeIn = true
     /// How speech over a reply is told from an interruption that is meant: the reply pauses,
     /// and is cut only by words that are no backchannel in speech that lasts
-    /// ``InterruptionRules/minimumSpeech``; otherwise it resumes and nothing is saved. The
+    /// `InterruptionRules.minimumSpeech`; otherwise it resumes and nothing is saved. The
     /// backchannels are those of ``transcription``'s language unless the rules name one.
     /// `nil`: the first speech cuts the reply.
     public var interruption: InterruptionRules? = InterruptionRules()
@@ -121,6 +121,6 @@ public enum TurnSignals: String, Sendable, CaseIterable {
     case words
     /// The voice alone: the audio turn model, at its own threshold.
     case voice
-    /// The voice first, the words when it is unsure (``TurnEndDetector``).
+    /// The voice first, the words when it is unsure (`TurnEndDetector`).
     case both
 }
