@@ -27,13 +27,16 @@ actor RealtimeConnection {
         var textOnly = false
         /// The client's metadata of `response.create`, echoed.
         var metadata: JSONValue?
+
+        /// Where its text or audio goes.
+        var content: RealtimeServerEvent.ContentRef { .init(responseID: id, itemID: itemID) }
     }
 
     /// An item of the conversation as the client knows it, for `conversation.item.retrieve`
-    /// and `.delete`: its JSON, and for a message its role and text (how it is found among
+    /// and `.delete`: the item, and for a message its role and text (how it is found among
     /// the conversation's messages).
     struct KnownItem {
-        var json: JSONValue
+        var item: RealtimeItem
         var role: ChatMessage.Role?
         var text: String?
     }
@@ -141,7 +144,7 @@ actor RealtimeConnection {
 
     /// Greets the client with the session's settings.
     func start() {
-        send("session.created", ["session": sessionJSON])
+        send(.sessionCreated(.init(session: sessionJSON)))
         let work = lane.stream
         laneRunner = Task { [weak self] in
             for await piece in work { await self?.run(piece) }
@@ -238,7 +241,7 @@ actor RealtimeConnection {
             try updated.apply(session)
             if conversation != nil, settings.needsNewConversation(for: updated) { await endConversation() }
             settings = updated
-            send("session.updated", ["session": sessionJSON])
+            send(.sessionUpdated(.init(session: sessionJSON)))
         case .appendAudio(let bytes):
             let audio: AudioBuffer
             if let codec = settings.inputCodec {
@@ -294,7 +297,7 @@ actor RealtimeConnection {
                 }
             }
             userItem = nil
-            send("input_audio_buffer.cleared", [:])
+            send(.inputAudioBufferCleared)
         case .createMessage(let id, let role, let text, let images, let position):
             let session = try await conversationSession()
             let itemID = id ?? Self.id("item")
@@ -302,9 +305,9 @@ actor RealtimeConnection {
                 throw RealtimeProtocolError.invalidValue("item.id", "An item with id '\(itemID.prefix(64))' is already in the conversation.")
             }
             let kind = role == .user ? "input_text" : role == .assistant ? "output_text" : "input_text"
-            var content: [JSONValue] = images.map { _ in .object(["type": .string("input_image")]) }
-            if !text.isEmpty { content.insert(.object(["type": .string(kind), "text": .string(text)]), at: 0) }
-            let item = Self.item(itemID, role: role.rawValue, status: "completed", content: content)
+            var content: [RealtimeContentPart] = images.map { _ in .inputImage }
+            if !text.isEmpty { content.insert(.text(kind: kind, text: text), at: 0) }
+            let item = RealtimeItem.message(id: itemID, role: role.rawValue, status: "completed", content: content)
             let previous: String?
             let atEnd = position == .end || position == .after(lastItem ?? "")
             if role == .user, atEnd {
@@ -333,9 +336,9 @@ actor RealtimeConnection {
                     if anchor == lastItem { lastItem = itemID }
                 }
             }
-            items[itemID] = KnownItem(json: item, role: role, text: text)
-            send("conversation.item.added", ["previous_item_id": previous.map(JSONValue.string) ?? .null, "item": item])
-            send("conversation.item.done", ["previous_item_id": previous.map(JSONValue.string) ?? .null, "item": item])
+            items[itemID] = KnownItem(item: item, role: role, text: text)
+            send(.itemAdded(.init(previousItemID: previous, item: item)))
+            send(.itemDone(.init(previousItemID: previous, item: item)))
         case .deleteItem(let id):
             guard let known = items[id] else { throw Self.itemNotFound(id, param: "item_id") }
             if let index = pending.firstIndex(where: { $0.id == id }) {
@@ -345,10 +348,10 @@ actor RealtimeConnection {
             }
             items[id] = nil
             if lastItem == id { lastItem = nil }
-            send("conversation.item.deleted", ["item_id": .string(id)])
+            send(.itemDeleted(.init(itemID: id)))
         case .retrieveItem(let id):
             guard let known = items[id] else { throw Self.itemNotFound(id, param: "item_id") }
-            send("conversation.item.retrieved", ["item": known.json])
+            send(.itemRetrieved(.init(item: known.item)))
         case .createToolOutput(let id, let callID, let output):
             let session = try await conversationSession()
             do {
@@ -357,15 +360,14 @@ actor RealtimeConnection {
                 throw RealtimeProtocolError(code: "invalid_function_call_output", message: error.description, param: "item.call_id")
             }
             let itemID = id ?? Self.id("item")
-            let item: JSONValue = ["id": .string(itemID), "object": "realtime.item", "type": "function_call_output", "call_id": .string(callID),
-                                   "output": .string(output)]
-            send("conversation.item.added", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item": item])
-            send("conversation.item.done", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item": item])
+            let item = RealtimeItem.functionCallOutput(id: itemID, callID: callID, output: output)
+            send(.itemAdded(.init(previousItemID: lastItem, item: item)))
+            send(.itemDone(.init(previousItemID: lastItem, item: item)))
             lastItem = itemID
-            items[itemID] = KnownItem(json: item)
+            items[itemID] = KnownItem(item: item)
             toolOutputsPending = true
         case .truncateItem(let id, let end):
-            send("conversation.item.truncated", ["item_id": .string(id), "content_index": .number(0), "audio_end_ms": .number(Double(end))])
+            send(.itemTruncated(.init(itemID: id, audioEndMs: end)))
             if response?.itemID == id, let session = conversation?.session, await session.state == .speaking {
                 try await session.cancel()
             }
@@ -412,9 +414,9 @@ actor RealtimeConnection {
             break
         case .resume(let continuation, let text, let deleted):
             continuation.resume(returning: text)
-            if let deleted { send("conversation.item.deleted", ["item_id": .string(deleted)]) }
+            if let deleted { send(.itemDeleted(.init(itemID: deleted))) }
         case .deleted(let item):
-            send("conversation.item.deleted", ["item_id": .string(item)])
+            send(.itemDeleted(.init(itemID: item)))
         case .nothingToReview:
             throw RealtimeProtocolError(code: "no_transcript_to_review", message: "No transcript awaits review: with turn_detection.create_response false, speak, wait for conversation.item.input_audio_transcription.completed, then send it.")
         }
@@ -599,13 +601,13 @@ actor RealtimeConnection {
             let item = Self.id("item")
             userItem = item
             partial = ""
-            send("input_audio_buffer.speech_started", ["audio_start_ms": Self.milliseconds(at), "item_id": .string(item)])
-            if speechOverResponse { send("parley.response.paused", response.map { ["response_id": .string($0.id), "item_id": .string(item)] } ?? ["item_id": .string(item)]) }
+            send(.speechStarted(.init(audioStartMs: Self.milliseconds(at), itemID: item)))
+            if speechOverResponse { send(.responsePaused(.init(responseID: response?.id, itemID: item))) }
         case .speechStopped(let at):
             let item = userItem ?? Self.id("item")
             userItem = item
             committing = false
-            send("input_audio_buffer.speech_stopped", ["audio_end_ms": Self.milliseconds(at), "item_id": .string(item)])
+            send(.speechStopped(.init(audioEndMs: Self.milliseconds(at), itemID: item)))
             // Speech over a paused response is committed only once it proves an interruption.
             guard !speechOverResponse else {
                 heldStop = at
@@ -614,10 +616,7 @@ actor RealtimeConnection {
             commitUserItem(item)
         case .replyResumed:
             guard speechOverResponse else { return }
-            var fields: JSONObject = ["item_id": userItem.map(JSONValue.string) ?? .null,
-                                      "transcript": heldTranscript.map(JSONValue.string) ?? .null]
-            if let response { fields["response_id"] = .string(response.id) }
-            send("parley.response.resumed", fields)
+            send(.responseResumed(.init(itemID: userItem, transcript: heldTranscript, responseID: response?.id)))
             endSpeechOverResponse()
             userItem = nil
             partial = ""
@@ -634,8 +633,7 @@ actor RealtimeConnection {
             partial = text
             // A partial that is not an extension of the last one cannot be told as a delta: the
             // whole partial transcript goes beside it (a Parley extension).
-            send("conversation.item.input_audio_transcription.delta", ["item_id": .string(item), "content_index": .number(0), "delta": .string(delta),
-                                                                       "parley": .object(["transcript": .string(text)])])
+            send(.transcriptionDelta(.init(itemID: item, delta: delta, parley: .init(transcript: text))))
         case .finalTranscript(let text):
             guard speechOverResponse else {
                 transcribed(text)
@@ -680,16 +678,15 @@ actor RealtimeConnection {
             ensureResponse()
             response?.text += piece
             if let response {
-                send(response.textOnly ? "response.output_text.delta" : "response.output_audio_transcript.delta",
-                     ["response_id": .string(response.id), "item_id": .string(response.itemID), "output_index": .number(0),
-                      "content_index": .number(0), "delta": .string(piece)])
+                let delta = RealtimeServerEvent.Delta(response.content, delta: piece)
+                send(response.textOnly ? .outputTextDelta(delta) : .outputAudioTranscriptDelta(delta))
             }
         case .turn(let turn):
             let thread = await conversation?.thread ?? self.thread
             guard !turn.isTyped || response != nil || !turn.reply.isEmpty else { return }
             ensureResponse()
             finishResponse(status: turn.interrupted ? "cancelled" : "completed", transcript: turn.reply, usage: turn.usage,
-                           parley: Self.parleyJSON(turn, thread: thread), calls: turn.toolCalls)
+                           parley: Self.parleyTurn(turn, thread: thread), calls: turn.toolCalls)
             // A response that ended (or was cut) after its pause: the speech over it is a turn.
             if lastState != .paused { releaseSpeechOverResponse() }
         case .rejected, .audioLevel:
@@ -700,9 +697,9 @@ actor RealtimeConnection {
     /// Tells the client the user's speech is committed as item `item`.
     private func commitUserItem(_ item: String) {
         awaitingTranscript = true
-        send("input_audio_buffer.committed", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item_id": .string(item)])
-        let spoken = Self.item(item, role: "user", status: "completed", content: [.object(["type": .string("input_audio"), "transcript": .null])])
-        send("conversation.item.added", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item": spoken])
+        send(.inputAudioBufferCommitted(.init(previousItemID: lastItem, itemID: item)))
+        let spoken = RealtimeItem.message(id: item, role: "user", status: "completed", content: [.audio(kind: "input_audio", transcript: nil)])
+        send(.itemAdded(.init(previousItemID: lastItem, item: spoken)))
         lastItem = item
     }
 
@@ -726,10 +723,10 @@ actor RealtimeConnection {
     private func transcribed(_ text: String) {
         guard awaitingTranscript, let item = userItem else { return }
         awaitingTranscript = false
-        send("conversation.item.input_audio_transcription.completed", ["item_id": .string(item), "content_index": .number(0), "transcript": .string(text)])
-        let spoken = Self.item(item, role: "user", status: "completed", content: [.object(["type": .string("input_audio"), "transcript": .string(text)])])
-        send("conversation.item.done", ["item": spoken])
-        items[item] = KnownItem(json: spoken, role: .user, text: text)
+        send(.transcriptionCompleted(.init(itemID: item, transcript: text)))
+        let spoken = RealtimeItem.message(id: item, role: "user", status: "completed", content: [.audio(kind: "input_audio", transcript: text)])
+        send(.itemDone(.init(item: spoken)))
+        items[item] = KnownItem(item: spoken, role: .user, text: text)
         userItem = nil
         // Held for the client's review: it answers with response.create or parley.transcript.send/discard.
         if !text.isEmpty, !settings.answersTurns, !settings.transcriptionOnly { try? carryOut(review.announce(item)) }
@@ -766,8 +763,7 @@ actor RealtimeConnection {
         ensureResponse()
         guard let response, !response.textOnly else { return }
         let bytes = settings.outputCodec.map { $0.encode(chunk) } ?? PCM16.encode(chunk, rate: settings.outputRate)
-        send("response.output_audio.delta", ["response_id": .string(response.id), "item_id": .string(response.itemID), "output_index": .number(0),
-                                             "content_index": .number(0), "delta": .string(Data(bytes).base64EncodedString())])
+        send(.outputAudioDelta(.init(response.content, delta: Data(bytes).base64EncodedString())))
     }
 
     /// Waits until the follower has taken up `needed` updates (or stopped), or the task is
@@ -818,66 +814,54 @@ actor RealtimeConnection {
         let opened = OpenResponse(id: Self.id("resp"), itemID: Self.id("item"), textOnly: parameters.textOnly ?? settings.textOnly,
                                   metadata: parameters.metadata)
         response = opened
-        send("response.created", ["response": responseJSON(opened, status: "in_progress", output: [])])
-        let item = Self.item(opened.itemID, role: "assistant", status: "in_progress", content: [])
-        send("response.output_item.added", ["response_id": .string(opened.id), "output_index": .number(0), "item": item])
-        send("conversation.item.added", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item": item])
-        send("response.content_part.added", ["response_id": .string(opened.id), "item_id": .string(opened.itemID), "output_index": .number(0),
-                                             "content_index": .number(0), "part": part(transcript: "", textOnly: opened.textOnly)])
+        send(.responseCreated(.init(response: responseBody(opened, status: "in_progress", output: []))))
+        let item = RealtimeItem.message(id: opened.itemID, role: "assistant", status: "in_progress", content: [])
+        send(.outputItemAdded(.init(responseID: opened.id, outputIndex: 0, item: item)))
+        send(.itemAdded(.init(previousItemID: lastItem, item: item)))
+        send(.contentPartAdded(.init(opened.content, part: .reply("", textOnly: opened.textOnly))))
         lastItem = opened.itemID
     }
 
-    private func finishResponse(status: String, transcript: String? = nil, usage: Usage? = nil, parley: JSONValue? = nil,
+    private func finishResponse(status: String, transcript: String? = nil, usage: Usage? = nil, parley: RealtimeResponse.ParleyTurn? = nil,
                                 calls: [ToolCall] = []) {
         guard let open = response else { return }
         response = nil
         let text = transcript ?? open.text
-        let ids: JSONObject = ["response_id": .string(open.id), "item_id": .string(open.itemID), "output_index": .number(0), "content_index": .number(0)]
         if open.textOnly {
-            send("response.output_text.done", ids.merging(["text": .string(text)]))
+            send(.outputTextDone(.init(open.content, text: text)))
         } else {
-            send("response.output_audio.done", ids)
-            send("response.output_audio_transcript.done", ids.merging(["transcript": .string(text)]))
+            send(.outputAudioDone(open.content))
+            send(.outputAudioTranscriptDone(.init(open.content, transcript: text)))
         }
-        send("response.content_part.done", ids.merging(["part": part(transcript: text, textOnly: open.textOnly)]))
-        let item = Self.item(open.itemID, role: "assistant", status: status == "completed" ? "completed" : "incomplete",
-                             content: [part(transcript: text, output: true, textOnly: open.textOnly)])
-        send("response.output_item.done", ["response_id": .string(open.id), "output_index": .number(0), "item": item])
-        send("conversation.item.done", ["item": item])
+        send(.contentPartDone(.init(open.content, part: .reply(text, textOnly: open.textOnly))))
+        let item = RealtimeItem.message(id: open.itemID, role: "assistant", status: status == "completed" ? "completed" : "incomplete",
+                                        content: [.reply(text, textOnly: open.textOnly, output: true)])
+        send(.outputItemDone(.init(responseID: open.id, outputIndex: 0, item: item)))
+        send(.itemDone(.init(item: item)))
         lastItem = open.itemID
-        items[open.itemID] = KnownItem(json: item, role: .assistant, text: text)
+        items[open.itemID] = KnownItem(item: item, role: .assistant, text: text)
         // The tools the model called, for the client to run: a function_call item each.
         var output = [item]
         for (offset, call) in calls.enumerated() {
             let itemID = Self.id("item")
-            let index = JSONValue.number(Double(offset + 1))
-            let callItem = { (status: String, arguments: String) -> JSONValue in
-                ["id": .string(itemID), "object": "realtime.item", "type": "function_call", "status": .string(status),
-                 "name": .string(call.name), "call_id": .string(call.id), "arguments": .string(arguments)]
-            }
-            send("response.output_item.added", ["response_id": .string(open.id), "output_index": index, "item": callItem("in_progress", "")])
-            send("conversation.item.added", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item": callItem("in_progress", "")])
-            let ids: JSONObject = ["response_id": .string(open.id), "item_id": .string(itemID), "output_index": index, "call_id": .string(call.id)]
-            send("response.function_call_arguments.delta", ids.merging(["delta": .string(call.arguments)]))
-            send("response.function_call_arguments.done", ids.merging(["name": .string(call.name), "arguments": .string(call.arguments)]))
-            let done = callItem("completed", call.arguments)
-            send("response.output_item.done", ["response_id": .string(open.id), "output_index": index, "item": done])
-            send("conversation.item.done", ["item": done])
+            let index = offset + 1
+            let started = RealtimeItem.functionCall(id: itemID, status: "in_progress", name: call.name, callID: call.id, arguments: "")
+            send(.outputItemAdded(.init(responseID: open.id, outputIndex: index, item: started)))
+            send(.itemAdded(.init(previousItemID: lastItem, item: started)))
+            send(.functionCallArgumentsDelta(.init(responseID: open.id, itemID: itemID, outputIndex: index, callID: call.id, delta: call.arguments)))
+            send(.functionCallArgumentsDone(.init(responseID: open.id, itemID: itemID, outputIndex: index, callID: call.id, name: call.name,
+                                                  arguments: call.arguments)))
+            let done = RealtimeItem.functionCall(id: itemID, status: "completed", name: call.name, callID: call.id, arguments: call.arguments)
+            send(.outputItemDone(.init(responseID: open.id, outputIndex: index, item: done)))
+            send(.itemDone(.init(item: done)))
             lastItem = itemID
-            items[itemID] = KnownItem(json: done)
+            items[itemID] = KnownItem(item: done)
             output.append(done)
         }
-        var done = responseJSON(open, status: status, output: output)
-        if case .object(var fields) = done, let usage {
-            fields["usage"] = .object(["input_tokens": .number(Double(usage.inputTokens)), "output_tokens": .number(Double(usage.outputTokens)),
-                                       "total_tokens": .number(Double(usage.totalTokens))])
-            done = .object(fields)
-        }
-        if case .object(var fields) = done, let parley {
-            fields["parley"] = parley
-            done = .object(fields)
-        }
-        send("response.done", ["response": done])
+        var done = responseBody(open, status: status, output: output)
+        done.usage = usage.map(RealtimeResponse.Usage.init)
+        done.parley = parley
+        send(.responseDone(.init(response: done)))
         charge(usage)
     }
 
@@ -898,7 +882,7 @@ actor RealtimeConnection {
         let admission = environment.admission
         guard admission.limits.isOn else { return }
         if let usage { admission.charge(options.owner, usage: usage) }
-        send("rate_limits.updated", ["rate_limits": .array(admission.limits.realtimeEntries(options.owner))])
+        send(.rateLimitsUpdated(.init(rateLimits: admission.limits.realtimeEntries(options.owner))))
     }
 
     /// An out-of-band response (`conversation: "none"`): the language model answers the
@@ -924,14 +908,13 @@ actor RealtimeConnection {
         let llm = try await environment.languageModel(for: request, selection: selection, param: "response.input")
         guard admitReply() else { return }
         let open = OpenResponse(id: Self.id("resp"), itemID: Self.id("item"), textOnly: true, metadata: parameters.metadata)
-        var created = responseJSON(open, status: "in_progress", output: [])
-        if case .object(var fields) = created { fields["conversation_id"] = .null; created = .object(fields) }
-        send("response.created", ["response": created])
-        let ids: JSONObject = ["response_id": .string(open.id), "item_id": .string(open.itemID), "output_index": .number(0), "content_index": .number(0)]
-        let item = { (status: String, text: String?) -> JSONValue in
-            Self.item(open.itemID, role: "assistant", status: status, content: text.map { [.object(["type": "output_text", "text": .string($0)])] } ?? [])
+        var created = responseBody(open, status: "in_progress", output: [])
+        created.conversationID = nil
+        send(.responseCreated(.init(response: created)))
+        let item = { (status: String, text: String?) -> RealtimeItem in
+            .message(id: open.itemID, role: "assistant", status: status, content: text.map { [.text(kind: "output_text", text: $0)] } ?? [])
         }
-        send("response.output_item.added", ["response_id": .string(open.id), "output_index": .number(0), "item": item("in_progress", nil)])
+        send(.outputItemAdded(.init(responseID: open.id, outputIndex: 0, item: item("in_progress", nil))))
         var text = ""
         var usage = Usage()
         var status = "completed"
@@ -940,7 +923,7 @@ actor RealtimeConnection {
                 switch event {
                 case .text(let piece):
                     text += piece
-                    send("response.output_text.delta", ids.merging(["delta": .string(piece)]))
+                    send(.outputTextDelta(.init(open.content, delta: piece)))
                 case .finished(_, let used):
                     usage = used
                 default:
@@ -951,17 +934,13 @@ actor RealtimeConnection {
             status = "failed"
             sendError(Self.serverError(error), eventID: nil)
         }
-        send("response.output_text.done", ids.merging(["text": .string(text)]))
+        send(.outputTextDone(.init(open.content, text: text)))
         let done = item(status == "completed" ? "completed" : "incomplete", text)
-        send("response.output_item.done", ["response_id": .string(open.id), "output_index": .number(0), "item": done])
-        var finished = responseJSON(open, status: status, output: [done])
-        if case .object(var fields) = finished {
-            fields["conversation_id"] = .null
-            fields["usage"] = .object(["input_tokens": .number(Double(usage.inputTokens)), "output_tokens": .number(Double(usage.outputTokens)),
-                                       "total_tokens": .number(Double(usage.totalTokens))])
-            finished = .object(fields)
-        }
-        send("response.done", ["response": finished])
+        send(.outputItemDone(.init(responseID: open.id, outputIndex: 0, item: done)))
+        var finished = responseBody(open, status: status, output: [done])
+        finished.conversationID = nil
+        finished.usage = RealtimeResponse.Usage(usage)
+        send(.responseDone(.init(response: finished)))
         charge(usage)
     }
 
@@ -979,74 +958,43 @@ actor RealtimeConnection {
     /// What `response.done` tells beside OpenAI's fields (a Parley extension, in an object of
     /// its own): the saved thread, who answered, how long each stage took, and (with
     /// `semantic_vad`) why the turn ended and whether the reply was started during the pause.
-    private static func parleyJSON(_ turn: TurnResult, thread: Int64?) -> JSONValue {
-        .object([
-            "thread_id": thread.map { .number(Double($0)) } ?? .null,
-            "providers": encoded(turn.providers),
-            "latency_ms": encoded(turn.latency),
-            "timings_ms": encoded(turn.timings),
-            "interrupted": .bool(turn.interrupted),
-            "end_of_turn": turn.endOfTurn.map(JSONValue.string) ?? .null,
-            "reply_started_early": .bool(turn.startedEarly),
-            // The built-in tools the server ran for this reply, for a face to show.
-            "tools": .array(turn.toolResults.map { result in
-                ["name": .string(result.call.name), "arguments": .string(result.call.arguments), "output": .string(result.content),
-                 "is_error": .bool(result.isError), "ms": .number(result.milliseconds.rounded())]
-            }),
-        ])
+    private static func parleyTurn(_ turn: TurnResult, thread: Int64?) -> RealtimeResponse.ParleyTurn {
+        RealtimeResponse.ParleyTurn(
+            threadID: thread, providers: encoded(turn.providers), latencyMs: encoded(turn.latency), timingsMs: encoded(turn.timings),
+            interrupted: turn.interrupted, endOfTurn: turn.endOfTurn, replyStartedEarly: turn.startedEarly,
+            tools: turn.toolResults.map { result in
+                .init(name: result.call.name, arguments: result.call.arguments, output: result.content, isError: result.isError,
+                      ms: result.milliseconds.rounded())
+            })
     }
 
+    /// `value` as JSON with its own key spellings (Foundation's encoder).
     private static func encoded(_ value: some Encodable) -> JSONValue {
         guard let data = try? JSONEncoder().encode(value), let json = try? JSONDecoder().decode(JSONValue.self, from: data) else { return .null }
         return json
     }
 
-    private func part(transcript: String, output: Bool = false, textOnly: Bool) -> JSONValue {
-        if textOnly { return .object(["type": .string(output ? "output_text" : "text"), "text": .string(transcript)]) }
-        return .object(["type": .string(output ? "output_audio" : "audio"), "transcript": .string(transcript)])
-    }
-
-    private func responseJSON(_ response: OpenResponse, status: String, output: [JSONValue]) -> JSONValue {
-        .object(["id": .string(response.id), "object": .string("realtime.response"), "status": .string(status),
-                 "output": .array(output), "output_modalities": .array([.string(response.textOnly ? "text" : "audio")]),
-                 "conversation_id": .string(sessionID), "metadata": response.metadata ?? .null])
+    private func responseBody(_ response: OpenResponse, status: String, output: [RealtimeItem]) -> RealtimeResponse {
+        RealtimeResponse(id: response.id, status: status, output: output, outputModalities: [response.textOnly ? "text" : "audio"],
+                         conversationID: sessionID, metadata: response.metadata)
     }
 
     private var sessionJSON: JSONValue {
         settings.json(id: sessionID, transcriptionModel: "auto")
     }
 
-    private static func item(_ id: String, role: String, status: String, content: [JSONValue]) -> JSONValue {
-        .object(["id": .string(id), "object": .string("realtime.item"), "type": .string("message"), "role": .string(role),
-                 "status": .string(status), "content": .array(content)])
-    }
-
     // MARK: - Sending
 
-    /// The beta names of the GA server events that were renamed.
-    private static let betaNames = [
-        "response.output_audio.delta": "response.audio.delta", "response.output_audio.done": "response.audio.done",
-        "response.output_audio_transcript.delta": "response.audio_transcript.delta",
-        "response.output_audio_transcript.done": "response.audio_transcript.done",
-        "response.output_text.delta": "response.text.delta", "response.output_text.done": "response.text.done",
-        "conversation.item.added": "conversation.item.created",
-    ]
-
-    private func send(_ type: String, _ fields: JSONObject) {
-        if beta, type == "conversation.item.done" { return }
+    private func send(_ event: RealtimeServerEvent) {
+        guard !beta || event.betaType != nil else { return }
         lastEvent += 1
-        var event = fields
-        event["type"] = .string(beta ? Self.betaNames[type] ?? type : type)
-        event["event_id"] = .string("event_\(sessionID.dropFirst(5))_\(lastEvent)")
-        emit(JSONValue.object(event).text)
+        guard let text = event.text(eventID: "event_\(sessionID.dropFirst(5))_\(lastEvent)", beta: beta) else { return }
+        emit(text)
     }
 
     private func sendError(_ error: RealtimeProtocolError, eventID: String?) {
         logger.debug("realtime: \(error.code): \(error.message)")
-        var body: JSONObject = ["type": .string(error.type), "code": .string(error.code), "message": .string(error.message),
-                                         "param": error.param.map(JSONValue.string) ?? .null]
-        body["event_id"] = eventID.map(JSONValue.string) ?? .null
-        send("error", ["error": .object(body)])
+        send(.error(.init(error, eventID: eventID)))
     }
 
     /// A failure of the server's or a provider's, in the protocol's terms.
@@ -1058,7 +1006,11 @@ actor RealtimeConnection {
         return RealtimeProtocolError(type: "server_error", code: "server_error", message: "\(error)")
     }
 
-    private static func milliseconds(_ seconds: Double) -> JSONValue { .number((seconds * 1_000).rounded()) }
+    /// `seconds` in whole milliseconds (0 for a time that is not a number).
+    private static func milliseconds(_ seconds: Double) -> Int {
+        let milliseconds = (seconds * 1_000).rounded()
+        return milliseconds.isFinite && abs(milliseconds) < 1e15 ? Int(milliseconds) : 0
+    }
 
     /// A fresh id with OpenAI's prefix style (`item_…`, `resp_…`, `sess_…`).
     static func id(_ prefix: String) -> String {
