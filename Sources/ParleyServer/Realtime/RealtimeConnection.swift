@@ -39,6 +39,15 @@ actor RealtimeConnection {
         var item: RealtimeItem
         var role: ChatMessage.Role?
         var text: String?
+        /// Whether the client put it into the conversation as context (not saved with the
+        /// thread: a conversation made anew gets it from the one before).
+        var isContext = false
+
+        /// Whether `message` is the message this item stands for.
+        func matches(_ message: ChatMessage) -> Bool {
+            guard let role, let text else { return false }
+            return RealtimeConnection.sameMessage(message, role: role, text: text)
+        }
     }
 
     /// A piece of audio work: what to do with the session it was meant for.
@@ -71,6 +80,9 @@ actor RealtimeConnection {
     private var followGeneration = 0
     /// The saved thread to continue (asked for, or written by an earlier conversation).
     private var thread: Int64?
+    /// The messages of a conversation that a session.update replaced, for the next one to take
+    /// the client's context from (``restoreContext(_:into:)``).
+    private var carriedMessages: [ChatMessage]?
 
     private var lastEvent = 0
     /// The user message being spoken or transcribed.
@@ -239,7 +251,7 @@ actor RealtimeConnection {
         case .updateSession(let session):
             var updated = settings
             try updated.apply(session)
-            if conversation != nil, settings.needsNewConversation(for: updated) { await endConversation() }
+            if conversation != nil, settings.needsNewConversation(for: updated) { await endConversation(keepingContext: true) }
             settings = updated
             send(.sessionUpdated(.init(session: sessionJSON)))
         case .appendAudio(let bytes):
@@ -336,7 +348,7 @@ actor RealtimeConnection {
                     if anchor == lastItem { lastItem = itemID }
                 }
             }
-            items[itemID] = KnownItem(item: item, role: role, text: text)
+            items[itemID] = KnownItem(item: item, role: role, text: text, isContext: !(role == .user && atEnd))
             send(.itemAdded(.init(previousItemID: previous, item: item)))
             send(.itemDone(.init(previousItemID: previous, item: item)))
         case .deleteItem(let id):
@@ -550,6 +562,10 @@ actor RealtimeConnection {
         }
         unavailable = nil
         conversation = made
+        if let carried = carriedMessages {
+            carriedMessages = nil
+            try await restoreContext(carried, into: made.session)
+        }
         let (updates, before) = await made.session.countedUpdates()
         followedUpdates = before
         followGeneration += 1
@@ -562,6 +578,32 @@ actor RealtimeConnection {
         return made.session
     }
 
+    /// Puts the client's context (system, assistant and user items it placed, which no saved
+    /// thread holds) of the conversation before, `carried`, into the new conversation `session`
+    /// where it was among the saved messages: a session.update that makes a new conversation
+    /// loses none of it.
+    private func restoreContext(_ carried: [ChatMessage], into session: ConversationSession<ContinuousClock>) async throws {
+        let context = items.values.filter(\.isContext)
+        guard !context.isEmpty else { return }
+        let saved = await session.messages
+        var next = 0  // the next saved message to find among the carried ones
+        var placed = 0  // how many messages the new conversation holds before the next one
+        for message in carried {
+            if next < saved.count, saved[next].role == message.role, Self.sameMessage(saved[next], role: message.role, text: message.text) {
+                next += 1
+                placed += 1
+            } else if message.role != .tool, context.contains(where: { $0.matches(message) }) {
+                try await session.insert(message, at: placed)
+                placed += 1
+            }
+        }
+    }
+
+    /// Whether `message` has `role` and `text` (spaces at the ends aside).
+    static func sameMessage(_ message: ChatMessage, role: ChatMessage.Role, text: String) -> Bool {
+        message.role == role && message.text.trimmingCharacters(in: .whitespacesAndNewlines) == text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// Opens the gates and listens.
     private func listen(_ session: ConversationSession<ContinuousClock>) async throws {
         for gate in ConversationGate.allCases { try await session.setGate(gate, open: true) }
@@ -571,9 +613,11 @@ actor RealtimeConnection {
 
     /// Closes the conversation (saving what was heard of a reply in progress) and remembers
     /// its thread for the next one.
-    private func endConversation() async {
+    private func endConversation(keepingContext: Bool = false) async {
         guard let conversation else { return }
         self.conversation = nil
+        // The client's context is in no saved thread: the next conversation is given it.
+        if keepingContext { carriedMessages = await conversation.session.messages }
         // A transcript under review is dropped, so that the conversation can close.
         try? carryOut(review.reset())
         await conversation.session.close()
@@ -947,8 +991,7 @@ actor RealtimeConnection {
     /// The position among `messages` of the message `item` stands for (the last with its
     /// role and text), if it is there.
     private static func index(of item: KnownItem, in messages: [ChatMessage]) -> Int? {
-        guard let role = item.role, let text = item.text else { return nil }
-        return messages.lastIndex { $0.role == role && $0.text.trimmingCharacters(in: .whitespacesAndNewlines) == text.trimmingCharacters(in: .whitespacesAndNewlines) }
+        messages.lastIndex { item.matches($0) }
     }
 
     private static func itemNotFound(_ id: String, param: String) -> RealtimeProtocolError {
