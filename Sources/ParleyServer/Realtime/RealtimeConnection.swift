@@ -18,6 +18,8 @@ import ParleyRuntime
 /// own, since a turn that ends inside it may wait for the client's review of its transcript;
 /// outgoing events go to `send`, one JSON text frame each, in the order they happen.
 actor RealtimeConnection {
+    typealias Rules = RealtimeProtocol<ContinuousClock.Instant>
+
     /// A reply being sent.
     struct OpenResponse {
         var id: String
@@ -94,23 +96,17 @@ actor RealtimeConnection {
     private var lastState: ConversationState = .idle
     private var heldStop: Double?
     private var heldTranscript: String?
-    private var awaitingTranscript = false
     private var partial = ""
     /// The last item of the conversation (`previous_item_id`).
     private var lastItem: String?
     private var response: OpenResponse?
-    /// Typed messages waiting for `response.create`, with their item ids.
-    private var pending: [(id: String, text: String, images: [ChatMessage.Part])] = []
     /// The conversation's items by id (messages, replies, tool calls and outputs).
     private var items: [String: KnownItem] = [:]
     /// What the next reply is sent with (`response.create`'s parameters).
     private var nextResponse = RealtimeClientEvent.ResponseParameters()
-    /// Whether tool outputs came since the last response (`response.create` answers them).
-    private var toolOutputsPending = false
-    /// Whether `input_audio_buffer.commit` asked to end a turn that has not ended yet.
-    private var committing = false
-    /// Whether a committed turn's reply answers the next `response.create` too.
-    private var answeredByCommit = false
+    /// The protocol's own state (a commit and the transcript it awaits, what the next response
+    /// answers, shutting down): asked about each client event and conversation update.
+    private var protocolState = Rules()
     /// Audio work (appends, commits, clears) in the order the client sent it; see
     /// ``onAudioLane(_:eventID:_:)``.
     private let lane = AsyncStream.makeStream(of: LaneWork.self)
@@ -127,11 +123,6 @@ actor RealtimeConnection {
     /// ``ServerConfiguration/maxRealtimeQueuedAudioBytes``: past it an append is refused).
     private var laneBytes = 0
 
-    /// Whether the server is shutting down: no more input is taken.
-    private var draining = false
-    /// Why the conversation could not be made, until when audio is dropped without saying so
-    /// again (one error event, not one per audio frame).
-    private var unavailable: (error: RealtimeProtocolError, until: ContinuousClock.Instant)?
     /// The final transcript the conversation waits on while the client reviews it
     /// (`create_response: false`), with the user item it belongs to.
     private var review = TranscriptReview()
@@ -173,7 +164,7 @@ actor RealtimeConnection {
     /// For a graceful shutdown: takes no more input, lets the reply in progress finish (for at
     /// most `limit`) and be saved, then closes the conversation.
     func drain(limit: Duration) async {
-        draining = true
+        protocolState.drain()
         try? carryOut(review.reset())  // a turn under review is not sent any more
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
@@ -187,8 +178,8 @@ actor RealtimeConnection {
     /// Handles one text frame from the client; a frame that cannot be acted on gets an
     /// `error` event.
     func receive(_ text: String) async {
-        guard !draining else {
-            sendError(RealtimeProtocolError(type: "server_error", code: "server_shutting_down", message: "The server is shutting down: reconnect to continue (the thread is saved)."), eventID: nil)
+        guard protocolState.phase == .serving else {
+            sendError(Rules.shuttingDown, eventID: nil)
             return
         }
         let (parsed, eventID) = RealtimeClientEvent.parse(text)
@@ -233,10 +224,10 @@ actor RealtimeConnection {
         }
     }
 
-    /// A commit found nothing to end: the session was not listening.
-    private func commitRefused() {
-        committing = false
-        answeredByCommit = false
+    /// A commit found nothing to end (the session was not listening): why it is refused.
+    private func commitFoundNothing() -> RealtimeProtocolError? {
+        for case .reject(let error) in protocolState.update(.commitFoundNothing) { return error }
+        return nil
     }
 
     /// Answers a binary frame: the protocol has none.
@@ -280,7 +271,7 @@ actor RealtimeConnection {
                 }
                 heldBytes += size
             }
-            if let unavailable, ContinuousClock.now < unavailable.until, conversation == nil { return }
+            guard try proceed(.appendAudio(hasConversation: conversation != nil, at: .now)) else { return }
             let session = try await conversationSession()
             await onAudioLane(session, eventID: eventID, bytes: size) { session in
                 if await session.state == .armed { try await session.startListening(.user) }
@@ -288,14 +279,11 @@ actor RealtimeConnection {
             }
         case .commitAudio:
             heldBytes = 0
-            let empty = RealtimeProtocolError(code: "input_audio_buffer_commit_empty", message: "There is no audio to commit: append speech with input_audio_buffer.append first.")
-            guard let session = conversation?.session else { throw empty }
-            committing = true
-            answeredByCommit = true
+            guard try proceed(.commitAudio(hasConversation: conversation != nil)), let session = conversation?.session else { return }
             await onAudioLane(session, eventID: eventID) { session in
                 guard await session.state == .listening else {
-                    await self.commitRefused()
-                    throw empty
+                    if let refused = await self.commitFoundNothing() { throw refused }
+                    return
                 }
                 try await session.stopListening()
             }
@@ -324,7 +312,7 @@ actor RealtimeConnection {
             let atEnd = position == .end || position == .after(lastItem ?? "")
             if role == .user, atEnd {
                 // The next reply's question: sent (and saved) when the client asks for a response.
-                pending.append((itemID, text, images))
+                _ = try proceed(.createQuestion(.init(itemID: itemID, text: text, images: images)))
                 previous = lastItem
                 lastItem = itemID
             } else {
@@ -353,8 +341,8 @@ actor RealtimeConnection {
             send(.itemDone(.init(previousItemID: previous, item: item)))
         case .deleteItem(let id):
             guard let known = items[id] else { throw Self.itemNotFound(id, param: "item_id") }
-            if let index = pending.firstIndex(where: { $0.id == id }) {
-                pending.remove(at: index)
+            if protocolState.pending.contains(where: { $0.itemID == id }) {
+                _ = try proceed(.deleteQuestion(itemID: id))
             } else if let session = conversation?.session, let index = Self.index(of: known, in: await session.messages) {
                 try await session.removeMessage(at: index)
             }
@@ -377,7 +365,7 @@ actor RealtimeConnection {
             send(.itemDone(.init(previousItemID: lastItem, item: item)))
             lastItem = itemID
             items[itemID] = KnownItem(item: item)
-            toolOutputsPending = true
+            _ = try proceed(.createToolOutput)
         case .truncateItem(let id, let end):
             send(.itemTruncated(.init(itemID: id, audioEndMs: end)))
             if response?.itemID == id, let session = conversation?.session, await session.state == .speaking {
@@ -391,9 +379,8 @@ actor RealtimeConnection {
             }
         case .cancelResponse:
             let state = await conversation?.session.state
-            guard let session = conversation?.session, response != nil || state == .thinking || state == .speaking || state == .paused else {
-                throw RealtimeProtocolError(code: "response_cancel_not_active", message: "There is no response in progress to cancel.")
-            }
+            let active = conversation != nil && (response != nil || state == .thinking || state == .speaking || state == .paused)
+            guard try proceed(.cancelResponse(active: active)), let session = conversation?.session else { return }
             try? await session.cancel()
             if response != nil { finishResponse(status: "cancelled") }
         case .sendTranscript(let text):
@@ -405,8 +392,21 @@ actor RealtimeConnection {
 
     /// Carries out the client's decision on the transcript under review (or about to be).
     private func decide(_ decision: TranscriptReview.Decision) throws(RealtimeProtocolError) {
-        answeredByCommit = false
-        try carryOut(review.decide(decision, transcribing: awaitingTranscript || committing))
+        switch protocolState.receive(.decideTranscript(decision)) {
+        case .review(let decision, let transcribing): try carryOut(review.decide(decision, transcribing: transcribing))
+        case .reject(let error): throw error
+        default: break
+        }
+    }
+
+    /// Asks the protocol about `event`: `true` to carry it out, `false` to drop it quietly.
+    /// - Throws: the protocol's refusal.
+    private func proceed(_ event: Rules.ClientEvent) throws(RealtimeProtocolError) -> Bool {
+        switch protocolState.receive(event) {
+        case .reject(let error): throw error
+        case .ignore: return false
+        case .proceed, .stopListening, .review, .respond: return true
+        }
     }
 
     /// The conversation's review of a final transcript: `heard` as it is when the client
@@ -437,20 +437,25 @@ actor RealtimeConnection {
     /// `response.create`: answers the typed messages, lets a committed turn's reply stand, or
     /// answers the conversation as it stands (the assistant speaks first).
     private func respond(_ parameters: RealtimeClientEvent.ResponseParameters) async throws {
-        guard !settings.transcriptionOnly else {
-            throw RealtimeProtocolError(code: "transcription_session", message: "This is a transcription session: it transcribes speech and answers nothing. Set session.type to realtime for replies.")
+        let context = Rules.ResponseContext(transcriptionOnly: settings.transcriptionOnly, answersTurns: settings.answersTurns,
+                                               reviewing: review.isActive, responseOpen: response != nil,
+                                               state: await conversation?.session.state ?? .idle)
+        let plan: Rules.ResponsePlan
+        switch protocolState.receive(.createResponse(context)) {
+        case .respond(let chosen): plan = chosen
+        case .reject(let error): throw error
+        case .proceed, .ignore, .stopListening, .review: return
         }
         nextResponse = parameters
-        // A turn held for review (or about to be) is sent as heard: OpenAI's way to answer a
-        // turn when turn_detection.create_response is false.
-        if !settings.answersTurns, review.isActive || awaitingTranscript || committing {
-            try decide(.send(nil))
-            return
-        }
-        if pending.isEmpty, toolOutputsPending {
+        let instructions = parameters.instructions
+        switch plan {
+        case .sendHeldTranscript:
+            // OpenAI's way to answer a turn when turn_detection.create_response is false.
+            try carryOut(review.decide(.send(nil), transcribing: protocolState.transcribing))
+        case .alreadyAnswered:
+            break
+        case .answerToolOutputs:
             let session = try await conversationSession()
-            toolOutputsPending = false
-            answeredByCommit = false
             ensureResponse()
             Task {
                 do {
@@ -459,22 +464,10 @@ actor RealtimeConnection {
                     self.typedTurnFailed(error)
                 }
             }
-            return
-        }
-        if pending.isEmpty, answeredByCommit || response != nil {
-            answeredByCommit = false
-            return
-        }
-        let session = try await conversationSession()
-        let state = await session.state
-        guard state == .idle || state == .armed || state == .listening else {
-            throw RealtimeProtocolError(code: "conversation_already_has_active_response", message: "A response is in progress: wait for response.done, or send response.cancel first.")
-        }
-        guard !pending.isEmpty else {
+        case .answerConversation:
             // Nothing new: the reply answers the conversation as it stands.
-            answeredByCommit = false
+            let session = try await conversationSession()
             ensureResponse()
-            let instructions = parameters.instructions
             Task {
                 do {
                     try await session.respond(instructions: instructions)
@@ -482,21 +475,18 @@ actor RealtimeConnection {
                     self.typedTurnFailed(error)
                 }
             }
-            return
-        }
-        let messages = pending
-        pending = []
-        let text = messages.map(\.text).filter { !$0.isEmpty }.joined(separator: "\n")
-        let images = messages.flatMap(\.images)
-        answeredByCommit = false
-        ensureResponse()
-        // The reply is followed through the session's updates; this task only reports failure.
-        let instructions = parameters.instructions
-        Task {
-            do {
-                try await session.send(text: text.isEmpty ? "Describe the image." : text, images: images, instructions: instructions)
-            } catch {
-                self.typedTurnFailed(error)
+        case .answerQuestions(let messages):
+            let session = try await conversationSession()
+            let text = messages.map(\.text).filter { !$0.isEmpty }.joined(separator: "\n")
+            let images = messages.flatMap(\.images)
+            ensureResponse()
+            // The reply is followed through the session's updates; this task only reports failure.
+            Task {
+                do {
+                    try await session.send(text: text.isEmpty ? "Describe the image." : text, images: images, instructions: instructions)
+                } catch {
+                    self.typedTurnFailed(error)
+                }
             }
         }
     }
@@ -557,10 +547,10 @@ actor RealtimeConnection {
             made = try await environment.runtime.makeConversation(options: options, thread: thread, output: output)
         } catch {
             let failure = Self.serverError(error)
-            unavailable = (failure, ContinuousClock.now + .seconds(5))
+            protocolState.conversationUnavailable(failure, at: .now)
             throw failure
         }
-        unavailable = nil
+        protocolState.conversationMade()
         conversation = made
         if let carried = carriedMessages {
             carriedMessages = nil
@@ -650,7 +640,7 @@ actor RealtimeConnection {
         case .speechStopped(let at):
             let item = userItem ?? Self.id("item")
             userItem = item
-            committing = false
+            _ = protocolState.update(.speechStopped)
             send(.speechStopped(.init(audioEndMs: Self.milliseconds(at), itemID: item)))
             // Speech over a paused response is committed only once it proves an interruption.
             guard !speechOverResponse else {
@@ -702,14 +692,16 @@ actor RealtimeConnection {
                 // Cut, or ended (or cancelled) while paused: the speech is a turn like any.
                 releaseSpeechOverResponse()
             }
-            if from == .thinking, awaitingTranscript, to == .listening || to == .armed {
-                transcribed("")  // speech in which no words were recognised: no turn
-                review.forgetEarlyDecision()
-            }
-            if from == .listening, to == .armed, committing {
-                committing = false
-                answeredByCommit = false
-                sendError(RealtimeProtocolError(code: "input_audio_buffer_commit_empty", message: "No speech was found in the committed audio: nothing to answer."), eventID: nil)
+            for consequence in protocolState.update(.transition(from: from, to: to)) {
+                switch consequence {
+                case .noWordsHeard:
+                    transcribed("")  // speech in which no words were recognised: no turn
+                    review.forgetEarlyDecision()
+                case .reject(let error):
+                    sendError(error, eventID: nil)
+                case .tellTranscript:
+                    break
+                }
             }
             // A paused reply that goes on is no new reply; one that is cut is admitted with
             // `replyInterrupted`.
@@ -740,7 +732,7 @@ actor RealtimeConnection {
 
     /// Tells the client the user's speech is committed as item `item`.
     private func commitUserItem(_ item: String) {
-        awaitingTranscript = true
+        _ = protocolState.update(.committed)
         send(.inputAudioBufferCommitted(.init(previousItemID: lastItem, itemID: item)))
         let spoken = RealtimeItem.message(id: item, role: "user", status: "completed", content: [.audio(kind: "input_audio", transcript: nil)])
         send(.itemAdded(.init(previousItemID: lastItem, item: spoken)))
@@ -765,8 +757,8 @@ actor RealtimeConnection {
     }
 
     private func transcribed(_ text: String) {
-        guard awaitingTranscript, let item = userItem else { return }
-        awaitingTranscript = false
+        guard protocolState.transcript == .awaited, let item = userItem else { return }
+        _ = protocolState.update(.transcribed)
         send(.transcriptionCompleted(.init(itemID: item, transcript: text)))
         let spoken = RealtimeItem.message(id: item, role: "user", status: "completed", content: [.audio(kind: "input_audio", transcript: text)])
         send(.itemDone(.init(item: spoken)))
@@ -780,8 +772,7 @@ actor RealtimeConnection {
     /// client hears why, and the conversation listens again.
     private func failed(_ reason: String) async {
         if response != nil { finishResponse(status: "failed") }
-        awaitingTranscript = false
-        committing = false
+        _ = protocolState.update(.failed)
         sendError(RealtimeProtocolError(type: "server_error", code: "conversation_failed", message: reason), eventID: nil)
         guard let session = conversation?.session else { return }
         do {
@@ -939,7 +930,7 @@ actor RealtimeConnection {
         } else {
             history = await conversation?.session.messages ?? []
         }
-        let pendingMessages = parameters.input == nil ? pending.map { ChatMessage(role: .user, parts: $0.images + [.text($0.text)]) } : []
+        let pendingMessages = parameters.input == nil ? protocolState.pending.map { ChatMessage(role: .user, parts: $0.images + [.text($0.text)]) } : []
         let system = parameters.instructions ?? settings.instructions ?? "You are a helpful assistant."
         let messages = [ChatMessage.system(system)] + history + pendingMessages
         guard messages.count > 1 else {

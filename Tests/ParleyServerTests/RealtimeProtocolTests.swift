@@ -1,0 +1,211 @@
+import ParleyCore
+import ParleyTesting
+import Testing
+
+@testable import ParleyServer
+
+/// The realtime protocol's state as a value, without a socket or a conversation, on the
+/// manual clock: every client event in every state, and the conversation's updates.
+@Suite("realtime protocol, as a value")
+struct RealtimeProtocolTests {
+    typealias Machine = RealtimeProtocol<ManualClock.Instant>
+    typealias Step = Machine.Step
+
+    static let clock = ManualClock()
+    static let question = Machine.PendingMessage(itemID: "item_q", text: "What is the capital of France?", images: [])
+
+    /// The states a connection can be in, each reached through the events that lead there.
+    enum State: String, CaseIterable {
+        case fresh, committing, transcribing, answered, toolOutputs, questions, unavailable, draining
+    }
+
+    static func machine(in state: State, at now: ManualClock.Instant) -> Machine {
+        var machine = Machine()
+        switch state {
+        case .fresh:
+            break
+        case .committing:
+            _ = machine.receive(.commitAudio(hasConversation: true))
+        case .transcribing:
+            _ = machine.receive(.commitAudio(hasConversation: true))
+            _ = machine.update(.speechStopped)
+            _ = machine.update(.committed)
+        case .answered:
+            _ = machine.receive(.commitAudio(hasConversation: true))
+            _ = machine.update(.speechStopped)
+            _ = machine.update(.committed)
+            _ = machine.update(.transcribed)
+        case .toolOutputs:
+            _ = machine.receive(.createToolOutput)
+        case .questions:
+            _ = machine.receive(.createQuestion(question))
+        case .unavailable:
+            machine.conversationUnavailable(RealtimeProtocolError(code: "model_unavailable", message: "No model."), at: now)
+        case .draining:
+            machine.drain()
+        }
+        return machine
+    }
+
+    /// Each client event, by name, with what it gets in a state where nothing is under way.
+    static func events(at now: ManualClock.Instant) -> [(name: String, event: Machine.ClientEvent, plain: Step)] {
+        let speaking = Machine.ResponseContext(state: .speaking)
+        return [
+            ("other", .other, .proceed),
+            ("append, no conversation", .appendAudio(hasConversation: false, at: now.advanced(by: .seconds(1))), .proceed),
+            ("append", .appendAudio(hasConversation: true, at: now.advanced(by: .seconds(1))), .proceed),
+            ("commit, no conversation", .commitAudio(hasConversation: false), .reject(Machine.emptyCommit)),
+            ("commit", .commitAudio(hasConversation: true), .stopListening),
+            ("clear", .clearAudio, .proceed),
+            ("question", .createQuestion(question), .proceed),
+            ("context", .createContext, .proceed),
+            ("delete question", .deleteQuestion(itemID: "item_q"), .proceed),
+            ("tool output", .createToolOutput, .proceed),
+            ("response", .createResponse(.init()), .respond(.answerConversation)),
+            ("response, reviewed turns", .createResponse(.init(answersTurns: false)), .respond(.answerConversation)),
+            ("response, under review", .createResponse(.init(answersTurns: false, reviewing: true)), .respond(.sendHeldTranscript)),
+            ("response, reply open", .createResponse(.init(responseOpen: true, state: .speaking)), .respond(.alreadyAnswered)),
+            ("response, speaking", .createResponse(speaking), .reject(Machine.responseActive)),
+            ("response, transcription session", .createResponse(.init(transcriptionOnly: true)), .reject(Machine.transcriptionSession)),
+            ("cancel, nothing active", .cancelResponse(active: false), .reject(Machine.nothingToCancel)),
+            ("cancel", .cancelResponse(active: true), .proceed),
+            ("send transcript", .decideTranscript(.send(nil)), .review(.send(nil), transcribing: false)),
+            ("discard transcript", .decideTranscript(.discard), .review(.discard, transcribing: false)),
+        ]
+    }
+
+    /// Where a state's answer differs from the plain one.
+    static func exceptions(_ state: State) -> [String: Step] {
+        switch state {
+        case .fresh, .draining:
+            return [:]
+        case .committing, .transcribing:
+            // A transcript is on its way: the commit's reply answers response.create, and a
+            // reviewed turn is sent as heard.
+            return [
+                "response": .respond(.alreadyAnswered),
+                "response, reviewed turns": .respond(.sendHeldTranscript),
+                "response, speaking": .respond(.alreadyAnswered),
+                "send transcript": .review(.send(nil), transcribing: true),
+                "discard transcript": .review(.discard, transcribing: true),
+            ]
+        case .answered:
+            return [
+                "response": .respond(.alreadyAnswered),
+                "response, reviewed turns": .respond(.alreadyAnswered),
+                "response, speaking": .respond(.alreadyAnswered),
+            ]
+        case .toolOutputs:
+            return [
+                "response": .respond(.answerToolOutputs),
+                "response, reviewed turns": .respond(.answerToolOutputs),
+                "response, reply open": .respond(.answerToolOutputs),
+                "response, speaking": .respond(.answerToolOutputs),
+            ]
+        case .questions:
+            return [
+                "response": .respond(.answerQuestions([question])),
+                "response, reviewed turns": .respond(.answerQuestions([question])),
+                // A question is no reason to cut a reply: it waits for the next response.create.
+                "response, reply open": .reject(Machine.responseActive),
+            ]
+        case .unavailable:
+            return ["append, no conversation": .ignore]
+        }
+    }
+
+    @Test("every client event in every state", arguments: State.allCases)
+    func everyEvent(in state: State) {
+        let now = Self.clock.now
+        for (name, event, plain) in Self.events(at: now) {
+            var machine = Self.machine(in: state, at: now)
+            let expected = state == .draining ? .reject(Machine.shuttingDown) : Self.exceptions(state)[name] ?? plain
+            #expect(machine.receive(event) == expected, "\(name) in \(state)")
+        }
+    }
+
+    @Test("a state's exceptions name real events")
+    func exceptionsNameEvents() {
+        let names = Set(Self.events(at: Self.clock.now).map(\.name))
+        for state in State.allCases {
+            #expect(Set(Self.exceptions(state).keys).isSubset(of: names), "\(state)")
+        }
+    }
+
+    @Test("a commit's reply answers one response.create, and only one")
+    func commitAnswersOnce() {
+        var machine = Self.machine(in: .answered, at: Self.clock.now)
+        #expect(machine.receive(.createResponse(.init())) == .respond(.alreadyAnswered))
+        #expect(machine.receive(.createResponse(.init())) == .respond(.answerConversation))
+    }
+
+    @Test("questions are answered together, once; a deleted one is not")
+    func questions() {
+        var machine = Machine()
+        let second = Machine.PendingMessage(itemID: "item_r", text: "And of Italy?", images: [])
+        _ = machine.receive(.createQuestion(Self.question))
+        _ = machine.receive(.createQuestion(second))
+        #expect(machine.receive(.createResponse(.init())) == .respond(.answerQuestions([Self.question, second])))
+        #expect(machine.pending.isEmpty)
+        _ = machine.receive(.createQuestion(Self.question))
+        _ = machine.receive(.deleteQuestion(itemID: "item_q"))
+        #expect(machine.receive(.createResponse(.init())) == .respond(.answerConversation))
+    }
+
+    @Test("a commit that finds no speech is refused, and answers no response.create")
+    func emptyCommit() {
+        var machine = Self.machine(in: .committing, at: Self.clock.now)
+        #expect(machine.update(.transition(from: .listening, to: .armed)) == [.reject(Machine.noSpeechCommitted)])
+        #expect(machine.commit == .none)
+        #expect(machine.receive(.createResponse(.init())) == .respond(.answerConversation))
+
+        var refused = Self.machine(in: .committing, at: Self.clock.now)
+        #expect(refused.update(.commitFoundNothing) == [.reject(Machine.emptyCommit)])
+        #expect(refused.receive(.createResponse(.init())) == .respond(.answerConversation))
+    }
+
+    @Test("a turn with no words heard tells an empty transcript; one not awaited is not told")
+    func transcripts() {
+        var machine = Self.machine(in: .transcribing, at: Self.clock.now)
+        #expect(machine.update(.transition(from: .thinking, to: .listening)) == [.noWordsHeard])
+        #expect(machine.update(.transcribed) == [.tellTranscript])
+        #expect(machine.update(.transcribed) == [])
+        // Other transitions say nothing.
+        #expect(machine.update(.transition(from: .idle, to: .armed)) == [])
+        #expect(machine.update(.transition(from: .thinking, to: .speaking)) == [])
+    }
+
+    @Test("a second commit while the first turn's transcript is awaited leaves it awaited")
+    func secondCommit() {
+        var machine = Self.machine(in: .transcribing, at: Self.clock.now)
+        #expect(machine.receive(.commitAudio(hasConversation: true)) == .stopListening)
+        #expect(machine.update(.commitFoundNothing) == [.reject(Machine.emptyCommit)])
+        #expect(machine.transcribing)
+        #expect(machine.update(.transcribed) == [.tellTranscript])
+        #expect(!machine.transcribing)
+    }
+
+    @Test("a failure drops the commit and the awaited transcript")
+    func failure() {
+        var machine = Self.machine(in: .transcribing, at: Self.clock.now)
+        _ = machine.receive(.commitAudio(hasConversation: true))
+        #expect(machine.update(.failed) == [])
+        #expect(!machine.transcribing)
+        #expect(machine.update(.transcribed) == [])
+    }
+
+    @Test("audio is dropped quietly for five seconds after the conversation could not be made")
+    func unavailable() async {
+        let clock = ManualClock()
+        var machine = Machine()
+        machine.conversationUnavailable(RealtimeProtocolError(code: "model_unavailable", message: "No model."), at: clock.now)
+        #expect(machine.receive(.appendAudio(hasConversation: false, at: clock.now)) == .ignore)
+        clock.advance(by: .seconds(4.9))
+        #expect(machine.receive(.appendAudio(hasConversation: false, at: clock.now)) == .ignore)
+        clock.advance(by: .seconds(0.1))
+        #expect(machine.receive(.appendAudio(hasConversation: false, at: clock.now)) == .proceed)
+        machine.conversationUnavailable(RealtimeProtocolError(code: "model_unavailable", message: "No model."), at: clock.now)
+        machine.conversationMade()
+        #expect(machine.receive(.appendAudio(hasConversation: false, at: clock.now)) == .proceed)
+    }
+}
