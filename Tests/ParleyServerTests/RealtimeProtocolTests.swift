@@ -28,13 +28,11 @@ struct RealtimeProtocolTests {
             _ = machine.receive(.commitAudio(hasConversation: true))
         case .transcribing:
             _ = machine.receive(.commitAudio(hasConversation: true))
-            _ = machine.update(.speechStopped)
-            _ = machine.update(.committed)
+            _ = machine.update(.speechStopped(itemID: "item_s"))
         case .answered:
             _ = machine.receive(.commitAudio(hasConversation: true))
-            _ = machine.update(.speechStopped)
-            _ = machine.update(.committed)
-            _ = machine.update(.transcribed)
+            _ = machine.update(.speechStopped(itemID: "item_s"))
+            _ = machine.update(.finalTranscript("hello there", cutsReply: false))
         case .toolOutputs:
             _ = machine.receive(.createToolOutput)
         case .questions:
@@ -167,9 +165,11 @@ struct RealtimeProtocolTests {
     @Test("a turn with no words heard tells an empty transcript; one not awaited is not told")
     func transcripts() {
         var machine = Self.machine(in: .transcribing, at: Self.clock.now)
-        #expect(machine.update(.transition(from: .thinking, to: .listening)) == [.noWordsHeard])
-        #expect(machine.update(.transcribed) == [.tellTranscript])
-        #expect(machine.update(.transcribed) == [])
+        #expect(machine.update(.transition(from: .thinking, to: .listening)) == [.tellTranscript(itemID: "item_s", text: ""), .forgetEarlyDecision])
+        #expect(machine.update(.finalTranscript("late", cutsReply: false)) == [])
+        var heard = Self.machine(in: .transcribing, at: Self.clock.now)
+        #expect(heard.update(.finalTranscript("hello there", cutsReply: false)) == [.tellTranscript(itemID: "item_s", text: "hello there")])
+        #expect(heard.update(.finalTranscript("hello there", cutsReply: false)) == [])
         // Other transitions say nothing.
         #expect(machine.update(.transition(from: .idle, to: .armed)) == [])
         #expect(machine.update(.transition(from: .thinking, to: .speaking)) == [])
@@ -181,7 +181,7 @@ struct RealtimeProtocolTests {
         #expect(machine.receive(.commitAudio(hasConversation: true)) == .stopListening)
         #expect(machine.update(.commitFoundNothing) == [.reject(Machine.emptyCommit)])
         #expect(machine.transcribing)
-        #expect(machine.update(.transcribed) == [.tellTranscript])
+        #expect(machine.update(.finalTranscript("hello", cutsReply: false)) == [.tellTranscript(itemID: "item_s", text: "hello")])
         #expect(!machine.transcribing)
     }
 
@@ -191,7 +191,89 @@ struct RealtimeProtocolTests {
         _ = machine.receive(.commitAudio(hasConversation: true))
         #expect(machine.update(.failed) == [])
         #expect(!machine.transcribing)
-        #expect(machine.update(.transcribed) == [])
+        #expect(machine.update(.finalTranscript("hello", cutsReply: false)) == [])
+    }
+
+    @Test("a spoken turn: started, partial transcripts as deltas, stopped and committed, transcribed")
+    func spokenTurn() {
+        var machine = Machine()
+        #expect(machine.update(.speechStarted(itemID: "item_1")) == [.cutReply, .tellSpeechStarted(itemID: "item_1")])
+        #expect(machine.update(.partialTranscript("hello")) == [.tellPartial(itemID: "item_1", delta: "hello", transcript: "hello")])
+        #expect(machine.update(.partialTranscript("hello there")) == [.tellPartial(itemID: "item_1", delta: " there", transcript: "hello there")])
+        // Not an extension of the last: the delta is the whole of it.
+        #expect(machine.update(.partialTranscript("help there")) == [.tellPartial(itemID: "item_1", delta: "help there", transcript: "help there")])
+        #expect(machine.update(.speechStopped(itemID: "item_unused")) == [.tellSpeechStopped(itemID: "item_1"), .commitSpeech(itemID: "item_1")])
+        #expect(machine.update(.finalTranscript("hello there", cutsReply: false)) == [.tellTranscript(itemID: "item_1", text: "hello there")])
+        #expect(machine.speech == nil)
+        // A partial with no speech being told is not told.
+        #expect(machine.update(.partialTranscript("stray")) == [])
+    }
+
+    @Test("speech over a paused reply that proves no interruption: held back, then the reply resumes")
+    func backchannel() {
+        var machine = Machine()
+        #expect(machine.update(.transition(from: .speaking, to: .paused)) == [])
+        #expect(machine.update(.speechStarted(itemID: "item_2")) == [.tellSpeechStarted(itemID: "item_2"), .tellPaused(itemID: "item_2")])
+        #expect(machine.update(.speechStopped(itemID: "item_unused")) == [.tellSpeechStopped(itemID: "item_2")])
+        #expect(machine.update(.finalTranscript("uh-huh", cutsReply: false)) == [])
+        #expect(machine.update(.replyResumed) == [.tellResumed(itemID: "item_2", transcript: "uh-huh")])
+        #expect(machine.held == .none)
+        #expect(machine.speech == nil)
+        #expect(machine.update(.replyResumed) == [])
+        // No turn was committed: nothing awaits a transcript.
+        #expect(!machine.transcribing)
+    }
+
+    @Test("speech over a paused reply that cuts it: the reply ends, the held speech is committed and told")
+    func interruption() {
+        var machine = Machine()
+        _ = machine.update(.transition(from: .speaking, to: .paused))
+        _ = machine.update(.speechStarted(itemID: "item_3"))
+        _ = machine.update(.speechStopped(itemID: "item_unused"))
+        #expect(machine.update(.finalTranscript("stop please", cutsReply: false)) == [])
+        #expect(machine.update(.replyInterrupted) == [.cutReply, .commitSpeech(itemID: "item_3"), .tellTranscript(itemID: "item_3", text: "stop please")])
+        #expect(machine.held == .none)
+
+        // Words that will cut the reply and await the client's review are told at once.
+        var reviewed = Machine()
+        _ = reviewed.update(.transition(from: .speaking, to: .paused))
+        _ = reviewed.update(.speechStarted(itemID: "item_4"))
+        _ = reviewed.update(.speechStopped(itemID: "item_unused"))
+        #expect(reviewed.update(.finalTranscript("wait", cutsReply: true)) == [.commitSpeech(itemID: "item_4"), .tellTranscript(itemID: "item_4", text: "wait")])
+    }
+
+    @Test("a paused reply that ends or is cut makes the held speech a turn; one still paused does not")
+    func pausedReplyEnds() {
+        var machine = Machine()
+        _ = machine.update(.transition(from: .speaking, to: .paused))
+        _ = machine.update(.speechStarted(itemID: "item_5"))
+        _ = machine.update(.speechStopped(itemID: "item_unused"))
+        #expect(machine.update(.turnEnded(whilePaused: true)) == [])
+        #expect(machine.update(.transition(from: .paused, to: .listening)) == [.commitSpeech(itemID: "item_5")])
+        // Its transcript was not heard yet: it is told when it comes.
+        #expect(machine.update(.finalTranscript("and then", cutsReply: false)) == [.tellTranscript(itemID: "item_5", text: "and then")])
+
+        var ended = Machine()
+        _ = ended.update(.transition(from: .speaking, to: .paused))
+        _ = ended.update(.speechStarted(itemID: "item_6"))
+        _ = ended.update(.speechStopped(itemID: "item_unused"))
+        #expect(ended.update(.turnEnded(whilePaused: false)) == [.commitSpeech(itemID: "item_6")])
+
+        // Speech still going on when the pause ends is a turn like any: committed when it stops.
+        var speaking = Machine()
+        _ = speaking.update(.transition(from: .speaking, to: .paused))
+        _ = speaking.update(.speechStarted(itemID: "item_7"))
+        #expect(speaking.update(.transition(from: .paused, to: .listening)) == [])
+        #expect(speaking.update(.speechStopped(itemID: "item_unused")) == [.tellSpeechStopped(itemID: "item_7"), .commitSpeech(itemID: "item_7")])
+    }
+
+    @Test("input_audio_buffer.clear forgets the speech being told")
+    func clear() {
+        var machine = Machine()
+        _ = machine.update(.speechStarted(itemID: "item_8"))
+        #expect(machine.receive(.clearAudio) == .proceed)
+        #expect(machine.speech == nil)
+        #expect(machine.update(.partialTranscript("gone")) == [])
     }
 
     @Test("audio is dropped quietly for five seconds after the conversation could not be made")

@@ -87,16 +87,10 @@ actor RealtimeConnection {
     private var carriedMessages: [ChatMessage]?
 
     private var lastEvent = 0
-    /// The user message being spoken or transcribed.
-    private var userItem: String?
     /// Speech over a paused response, held back until it proves an interruption: whether there
     /// is such speech, when it stopped (its commit not yet sent) and its final transcript.
-    private var speechOverResponse = false
     /// The conversation's state as last reported.
     private var lastState: ConversationState = .idle
-    private var heldStop: Double?
-    private var heldTranscript: String?
-    private var partial = ""
     /// The last item of the conversation (`previous_item_id`).
     private var lastItem: String?
     private var response: OpenResponse?
@@ -296,7 +290,7 @@ actor RealtimeConnection {
                     try await self.listen(session)
                 }
             }
-            userItem = nil
+            _ = try proceed(.clearAudio)
             send(.inputAudioBufferCleared)
         case .createMessage(let id, let role, let text, let images, let position):
             let session = try await conversationSession()
@@ -629,80 +623,24 @@ actor RealtimeConnection {
         }
         switch update {
         case .speechStarted(let at):
-            // A reply cut before it was heard has no turn of its own: it ends here. A paused
-            // one goes on until the speech proves an interruption.
-            if response != nil, !speechOverResponse { finishResponse(status: "cancelled") }
-            let item = Self.id("item")
-            userItem = item
-            partial = ""
-            send(.speechStarted(.init(audioStartMs: Self.milliseconds(at), itemID: item)))
-            if speechOverResponse { send(.responsePaused(.init(responseID: response?.id, itemID: item))) }
+            carryOut(protocolState.update(.speechStarted(itemID: Self.id("item"))), at: at)
         case .speechStopped(let at):
-            let item = userItem ?? Self.id("item")
-            userItem = item
-            _ = protocolState.update(.speechStopped)
-            send(.speechStopped(.init(audioEndMs: Self.milliseconds(at), itemID: item)))
-            // Speech over a paused response is committed only once it proves an interruption.
-            guard !speechOverResponse else {
-                heldStop = at
-                return
-            }
-            commitUserItem(item)
+            carryOut(protocolState.update(.speechStopped(itemID: Self.id("item"))), at: at)
         case .replyResumed:
-            guard speechOverResponse else { return }
-            send(.responseResumed(.init(itemID: userItem, transcript: heldTranscript, responseID: response?.id)))
-            endSpeechOverResponse()
-            userItem = nil
-            partial = ""
+            carryOut(protocolState.update(.replyResumed))
         case .replyInterrupted:
-            // A reply cut before it was heard has no turn of its own: it ends here.
-            if response != nil { finishResponse(status: "cancelled") }
-            releaseSpeechOverResponse()
+            carryOut(protocolState.update(.replyInterrupted))
             if lastState == .thinking, !admitReply() {
                 if let session = conversation?.session { Task { try? await session.cancel() } }
             }
         case .partialTranscript(let text):
-            guard let item = userItem else { return }
-            let delta = text.hasPrefix(partial) ? String(text.dropFirst(partial.count)) : text
-            partial = text
-            // A partial that is not an extension of the last one cannot be told as a delta: the
-            // whole partial transcript goes beside it (a Parley extension).
-            send(.transcriptionDelta(.init(itemID: item, delta: delta, parley: .init(transcript: text))))
+            carryOut(protocolState.update(.partialTranscript(text)))
         case .finalTranscript(let text):
-            guard speechOverResponse else {
-                transcribed(text)
-                return
-            }
-            heldTranscript = text
-            // Speech over a response is transcribed only when it lasted long enough to cut it;
-            // words that will cut it and await the client's review are told now, or the review
-            // would wait for a transcript the client never saw.
-            if !settings.answersTurns, let rules = settings.interruption,
-               !rules.backchannels.contains(text, language: settings.transcription?.language) {
-                releaseSpeechOverResponse()
-            }
+            let cutsReply = !settings.answersTurns && settings.interruption.map { !$0.backchannels.contains(text, language: settings.transcription?.language) } == true
+            carryOut(protocolState.update(.finalTranscript(text, cutsReply: cutsReply)))
         case .transition(let from, let to):
             lastState = to
-            if to == .paused, !speechOverResponse {
-                speechOverResponse = true
-                heldStop = nil
-                heldTranscript = nil
-            }
-            if from == .paused, to == .listening {
-                // Cut, or ended (or cancelled) while paused: the speech is a turn like any.
-                releaseSpeechOverResponse()
-            }
-            for consequence in protocolState.update(.transition(from: from, to: to)) {
-                switch consequence {
-                case .noWordsHeard:
-                    transcribed("")  // speech in which no words were recognised: no turn
-                    review.forgetEarlyDecision()
-                case .reject(let error):
-                    sendError(error, eventID: nil)
-                case .tellTranscript:
-                    break
-                }
-            }
+            carryOut(protocolState.update(.transition(from: from, to: to)))
             // A paused reply that goes on is no new reply; one that is cut is admitted with
             // `replyInterrupted`.
             if to == .thinking, from != .speaking, from != .paused, !admitReply() {
@@ -723,49 +661,49 @@ actor RealtimeConnection {
             ensureResponse()
             finishResponse(status: turn.interrupted ? "cancelled" : "completed", transcript: turn.reply, usage: turn.usage,
                            parley: Self.parleyTurn(turn, thread: thread), calls: turn.toolCalls)
-            // A response that ended (or was cut) after its pause: the speech over it is a turn.
-            if lastState != .paused { releaseSpeechOverResponse() }
+            carryOut(protocolState.update(.turnEnded(whilePaused: lastState == .paused)))
         case .rejected, .audioLevel:
             break
         }
     }
 
-    /// Tells the client the user's speech is committed as item `item`.
-    private func commitUserItem(_ item: String) {
-        _ = protocolState.update(.committed)
-        send(.inputAudioBufferCommitted(.init(previousItemID: lastItem, itemID: item)))
-        let spoken = RealtimeItem.message(id: item, role: "user", status: "completed", content: [.audio(kind: "input_audio", transcript: nil)])
-        send(.itemAdded(.init(previousItemID: lastItem, item: spoken)))
-        lastItem = item
-    }
-
-    /// The speech over the response is a turn after all: what was held of it is told.
-    private func releaseSpeechOverResponse() {
-        guard speechOverResponse else { return }
-        let stopped = heldStop, transcript = heldTranscript
-        endSpeechOverResponse()
-        if stopped != nil, let item = userItem {
-            commitUserItem(item)
-            if let transcript { transcribed(transcript) }
+    /// Carries out what the protocol says follows from an update; `at` is the update's time
+    /// (of speech started or stopped), in seconds.
+    private func carryOut(_ consequences: [Rules.Consequence], at time: Double = 0) {
+        for consequence in consequences {
+            switch consequence {
+            case .cutReply:
+                if response != nil { finishResponse(status: "cancelled") }
+            case .tellSpeechStarted(let item):
+                send(.speechStarted(.init(audioStartMs: Self.milliseconds(time), itemID: item)))
+            case .tellPaused(let item):
+                send(.responsePaused(.init(responseID: response?.id, itemID: item)))
+            case .tellSpeechStopped(let item):
+                send(.speechStopped(.init(audioEndMs: Self.milliseconds(time), itemID: item)))
+            case .commitSpeech(let item):
+                send(.inputAudioBufferCommitted(.init(previousItemID: lastItem, itemID: item)))
+                let spoken = RealtimeItem.message(id: item, role: "user", status: "completed", content: [.audio(kind: "input_audio", transcript: nil)])
+                send(.itemAdded(.init(previousItemID: lastItem, item: spoken)))
+                lastItem = item
+            case .tellResumed(let item, let transcript):
+                send(.responseResumed(.init(itemID: item, transcript: transcript, responseID: response?.id)))
+            case .tellPartial(let item, let delta, let transcript):
+                // A partial that is not an extension of the last one cannot be told as a delta:
+                // the whole partial transcript goes beside it (a Parley extension).
+                send(.transcriptionDelta(.init(itemID: item, delta: delta, parley: .init(transcript: transcript))))
+            case .tellTranscript(let item, let text):
+                send(.transcriptionCompleted(.init(itemID: item, transcript: text)))
+                let spoken = RealtimeItem.message(id: item, role: "user", status: "completed", content: [.audio(kind: "input_audio", transcript: text)])
+                send(.itemDone(.init(item: spoken)))
+                items[item] = KnownItem(item: spoken, role: .user, text: text)
+                // Held for the client's review: it answers with response.create or parley.transcript.send/discard.
+                if !text.isEmpty, !settings.answersTurns, !settings.transcriptionOnly { try? carryOut(review.announce(item)) }
+            case .forgetEarlyDecision:
+                review.forgetEarlyDecision()
+            case .reject(let error):
+                sendError(error, eventID: nil)
+            }
         }
-    }
-
-    private func endSpeechOverResponse() {
-        speechOverResponse = false
-        heldStop = nil
-        heldTranscript = nil
-    }
-
-    private func transcribed(_ text: String) {
-        guard protocolState.transcript == .awaited, let item = userItem else { return }
-        _ = protocolState.update(.transcribed)
-        send(.transcriptionCompleted(.init(itemID: item, transcript: text)))
-        let spoken = RealtimeItem.message(id: item, role: "user", status: "completed", content: [.audio(kind: "input_audio", transcript: text)])
-        send(.itemDone(.init(item: spoken)))
-        items[item] = KnownItem(item: spoken, role: .user, text: text)
-        userItem = nil
-        // Held for the client's review: it answers with response.create or parley.transcript.send/discard.
-        if !text.isEmpty, !settings.answersTurns, !settings.transcriptionOnly { try? carryOut(review.announce(item)) }
     }
 
     /// The conversation failed (a provider, or the store): the response in progress fails, the

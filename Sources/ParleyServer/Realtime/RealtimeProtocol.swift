@@ -1,10 +1,11 @@
 import ParleyCore
 
 /// What the realtime protocol itself remembers between events, as a plain value: whether the
-/// server still takes input, the client's commit and the transcript it awaits, whether a
-/// committed turn's reply already answers the next `response.create`, the typed messages and
-/// tool outputs that the next response answers, and whether the conversation could not be
-/// made (until when audio is dropped quietly).
+/// server still takes input, the user's speech (its item, the partial transcript told so far,
+/// speech over a paused reply held back until it proves an interruption), the client's commit
+/// and the transcript it awaits, whether a committed turn's reply already answers the next
+/// `response.create`, the typed messages and tool outputs that the next response answers, and
+/// whether the conversation could not be made (until when audio is dropped quietly).
 ///
 /// ``RealtimeConnection`` asks it about each client event (``receive(_:)``) and each update of
 /// the conversation (``update(_:)``): one ``Step`` or list of ``Consequence``s each, a
@@ -30,6 +31,20 @@ struct RealtimeProtocol<Instant: InstantProtocol & Sendable>: Sendable where Ins
         case none
         /// The turn was committed as an item; its final transcript has not been told yet.
         case awaited
+    }
+
+    /// The user's speech being told: its item, and the partial transcript told so far.
+    struct Speech: Equatable, Sendable {
+        var itemID: String
+        var partial = ""
+    }
+
+    /// Speech over a paused reply, held back until it proves an interruption.
+    enum HeldSpeech: Equatable, Sendable {
+        case none
+        /// The user speaks over the paused reply: `stopped` once they stopped (the commit is
+        /// not sent yet), with `transcript`, what was heard of it, once heard.
+        case held(stopped: Bool, transcript: String?)
     }
 
     /// A typed user message waiting for `response.create`.
@@ -115,12 +130,22 @@ struct RealtimeProtocol<Instant: InstantProtocol & Sendable>: Sendable where Ins
 
     /// What the conversation reported, as far as the protocol is concerned.
     enum Update: Equatable, Sendable {
-        /// The user stopped speaking (the turn ends, or waits for proof it cuts a reply).
-        case speechStopped
-        /// The turn was committed as a user item (`input_audio_buffer.committed` was sent).
-        case committed
-        /// The turn's final transcript is here.
-        case transcribed
+        /// The user started speaking; `itemID` is a fresh id for the speech's item.
+        case speechStarted(itemID: String)
+        /// The user stopped speaking (the turn ends, or waits for proof it cuts a reply);
+        /// `itemID` is a fresh id, for speech whose start was not told.
+        case speechStopped(itemID: String)
+        /// A partial transcript of the speech.
+        case partialTranscript(String)
+        /// The speech's final transcript; `cutsReply` when, heard over a paused reply, its words
+        /// will cut it and await the client's review (they are told at once).
+        case finalTranscript(String, cutsReply: Bool)
+        /// The speech over the paused reply was no interruption: the reply goes on.
+        case replyResumed
+        /// The speech over the reply cut it.
+        case replyInterrupted
+        /// A turn ended (its reply done or cut); `whilePaused` when the conversation is paused.
+        case turnEnded(whilePaused: Bool)
         /// The commit's audio lane found the conversation not listening.
         case commitFoundNothing
         /// The conversation moved from one state to another.
@@ -129,13 +154,26 @@ struct RealtimeProtocol<Instant: InstantProtocol & Sendable>: Sendable where Ins
         case failed
     }
 
-    /// What follows from an update.
+    /// What follows from an update, in order.
     enum Consequence: Equatable, Sendable {
-        /// Tell the transcript as it is (`true`: an awaited one) — see ``Update/transcribed``.
-        case tellTranscript
-        /// The awaited transcript holds no words: tell an empty one, and a review decision
-        /// made early is void.
-        case noWordsHeard
+        /// A reply in progress ends, cancelled (cut before it was heard, it has no turn).
+        case cutReply
+        /// `input_audio_buffer.speech_started` for item `itemID`.
+        case tellSpeechStarted(itemID: String)
+        /// `parley.response.paused`: the user speaks over the reply.
+        case tellPaused(itemID: String)
+        /// `input_audio_buffer.speech_stopped` for item `itemID`.
+        case tellSpeechStopped(itemID: String)
+        /// `input_audio_buffer.committed` and the user item (its transcript now awaited).
+        case commitSpeech(itemID: String)
+        /// `parley.response.resumed`, with what was heard of the speech.
+        case tellResumed(itemID: String?, transcript: String?)
+        /// A partial transcript: `delta` after the last one told, `transcript` whole.
+        case tellPartial(itemID: String, delta: String, transcript: String)
+        /// The final transcript of item `itemID` (empty: no words were heard).
+        case tellTranscript(itemID: String, text: String)
+        /// A decision the client made on a transcript that never came is void.
+        case forgetEarlyDecision
         /// Refuse the commit: an `error` event.
         case reject(RealtimeProtocolError)
     }
@@ -143,6 +181,10 @@ struct RealtimeProtocol<Instant: InstantProtocol & Sendable>: Sendable where Ins
     private(set) var phase = Phase.serving
     private(set) var commit = Commit.none
     private(set) var transcript = Transcript.none
+    /// The user's speech being told (its item stays until its transcript is told).
+    private(set) var speech: Speech?
+    /// Speech over a paused reply, held back.
+    private(set) var held = HeldSpeech.none
     /// Whether the reply to a committed turn answers the next `response.create` too.
     private(set) var commitAnswersNextResponse = false
     /// Whether tool outputs came since the last response.
@@ -191,7 +233,10 @@ struct RealtimeProtocol<Instant: InstantProtocol & Sendable>: Sendable where Ins
     mutating func receive(_ event: ClientEvent) -> Step {
         guard phase == .serving else { return .reject(Self.shuttingDown) }
         switch event {
-        case .other, .createContext, .clearAudio:
+        case .other, .createContext:
+            return .proceed
+        case .clearAudio:
+            speech = nil
             return .proceed
         case .appendAudio(let hasConversation, let now):
             if let unavailable, now < unavailable.until, !hasConversation { return .ignore }
@@ -250,24 +295,58 @@ struct RealtimeProtocol<Instant: InstantProtocol & Sendable>: Sendable where Ins
     /// What follows from `update`; the protocol's state moves as it says.
     mutating func update(_ update: Update) -> [Consequence] {
         switch update {
-        case .speechStopped:
+        case .speechStarted(let itemID):
+            // A reply cut before it was heard has no turn of its own: it ends here. A paused
+            // one goes on until the speech proves an interruption.
+            let holding = held != .none
+            speech = Speech(itemID: itemID)
+            return (holding ? [] : [.cutReply]) + [.tellSpeechStarted(itemID: itemID)] + (holding ? [.tellPaused(itemID: itemID)] : [])
+        case .speechStopped(let fresh):
+            let item = speech?.itemID ?? fresh
+            speech = Speech(itemID: item, partial: speech?.partial ?? "")
             commit = .none
-            return []
-        case .committed:
-            transcript = .awaited
-            return []
-        case .transcribed:
-            guard transcript == .awaited else { return [] }
-            transcript = .none
-            return [.tellTranscript]
+            // Speech over a paused reply is committed only once it proves an interruption.
+            if case .held(_, let heard) = held {
+                held = .held(stopped: true, transcript: heard)
+                return [.tellSpeechStopped(itemID: item)]
+            }
+            return [.tellSpeechStopped(itemID: item), commitSpeech(item)]
+        case .partialTranscript(let text):
+            guard var told = speech else { return [] }
+            let delta = text.hasPrefix(told.partial) ? String(text.dropFirst(told.partial.count)) : text
+            told.partial = text
+            speech = told
+            return [.tellPartial(itemID: told.itemID, delta: delta, transcript: text)]
+        case .finalTranscript(let text, let cutsReply):
+            guard case .held(let stopped, _) = held else { return transcribed(text) }
+            held = .held(stopped: stopped, transcript: text)
+            // Speech over a reply is transcribed only when it lasted long enough to cut it;
+            // words that will cut it and await the client's review are told now, or the review
+            // would wait for a transcript the client never saw.
+            return cutsReply ? release() : []
+        case .replyResumed:
+            guard case .held(_, let heard) = held else { return [] }
+            let told = Consequence.tellResumed(itemID: speech?.itemID, transcript: heard)
+            held = .none
+            speech = nil
+            return [told]
+        case .replyInterrupted:
+            return [.cutReply] + release()
+        case .turnEnded(let whilePaused):
+            // A reply that ended (or was cut) after its pause: the speech over it is a turn.
+            return whilePaused ? [] : release()
         case .commitFoundNothing:
             commit = .none
             commitAnswersNextResponse = false
             return [.reject(Self.emptyCommit)]
         case .transition(let from, let to):
             var consequences: [Consequence] = []
+            if to == .paused, held == .none { held = .held(stopped: false, transcript: nil) }
+            // Cut, or ended (or cancelled) while paused: the speech is a turn like any.
+            if from == .paused, to == .listening { consequences += release() }
             if from == .thinking, transcript == .awaited, to == .listening || to == .armed {
-                consequences.append(.noWordsHeard)
+                // Speech in which no words were recognised: no turn.
+                consequences += transcribed("") + [.forgetEarlyDecision]
             }
             if from == .listening, to == .armed, commit == .requested {
                 commit = .none
@@ -280,6 +359,28 @@ struct RealtimeProtocol<Instant: InstantProtocol & Sendable>: Sendable where Ins
             commit = .none
             return []
         }
+    }
+
+    /// The user item `item` is committed: its transcript is awaited.
+    private mutating func commitSpeech(_ item: String) -> Consequence {
+        transcript = .awaited
+        return .commitSpeech(itemID: item)
+    }
+
+    /// The awaited transcript, `text`, is told; the speech is over.
+    private mutating func transcribed(_ text: String) -> [Consequence] {
+        guard transcript == .awaited, let item = speech?.itemID else { return [] }
+        transcript = .none
+        speech = nil
+        return [.tellTranscript(itemID: item, text: text)]
+    }
+
+    /// The speech over the paused reply is a turn after all: what was held of it is told.
+    private mutating func release() -> [Consequence] {
+        guard case .held(let stopped, let heard) = held else { return [] }
+        held = .none
+        guard stopped, let item = speech?.itemID else { return [] }
+        return [commitSpeech(item)] + (heard.map { transcribed($0) } ?? [])
     }
 
     /// The server shuts down: no more input is taken.
