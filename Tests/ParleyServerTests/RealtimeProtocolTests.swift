@@ -12,11 +12,12 @@ struct RealtimeProtocolTests {
     typealias Step = Machine.Step
 
     static let clock = ManualClock()
+    static let reply = RealtimeReply(id: "resp_1", itemID: "item_r")
     static let question = Machine.PendingMessage(itemID: "item_q", text: "What is the capital of France?", images: [])
 
     /// The states a connection can be in, each reached through the events that lead there.
     enum State: String, CaseIterable {
-        case fresh, committing, transcribing, answered, toolOutputs, questions, unavailable, draining
+        case fresh, committing, transcribing, answered, toolOutputs, questions, replying, unavailable, draining
     }
 
     static func machine(in state: State, at now: ManualClock.Instant) -> Machine {
@@ -37,6 +38,8 @@ struct RealtimeProtocolTests {
             _ = machine.receive(.createToolOutput)
         case .questions:
             _ = machine.receive(.createQuestion(question))
+        case .replying:
+            machine.openReply(reply)
         case .unavailable:
             machine.conversationUnavailable(RealtimeProtocolError(code: "model_unavailable", message: "No model."), at: now)
         case .draining:
@@ -62,7 +65,6 @@ struct RealtimeProtocolTests {
             ("response", .createResponse(.init()), .respond(.answerConversation)),
             ("response, reviewed turns", .createResponse(.init(answersTurns: false)), .respond(.answerConversation)),
             ("response, under review", .createResponse(.init(answersTurns: false, reviewing: true)), .respond(.sendHeldTranscript)),
-            ("response, reply open", .createResponse(.init(responseOpen: true, state: .speaking)), .respond(.alreadyAnswered)),
             ("response, speaking", .createResponse(speaking), .reject(Machine.responseActive)),
             ("response, transcription session", .createResponse(.init(transcriptionOnly: true)), .reject(Machine.transcriptionSession)),
             ("cancel, nothing active", .cancelResponse(active: false), .reject(Machine.nothingToCancel)),
@@ -97,15 +99,19 @@ struct RealtimeProtocolTests {
             return [
                 "response": .respond(.answerToolOutputs),
                 "response, reviewed turns": .respond(.answerToolOutputs),
-                "response, reply open": .respond(.answerToolOutputs),
                 "response, speaking": .respond(.answerToolOutputs),
             ]
         case .questions:
             return [
                 "response": .respond(.answerQuestions([question])),
                 "response, reviewed turns": .respond(.answerQuestions([question])),
-                // A question is no reason to cut a reply: it waits for the next response.create.
-                "response, reply open": .reject(Machine.responseActive),
+            ]
+        case .replying:
+            // The reply in progress answers it.
+            return [
+                "response": .respond(.alreadyAnswered),
+                "response, reviewed turns": .respond(.alreadyAnswered),
+                "response, speaking": .respond(.alreadyAnswered),
             ]
         case .unavailable:
             return ["append, no conversation": .ignore]
@@ -128,6 +134,29 @@ struct RealtimeProtocolTests {
         for state in State.allCases {
             #expect(Set(Self.exceptions(state).keys).isSubset(of: names), "\(state)")
         }
+    }
+
+    @Test("a question while a reply is sent waits: response.create is refused until the reply is done")
+    func questionDuringReply() {
+        var machine = Machine()
+        machine.openReply(Self.reply)
+        _ = machine.receive(.createQuestion(Self.question))
+        #expect(machine.receive(.createResponse(.init(state: .speaking))) == .reject(Machine.responseActive))
+        #expect(machine.closeReply() == Self.reply)
+        #expect(machine.reply == nil)
+        #expect(machine.receive(.createResponse(.init(state: .listening))) == .respond(.answerQuestions([Self.question])))
+    }
+
+    @Test("a reply's text accumulates; a second reply does not replace the open one")
+    func replies() {
+        var machine = Machine()
+        #expect(machine.replyText("lost") == nil)
+        machine.openReply(Self.reply)
+        machine.openReply(RealtimeReply(id: "resp_2", itemID: "item_2"))
+        _ = machine.replyText("Paris")
+        #expect(machine.replyText(" is the capital.")?.text == "Paris is the capital.")
+        #expect(machine.closeReply()?.id == "resp_1")
+        #expect(machine.closeReply() == nil)
     }
 
     @Test("a commit's reply answers one response.create, and only one")
@@ -197,7 +226,10 @@ struct RealtimeProtocolTests {
     @Test("a spoken turn: started, partial transcripts as deltas, stopped and committed, transcribed")
     func spokenTurn() {
         var machine = Machine()
+        machine.openReply(Self.reply)
+        // A reply cut before it was heard ends here.
         #expect(machine.update(.speechStarted(itemID: "item_1")) == [.cutReply, .tellSpeechStarted(itemID: "item_1")])
+        _ = machine.closeReply()
         #expect(machine.update(.partialTranscript("hello")) == [.tellPartial(itemID: "item_1", delta: "hello", transcript: "hello")])
         #expect(machine.update(.partialTranscript("hello there")) == [.tellPartial(itemID: "item_1", delta: " there", transcript: "hello there")])
         // Not an extension of the last: the delta is the whole of it.
@@ -212,7 +244,9 @@ struct RealtimeProtocolTests {
     @Test("speech over a paused reply that proves no interruption: held back, then the reply resumes")
     func backchannel() {
         var machine = Machine()
+        machine.openReply(Self.reply)
         #expect(machine.update(.transition(from: .speaking, to: .paused)) == [])
+        // The paused reply is not cut.
         #expect(machine.update(.speechStarted(itemID: "item_2")) == [.tellSpeechStarted(itemID: "item_2"), .tellPaused(itemID: "item_2")])
         #expect(machine.update(.speechStopped(itemID: "item_unused")) == [.tellSpeechStopped(itemID: "item_2")])
         #expect(machine.update(.finalTranscript("uh-huh", cutsReply: false)) == [])
@@ -227,6 +261,7 @@ struct RealtimeProtocolTests {
     @Test("speech over a paused reply that cuts it: the reply ends, the held speech is committed and told")
     func interruption() {
         var machine = Machine()
+        machine.openReply(Self.reply)
         _ = machine.update(.transition(from: .speaking, to: .paused))
         _ = machine.update(.speechStarted(itemID: "item_3"))
         _ = machine.update(.speechStopped(itemID: "item_unused"))
@@ -248,7 +283,7 @@ struct RealtimeProtocolTests {
         _ = machine.update(.transition(from: .speaking, to: .paused))
         _ = machine.update(.speechStarted(itemID: "item_5"))
         _ = machine.update(.speechStopped(itemID: "item_unused"))
-        #expect(machine.update(.turnEnded(whilePaused: true)) == [])
+        #expect(machine.update(.turnEnded) == [])
         #expect(machine.update(.transition(from: .paused, to: .listening)) == [.commitSpeech(itemID: "item_5")])
         // Its transcript was not heard yet: it is told when it comes.
         #expect(machine.update(.finalTranscript("and then", cutsReply: false)) == [.tellTranscript(itemID: "item_5", text: "and then")])
@@ -257,7 +292,8 @@ struct RealtimeProtocolTests {
         _ = ended.update(.transition(from: .speaking, to: .paused))
         _ = ended.update(.speechStarted(itemID: "item_6"))
         _ = ended.update(.speechStopped(itemID: "item_unused"))
-        #expect(ended.update(.turnEnded(whilePaused: false)) == [.commitSpeech(itemID: "item_6")])
+        _ = ended.update(.transition(from: .paused, to: .speaking))
+        #expect(ended.update(.turnEnded) == [.commitSpeech(itemID: "item_6")])
 
         // Speech still going on when the pause ends is a turn like any: committed when it stops.
         var speaking = Machine()

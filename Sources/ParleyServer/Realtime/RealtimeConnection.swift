@@ -20,20 +20,6 @@ import ParleyRuntime
 actor RealtimeConnection {
     typealias Rules = RealtimeProtocol<ContinuousClock.Instant>
 
-    /// A reply being sent.
-    struct OpenResponse {
-        var id: String
-        var itemID: String
-        var text = ""
-        /// Whether this reply is sent as text only (the session's choice, or the response's).
-        var textOnly = false
-        /// The client's metadata of `response.create`, echoed.
-        var metadata: JSONValue?
-
-        /// Where its text or audio goes.
-        var content: RealtimeServerEvent.ContentRef { .init(responseID: id, itemID: itemID) }
-    }
-
     /// An item of the conversation as the client knows it, for `conversation.item.retrieve`
     /// and `.delete`: the item, and for a message its role and text (how it is found among
     /// the conversation's messages).
@@ -87,13 +73,8 @@ actor RealtimeConnection {
     private var carriedMessages: [ChatMessage]?
 
     private var lastEvent = 0
-    /// Speech over a paused response, held back until it proves an interruption: whether there
-    /// is such speech, when it stopped (its commit not yet sent) and its final transcript.
-    /// The conversation's state as last reported.
-    private var lastState: ConversationState = .idle
     /// The last item of the conversation (`previous_item_id`).
     private var lastItem: String?
-    private var response: OpenResponse?
     /// The conversation's items by id (messages, replies, tool calls and outputs).
     private var items: [String: KnownItem] = [:]
     /// What the next reply is sent with (`response.create`'s parameters).
@@ -163,7 +144,7 @@ actor RealtimeConnection {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
             let state = await conversation?.session.state
-            if response == nil, state != .thinking, state != .speaking { break }
+            if protocolState.reply == nil, state != .thinking, state != .speaking { break }
             try? await Task.sleep(for: .milliseconds(50))
         }
         await endConversation()
@@ -362,7 +343,7 @@ actor RealtimeConnection {
             _ = try proceed(.createToolOutput)
         case .truncateItem(let id, let end):
             send(.itemTruncated(.init(itemID: id, audioEndMs: end)))
-            if response?.itemID == id, let session = conversation?.session, await session.state == .speaking {
+            if protocolState.reply?.itemID == id, let session = conversation?.session, await session.state == .speaking {
                 try await session.cancel()
             }
         case .createResponse(let parameters):
@@ -373,10 +354,10 @@ actor RealtimeConnection {
             }
         case .cancelResponse:
             let state = await conversation?.session.state
-            let active = conversation != nil && (response != nil || state == .thinking || state == .speaking || state == .paused)
+            let active = conversation != nil && (protocolState.reply != nil || state == .thinking || state == .speaking || state == .paused)
             guard try proceed(.cancelResponse(active: active)), let session = conversation?.session else { return }
             try? await session.cancel()
-            if response != nil { finishResponse(status: "cancelled") }
+            if protocolState.reply != nil { finishResponse(status: "cancelled") }
         case .sendTranscript(let text):
             try decide(.send(text))
         case .discardTranscript:
@@ -432,7 +413,7 @@ actor RealtimeConnection {
     /// answers the conversation as it stands (the assistant speaks first).
     private func respond(_ parameters: RealtimeClientEvent.ResponseParameters) async throws {
         let context = Rules.ResponseContext(transcriptionOnly: settings.transcriptionOnly, answersTurns: settings.answersTurns,
-                                               reviewing: review.isActive, responseOpen: response != nil,
+                                               reviewing: review.isActive,
                                                state: await conversation?.session.state ?? .idle)
         let plan: Rules.ResponsePlan
         switch protocolState.receive(.createResponse(context)) {
@@ -486,7 +467,7 @@ actor RealtimeConnection {
     }
 
     private func typedTurnFailed(_ error: any Error) {
-        if response != nil { finishResponse(status: "failed") }
+        if protocolState.reply != nil { finishResponse(status: "failed") }
         sendError(Self.serverError(error), eventID: nil)
     }
 
@@ -609,7 +590,7 @@ actor RealtimeConnection {
         await following?.value
         following = nil
         if let saved = await conversation.thread { thread = saved }
-        if response != nil { finishResponse(status: "cancelled") }
+        if protocolState.reply != nil { finishResponse(status: "cancelled") }
     }
 
     /// Turns what the conversation reports into server events.
@@ -630,7 +611,7 @@ actor RealtimeConnection {
             carryOut(protocolState.update(.replyResumed))
         case .replyInterrupted:
             carryOut(protocolState.update(.replyInterrupted))
-            if lastState == .thinking, !admitReply() {
+            if protocolState.conversationState == .thinking, !admitReply() {
                 if let session = conversation?.session { Task { try? await session.cancel() } }
             }
         case .partialTranscript(let text):
@@ -639,7 +620,6 @@ actor RealtimeConnection {
             let cutsReply = !settings.answersTurns && settings.interruption.map { !$0.backchannels.contains(text, language: settings.transcription?.language) } == true
             carryOut(protocolState.update(.finalTranscript(text, cutsReply: cutsReply)))
         case .transition(let from, let to):
-            lastState = to
             carryOut(protocolState.update(.transition(from: from, to: to)))
             // A paused reply that goes on is no new reply; one that is cut is admitted with
             // `replyInterrupted`.
@@ -650,18 +630,17 @@ actor RealtimeConnection {
             if case .error(let reason) = to { await failed(reason) }
         case .replyText(let piece):
             ensureResponse()
-            response?.text += piece
-            if let response {
+            if let response = protocolState.replyText(piece) {
                 let delta = RealtimeServerEvent.Delta(response.content, delta: piece)
                 send(response.textOnly ? .outputTextDelta(delta) : .outputAudioTranscriptDelta(delta))
             }
         case .turn(let turn):
             let thread = await conversation?.thread ?? self.thread
-            guard !turn.isTyped || response != nil || !turn.reply.isEmpty else { return }
+            guard !turn.isTyped || protocolState.reply != nil || !turn.reply.isEmpty else { return }
             ensureResponse()
             finishResponse(status: turn.interrupted ? "cancelled" : "completed", transcript: turn.reply, usage: turn.usage,
                            parley: Self.parleyTurn(turn, thread: thread), calls: turn.toolCalls)
-            carryOut(protocolState.update(.turnEnded(whilePaused: lastState == .paused)))
+            carryOut(protocolState.update(.turnEnded))
         case .rejected, .audioLevel:
             break
         }
@@ -673,11 +652,11 @@ actor RealtimeConnection {
         for consequence in consequences {
             switch consequence {
             case .cutReply:
-                if response != nil { finishResponse(status: "cancelled") }
+                if protocolState.reply != nil { finishResponse(status: "cancelled") }
             case .tellSpeechStarted(let item):
                 send(.speechStarted(.init(audioStartMs: Self.milliseconds(time), itemID: item)))
             case .tellPaused(let item):
-                send(.responsePaused(.init(responseID: response?.id, itemID: item)))
+                send(.responsePaused(.init(responseID: protocolState.reply?.id, itemID: item)))
             case .tellSpeechStopped(let item):
                 send(.speechStopped(.init(audioEndMs: Self.milliseconds(time), itemID: item)))
             case .commitSpeech(let item):
@@ -686,7 +665,7 @@ actor RealtimeConnection {
                 send(.itemAdded(.init(previousItemID: lastItem, item: spoken)))
                 lastItem = item
             case .tellResumed(let item, let transcript):
-                send(.responseResumed(.init(itemID: item, transcript: transcript, responseID: response?.id)))
+                send(.responseResumed(.init(itemID: item, transcript: transcript, responseID: protocolState.reply?.id)))
             case .tellPartial(let item, let delta, let transcript):
                 // A partial that is not an extension of the last one cannot be told as a delta:
                 // the whole partial transcript goes beside it (a Parley extension).
@@ -709,7 +688,7 @@ actor RealtimeConnection {
     /// The conversation failed (a provider, or the store): the response in progress fails, the
     /// client hears why, and the conversation listens again.
     private func failed(_ reason: String) async {
-        if response != nil { finishResponse(status: "failed") }
+        if protocolState.reply != nil { finishResponse(status: "failed") }
         _ = protocolState.update(.failed)
         sendError(RealtimeProtocolError(type: "server_error", code: "conversation_failed", message: reason), eventID: nil)
         guard let session = conversation?.session else { return }
@@ -734,7 +713,7 @@ actor RealtimeConnection {
             if Task.isCancelled { return }
         }
         ensureResponse()
-        guard let response, !response.textOnly else { return }
+        guard let response = protocolState.reply, !response.textOnly else { return }
         let bytes = settings.outputCodec.map { $0.encode(chunk) } ?? PCM16.encode(chunk, rate: settings.outputRate)
         send(.outputAudioDelta(.init(response.content, delta: Data(bytes).base64EncodedString())))
     }
@@ -781,12 +760,12 @@ actor RealtimeConnection {
     }
 
     private func ensureResponse() {
-        guard response == nil else { return }
+        guard protocolState.reply == nil else { return }
         let parameters = nextResponse
         nextResponse = .init()
-        let opened = OpenResponse(id: Self.id("resp"), itemID: Self.id("item"), textOnly: parameters.textOnly ?? settings.textOnly,
-                                  metadata: parameters.metadata)
-        response = opened
+        let opened = RealtimeReply(id: Self.id("resp"), itemID: Self.id("item"), textOnly: parameters.textOnly ?? settings.textOnly,
+                                   metadata: parameters.metadata)
+        protocolState.openReply(opened)
         send(.responseCreated(.init(response: responseBody(opened, status: "in_progress", output: []))))
         let item = RealtimeItem.message(id: opened.itemID, role: "assistant", status: "in_progress", content: [])
         send(.outputItemAdded(.init(responseID: opened.id, outputIndex: 0, item: item)))
@@ -797,8 +776,7 @@ actor RealtimeConnection {
 
     private func finishResponse(status: String, transcript: String? = nil, usage: Usage? = nil, parley: RealtimeResponse.ParleyTurn? = nil,
                                 calls: [ToolCall] = []) {
-        guard let open = response else { return }
-        response = nil
+        guard let open = protocolState.closeReply() else { return }
         let text = transcript ?? open.text
         if open.textOnly {
             send(.outputTextDone(.init(open.content, text: text)))
@@ -880,7 +858,7 @@ actor RealtimeConnection {
         let request = ChatRequest(messages: messages, sampling: sampling)
         let llm = try await environment.languageModel(for: request, selection: selection, param: "response.input")
         guard admitReply() else { return }
-        let open = OpenResponse(id: Self.id("resp"), itemID: Self.id("item"), textOnly: true, metadata: parameters.metadata)
+        let open = RealtimeReply(id: Self.id("resp"), itemID: Self.id("item"), textOnly: true, metadata: parameters.metadata)
         var created = responseBody(open, status: "in_progress", output: [])
         created.conversationID = nil
         send(.responseCreated(.init(response: created)))
@@ -946,7 +924,7 @@ actor RealtimeConnection {
         return json
     }
 
-    private func responseBody(_ response: OpenResponse, status: String, output: [RealtimeItem]) -> RealtimeResponse {
+    private func responseBody(_ response: RealtimeReply, status: String, output: [RealtimeItem]) -> RealtimeResponse {
         RealtimeResponse(id: response.id, status: status, output: output, outputModalities: [response.textOnly ? "text" : "audio"],
                          conversationID: sessionID, metadata: response.metadata)
     }

@@ -62,8 +62,6 @@ struct RealtimeProtocol<Instant: InstantProtocol & Sendable>: Sendable where Ins
         var answersTurns = true
         /// Whether a transcript awaits the client's review.
         var reviewing = false
-        /// Whether a reply is being sent.
-        var responseOpen = false
         /// The conversation's state (`idle` before there is one).
         var state = ConversationState.idle
     }
@@ -144,8 +142,8 @@ struct RealtimeProtocol<Instant: InstantProtocol & Sendable>: Sendable where Ins
         case replyResumed
         /// The speech over the reply cut it.
         case replyInterrupted
-        /// A turn ended (its reply done or cut); `whilePaused` when the conversation is paused.
-        case turnEnded(whilePaused: Bool)
+        /// A turn ended (its reply done or cut).
+        case turnEnded
         /// The commit's audio lane found the conversation not listening.
         case commitFoundNothing
         /// The conversation moved from one state to another.
@@ -156,7 +154,7 @@ struct RealtimeProtocol<Instant: InstantProtocol & Sendable>: Sendable where Ins
 
     /// What follows from an update, in order.
     enum Consequence: Equatable, Sendable {
-        /// A reply in progress ends, cancelled (cut before it was heard, it has no turn).
+        /// The reply in progress ends, cancelled (cut before it was heard, it has no turn).
         case cutReply
         /// `input_audio_buffer.speech_started` for item `itemID`.
         case tellSpeechStarted(itemID: String)
@@ -181,6 +179,10 @@ struct RealtimeProtocol<Instant: InstantProtocol & Sendable>: Sendable where Ins
     private(set) var phase = Phase.serving
     private(set) var commit = Commit.none
     private(set) var transcript = Transcript.none
+    /// The reply being sent.
+    private(set) var reply: RealtimeReply?
+    /// The conversation's state as last reported.
+    private(set) var conversationState = ConversationState.idle
     /// The user's speech being told (its item stays until its transcript is told).
     private(set) var speech: Speech?
     /// Speech over a paused reply, held back.
@@ -277,7 +279,7 @@ struct RealtimeProtocol<Instant: InstantProtocol & Sendable>: Sendable where Ins
             commitAnswersNextResponse = false
             return .respond(.answerToolOutputs)
         }
-        if pending.isEmpty, commitAnswersNextResponse || context.responseOpen {
+        if pending.isEmpty, commitAnswersNextResponse || reply != nil {
             commitAnswersNextResponse = false
             return .respond(.alreadyAnswered)
         }
@@ -300,7 +302,7 @@ struct RealtimeProtocol<Instant: InstantProtocol & Sendable>: Sendable where Ins
             // one goes on until the speech proves an interruption.
             let holding = held != .none
             speech = Speech(itemID: itemID)
-            return (holding ? [] : [.cutReply]) + [.tellSpeechStarted(itemID: itemID)] + (holding ? [.tellPaused(itemID: itemID)] : [])
+            return (holding || reply == nil ? [] : [.cutReply]) + [.tellSpeechStarted(itemID: itemID)] + (holding ? [.tellPaused(itemID: itemID)] : [])
         case .speechStopped(let fresh):
             let item = speech?.itemID ?? fresh
             speech = Speech(itemID: item, partial: speech?.partial ?? "")
@@ -331,16 +333,17 @@ struct RealtimeProtocol<Instant: InstantProtocol & Sendable>: Sendable where Ins
             speech = nil
             return [told]
         case .replyInterrupted:
-            return [.cutReply] + release()
-        case .turnEnded(let whilePaused):
+            return (reply == nil ? [] : [.cutReply]) + release()
+        case .turnEnded:
             // A reply that ended (or was cut) after its pause: the speech over it is a turn.
-            return whilePaused ? [] : release()
+            return conversationState == .paused ? [] : release()
         case .commitFoundNothing:
             commit = .none
             commitAnswersNextResponse = false
             return [.reject(Self.emptyCommit)]
         case .transition(let from, let to):
             var consequences: [Consequence] = []
+            conversationState = to
             if to == .paused, held == .none { held = .held(stopped: false, transcript: nil) }
             // Cut, or ended (or cancelled) while paused: the speech is a turn like any.
             if from == .paused, to == .listening { consequences += release() }
@@ -383,6 +386,24 @@ struct RealtimeProtocol<Instant: InstantProtocol & Sendable>: Sendable where Ins
         return [commitSpeech(item)] + (heard.map { transcribed($0) } ?? [])
     }
 
+    /// `reply` is being sent (when no other is).
+    mutating func openReply(_ opened: RealtimeReply) {
+        guard reply == nil else { return }
+        reply = opened
+    }
+
+    /// Adds `piece` to the text of the reply being sent, and returns it (`nil`: none is).
+    mutating func replyText(_ piece: String) -> RealtimeReply? {
+        reply?.text += piece
+        return reply
+    }
+
+    /// The reply being sent is done: it is returned, and no reply is open.
+    mutating func closeReply() -> RealtimeReply? {
+        defer { reply = nil }
+        return reply
+    }
+
     /// The server shuts down: no more input is taken.
     mutating func drain() {
         phase = .draining
@@ -397,4 +418,18 @@ struct RealtimeProtocol<Instant: InstantProtocol & Sendable>: Sendable where Ins
     mutating func conversationMade() {
         unavailable = nil
     }
+}
+
+/// A reply being sent: its response and item, its text so far, and how it is sent.
+struct RealtimeReply: Equatable, Sendable {
+    var id: String
+    var itemID: String
+    var text = ""
+    /// Whether this reply is sent as text only (the session's choice, or the response's).
+    var textOnly = false
+    /// The client's metadata of `response.create`, echoed.
+    var metadata: JSONValue?
+
+    /// Where its text or audio goes.
+    var content: RealtimeServerEvent.ContentRef { .init(responseID: id, itemID: itemID) }
 }
