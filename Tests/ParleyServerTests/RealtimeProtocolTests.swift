@@ -53,8 +53,9 @@ struct RealtimeProtocolTests {
         let speaking = Machine.ResponseContext(state: .speaking)
         return [
             ("other", .other, .proceed),
-            ("append, no conversation", .appendAudio(hasConversation: false, at: now.advanced(by: .seconds(1))), .proceed),
-            ("append", .appendAudio(hasConversation: true, at: now.advanced(by: .seconds(1))), .proceed),
+            ("append, no conversation", .appendAudio(hasConversation: false, bytes: 9_600, manualTurn: false, at: now.advanced(by: .seconds(1))), .proceed),
+            ("append", .appendAudio(hasConversation: true, bytes: 9_600, manualTurn: false, at: now.advanced(by: .seconds(1))), .proceed),
+            ("append, manual turn", .appendAudio(hasConversation: true, bytes: 9_600, manualTurn: true, at: now.advanced(by: .seconds(1))), .proceed),
             ("commit, no conversation", .commitAudio(hasConversation: false), .reject(Machine.emptyCommit)),
             ("commit", .commitAudio(hasConversation: true), .stopListening),
             ("clear", .clearAudio, .proceed),
@@ -317,13 +318,45 @@ struct RealtimeProtocolTests {
         let clock = ManualClock()
         var machine = Machine()
         machine.conversationUnavailable(RealtimeProtocolError(code: "model_unavailable", message: "No model."), at: clock.now)
-        #expect(machine.receive(.appendAudio(hasConversation: false, at: clock.now)) == .ignore)
+        #expect(machine.receive(.appendAudio(hasConversation: false, bytes: 9_600, manualTurn: false, at: clock.now)) == .ignore)
         clock.advance(by: .seconds(4.9))
-        #expect(machine.receive(.appendAudio(hasConversation: false, at: clock.now)) == .ignore)
+        #expect(machine.receive(.appendAudio(hasConversation: false, bytes: 9_600, manualTurn: false, at: clock.now)) == .ignore)
         clock.advance(by: .seconds(0.1))
-        #expect(machine.receive(.appendAudio(hasConversation: false, at: clock.now)) == .proceed)
+        #expect(machine.receive(.appendAudio(hasConversation: false, bytes: 9_600, manualTurn: false, at: clock.now)) == .proceed)
         machine.conversationUnavailable(RealtimeProtocolError(code: "model_unavailable", message: "No model."), at: clock.now)
         machine.conversationMade()
-        #expect(machine.receive(.appendAudio(hasConversation: false, at: clock.now)) == .proceed)
+        #expect(machine.receive(.appendAudio(hasConversation: false, bytes: 9_600, manualTurn: false, at: clock.now)) == .proceed)
+    }
+
+    @Test("audio past the limit is refused: queued and not yet heard, or held by a manual turn until its commit or clear")
+    func audioLimit() {
+        let now = Self.clock.now
+        var machine = Machine(audioLimit: 1_000)
+        #expect(machine.receive(.appendAudio(hasConversation: true, bytes: 600, manualTurn: false, at: now)) == .proceed)
+        machine.audioQueued(600)
+        guard case .reject(let full) = machine.receive(.appendAudio(hasConversation: true, bytes: 600, manualTurn: false, at: now)) else {
+            Issue.record("audio past the queue's limit was taken")
+            return
+        }
+        #expect(full.code == "input_audio_buffer_full")
+        machine.audioHeard(600)
+        #expect(machine.receive(.appendAudio(hasConversation: true, bytes: 600, manualTurn: false, at: now)) == .proceed)
+
+        // A manual turn holds its audio until it is committed or cleared.
+        var manual = Machine(audioLimit: 1_000)
+        #expect(manual.receive(.appendAudio(hasConversation: true, bytes: 600, manualTurn: true, at: now)) == .proceed)
+        guard case .reject(let held) = manual.receive(.appendAudio(hasConversation: true, bytes: 600, manualTurn: true, at: now)) else {
+            Issue.record("audio past the turn's limit was taken")
+            return
+        }
+        #expect(held.message.contains("the turn holds"))
+        #expect(manual.turnAudio == 600)
+        _ = manual.receive(.commitAudio(hasConversation: true))
+        #expect(manual.turnAudio == 0)
+        #expect(manual.receive(.appendAudio(hasConversation: true, bytes: 600, manualTurn: true, at: now)) == .proceed)
+        _ = manual.receive(.clearAudio)
+        #expect(manual.turnAudio == 0)
+        // No size overflows the check.
+        #expect(manual.receive(.appendAudio(hasConversation: true, bytes: .max, manualTurn: true, at: now)) != .proceed)
     }
 }

@@ -81,7 +81,7 @@ actor RealtimeConnection {
     private var nextResponse = RealtimeClientEvent.ResponseParameters()
     /// The protocol's own state (a commit and the transcript it awaits, what the next response
     /// answers, shutting down): asked about each client event and conversation update.
-    private var protocolState = Rules()
+    private var protocolState: Rules
     /// Audio work (appends, commits, clears) in the order the client sent it; see
     /// ``onAudioLane(_:eventID:_:)``.
     private let lane = AsyncStream.makeStream(of: LaneWork.self)
@@ -91,12 +91,6 @@ actor RealtimeConnection {
     /// The most audio work queued before the reading of client events waits (about 20 s of
     /// 100 ms appends).
     private static let laneLimit = 200
-    /// The audio of a manual turn (`turn_detection: null`) appended since its last commit or
-    /// clear, in bytes (at most ``ServerConfiguration/maxRealtimeQueuedAudioBytes``).
-    private var heldBytes = 0
-    /// The audio queued or running, in bytes (at most
-    /// ``ServerConfiguration/maxRealtimeQueuedAudioBytes``: past it an append is refused).
-    private var laneBytes = 0
 
     /// The final transcript the conversation waits on while the client reviews it
     /// (`create_response: false`), with the user item it belongs to.
@@ -113,6 +107,7 @@ actor RealtimeConnection {
         self.emit = emit
         self.thread = thread
         self.options = options
+        self.protocolState = Rules(audioLimit: environment.configuration.maxRealtimeQueuedAudioBytes)
         self.settings = RealtimeSessionSettings(model: model, silence: options.endSilence, builtinTools: environment.configuration.builtinTools)
         // `?intent=transcription` (OpenAI's URL for transcription sessions).
         self.settings.transcriptionOnly = transcriptionOnly
@@ -182,14 +177,14 @@ actor RealtimeConnection {
         // Back-pressure: a client far ahead of the conversation waits for it.
         while laneDepth >= Self.laneLimit, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(20)) }
         laneDepth += 1
-        laneBytes += bytes
+        protocolState.audioQueued(bytes)
         lane.continuation.yield(LaneWork(session: session, eventID: eventID, bytes: bytes, work: work))
     }
 
     private func run(_ piece: LaneWork) async {
         defer {
             laneDepth -= 1
-            laneBytes -= piece.bytes
+            protocolState.audioHeard(piece.bytes)
         }
         guard conversation?.session === piece.session else { return }
         do {
@@ -233,27 +228,15 @@ actor RealtimeConnection {
             }
             guard !audio.isEmpty else { return }
             let size = audio.samples.count * MemoryLayout<Float>.size
-            guard laneBytes + size <= environment.configuration.maxRealtimeQueuedAudioBytes else {
-                throw RealtimeProtocolError(code: "input_audio_buffer_full",
-                                            message: "This audio was dropped: the server holds \(laneBytes >> 20) MB of audio not yet heard. Send audio no faster than it is spoken, and append again once it catches up.")
-            }
-            // A turn the client ends itself holds all its audio until the commit: as much as
-            // the queue may hold, and no more.
-            if settings.turnDetection == .manual {
-                guard heldBytes + size <= environment.configuration.maxRealtimeQueuedAudioBytes else {
-                    throw RealtimeProtocolError(code: "input_audio_buffer_full",
-                                                message: "This audio was dropped: the turn holds \(heldBytes >> 20) MB of audio. Commit it (input_audio_buffer.commit) or clear it before appending more.")
-                }
-                heldBytes += size
-            }
-            guard try proceed(.appendAudio(hasConversation: conversation != nil, at: .now)) else { return }
+            let append = Rules.ClientEvent.appendAudio(hasConversation: conversation != nil, bytes: size,
+                                                       manualTurn: settings.turnDetection == .manual, at: .now)
+            guard try proceed(append) else { return }
             let session = try await conversationSession()
             await onAudioLane(session, eventID: eventID, bytes: size) { session in
                 if await session.state == .armed { try await session.startListening(.user) }
                 try await session.append(audio)
             }
         case .commitAudio:
-            heldBytes = 0
             guard try proceed(.commitAudio(hasConversation: conversation != nil)), let session = conversation?.session else { return }
             await onAudioLane(session, eventID: eventID) { session in
                 guard await session.state == .listening else {
@@ -263,7 +246,6 @@ actor RealtimeConnection {
                 try await session.stopListening()
             }
         case .clearAudio:
-            heldBytes = 0
             if let session = conversation?.session {
                 await onAudioLane(session, eventID: eventID) { session in
                     guard await session.state == .listening else { return }

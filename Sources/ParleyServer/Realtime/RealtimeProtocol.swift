@@ -71,8 +71,9 @@ struct RealtimeProtocol<Instant: InstantProtocol & Sendable>: Sendable where Ins
         /// `session.update`, `conversation.item.retrieve`, `.delete`, `.truncate`: nothing of
         /// the protocol's changes.
         case other
-        /// `input_audio_buffer.append`, at `at`.
-        case appendAudio(hasConversation: Bool, at: Instant)
+        /// `input_audio_buffer.append` of `bytes` of decoded audio at `at`; `manualTurn` when
+        /// the client ends turns itself (`turn_detection: null`).
+        case appendAudio(hasConversation: Bool, bytes: Int, manualTurn: Bool, at: Instant)
         /// `input_audio_buffer.commit`.
         case commitAudio(hasConversation: Bool)
         /// `input_audio_buffer.clear`.
@@ -197,6 +198,19 @@ struct RealtimeProtocol<Instant: InstantProtocol & Sendable>: Sendable where Ins
     /// again (one error event, not one per audio frame).
     private(set) var unavailable: (error: RealtimeProtocolError, until: Instant)?
 
+    /// The most audio, in bytes, queued for the conversation, and held by a manual turn.
+    let audioLimit: Int
+    /// The audio queued for the conversation and not yet heard, in bytes.
+    private(set) var queuedAudio = 0
+    /// The audio of a manual turn appended since its last commit or clear, in bytes.
+    private(set) var turnAudio = 0
+
+    /// A protocol that holds at most `audioLimit` bytes of audio
+    /// (``ServerConfiguration/maxRealtimeQueuedAudioBytes``).
+    init(audioLimit: Int = .max) {
+        self.audioLimit = audioLimit
+    }
+
     /// How long audio is dropped quietly after the conversation could not be made.
     static var unavailableQuiet: Duration { .seconds(5) }
 
@@ -239,11 +253,28 @@ struct RealtimeProtocol<Instant: InstantProtocol & Sendable>: Sendable where Ins
             return .proceed
         case .clearAudio:
             speech = nil
+            turnAudio = 0
             return .proceed
-        case .appendAudio(let hasConversation, let now):
+        case .appendAudio(let hasConversation, let bytes, let manualTurn, let now):
+            guard queuedAudio <= audioLimit - bytes else {
+                return .reject(RealtimeProtocolError(
+                    code: "input_audio_buffer_full",
+                    message: "This audio was dropped: the server holds \(queuedAudio >> 20) MB of audio not yet heard. Send audio no faster than it is spoken, and append again once it catches up."))
+            }
+            // A turn the client ends itself holds all its audio until the commit: as much as
+            // the queue may hold, and no more.
+            if manualTurn {
+                guard turnAudio <= audioLimit - bytes else {
+                    return .reject(RealtimeProtocolError(
+                        code: "input_audio_buffer_full",
+                        message: "This audio was dropped: the turn holds \(turnAudio >> 20) MB of audio. Commit it (input_audio_buffer.commit) or clear it before appending more."))
+                }
+                turnAudio += bytes
+            }
             if let unavailable, now < unavailable.until, !hasConversation { return .ignore }
             return .proceed
         case .commitAudio(let hasConversation):
+            turnAudio = 0
             guard hasConversation else { return .reject(Self.emptyCommit) }
             commit = .requested
             commitAnswersNextResponse = true
@@ -384,6 +415,16 @@ struct RealtimeProtocol<Instant: InstantProtocol & Sendable>: Sendable where Ins
         held = .none
         guard stopped, let item = speech?.itemID else { return [] }
         return [commitSpeech(item)] + (heard.map { transcribed($0) } ?? [])
+    }
+
+    /// `bytes` of audio were queued for the conversation.
+    mutating func audioQueued(_ bytes: Int) {
+        queuedAudio += bytes
+    }
+
+    /// `bytes` of queued audio were heard (or skipped).
+    mutating func audioHeard(_ bytes: Int) {
+        queuedAudio -= bytes
     }
 
     /// `reply` is being sent (when no other is).
