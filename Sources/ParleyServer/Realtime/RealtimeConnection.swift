@@ -18,24 +18,24 @@ import ParleyRuntime
 /// own, since a turn that ends inside it may wait for the client's review of its transcript;
 /// outgoing events go to `send`, one JSON text frame each, in the order they happen.
 actor RealtimeConnection {
-    /// A reply being sent.
-    struct OpenResponse {
-        var id: String
-        var itemID: String
-        var text = ""
-        /// Whether this reply is sent as text only (the session's choice, or the response's).
-        var textOnly = false
-        /// The client's metadata of `response.create`, echoed.
-        var metadata: JSONValue?
-    }
+    typealias Rules = RealtimeProtocol<ContinuousClock.Instant>
 
     /// An item of the conversation as the client knows it, for `conversation.item.retrieve`
-    /// and `.delete`: its JSON, and for a message its role and text (how it is found among
+    /// and `.delete`: the item, and for a message its role and text (how it is found among
     /// the conversation's messages).
     struct KnownItem {
-        var json: JSONValue
+        var item: RealtimeItem
         var role: ChatMessage.Role?
         var text: String?
+        /// Whether the client put it into the conversation as context (not saved with the
+        /// thread: a conversation made anew gets it from the one before).
+        var isContext = false
+
+        /// Whether `message` is the message this item stands for.
+        func matches(_ message: ChatMessage) -> Bool {
+            guard let role, let text else { return false }
+            return RealtimeConnection.sameMessage(message, role: role, text: text)
+        }
     }
 
     /// A piece of audio work: what to do with the session it was meant for.
@@ -68,34 +68,20 @@ actor RealtimeConnection {
     private var followGeneration = 0
     /// The saved thread to continue (asked for, or written by an earlier conversation).
     private var thread: Int64?
+    /// The messages of a conversation that a session.update replaced, for the next one to take
+    /// the client's context from (``restoreContext(_:into:)``).
+    private var carriedMessages: [ChatMessage]?
 
     private var lastEvent = 0
-    /// The user message being spoken or transcribed.
-    private var userItem: String?
-    /// Speech over a paused response, held back until it proves an interruption: whether there
-    /// is such speech, when it stopped (its commit not yet sent) and its final transcript.
-    private var speechOverResponse = false
-    /// The conversation's state as last reported.
-    private var lastState: ConversationState = .idle
-    private var heldStop: Double?
-    private var heldTranscript: String?
-    private var awaitingTranscript = false
-    private var partial = ""
     /// The last item of the conversation (`previous_item_id`).
     private var lastItem: String?
-    private var response: OpenResponse?
-    /// Typed messages waiting for `response.create`, with their item ids.
-    private var pending: [(id: String, text: String, images: [ChatMessage.Part])] = []
     /// The conversation's items by id (messages, replies, tool calls and outputs).
     private var items: [String: KnownItem] = [:]
     /// What the next reply is sent with (`response.create`'s parameters).
     private var nextResponse = RealtimeClientEvent.ResponseParameters()
-    /// Whether tool outputs came since the last response (`response.create` answers them).
-    private var toolOutputsPending = false
-    /// Whether `input_audio_buffer.commit` asked to end a turn that has not ended yet.
-    private var committing = false
-    /// Whether a committed turn's reply answers the next `response.create` too.
-    private var answeredByCommit = false
+    /// The protocol's own state (a commit and the transcript it awaits, what the next response
+    /// answers, shutting down): asked about each client event and conversation update.
+    private var protocolState: Rules
     /// Audio work (appends, commits, clears) in the order the client sent it; see
     /// ``onAudioLane(_:eventID:_:)``.
     private let lane = AsyncStream.makeStream(of: LaneWork.self)
@@ -105,18 +91,7 @@ actor RealtimeConnection {
     /// The most audio work queued before the reading of client events waits (about 20 s of
     /// 100 ms appends).
     private static let laneLimit = 200
-    /// The audio of a manual turn (`turn_detection: null`) appended since its last commit or
-    /// clear, in bytes (at most ``ServerConfiguration/maxRealtimeQueuedAudioBytes``).
-    private var heldBytes = 0
-    /// The audio queued or running, in bytes (at most
-    /// ``ServerConfiguration/maxRealtimeQueuedAudioBytes``: past it an append is refused).
-    private var laneBytes = 0
 
-    /// Whether the server is shutting down: no more input is taken.
-    private var draining = false
-    /// Why the conversation could not be made, until when audio is dropped without saying so
-    /// again (one error event, not one per audio frame).
-    private var unavailable: (error: RealtimeProtocolError, until: ContinuousClock.Instant)?
     /// The final transcript the conversation waits on while the client reviews it
     /// (`create_response: false`), with the user item it belongs to.
     private var review = TranscriptReview()
@@ -132,6 +107,7 @@ actor RealtimeConnection {
         self.emit = emit
         self.thread = thread
         self.options = options
+        self.protocolState = Rules(audioLimit: environment.configuration.maxRealtimeQueuedAudioBytes)
         self.settings = RealtimeSessionSettings(model: model, silence: options.endSilence, builtinTools: environment.configuration.builtinTools)
         // `?intent=transcription` (OpenAI's URL for transcription sessions).
         self.settings.transcriptionOnly = transcriptionOnly
@@ -141,7 +117,7 @@ actor RealtimeConnection {
 
     /// Greets the client with the session's settings.
     func start() {
-        send("session.created", ["session": sessionJSON])
+        send(.sessionCreated(.init(session: sessionJSON)))
         let work = lane.stream
         laneRunner = Task { [weak self] in
             for await piece in work { await self?.run(piece) }
@@ -158,12 +134,12 @@ actor RealtimeConnection {
     /// For a graceful shutdown: takes no more input, lets the reply in progress finish (for at
     /// most `limit`) and be saved, then closes the conversation.
     func drain(limit: Duration) async {
-        draining = true
+        protocolState.drain()
         try? carryOut(review.reset())  // a turn under review is not sent any more
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
             let state = await conversation?.session.state
-            if response == nil, state != .thinking, state != .speaking { break }
+            if protocolState.reply == nil, state != .thinking, state != .speaking { break }
             try? await Task.sleep(for: .milliseconds(50))
         }
         await endConversation()
@@ -172,8 +148,8 @@ actor RealtimeConnection {
     /// Handles one text frame from the client; a frame that cannot be acted on gets an
     /// `error` event.
     func receive(_ text: String) async {
-        guard !draining else {
-            sendError(RealtimeProtocolError(type: "server_error", code: "server_shutting_down", message: "The server is shutting down: reconnect to continue (the thread is saved)."), eventID: nil)
+        guard protocolState.phase == .serving else {
+            sendError(Rules.shuttingDown, eventID: nil)
             return
         }
         let (parsed, eventID) = RealtimeClientEvent.parse(text)
@@ -201,14 +177,14 @@ actor RealtimeConnection {
         // Back-pressure: a client far ahead of the conversation waits for it.
         while laneDepth >= Self.laneLimit, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(20)) }
         laneDepth += 1
-        laneBytes += bytes
+        protocolState.audioQueued(bytes)
         lane.continuation.yield(LaneWork(session: session, eventID: eventID, bytes: bytes, work: work))
     }
 
     private func run(_ piece: LaneWork) async {
         defer {
             laneDepth -= 1
-            laneBytes -= piece.bytes
+            protocolState.audioHeard(piece.bytes)
         }
         guard conversation?.session === piece.session else { return }
         do {
@@ -218,10 +194,10 @@ actor RealtimeConnection {
         }
     }
 
-    /// A commit found nothing to end: the session was not listening.
-    private func commitRefused() {
-        committing = false
-        answeredByCommit = false
+    /// A commit found nothing to end (the session was not listening): why it is refused.
+    private func commitFoundNothing() -> RealtimeProtocolError? {
+        for case .reject(let error) in protocolState.update(.commitFoundNothing) { return error }
+        return nil
     }
 
     /// Answers a binary frame: the protocol has none.
@@ -236,9 +212,9 @@ actor RealtimeConnection {
         case .updateSession(let session):
             var updated = settings
             try updated.apply(session)
-            if conversation != nil, settings.needsNewConversation(for: updated) { await endConversation() }
+            if conversation != nil, settings.needsNewConversation(for: updated) { await endConversation(keepingContext: true) }
             settings = updated
-            send("session.updated", ["session": sessionJSON])
+            send(.sessionUpdated(.init(session: sessionJSON)))
         case .appendAudio(let bytes):
             let audio: AudioBuffer
             if let codec = settings.inputCodec {
@@ -252,40 +228,24 @@ actor RealtimeConnection {
             }
             guard !audio.isEmpty else { return }
             let size = audio.samples.count * MemoryLayout<Float>.size
-            guard laneBytes + size <= environment.configuration.maxRealtimeQueuedAudioBytes else {
-                throw RealtimeProtocolError(code: "input_audio_buffer_full",
-                                            message: "This audio was dropped: the server holds \(laneBytes >> 20) MB of audio not yet heard. Send audio no faster than it is spoken, and append again once it catches up.")
-            }
-            // A turn the client ends itself holds all its audio until the commit: as much as
-            // the queue may hold, and no more.
-            if settings.turnDetection == .manual {
-                guard heldBytes + size <= environment.configuration.maxRealtimeQueuedAudioBytes else {
-                    throw RealtimeProtocolError(code: "input_audio_buffer_full",
-                                                message: "This audio was dropped: the turn holds \(heldBytes >> 20) MB of audio. Commit it (input_audio_buffer.commit) or clear it before appending more.")
-                }
-                heldBytes += size
-            }
-            if let unavailable, ContinuousClock.now < unavailable.until, conversation == nil { return }
+            let append = Rules.ClientEvent.appendAudio(hasConversation: conversation != nil, bytes: size,
+                                                       manualTurn: settings.turnDetection == .manual, at: .now)
+            guard try proceed(append) else { return }
             let session = try await conversationSession()
             await onAudioLane(session, eventID: eventID, bytes: size) { session in
                 if await session.state == .armed { try await session.startListening(.user) }
                 try await session.append(audio)
             }
         case .commitAudio:
-            heldBytes = 0
-            let empty = RealtimeProtocolError(code: "input_audio_buffer_commit_empty", message: "There is no audio to commit: append speech with input_audio_buffer.append first.")
-            guard let session = conversation?.session else { throw empty }
-            committing = true
-            answeredByCommit = true
+            guard try proceed(.commitAudio(hasConversation: conversation != nil)), let session = conversation?.session else { return }
             await onAudioLane(session, eventID: eventID) { session in
                 guard await session.state == .listening else {
-                    await self.commitRefused()
-                    throw empty
+                    if let refused = await self.commitFoundNothing() { throw refused }
+                    return
                 }
                 try await session.stopListening()
             }
         case .clearAudio:
-            heldBytes = 0
             if let session = conversation?.session {
                 await onAudioLane(session, eventID: eventID) { session in
                     guard await session.state == .listening else { return }
@@ -293,8 +253,8 @@ actor RealtimeConnection {
                     try await self.listen(session)
                 }
             }
-            userItem = nil
-            send("input_audio_buffer.cleared", [:])
+            _ = try proceed(.clearAudio)
+            send(.inputAudioBufferCleared)
         case .createMessage(let id, let role, let text, let images, let position):
             let session = try await conversationSession()
             let itemID = id ?? Self.id("item")
@@ -302,14 +262,14 @@ actor RealtimeConnection {
                 throw RealtimeProtocolError.invalidValue("item.id", "An item with id '\(itemID.prefix(64))' is already in the conversation.")
             }
             let kind = role == .user ? "input_text" : role == .assistant ? "output_text" : "input_text"
-            var content: [JSONValue] = images.map { _ in .object(["type": .string("input_image")]) }
-            if !text.isEmpty { content.insert(.object(["type": .string(kind), "text": .string(text)]), at: 0) }
-            let item = Self.item(itemID, role: role.rawValue, status: "completed", content: content)
+            var content: [RealtimeContentPart] = images.map { _ in .inputImage }
+            if !text.isEmpty { content.insert(.text(kind: kind, text: text), at: 0) }
+            let item = RealtimeItem.message(id: itemID, role: role.rawValue, status: "completed", content: content)
             let previous: String?
             let atEnd = position == .end || position == .after(lastItem ?? "")
             if role == .user, atEnd {
                 // The next reply's question: sent (and saved) when the client asks for a response.
-                pending.append((itemID, text, images))
+                _ = try proceed(.createQuestion(.init(itemID: itemID, text: text, images: images)))
                 previous = lastItem
                 lastItem = itemID
             } else {
@@ -333,22 +293,22 @@ actor RealtimeConnection {
                     if anchor == lastItem { lastItem = itemID }
                 }
             }
-            items[itemID] = KnownItem(json: item, role: role, text: text)
-            send("conversation.item.added", ["previous_item_id": previous.map(JSONValue.string) ?? .null, "item": item])
-            send("conversation.item.done", ["previous_item_id": previous.map(JSONValue.string) ?? .null, "item": item])
+            items[itemID] = KnownItem(item: item, role: role, text: text, isContext: !(role == .user && atEnd))
+            send(.itemAdded(.init(previousItemID: previous, item: item)))
+            send(.itemDone(.init(previousItemID: previous, item: item)))
         case .deleteItem(let id):
             guard let known = items[id] else { throw Self.itemNotFound(id, param: "item_id") }
-            if let index = pending.firstIndex(where: { $0.id == id }) {
-                pending.remove(at: index)
+            if protocolState.pending.contains(where: { $0.itemID == id }) {
+                _ = try proceed(.deleteQuestion(itemID: id))
             } else if let session = conversation?.session, let index = Self.index(of: known, in: await session.messages) {
                 try await session.removeMessage(at: index)
             }
             items[id] = nil
             if lastItem == id { lastItem = nil }
-            send("conversation.item.deleted", ["item_id": .string(id)])
+            send(.itemDeleted(.init(itemID: id)))
         case .retrieveItem(let id):
             guard let known = items[id] else { throw Self.itemNotFound(id, param: "item_id") }
-            send("conversation.item.retrieved", ["item": known.json])
+            send(.itemRetrieved(.init(item: known.item)))
         case .createToolOutput(let id, let callID, let output):
             let session = try await conversationSession()
             do {
@@ -357,16 +317,15 @@ actor RealtimeConnection {
                 throw RealtimeProtocolError(code: "invalid_function_call_output", message: error.description, param: "item.call_id")
             }
             let itemID = id ?? Self.id("item")
-            let item: JSONValue = ["id": .string(itemID), "object": "realtime.item", "type": "function_call_output", "call_id": .string(callID),
-                                   "output": .string(output)]
-            send("conversation.item.added", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item": item])
-            send("conversation.item.done", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item": item])
+            let item = RealtimeItem.functionCallOutput(id: itemID, callID: callID, output: output)
+            send(.itemAdded(.init(previousItemID: lastItem, item: item)))
+            send(.itemDone(.init(previousItemID: lastItem, item: item)))
             lastItem = itemID
-            items[itemID] = KnownItem(json: item)
-            toolOutputsPending = true
+            items[itemID] = KnownItem(item: item)
+            _ = try proceed(.createToolOutput)
         case .truncateItem(let id, let end):
-            send("conversation.item.truncated", ["item_id": .string(id), "content_index": .number(0), "audio_end_ms": .number(Double(end))])
-            if response?.itemID == id, let session = conversation?.session, await session.state == .speaking {
+            send(.itemTruncated(.init(itemID: id, audioEndMs: end)))
+            if protocolState.reply?.itemID == id, let session = conversation?.session, await session.state == .speaking {
                 try await session.cancel()
             }
         case .createResponse(let parameters):
@@ -377,11 +336,10 @@ actor RealtimeConnection {
             }
         case .cancelResponse:
             let state = await conversation?.session.state
-            guard let session = conversation?.session, response != nil || state == .thinking || state == .speaking || state == .paused else {
-                throw RealtimeProtocolError(code: "response_cancel_not_active", message: "There is no response in progress to cancel.")
-            }
+            let active = conversation != nil && (protocolState.reply != nil || state == .thinking || state == .speaking || state == .paused)
+            guard try proceed(.cancelResponse(active: active)), let session = conversation?.session else { return }
             try? await session.cancel()
-            if response != nil { finishResponse(status: "cancelled") }
+            if protocolState.reply != nil { finishResponse(status: "cancelled") }
         case .sendTranscript(let text):
             try decide(.send(text))
         case .discardTranscript:
@@ -391,8 +349,21 @@ actor RealtimeConnection {
 
     /// Carries out the client's decision on the transcript under review (or about to be).
     private func decide(_ decision: TranscriptReview.Decision) throws(RealtimeProtocolError) {
-        answeredByCommit = false
-        try carryOut(review.decide(decision, transcribing: awaitingTranscript || committing))
+        switch protocolState.receive(.decideTranscript(decision)) {
+        case .review(let decision, let transcribing): try carryOut(review.decide(decision, transcribing: transcribing))
+        case .reject(let error): throw error
+        default: break
+        }
+    }
+
+    /// Asks the protocol about `event`: `true` to carry it out, `false` to drop it quietly.
+    /// - Throws: the protocol's refusal.
+    private func proceed(_ event: Rules.ClientEvent) throws(RealtimeProtocolError) -> Bool {
+        switch protocolState.receive(event) {
+        case .reject(let error): throw error
+        case .ignore: return false
+        case .proceed, .stopListening, .review, .respond: return true
+        }
     }
 
     /// The conversation's review of a final transcript: `heard` as it is when the client
@@ -412,9 +383,9 @@ actor RealtimeConnection {
             break
         case .resume(let continuation, let text, let deleted):
             continuation.resume(returning: text)
-            if let deleted { send("conversation.item.deleted", ["item_id": .string(deleted)]) }
+            if let deleted { send(.itemDeleted(.init(itemID: deleted))) }
         case .deleted(let item):
-            send("conversation.item.deleted", ["item_id": .string(item)])
+            send(.itemDeleted(.init(itemID: item)))
         case .nothingToReview:
             throw RealtimeProtocolError(code: "no_transcript_to_review", message: "No transcript awaits review: with turn_detection.create_response false, speak, wait for conversation.item.input_audio_transcription.completed, then send it.")
         }
@@ -423,20 +394,25 @@ actor RealtimeConnection {
     /// `response.create`: answers the typed messages, lets a committed turn's reply stand, or
     /// answers the conversation as it stands (the assistant speaks first).
     private func respond(_ parameters: RealtimeClientEvent.ResponseParameters) async throws {
-        guard !settings.transcriptionOnly else {
-            throw RealtimeProtocolError(code: "transcription_session", message: "This is a transcription session: it transcribes speech and answers nothing. Set session.type to realtime for replies.")
+        let context = Rules.ResponseContext(transcriptionOnly: settings.transcriptionOnly, answersTurns: settings.answersTurns,
+                                               reviewing: review.isActive,
+                                               state: await conversation?.session.state ?? .idle)
+        let plan: Rules.ResponsePlan
+        switch protocolState.receive(.createResponse(context)) {
+        case .respond(let chosen): plan = chosen
+        case .reject(let error): throw error
+        case .proceed, .ignore, .stopListening, .review: return
         }
         nextResponse = parameters
-        // A turn held for review (or about to be) is sent as heard: OpenAI's way to answer a
-        // turn when turn_detection.create_response is false.
-        if !settings.answersTurns, review.isActive || awaitingTranscript || committing {
-            try decide(.send(nil))
-            return
-        }
-        if pending.isEmpty, toolOutputsPending {
+        let instructions = parameters.instructions
+        switch plan {
+        case .sendHeldTranscript:
+            // OpenAI's way to answer a turn when turn_detection.create_response is false.
+            try carryOut(review.decide(.send(nil), transcribing: protocolState.transcribing))
+        case .alreadyAnswered:
+            break
+        case .answerToolOutputs:
             let session = try await conversationSession()
-            toolOutputsPending = false
-            answeredByCommit = false
             ensureResponse()
             Task {
                 do {
@@ -445,22 +421,10 @@ actor RealtimeConnection {
                     self.typedTurnFailed(error)
                 }
             }
-            return
-        }
-        if pending.isEmpty, answeredByCommit || response != nil {
-            answeredByCommit = false
-            return
-        }
-        let session = try await conversationSession()
-        let state = await session.state
-        guard state == .idle || state == .armed || state == .listening else {
-            throw RealtimeProtocolError(code: "conversation_already_has_active_response", message: "A response is in progress: wait for response.done, or send response.cancel first.")
-        }
-        guard !pending.isEmpty else {
+        case .answerConversation:
             // Nothing new: the reply answers the conversation as it stands.
-            answeredByCommit = false
+            let session = try await conversationSession()
             ensureResponse()
-            let instructions = parameters.instructions
             Task {
                 do {
                     try await session.respond(instructions: instructions)
@@ -468,27 +432,24 @@ actor RealtimeConnection {
                     self.typedTurnFailed(error)
                 }
             }
-            return
-        }
-        let messages = pending
-        pending = []
-        let text = messages.map(\.text).filter { !$0.isEmpty }.joined(separator: "\n")
-        let images = messages.flatMap(\.images)
-        answeredByCommit = false
-        ensureResponse()
-        // The reply is followed through the session's updates; this task only reports failure.
-        let instructions = parameters.instructions
-        Task {
-            do {
-                try await session.send(text: text.isEmpty ? "Describe the image." : text, images: images, instructions: instructions)
-            } catch {
-                self.typedTurnFailed(error)
+        case .answerQuestions(let messages):
+            let session = try await conversationSession()
+            let text = messages.map(\.text).filter { !$0.isEmpty }.joined(separator: "\n")
+            let images = messages.flatMap(\.images)
+            ensureResponse()
+            // The reply is followed through the session's updates; this task only reports failure.
+            Task {
+                do {
+                    try await session.send(text: text.isEmpty ? "Describe the image." : text, images: images, instructions: instructions)
+                } catch {
+                    self.typedTurnFailed(error)
+                }
             }
         }
     }
 
     private func typedTurnFailed(_ error: any Error) {
-        if response != nil { finishResponse(status: "failed") }
+        if protocolState.reply != nil { finishResponse(status: "failed") }
         sendError(Self.serverError(error), eventID: nil)
     }
 
@@ -543,11 +504,15 @@ actor RealtimeConnection {
             made = try await environment.runtime.makeConversation(options: options, thread: thread, output: output)
         } catch {
             let failure = Self.serverError(error)
-            unavailable = (failure, ContinuousClock.now + .seconds(5))
+            protocolState.conversationUnavailable(failure, at: .now)
             throw failure
         }
-        unavailable = nil
+        protocolState.conversationMade()
         conversation = made
+        if let carried = carriedMessages {
+            carriedMessages = nil
+            try await restoreContext(carried, into: made.session)
+        }
         let (updates, before) = await made.session.countedUpdates()
         followedUpdates = before
         followGeneration += 1
@@ -560,6 +525,32 @@ actor RealtimeConnection {
         return made.session
     }
 
+    /// Puts the client's context (system, assistant and user items it placed, which no saved
+    /// thread holds) of the conversation before, `carried`, into the new conversation `session`
+    /// where it was among the saved messages: a session.update that makes a new conversation
+    /// loses none of it.
+    private func restoreContext(_ carried: [ChatMessage], into session: ConversationSession<ContinuousClock>) async throws {
+        let context = items.values.filter(\.isContext)
+        guard !context.isEmpty else { return }
+        let saved = await session.messages
+        var next = 0  // the next saved message to find among the carried ones
+        var placed = 0  // how many messages the new conversation holds before the next one
+        for message in carried {
+            if next < saved.count, saved[next].role == message.role, Self.sameMessage(saved[next], role: message.role, text: message.text) {
+                next += 1
+                placed += 1
+            } else if message.role != .tool, context.contains(where: { $0.matches(message) }) {
+                try await session.insert(message, at: placed)
+                placed += 1
+            }
+        }
+    }
+
+    /// Whether `message` has `role` and `text` (spaces at the ends aside).
+    static func sameMessage(_ message: ChatMessage, role: ChatMessage.Role, text: String) -> Bool {
+        message.role == role && message.text.trimmingCharacters(in: .whitespacesAndNewlines) == text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// Opens the gates and listens.
     private func listen(_ session: ConversationSession<ContinuousClock>) async throws {
         for gate in ConversationGate.allCases { try await session.setGate(gate, open: true) }
@@ -569,9 +560,11 @@ actor RealtimeConnection {
 
     /// Closes the conversation (saving what was heard of a reply in progress) and remembers
     /// its thread for the next one.
-    private func endConversation() async {
+    private func endConversation(keepingContext: Bool = false) async {
         guard let conversation else { return }
         self.conversation = nil
+        // The client's context is in no saved thread: the next conversation is given it.
+        if keepingContext { carriedMessages = await conversation.session.messages }
         // A transcript under review is dropped, so that the conversation can close.
         try? carryOut(review.reset())
         await conversation.session.close()
@@ -579,7 +572,7 @@ actor RealtimeConnection {
         await following?.value
         following = nil
         if let saved = await conversation.thread { thread = saved }
-        if response != nil { finishResponse(status: "cancelled") }
+        if protocolState.reply != nil { finishResponse(status: "cancelled") }
     }
 
     /// Turns what the conversation reports into server events.
@@ -593,82 +586,23 @@ actor RealtimeConnection {
         }
         switch update {
         case .speechStarted(let at):
-            // A reply cut before it was heard has no turn of its own: it ends here. A paused
-            // one goes on until the speech proves an interruption.
-            if response != nil, !speechOverResponse { finishResponse(status: "cancelled") }
-            let item = Self.id("item")
-            userItem = item
-            partial = ""
-            send("input_audio_buffer.speech_started", ["audio_start_ms": Self.milliseconds(at), "item_id": .string(item)])
-            if speechOverResponse { send("parley.response.paused", response.map { ["response_id": .string($0.id), "item_id": .string(item)] } ?? ["item_id": .string(item)]) }
+            carryOut(protocolState.update(.speechStarted(itemID: Self.id("item"))), at: at)
         case .speechStopped(let at):
-            let item = userItem ?? Self.id("item")
-            userItem = item
-            committing = false
-            send("input_audio_buffer.speech_stopped", ["audio_end_ms": Self.milliseconds(at), "item_id": .string(item)])
-            // Speech over a paused response is committed only once it proves an interruption.
-            guard !speechOverResponse else {
-                heldStop = at
-                return
-            }
-            commitUserItem(item)
+            carryOut(protocolState.update(.speechStopped(itemID: Self.id("item"))), at: at)
         case .replyResumed:
-            guard speechOverResponse else { return }
-            var fields: JSONObject = ["item_id": userItem.map(JSONValue.string) ?? .null,
-                                      "transcript": heldTranscript.map(JSONValue.string) ?? .null]
-            if let response { fields["response_id"] = .string(response.id) }
-            send("parley.response.resumed", fields)
-            endSpeechOverResponse()
-            userItem = nil
-            partial = ""
+            carryOut(protocolState.update(.replyResumed))
         case .replyInterrupted:
-            // A reply cut before it was heard has no turn of its own: it ends here.
-            if response != nil { finishResponse(status: "cancelled") }
-            releaseSpeechOverResponse()
-            if lastState == .thinking, !admitReply() {
+            carryOut(protocolState.update(.replyInterrupted))
+            if protocolState.conversationState == .thinking, !admitReply() {
                 if let session = conversation?.session { Task { try? await session.cancel() } }
             }
         case .partialTranscript(let text):
-            guard let item = userItem else { return }
-            let delta = text.hasPrefix(partial) ? String(text.dropFirst(partial.count)) : text
-            partial = text
-            // A partial that is not an extension of the last one cannot be told as a delta: the
-            // whole partial transcript goes beside it (a Parley extension).
-            send("conversation.item.input_audio_transcription.delta", ["item_id": .string(item), "content_index": .number(0), "delta": .string(delta),
-                                                                       "parley": .object(["transcript": .string(text)])])
+            carryOut(protocolState.update(.partialTranscript(text)))
         case .finalTranscript(let text):
-            guard speechOverResponse else {
-                transcribed(text)
-                return
-            }
-            heldTranscript = text
-            // Speech over a response is transcribed only when it lasted long enough to cut it;
-            // words that will cut it and await the client's review are told now, or the review
-            // would wait for a transcript the client never saw.
-            if !settings.answersTurns, let rules = settings.interruption,
-               !rules.backchannels.contains(text, language: settings.transcription?.language) {
-                releaseSpeechOverResponse()
-            }
+            let cutsReply = !settings.answersTurns && settings.interruption.map { !$0.backchannels.contains(text, language: settings.transcription?.language) } == true
+            carryOut(protocolState.update(.finalTranscript(text, cutsReply: cutsReply)))
         case .transition(let from, let to):
-            lastState = to
-            if to == .paused, !speechOverResponse {
-                speechOverResponse = true
-                heldStop = nil
-                heldTranscript = nil
-            }
-            if from == .paused, to == .listening {
-                // Cut, or ended (or cancelled) while paused: the speech is a turn like any.
-                releaseSpeechOverResponse()
-            }
-            if from == .thinking, awaitingTranscript, to == .listening || to == .armed {
-                transcribed("")  // speech in which no words were recognised: no turn
-                review.forgetEarlyDecision()
-            }
-            if from == .listening, to == .armed, committing {
-                committing = false
-                answeredByCommit = false
-                sendError(RealtimeProtocolError(code: "input_audio_buffer_commit_empty", message: "No speech was found in the committed audio: nothing to answer."), eventID: nil)
-            }
+            carryOut(protocolState.update(.transition(from: from, to: to)))
             // A paused reply that goes on is no new reply; one that is cut is admitted with
             // `replyInterrupted`.
             if to == .thinking, from != .speaking, from != .paused, !admitReply() {
@@ -678,69 +612,66 @@ actor RealtimeConnection {
             if case .error(let reason) = to { await failed(reason) }
         case .replyText(let piece):
             ensureResponse()
-            response?.text += piece
-            if let response {
-                send(response.textOnly ? "response.output_text.delta" : "response.output_audio_transcript.delta",
-                     ["response_id": .string(response.id), "item_id": .string(response.itemID), "output_index": .number(0),
-                      "content_index": .number(0), "delta": .string(piece)])
+            if let response = protocolState.replyText(piece) {
+                let delta = RealtimeServerEvent.Delta(response.content, delta: piece)
+                send(response.textOnly ? .outputTextDelta(delta) : .outputAudioTranscriptDelta(delta))
             }
         case .turn(let turn):
             let thread = await conversation?.thread ?? self.thread
-            guard !turn.isTyped || response != nil || !turn.reply.isEmpty else { return }
+            guard !turn.isTyped || protocolState.reply != nil || !turn.reply.isEmpty else { return }
             ensureResponse()
             finishResponse(status: turn.interrupted ? "cancelled" : "completed", transcript: turn.reply, usage: turn.usage,
-                           parley: Self.parleyJSON(turn, thread: thread), calls: turn.toolCalls)
-            // A response that ended (or was cut) after its pause: the speech over it is a turn.
-            if lastState != .paused { releaseSpeechOverResponse() }
+                           parley: Self.parleyTurn(turn, thread: thread), calls: turn.toolCalls)
+            carryOut(protocolState.update(.turnEnded))
         case .rejected, .audioLevel:
             break
         }
     }
 
-    /// Tells the client the user's speech is committed as item `item`.
-    private func commitUserItem(_ item: String) {
-        awaitingTranscript = true
-        send("input_audio_buffer.committed", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item_id": .string(item)])
-        let spoken = Self.item(item, role: "user", status: "completed", content: [.object(["type": .string("input_audio"), "transcript": .null])])
-        send("conversation.item.added", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item": spoken])
-        lastItem = item
-    }
-
-    /// The speech over the response is a turn after all: what was held of it is told.
-    private func releaseSpeechOverResponse() {
-        guard speechOverResponse else { return }
-        let stopped = heldStop, transcript = heldTranscript
-        endSpeechOverResponse()
-        if stopped != nil, let item = userItem {
-            commitUserItem(item)
-            if let transcript { transcribed(transcript) }
+    /// Carries out what the protocol says follows from an update; `at` is the update's time
+    /// (of speech started or stopped), in seconds.
+    private func carryOut(_ consequences: [Rules.Consequence], at time: Double = 0) {
+        for consequence in consequences {
+            switch consequence {
+            case .cutReply:
+                if protocolState.reply != nil { finishResponse(status: "cancelled") }
+            case .tellSpeechStarted(let item):
+                send(.speechStarted(.init(audioStartMs: Self.milliseconds(time), itemID: item)))
+            case .tellPaused(let item):
+                send(.responsePaused(.init(responseID: protocolState.reply?.id, itemID: item)))
+            case .tellSpeechStopped(let item):
+                send(.speechStopped(.init(audioEndMs: Self.milliseconds(time), itemID: item)))
+            case .commitSpeech(let item):
+                send(.inputAudioBufferCommitted(.init(previousItemID: lastItem, itemID: item)))
+                let spoken = RealtimeItem.message(id: item, role: "user", status: "completed", content: [.audio(kind: "input_audio", transcript: nil)])
+                send(.itemAdded(.init(previousItemID: lastItem, item: spoken)))
+                lastItem = item
+            case .tellResumed(let item, let transcript):
+                send(.responseResumed(.init(itemID: item, transcript: transcript, responseID: protocolState.reply?.id)))
+            case .tellPartial(let item, let delta, let transcript):
+                // A partial that is not an extension of the last one cannot be told as a delta:
+                // the whole partial transcript goes beside it (a Parley extension).
+                send(.transcriptionDelta(.init(itemID: item, delta: delta, parley: .init(transcript: transcript))))
+            case .tellTranscript(let item, let text):
+                send(.transcriptionCompleted(.init(itemID: item, transcript: text)))
+                let spoken = RealtimeItem.message(id: item, role: "user", status: "completed", content: [.audio(kind: "input_audio", transcript: text)])
+                send(.itemDone(.init(item: spoken)))
+                items[item] = KnownItem(item: spoken, role: .user, text: text)
+                // Held for the client's review: it answers with response.create or parley.transcript.send/discard.
+                if !text.isEmpty, !settings.answersTurns, !settings.transcriptionOnly { try? carryOut(review.announce(item)) }
+            case .forgetEarlyDecision:
+                review.forgetEarlyDecision()
+            case .reject(let error):
+                sendError(error, eventID: nil)
+            }
         }
-    }
-
-    private func endSpeechOverResponse() {
-        speechOverResponse = false
-        heldStop = nil
-        heldTranscript = nil
-    }
-
-    private func transcribed(_ text: String) {
-        guard awaitingTranscript, let item = userItem else { return }
-        awaitingTranscript = false
-        send("conversation.item.input_audio_transcription.completed", ["item_id": .string(item), "content_index": .number(0), "transcript": .string(text)])
-        let spoken = Self.item(item, role: "user", status: "completed", content: [.object(["type": .string("input_audio"), "transcript": .string(text)])])
-        send("conversation.item.done", ["item": spoken])
-        items[item] = KnownItem(json: spoken, role: .user, text: text)
-        userItem = nil
-        // Held for the client's review: it answers with response.create or parley.transcript.send/discard.
-        if !text.isEmpty, !settings.answersTurns, !settings.transcriptionOnly { try? carryOut(review.announce(item)) }
     }
 
     /// The conversation failed (a provider, or the store): the response in progress fails, the
     /// client hears why, and the conversation listens again.
     private func failed(_ reason: String) async {
-        if response != nil { finishResponse(status: "failed") }
-        awaitingTranscript = false
-        committing = false
+        if protocolState.reply != nil { finishResponse(status: "failed") }
+        _ = protocolState.update(.failed)
         sendError(RealtimeProtocolError(type: "server_error", code: "conversation_failed", message: reason), eventID: nil)
         guard let session = conversation?.session else { return }
         do {
@@ -764,10 +695,9 @@ actor RealtimeConnection {
             if Task.isCancelled { return }
         }
         ensureResponse()
-        guard let response, !response.textOnly else { return }
+        guard let response = protocolState.reply, !response.textOnly else { return }
         let bytes = settings.outputCodec.map { $0.encode(chunk) } ?? PCM16.encode(chunk, rate: settings.outputRate)
-        send("response.output_audio.delta", ["response_id": .string(response.id), "item_id": .string(response.itemID), "output_index": .number(0),
-                                             "content_index": .number(0), "delta": .string(Data(bytes).base64EncodedString())])
+        send(.outputAudioDelta(.init(response.content, delta: Data(bytes).base64EncodedString())))
     }
 
     /// Waits until the follower has taken up `needed` updates (or stopped), or the task is
@@ -812,72 +742,59 @@ actor RealtimeConnection {
     }
 
     private func ensureResponse() {
-        guard response == nil else { return }
+        guard protocolState.reply == nil else { return }
         let parameters = nextResponse
         nextResponse = .init()
-        let opened = OpenResponse(id: Self.id("resp"), itemID: Self.id("item"), textOnly: parameters.textOnly ?? settings.textOnly,
-                                  metadata: parameters.metadata)
-        response = opened
-        send("response.created", ["response": responseJSON(opened, status: "in_progress", output: [])])
-        let item = Self.item(opened.itemID, role: "assistant", status: "in_progress", content: [])
-        send("response.output_item.added", ["response_id": .string(opened.id), "output_index": .number(0), "item": item])
-        send("conversation.item.added", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item": item])
-        send("response.content_part.added", ["response_id": .string(opened.id), "item_id": .string(opened.itemID), "output_index": .number(0),
-                                             "content_index": .number(0), "part": part(transcript: "", textOnly: opened.textOnly)])
+        let opened = RealtimeReply(id: Self.id("resp"), itemID: Self.id("item"), textOnly: parameters.textOnly ?? settings.textOnly,
+                                   metadata: parameters.metadata)
+        protocolState.openReply(opened)
+        send(.responseCreated(.init(response: responseBody(opened, status: "in_progress", output: []))))
+        let item = RealtimeItem.message(id: opened.itemID, role: "assistant", status: "in_progress", content: [])
+        send(.outputItemAdded(.init(responseID: opened.id, outputIndex: 0, item: item)))
+        send(.itemAdded(.init(previousItemID: lastItem, item: item)))
+        send(.contentPartAdded(.init(opened.content, part: .reply("", textOnly: opened.textOnly))))
         lastItem = opened.itemID
     }
 
-    private func finishResponse(status: String, transcript: String? = nil, usage: Usage? = nil, parley: JSONValue? = nil,
+    private func finishResponse(status: String, transcript: String? = nil, usage: Usage? = nil, parley: RealtimeResponse.ParleyTurn? = nil,
                                 calls: [ToolCall] = []) {
-        guard let open = response else { return }
-        response = nil
+        guard let open = protocolState.closeReply() else { return }
         let text = transcript ?? open.text
-        let ids: JSONObject = ["response_id": .string(open.id), "item_id": .string(open.itemID), "output_index": .number(0), "content_index": .number(0)]
         if open.textOnly {
-            send("response.output_text.done", ids.merging(["text": .string(text)]))
+            send(.outputTextDone(.init(open.content, text: text)))
         } else {
-            send("response.output_audio.done", ids)
-            send("response.output_audio_transcript.done", ids.merging(["transcript": .string(text)]))
+            send(.outputAudioDone(open.content))
+            send(.outputAudioTranscriptDone(.init(open.content, transcript: text)))
         }
-        send("response.content_part.done", ids.merging(["part": part(transcript: text, textOnly: open.textOnly)]))
-        let item = Self.item(open.itemID, role: "assistant", status: status == "completed" ? "completed" : "incomplete",
-                             content: [part(transcript: text, output: true, textOnly: open.textOnly)])
-        send("response.output_item.done", ["response_id": .string(open.id), "output_index": .number(0), "item": item])
-        send("conversation.item.done", ["item": item])
+        send(.contentPartDone(.init(open.content, part: .reply(text, textOnly: open.textOnly))))
+        let item = RealtimeItem.message(id: open.itemID, role: "assistant", status: status == "completed" ? "completed" : "incomplete",
+                                        content: [.reply(text, textOnly: open.textOnly, output: true)])
+        send(.outputItemDone(.init(responseID: open.id, outputIndex: 0, item: item)))
+        send(.itemDone(.init(item: item)))
         lastItem = open.itemID
-        items[open.itemID] = KnownItem(json: item, role: .assistant, text: text)
+        items[open.itemID] = KnownItem(item: item, role: .assistant, text: text)
         // The tools the model called, for the client to run: a function_call item each.
         var output = [item]
         for (offset, call) in calls.enumerated() {
             let itemID = Self.id("item")
-            let index = JSONValue.number(Double(offset + 1))
-            let callItem = { (status: String, arguments: String) -> JSONValue in
-                ["id": .string(itemID), "object": "realtime.item", "type": "function_call", "status": .string(status),
-                 "name": .string(call.name), "call_id": .string(call.id), "arguments": .string(arguments)]
-            }
-            send("response.output_item.added", ["response_id": .string(open.id), "output_index": index, "item": callItem("in_progress", "")])
-            send("conversation.item.added", ["previous_item_id": lastItem.map(JSONValue.string) ?? .null, "item": callItem("in_progress", "")])
-            let ids: JSONObject = ["response_id": .string(open.id), "item_id": .string(itemID), "output_index": index, "call_id": .string(call.id)]
-            send("response.function_call_arguments.delta", ids.merging(["delta": .string(call.arguments)]))
-            send("response.function_call_arguments.done", ids.merging(["name": .string(call.name), "arguments": .string(call.arguments)]))
-            let done = callItem("completed", call.arguments)
-            send("response.output_item.done", ["response_id": .string(open.id), "output_index": index, "item": done])
-            send("conversation.item.done", ["item": done])
+            let index = offset + 1
+            let started = RealtimeItem.functionCall(id: itemID, status: "in_progress", name: call.name, callID: call.id, arguments: "")
+            send(.outputItemAdded(.init(responseID: open.id, outputIndex: index, item: started)))
+            send(.itemAdded(.init(previousItemID: lastItem, item: started)))
+            send(.functionCallArgumentsDelta(.init(responseID: open.id, itemID: itemID, outputIndex: index, callID: call.id, delta: call.arguments)))
+            send(.functionCallArgumentsDone(.init(responseID: open.id, itemID: itemID, outputIndex: index, callID: call.id, name: call.name,
+                                                  arguments: call.arguments)))
+            let done = RealtimeItem.functionCall(id: itemID, status: "completed", name: call.name, callID: call.id, arguments: call.arguments)
+            send(.outputItemDone(.init(responseID: open.id, outputIndex: index, item: done)))
+            send(.itemDone(.init(item: done)))
             lastItem = itemID
-            items[itemID] = KnownItem(json: done)
+            items[itemID] = KnownItem(item: done)
             output.append(done)
         }
-        var done = responseJSON(open, status: status, output: output)
-        if case .object(var fields) = done, let usage {
-            fields["usage"] = .object(["input_tokens": .number(Double(usage.inputTokens)), "output_tokens": .number(Double(usage.outputTokens)),
-                                       "total_tokens": .number(Double(usage.totalTokens))])
-            done = .object(fields)
-        }
-        if case .object(var fields) = done, let parley {
-            fields["parley"] = parley
-            done = .object(fields)
-        }
-        send("response.done", ["response": done])
+        var done = responseBody(open, status: status, output: output)
+        done.usage = usage.map(RealtimeResponse.Usage.init)
+        done.parley = parley
+        send(.responseDone(.init(response: done)))
         charge(usage)
     }
 
@@ -898,7 +815,7 @@ actor RealtimeConnection {
         let admission = environment.admission
         guard admission.limits.isOn else { return }
         if let usage { admission.charge(options.owner, usage: usage) }
-        send("rate_limits.updated", ["rate_limits": .array(admission.limits.realtimeEntries(options.owner))])
+        send(.rateLimitsUpdated(.init(rateLimits: admission.limits.realtimeEntries(options.owner))))
     }
 
     /// An out-of-band response (`conversation: "none"`): the language model answers the
@@ -911,7 +828,7 @@ actor RealtimeConnection {
         } else {
             history = await conversation?.session.messages ?? []
         }
-        let pendingMessages = parameters.input == nil ? pending.map { ChatMessage(role: .user, parts: $0.images + [.text($0.text)]) } : []
+        let pendingMessages = parameters.input == nil ? protocolState.pending.map { ChatMessage(role: .user, parts: $0.images + [.text($0.text)]) } : []
         let system = parameters.instructions ?? settings.instructions ?? "You are a helpful assistant."
         let messages = [ChatMessage.system(system)] + history + pendingMessages
         guard messages.count > 1 else {
@@ -923,15 +840,14 @@ actor RealtimeConnection {
         let request = ChatRequest(messages: messages, sampling: sampling)
         let llm = try await environment.languageModel(for: request, selection: selection, param: "response.input")
         guard admitReply() else { return }
-        let open = OpenResponse(id: Self.id("resp"), itemID: Self.id("item"), textOnly: true, metadata: parameters.metadata)
-        var created = responseJSON(open, status: "in_progress", output: [])
-        if case .object(var fields) = created { fields["conversation_id"] = .null; created = .object(fields) }
-        send("response.created", ["response": created])
-        let ids: JSONObject = ["response_id": .string(open.id), "item_id": .string(open.itemID), "output_index": .number(0), "content_index": .number(0)]
-        let item = { (status: String, text: String?) -> JSONValue in
-            Self.item(open.itemID, role: "assistant", status: status, content: text.map { [.object(["type": "output_text", "text": .string($0)])] } ?? [])
+        let open = RealtimeReply(id: Self.id("resp"), itemID: Self.id("item"), textOnly: true, metadata: parameters.metadata)
+        var created = responseBody(open, status: "in_progress", output: [])
+        created.conversationID = nil
+        send(.responseCreated(.init(response: created)))
+        let item = { (status: String, text: String?) -> RealtimeItem in
+            .message(id: open.itemID, role: "assistant", status: status, content: text.map { [.text(kind: "output_text", text: $0)] } ?? [])
         }
-        send("response.output_item.added", ["response_id": .string(open.id), "output_index": .number(0), "item": item("in_progress", nil)])
+        send(.outputItemAdded(.init(responseID: open.id, outputIndex: 0, item: item("in_progress", nil))))
         var text = ""
         var usage = Usage()
         var status = "completed"
@@ -940,7 +856,7 @@ actor RealtimeConnection {
                 switch event {
                 case .text(let piece):
                     text += piece
-                    send("response.output_text.delta", ids.merging(["delta": .string(piece)]))
+                    send(.outputTextDelta(.init(open.content, delta: piece)))
                 case .finished(_, let used):
                     usage = used
                 default:
@@ -951,25 +867,20 @@ actor RealtimeConnection {
             status = "failed"
             sendError(Self.serverError(error), eventID: nil)
         }
-        send("response.output_text.done", ids.merging(["text": .string(text)]))
+        send(.outputTextDone(.init(open.content, text: text)))
         let done = item(status == "completed" ? "completed" : "incomplete", text)
-        send("response.output_item.done", ["response_id": .string(open.id), "output_index": .number(0), "item": done])
-        var finished = responseJSON(open, status: status, output: [done])
-        if case .object(var fields) = finished {
-            fields["conversation_id"] = .null
-            fields["usage"] = .object(["input_tokens": .number(Double(usage.inputTokens)), "output_tokens": .number(Double(usage.outputTokens)),
-                                       "total_tokens": .number(Double(usage.totalTokens))])
-            finished = .object(fields)
-        }
-        send("response.done", ["response": finished])
+        send(.outputItemDone(.init(responseID: open.id, outputIndex: 0, item: done)))
+        var finished = responseBody(open, status: status, output: [done])
+        finished.conversationID = nil
+        finished.usage = RealtimeResponse.Usage(usage)
+        send(.responseDone(.init(response: finished)))
         charge(usage)
     }
 
     /// The position among `messages` of the message `item` stands for (the last with its
     /// role and text), if it is there.
     private static func index(of item: KnownItem, in messages: [ChatMessage]) -> Int? {
-        guard let role = item.role, let text = item.text else { return nil }
-        return messages.lastIndex { $0.role == role && $0.text.trimmingCharacters(in: .whitespacesAndNewlines) == text.trimmingCharacters(in: .whitespacesAndNewlines) }
+        messages.lastIndex { item.matches($0) }
     }
 
     private static func itemNotFound(_ id: String, param: String) -> RealtimeProtocolError {
@@ -979,74 +890,43 @@ actor RealtimeConnection {
     /// What `response.done` tells beside OpenAI's fields (a Parley extension, in an object of
     /// its own): the saved thread, who answered, how long each stage took, and (with
     /// `semantic_vad`) why the turn ended and whether the reply was started during the pause.
-    private static func parleyJSON(_ turn: TurnResult, thread: Int64?) -> JSONValue {
-        .object([
-            "thread_id": thread.map { .number(Double($0)) } ?? .null,
-            "providers": encoded(turn.providers),
-            "latency_ms": encoded(turn.latency),
-            "timings_ms": encoded(turn.timings),
-            "interrupted": .bool(turn.interrupted),
-            "end_of_turn": turn.endOfTurn.map(JSONValue.string) ?? .null,
-            "reply_started_early": .bool(turn.startedEarly),
-            // The built-in tools the server ran for this reply, for a face to show.
-            "tools": .array(turn.toolResults.map { result in
-                ["name": .string(result.call.name), "arguments": .string(result.call.arguments), "output": .string(result.content),
-                 "is_error": .bool(result.isError), "ms": .number(result.milliseconds.rounded())]
-            }),
-        ])
+    private static func parleyTurn(_ turn: TurnResult, thread: Int64?) -> RealtimeResponse.ParleyTurn {
+        RealtimeResponse.ParleyTurn(
+            threadID: thread, providers: encoded(turn.providers), latencyMs: encoded(turn.latency), timingsMs: encoded(turn.timings),
+            interrupted: turn.interrupted, endOfTurn: turn.endOfTurn, replyStartedEarly: turn.startedEarly,
+            tools: turn.toolResults.map { result in
+                .init(name: result.call.name, arguments: result.call.arguments, output: result.content, isError: result.isError,
+                      ms: result.milliseconds.rounded())
+            })
     }
 
+    /// `value` as JSON with its own key spellings (Foundation's encoder).
     private static func encoded(_ value: some Encodable) -> JSONValue {
         guard let data = try? JSONEncoder().encode(value), let json = try? JSONDecoder().decode(JSONValue.self, from: data) else { return .null }
         return json
     }
 
-    private func part(transcript: String, output: Bool = false, textOnly: Bool) -> JSONValue {
-        if textOnly { return .object(["type": .string(output ? "output_text" : "text"), "text": .string(transcript)]) }
-        return .object(["type": .string(output ? "output_audio" : "audio"), "transcript": .string(transcript)])
-    }
-
-    private func responseJSON(_ response: OpenResponse, status: String, output: [JSONValue]) -> JSONValue {
-        .object(["id": .string(response.id), "object": .string("realtime.response"), "status": .string(status),
-                 "output": .array(output), "output_modalities": .array([.string(response.textOnly ? "text" : "audio")]),
-                 "conversation_id": .string(sessionID), "metadata": response.metadata ?? .null])
+    private func responseBody(_ response: RealtimeReply, status: String, output: [RealtimeItem]) -> RealtimeResponse {
+        RealtimeResponse(id: response.id, status: status, output: output, outputModalities: [response.textOnly ? "text" : "audio"],
+                         conversationID: sessionID, metadata: response.metadata)
     }
 
     private var sessionJSON: JSONValue {
         settings.json(id: sessionID, transcriptionModel: "auto")
     }
 
-    private static func item(_ id: String, role: String, status: String, content: [JSONValue]) -> JSONValue {
-        .object(["id": .string(id), "object": .string("realtime.item"), "type": .string("message"), "role": .string(role),
-                 "status": .string(status), "content": .array(content)])
-    }
-
     // MARK: - Sending
 
-    /// The beta names of the GA server events that were renamed.
-    private static let betaNames = [
-        "response.output_audio.delta": "response.audio.delta", "response.output_audio.done": "response.audio.done",
-        "response.output_audio_transcript.delta": "response.audio_transcript.delta",
-        "response.output_audio_transcript.done": "response.audio_transcript.done",
-        "response.output_text.delta": "response.text.delta", "response.output_text.done": "response.text.done",
-        "conversation.item.added": "conversation.item.created",
-    ]
-
-    private func send(_ type: String, _ fields: JSONObject) {
-        if beta, type == "conversation.item.done" { return }
+    private func send(_ event: RealtimeServerEvent) {
+        guard !beta || event.betaType != nil else { return }
         lastEvent += 1
-        var event = fields
-        event["type"] = .string(beta ? Self.betaNames[type] ?? type : type)
-        event["event_id"] = .string("event_\(sessionID.dropFirst(5))_\(lastEvent)")
-        emit(JSONValue.object(event).text)
+        guard let text = event.text(eventID: "event_\(sessionID.dropFirst(5))_\(lastEvent)", beta: beta) else { return }
+        emit(text)
     }
 
     private func sendError(_ error: RealtimeProtocolError, eventID: String?) {
         logger.debug("realtime: \(error.code): \(error.message)")
-        var body: JSONObject = ["type": .string(error.type), "code": .string(error.code), "message": .string(error.message),
-                                         "param": error.param.map(JSONValue.string) ?? .null]
-        body["event_id"] = eventID.map(JSONValue.string) ?? .null
-        send("error", ["error": .object(body)])
+        send(.error(.init(error, eventID: eventID)))
     }
 
     /// A failure of the server's or a provider's, in the protocol's terms.
@@ -1058,7 +938,11 @@ actor RealtimeConnection {
         return RealtimeProtocolError(type: "server_error", code: "server_error", message: "\(error)")
     }
 
-    private static func milliseconds(_ seconds: Double) -> JSONValue { .number((seconds * 1_000).rounded()) }
+    /// `seconds` in whole milliseconds (0 for a time that is not a number).
+    private static func milliseconds(_ seconds: Double) -> Int {
+        let milliseconds = (seconds * 1_000).rounded()
+        return milliseconds.isFinite && abs(milliseconds) < 1e15 ? Int(milliseconds) : 0
+    }
 
     /// A fresh id with OpenAI's prefix style (`item_…`, `resp_…`, `sess_…`).
     static func id(_ prefix: String) -> String {
