@@ -67,7 +67,7 @@ public struct ConversationOptions: Sendable {
     /// waits only for the last words (see `ConversationConfiguration.prefiller`). On by
     /// default; it does nothing when another provider answers first.
     public var prefillsPrompt = true
-    /// The voice-activity probability at which speech starts (``Tunable/speechThreshold``;
+    /// The voice-activity probability at which speech starts (`Tunable.speechThreshold`;
     /// `nil` for its default); speech ends below it less 0.15.
     public var speechThreshold: Float?
     /// Seconds of audio kept before detected speech (and after it); `nil` for the default.

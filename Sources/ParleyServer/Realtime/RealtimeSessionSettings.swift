@@ -20,7 +20,7 @@ struct RealtimeSessionSettings: Sendable, Equatable {
         case low, medium, high, auto
 
         /// Seconds of silence after which words that sound whole end the turn: the
-        /// conversation's default (``Tunable/shortSilence``) at medium.
+        /// conversation's default (`Tunable.shortSilence`) at medium.
         var shortSilence: Double {
             switch self {
             case .high: 0.3
@@ -30,7 +30,7 @@ struct RealtimeSessionSettings: Sendable, Equatable {
         }
 
         /// Seconds of silence after which any words end the turn: the conversation's default
-        /// (``Tunable/endSilence``) at medium.
+        /// (`Tunable.endSilence`) at medium.
         var longSilence: Double {
             switch self {
             case .high: 0.8
@@ -88,7 +88,7 @@ struct RealtimeSessionSettings: Sendable, Equatable {
     /// When it may not, speech during a response is ignored.
     var interruptsResponse = true
     /// Seconds of speech over a response that may cut it; 0 cuts it on the first speech. A
-    /// Parley extension: `session.parley.min_interruption_ms` (``Tunable/minInterruption``).
+    /// Parley extension: `session.parley.min_interruption_ms` (`Tunable.minInterruption`).
     var minInterruption = InterruptionRules.defaultMinimumSpeech.seconds
     /// The words that never cut a response, replacing the built-in lists (`nil`: those of the
     /// transcription's language). A Parley extension: `session.parley.backchannels`.
@@ -315,7 +315,7 @@ struct RealtimeSessionSettings: Sendable, Equatable {
         return rules
     }
 
-    /// `partial_transcript_interval_ms` (``Tunable/partialInterval``), or 0 or null for no
+    /// `partial_transcript_interval_ms` (`Tunable.partialInterval`), or 0 or null for no
     /// partial transcripts.
     private static func partialInterval(_ value: JSONValue) throws(RealtimeProtocolError) -> Double? {
         if value.isNull || value.number == 0 { return nil }
