@@ -32,13 +32,21 @@ final class WhisperContext {
 
     deinit { whisper_free(context) }
 
+    /// Whether the model hears languages other than English.
+    var isMultilingual: Bool { whisper_is_multilingual(context) != 0 }
+
+    /// The language of the last transcription, as whisper.cpp spells it ("it").
+    var detectedLanguage: String? {
+        parley_whisper_full_language(context).map { String(cString: $0) }
+    }
+
     /// Transcribes 16 kHz mono samples; returns the timed segments, with each word's times
     /// when `words` is set (whisper.cpp's token timestamps), translated into English when
     /// `translate` is set and the model is multilingual.
     /// `abort`, set from another thread, stops the transcription at whisper.cpp's next check
     /// (it then fails with ``WhisperError/transcriptionFailed(code:)``).
     func transcribe(_ samples: [Float], threads: Int, prompt: String?, words: Bool = false, translate: Bool = false,
-                    abort: WhisperAbort? = nil) throws(WhisperError) -> [Segment] {
+                    language: String? = "en", abort: WhisperAbort? = nil) throws(WhisperError) -> [Segment] {
         var params = whisper_full_default_params(WHISPER_SAMPLING_GREEDY)
         params.n_threads = Int32(threads)
         params.print_progress = false
@@ -48,7 +56,16 @@ final class WhisperContext {
         params.no_context = true
         params.suppress_blank = true
         params.suppress_nst = true
-        parley_whisper_params_set_english(&params)
+        // An English-only model writes English whatever it is told; a multilingual one is
+        // told the language, or detects it (`nil`, "auto": whisper.cpp's language detection on
+        // the first 30 s, then ``detectedLanguage``).
+        if isMultilingual, let language, language != "auto" {
+            guard parley_whisper_params_set_language(&params, language) != 0 else { throw .unknownLanguage(language) }
+        } else if isMultilingual {
+            _ = parley_whisper_params_set_language(&params, nil)
+        } else {
+            parley_whisper_params_set_english(&params)
+        }
         params.token_timestamps = words
         params.translate = translate
         // Whisper encodes 30 s windows; pad short clips with a little silence so the last
@@ -110,8 +127,11 @@ final class WhisperContext {
 
     init(modelPath: String) throws(WhisperError) { throw .modelLoadFailed(path: modelPath) }
 
+    var isMultilingual: Bool { false }
+    var detectedLanguage: String? { nil }
+
     func transcribe(_ samples: [Float], threads: Int, prompt: String?, words: Bool = false, translate: Bool = false,
-                    abort: WhisperAbort? = nil) throws(WhisperError) -> [Segment] { throw .transcriptionFailed(code: -1) }
+                    language: String? = "en", abort: WhisperAbort? = nil) throws(WhisperError) -> [Segment] { throw .transcriptionFailed(code: -1) }
 }
 #endif
 
