@@ -79,7 +79,8 @@ public struct LocalEngines: Sendable {
         self.paths = paths
         self.logger = logger
         stt = WhisperSpeechToText(modelPath: overrides.whisperModel ?? paths.defaultWhisperModel.path,
-                                  multilingualModelPath: paths.multilingualWhisperModel.path, threads: overrides.threads)
+                                  multilingualModelPath: paths.multilingualWhisperModel.path,
+                                  detectable: LanguageSetting.detectable, threads: overrides.threads)
         moonshine = MoonshineSpeechToText(files: MoonshineModelFiles(folder: paths.models, name: paths.moonshineModelName),
                                           cache: paths.speechCache, threads: overrides.threads)
         var configuration = LlamaLanguageModel.Configuration(

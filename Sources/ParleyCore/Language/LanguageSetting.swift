@@ -51,6 +51,11 @@ public enum LanguageSetting: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { code ?? "auto" }
 
+    /// The languages `auto` chooses among on device: those Parley has prompts, backchannels
+    /// and cues for. Whisper base, left to choose among all of its 99, took synthetic Italian
+    /// questions for Thai.
+    public static let detectable: Set<String> = ["en", "it", "es", "fr", "de"]
+
     /// The languages Whisper transcribes (its tokenizer's list), by code.
     public static let whisperCodes: Set<String> = [
         "en", "zh", "de", "es", "ru", "ko", "fr", "ja", "pt", "tr", "pl", "ca", "nl", "ar", "sv", "it", "id", "hi", "fi", "vi",

@@ -20,6 +20,8 @@ public actor WhisperSpeechToText: SpeechToTextProvider {
     public nonisolated let modelPath: String
     /// The multilingual model file, for other languages than English and for `auto`.
     public nonisolated let multilingualModelPath: String?
+    /// The languages `auto` chooses among (codes; `nil`: every language Whisper knows).
+    public nonisolated let detectable: Set<String>?
     /// CPU threads.
     public nonisolated let threads: Int
     private let executor = ThreadExecutor(name: "parley.whisper")
@@ -31,8 +33,10 @@ public actor WhisperSpeechToText: SpeechToTextProvider {
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// Creates the provider; nothing is loaded until the first request.
-    public init(modelPath: String, multilingualModelPath: String? = nil, threads: Int = ProcessInfo.processInfo.activeProcessorCount) {
+    public init(modelPath: String, multilingualModelPath: String? = nil, detectable: Set<String>? = nil,
+                threads: Int = ProcessInfo.processInfo.activeProcessorCount) {
         self.modelPath = modelPath
+        self.detectable = detectable
         self.multilingualModelPath = multilingualModelPath
         self.threads = max(1, threads)
         let name = URL(fileURLWithPath: modelPath).deletingPathExtension().lastPathComponent
@@ -114,7 +118,7 @@ public actor WhisperSpeechToText: SpeechToTextProvider {
         }
         let samples = audio.resampled(to: preferredSampleRate).samples
         let context = try context(for: language)
-        let wanted = language
+        let wanted = language, detectable = self.detectable
         let abort = WhisperAbort()
         let threads = self.threads
         let (segments, heard) = try await withTaskCancellationHandler {
@@ -125,7 +129,7 @@ public actor WhisperSpeechToText: SpeechToTextProvider {
                     do {
                         let segments = try context.transcribe(samples, threads: CoreShare.shared.threads(upTo: threads), prompt: options.prompt,
                                                               words: options.wordTimestamps, translate: options.translate,
-                                                              language: wanted, abort: abort)
+                                                              language: wanted, candidates: detectable, abort: abort)
                         return (segments, context.isMultilingual ? context.detectedLanguage ?? wanted : "en")
                     } catch {
                         if abort.isRequested { throw CancellationError() }
