@@ -50,7 +50,7 @@ struct Transcribe: AsyncParsableCommand {
                 let document = Document(
                     text: transcript.text,
                     segments: transcript.segments.map { ["start": String($0.start), "end": String($0.end), "text": $0.text] },
-                    provider: stt.identity.description, language: transcript.language, audio_seconds: audio.duration, elapsed_ms: elapsed)
+                    provider: (transcript.provider ?? stt.identity).description, language: transcript.language, audio_seconds: audio.duration, elapsed_ms: elapsed)
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys]
                 print(String(decoding: try encoder.encode(document), as: UTF8.self))

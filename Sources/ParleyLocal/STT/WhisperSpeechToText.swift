@@ -95,6 +95,14 @@ public actor WhisperSpeechToText: SpeechToTextProvider {
         return loaded
     }
 
+    /// Who hears with the multilingual model ("whisper.cpp (base)").
+    nonisolated var multilingualIdentity: ProviderIdentity? {
+        multilingualModelPath.map { path in
+            ProviderIdentity(name: "whisper.cpp", model: URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+                .replacingOccurrences(of: "ggml-", with: ""), isLocal: true)
+        }
+    }
+
     /// Whether speech in `language` goes to the English-only model: English asked for
     /// (`en`, `en-GB`).
     static func wantsEnglishModel(_ language: String?) -> Bool {
@@ -121,7 +129,7 @@ public actor WhisperSpeechToText: SpeechToTextProvider {
         let wanted = language, detectable = self.detectable
         let abort = WhisperAbort()
         let threads = self.threads
-        let (segments, heard) = try await withTaskCancellationHandler {
+        let (segments, heard, multilingual) = try await withTaskCancellationHandler {
             try withExtendedLifetime(abort) {
                 try ComputeLane.shared.run {
                     // Cancelled while it waited for its turn: the turn is given back unused.
@@ -130,7 +138,7 @@ public actor WhisperSpeechToText: SpeechToTextProvider {
                         let segments = try context.transcribe(samples, threads: CoreShare.shared.threads(upTo: threads), prompt: options.prompt,
                                                               words: options.wordTimestamps, translate: options.translate,
                                                               language: wanted, candidates: detectable, abort: abort)
-                        return (segments, context.isMultilingual ? context.detectedLanguage ?? wanted : "en")
+                        return (segments, context.isMultilingual ? context.detectedLanguage ?? wanted : "en", context.isMultilingual)
                     } catch {
                         if abort.isRequested { throw CancellationError() }
                         throw error
@@ -144,12 +152,14 @@ public actor WhisperSpeechToText: SpeechToTextProvider {
                                        samples: samples)
         let text = parts.map(\.text).joined(separator: " ").trimmingCharacters(in: .whitespacesAndNewlines)
         // Whisper writes tags such as "[BLANK_AUDIO]" or "(music)" where it hears no words.
-        guard !Self.isNonSpeechMarker(text) else { return Transcript(text: "", language: heard) }
+        // The multilingual model names itself (a chain keeps a provider already named).
+        let served = multilingual && modelPath != multilingualModelPath ? multilingualIdentity : nil
+        guard !Self.isNonSpeechMarker(text) else { return Transcript(text: "", provider: served, language: heard) }
         // The words of the segments kept, without Whisper's tags.
         let kept = Set(parts.map { "\($0.start)|\($0.text)" })
         let words = segments.filter { kept.contains("\($0.start)|\($0.text.trimmingCharacters(in: .whitespaces))") }
             .flatMap(\.words).filter { !Self.isNonSpeechMarker($0.text) }
-        return Transcript(text: text, segments: parts, words: words, language: heard)
+        return Transcript(text: text, segments: parts, provider: served, words: words, language: heard)
     }
 
     /// Whether `text` holds no words: nothing but Whisper's bracketed tags for non-speech
