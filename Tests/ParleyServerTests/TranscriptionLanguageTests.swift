@@ -17,7 +17,8 @@ extension OnDeviceServerTests {
             try process.run()
             let data = pipe.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
-            return data
+            // espeak-ng writes a streamed WAV (no sizes in its header): written whole again.
+            return WAV.encode(try WAV.decode(data, streamed: true))
         }
 
         func transcribe(language: String?) async throws -> (status: Int, json: [String: Any]?, text: String) {

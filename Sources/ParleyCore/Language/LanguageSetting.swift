@@ -31,7 +31,8 @@ public enum LanguageSetting: Sendable, Hashable, CustomStringConvertible {
         }
         let base = String(trimmed.prefix { $0 != "-" && $0 != "_" })
         let region = trimmed.dropFirst(base.count + 1)
-        guard Self.whisperCodes.contains(base), region.count <= 4, region.allSatisfy({ $0.isLetter || $0.isNumber }) else {
+        let regionFits = trimmed.count == base.count || (2...4).contains(region.count) && region.allSatisfy { $0.isLetter || $0.isNumber }
+        guard Self.whisperCodes.contains(base), regionFits else {
             throw Invalid(given: String(text.prefix(40)))
         }
         self = .code(base)
