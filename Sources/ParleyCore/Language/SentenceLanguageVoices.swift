@@ -80,7 +80,14 @@ public struct SentenceLanguageVoices: TextToSpeechProvider {
                 try Task.checkCancellation()
                 let voice = choice.isPrimary ? primary : other
                 let spoken = SpeechOptions(voice: choice.voice, rate: options.rate)
-                for try await chunk in voice.synthesizeAttributed(choice.sentence, options: spoken) { continuation.yield(chunk) }
+                for try await chunk in voice.synthesizeAttributed(choice.sentence, options: spoken) {
+                    // The other voice is named by the voice it spoke in ("espeak-ng (it)").
+                    var named = chunk
+                    if !choice.isPrimary, let voice = choice.voice {
+                        named.provider = ProviderIdentity(name: chunk.provider.name, model: voice, isLocal: chunk.provider.isLocal)
+                    }
+                    continuation.yield(named)
+                }
             }
         }
     }
