@@ -56,7 +56,7 @@ struct Chat: AsyncParsableCommand {
             let declared = try tools.map(Self.readTools) ?? []
             let hub = try await mcp.connect()
             let runtime = try await common.runtime(smallModel: model.smallModel, tools: hub?.runtimeTools ?? [])
-            let builtIns = try await runtime.toolbox(owner: .local, builtIns: !noBuiltinTools, warn: false)
+            let builtIns = try await runtime.toolbox(owner: .local, builtIns: !noBuiltinTools, warn: false, language: spoken.setting)
             let choice = try Self.choice(toolChoice, among: ToolBox.merged(declared, builtIns.definitions))
             let llm = try await runtime.languageModel(model.selection)
             try await ensureReady([llm])

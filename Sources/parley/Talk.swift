@@ -161,7 +161,7 @@ struct Talk: AsyncParsableCommand {
             options.turnSignals = TurnSignals(rawValue: turnSignals) ?? .words
             options.prefillsPrompt = !noPrefill
             options.language = try spoken.setting
-            if !noTools { options.tools = try await runtime.toolbox(owner: .local, warn: false) }
+            if !noTools { options.tools = try await runtime.toolbox(owner: .local, warn: false, language: options.language) }
             let speaker = RecordingOutput(clock: ContinuousClock(), realtime: paced)
             let made = try await runtime.makeConversation(options: options, thread: thread, output: speaker)
             conversationMade = made
