@@ -20,7 +20,7 @@ public enum BuiltInTools {
     /// an `embedder` (``Runtime/onDeviceEmbedder(warn:)``) materials are searched by meaning as well
     /// as by words (``MaterialFinder``).
     /// With a `language` other than English (a code), the user's own date and time is said in
-    /// it ("Sono le 15:00 di venerdì 4 dicembre 2026").
+    /// it (weekday, day, month, year and time in its words and order, then the time zone).
     public static func toolbox(store: (any ConversationStoring)?, owner: Owner, embedder: (any EmbeddingProvider)? = nil,
                                timeZone: TimeZone = .current, language: String? = nil,
                                now: @escaping @Sendable () -> Date = { Date() }) throws -> ToolBox {
