@@ -3,8 +3,10 @@
 
 usage: convert_whisper_ct2.py CT2_MODEL (directory or model.bin) ASSETS_DIR OUTPUT.bin
 
-ASSETS_DIR holds OpenAI Whisper's `mel_filters.npz` and `gpt2.tiktoken` (from the
-openai-whisper source package, whisper/assets/). Needs numpy only.
+ASSETS_DIR holds OpenAI Whisper's `mel_filters.npz` and `gpt2.tiktoken` (English-only models)
+or `multilingual.tiktoken` (multilingual models, n_vocab >= 51865), from the openai-whisper
+source package, whisper/assets/. The wrong vocabulary gives a model that transcribes garbage.
+Needs numpy only.
 
 CTranslate2 model.bin (little-endian): u32 binary version; (version >= 2) spec name and u32
 revision; u32 variable count; per variable: name, u8 rank, rank x u32 shape, (version >= 4) u8
@@ -198,9 +200,13 @@ def hyperparameters(variables, n_mels):
     ]
 
 
-def read_assets(assets_dir, n_mels):
+MULTILINGUAL_VOCAB = 51865  # English-only models have 51864 tokens
+
+
+def read_assets(assets_dir, n_mels, n_vocab):
     filters_path = os.path.join(assets_dir, "mel_filters.npz")
-    vocab_path = os.path.join(assets_dir, "gpt2.tiktoken")
+    vocabulary = "multilingual.tiktoken" if n_vocab >= MULTILINGUAL_VOCAB else "gpt2.tiktoken"
+    vocab_path = os.path.join(assets_dir, vocabulary)
     for path in (filters_path, vocab_path):
         if not os.path.isfile(path):
             raise ConversionError(f"missing {path} (from the openai-whisper source package, whisper/assets/)")
@@ -243,8 +249,8 @@ def write_ggml(path, hparams, filters, tokens, tensors):
 def convert(ct2_path, assets_dir, output):
     variables = read_ct2(ct2_path)
     n_mels = _need(variables, "encoder/conv1/weight").shape[1]
-    filters, tokens = read_assets(assets_dir, n_mels)
     hparams = hyperparameters(variables, n_mels)
+    filters, tokens = read_assets(assets_dir, n_mels, hparams[0])
     partial = output + ".part"
     try:
         count = write_ggml(partial, hparams, filters, tokens, openai_tensors(variables))

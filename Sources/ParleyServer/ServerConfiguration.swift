@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 import ParleyRuntime
 import ParleyStore
 
@@ -53,6 +54,9 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
     /// The ffmpeg program that reads and writes audio other than WAV and PCM (a name on
     /// `PATH` or a path); without it those formats are refused with a message saying so.
     public var ffmpeg: String
+    /// The language of realtime sessions and transcriptions whose client names none
+    /// (`parley serve --language`); `nil`: English.
+    public var language: LanguageSetting?
 
     /// Creates a configuration; the defaults suit a sidecar on this machine.
     public init(host: String = "127.0.0.1", port: Int = 8080, apiKeys: [String] = [], adminKeys: [String] = [], maxJSONBytes: Int = 1 << 20,

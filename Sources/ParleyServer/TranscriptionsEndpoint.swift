@@ -64,8 +64,16 @@ struct TranscriptionsEndpoint: Sendable {
             throw OpenAIError.invalidRequest("The audio is too short to transcribe (\(String(format: "%.3f", audio.duration)) s).", param: "file",
                                              code: "audio_too_short")
         }
-        var options = TranscriptionOptions()
-        if let language = form["language"]?.text.trimmingCharacters(in: .whitespaces), !language.isEmpty { options.language = language }
+        // `language`: a code, or `auto` to detect it; without it the server's
+        // (`parley serve --language`), else English.
+        var options = TranscriptionOptions(language: (environment.configuration.language ?? .english).transcriptionLanguage)
+        if let language = form["language"]?.text.trimmingCharacters(in: .whitespaces), !language.isEmpty {
+            do {
+                options.language = try LanguageSetting(parsing: language).transcriptionLanguage
+            } catch {
+                throw OpenAIError.invalidRequest("Invalid 'language': \(error.description)", param: "language", code: "invalid_language")
+            }
+        }
         if let prompt = form["prompt"]?.text, !prompt.isEmpty { options.prompt = prompt }
         options.wordTimestamps = format == "verbose_json" && granularities.contains("word")
         options.translate = translate
@@ -112,7 +120,7 @@ struct TranscriptionsEndpoint: Sendable {
             body = Data(timed.vtt.utf8)
         case "verbose_json":
             headers[.contentType] = "application/json"
-            let verbose = Verbose(timed, task: translate ? "translate" : "transcribe", language: translate ? "english" : Self.languageName(options.language),
+            let verbose = Verbose(timed, task: translate ? "translate" : "transcribe", language: translate ? "english" : Self.languageName(transcript.language ?? options.language),
                                   words: options.wordTimestamps, segments: granularities.isEmpty || granularities.contains("segment"))
             body = try JSONEncoder().encode(verbose)
         default:

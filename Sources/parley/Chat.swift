@@ -19,8 +19,8 @@ struct Chat: AsyncParsableCommand {
     @Argument(help: "The prompt; omit it for an interactive conversation (end it with an empty line or Ctrl-D).")
     var prompt: String?
 
-    @Option(name: .customLong("system-prompt"), help: "The assistant's instructions.")
-    var systemPrompt: String = "You are a helpful assistant."
+    @Option(name: .customLong("system-prompt"), help: "The assistant's instructions (default: a helpful assistant's, in --language's words).")
+    var systemPrompt: String?
 
     @Option(name: .customLong("max-tokens"), help: "The longest answer in tokens.")
     var maxTokens: Int = 256
@@ -38,6 +38,7 @@ struct Chat: AsyncParsableCommand {
     var noBuiltinTools = false
 
     @OptionGroup var common: CommonOptions
+    @OptionGroup var spoken: LanguageOption
     @OptionGroup var model: ModelSelection
     @OptionGroup var mcp: MCPOptions
 
@@ -55,13 +56,14 @@ struct Chat: AsyncParsableCommand {
             let declared = try tools.map(Self.readTools) ?? []
             let hub = try await mcp.connect()
             let runtime = try await common.runtime(smallModel: model.smallModel, tools: hub?.runtimeTools ?? [])
-            let builtIns = try await runtime.toolbox(owner: .local, builtIns: !noBuiltinTools, warn: false)
+            let builtIns = try await runtime.toolbox(owner: .local, builtIns: !noBuiltinTools, warn: false, language: spoken.setting)
             let choice = try Self.choice(toolChoice, among: ToolBox.merged(declared, builtIns.definitions))
             let llm = try await runtime.languageModel(model.selection)
             try await ensureReady([llm])
             let loop = ToolLoop(llm: llm, toolbox: builtIns)
             let sampling = SamplingOptions(temperature: temperature, maxTokens: maxTokens)
-            var history: [ChatMessage] = [.system(systemPrompt)]
+            let instructions = try systemPrompt ?? spoken.setting.map(LocalizedPhrases.chatPrompt) ?? "You are a helpful assistant."
+            var history: [ChatMessage] = [.system(instructions)]
             func ask() async throws -> Bool {
                 let request = ChatRequest(messages: history, sampling: sampling, tools: declared, toolChoice: choice)
                 let outcome = try await loop.run(request, clock: ContinuousClock()) { event in

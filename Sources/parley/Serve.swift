@@ -57,6 +57,7 @@ struct Serve: AsyncParsableCommand {
     var noBuiltinTools = false
 
     @OptionGroup var common: CommonOptions
+    @OptionGroup var spoken: LanguageOption
     @OptionGroup var mcp: MCPOptions
 
     func validate() throws {
@@ -74,13 +75,14 @@ struct Serve: AsyncParsableCommand {
         do {
             hub = try await mcp.connect()
             let runtime = try await common.runtime(smallModel: smallModel, database: database, tools: hub?.runtimeTools ?? [])
-            let configuration = ServerConfiguration(
+            var configuration = ServerConfiguration(
                 host: host, port: port, apiKeys: ServerConfiguration.apiKeys(from: runtime.settings),
                 adminKeys: ServerConfiguration.adminKeys(from: runtime.settings),
                 maxJSONBytes: Int(maxJSONMB * 1_048_576), maxChatBytes: Int(maxJSONMB * 20 * 1_048_576),
                 maxAudioBytes: Int(maxAudioMB * 1_048_576), requestTimeout: .milliseconds(Int64(requestTimeout * 1_000)),
                 probeInterval: probeInterval > 0 ? .milliseconds(Int64(probeInterval * 1_000)) : nil, builtinTools: !noBuiltinTools,
                 maxAudioSeconds: maxAudioMinutes * 60, ffmpeg: ffmpeg)
+            configuration.language = try spoken.setting
             let keys = configuration.apiKeys.count
             let host = self.host
             server = try ParleyServer(runtime: runtime, configuration: configuration, logger: logger) { port in

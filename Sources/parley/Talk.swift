@@ -94,6 +94,7 @@ struct Talk: AsyncParsableCommand {
     var images: [String] = []
 
     @OptionGroup var common: CommonOptions
+    @OptionGroup var spoken: LanguageOption
     @OptionGroup var model: ModelSelection
     @OptionGroup var mcp: MCPOptions
 
@@ -159,7 +160,8 @@ struct Talk: AsyncParsableCommand {
             options.interruption = interruption
             options.turnSignals = TurnSignals(rawValue: turnSignals) ?? .words
             options.prefillsPrompt = !noPrefill
-            if !noTools { options.tools = try await runtime.toolbox(owner: .local, warn: false) }
+            options.language = try spoken.setting
+            if !noTools { options.tools = try await runtime.toolbox(owner: .local, warn: false, language: options.language) }
             let speaker = RecordingOutput(clock: ContinuousClock(), realtime: paced)
             let made = try await runtime.makeConversation(options: options, thread: thread, output: speaker)
             conversationMade = made
@@ -295,6 +297,8 @@ enum TalkReport {
             var end_of_turn: String?
             /// Whether the reply was started during the pause, before the end of the turn was confirmed.
             var reply_started_early: Bool
+            /// The language the question was heard in (detected with --language auto).
+            var language: String?
         }
         var turns: [Turn]
         var output: String
@@ -308,7 +312,7 @@ enum TalkReport {
                       partial_transcripts: $0.partialTranscripts, providers: $0.providers, timings_ms: $0.timings,
                       latency_ms: $0.latency, speech: [$0.segment.startTime, $0.segment.endTime],
                       reply_audio_seconds: $0.replyAudioDuration, usage: $0.usage, end_of_turn: $0.endOfTurn,
-                      reply_started_early: $0.startedEarly)
+                      reply_started_early: $0.startedEarly, language: $0.language)
             },
             output: output, thread: thread)
         let encoder = JSONEncoder()

@@ -20,6 +20,7 @@ struct Transcribe: AsyncParsableCommand {
     var baseURL: String?
 
     @OptionGroup var common: CommonOptions
+    @OptionGroup var spoken: LanguageOption
 
     func validate() throws {
         try validateProvider(provider, for: .speechToText)
@@ -34,20 +35,22 @@ struct Transcribe: AsyncParsableCommand {
             try await ensureReady([stt])
             let clock = ContinuousClock()
             let start = clock.now
-            let transcript = try await stt.transcribe(audio, options: TranscriptionOptions())
+            let language = try spoken.setting ?? .english
+            let transcript = try await stt.transcribe(audio, options: TranscriptionOptions(language: language.transcriptionLanguage))
             let elapsed = (clock.now - start).milliseconds
             if json {
                 struct Document: Encodable {
                     var text: String
                     var segments: [[String: String]]
                     var provider: String
+                    var language: String?
                     var audio_seconds: Double
                     var elapsed_ms: Double
                 }
                 let document = Document(
                     text: transcript.text,
                     segments: transcript.segments.map { ["start": String($0.start), "end": String($0.end), "text": $0.text] },
-                    provider: stt.identity.description, audio_seconds: audio.duration, elapsed_ms: elapsed)
+                    provider: (transcript.provider ?? stt.identity).description, language: transcript.language, audio_seconds: audio.duration, elapsed_ms: elapsed)
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys]
                 print(String(decoding: try encoder.encode(document), as: UTF8.self))

@@ -65,3 +65,38 @@ struct BuiltInToolCueTests {
         #expect(BuiltInTools.Cues.searchQuery("my notes?") == "my notes?")  // nothing to search by: the words as they are
     }
 }
+
+/// The cues in Italian, Spanish, French and German, and the date said in the language.
+@Suite("Built-in tool cues in other languages")
+struct LocalizedToolCueTests {
+    @Test("questions about the notes", arguments: [
+        "Cosa dicono i miei appunti sulla gita?", "¿Qué dicen mis apuntes sobre la excursión?",
+        "Que disent mes notes sur la sortie ?", "Was steht in meinen Notizen über den Ausflug?",
+    ])
+    func materials(_ question: String) {
+        #expect(BuiltInTools.Cues.materials(question))
+    }
+
+    @Test("questions about homework", arguments: [
+        "Quali compiti ho per domani?", "¿Tengo deberes esta semana?", "Quels sont mes devoirs ?", "Habe ich Hausaufgaben auf?",
+    ])
+    func assignments(_ question: String) {
+        #expect(BuiltInTools.Cues.assignments(question))
+    }
+
+    @Test("questions about the date and time", arguments: [
+        "Che ore sono?", "Che giorno è oggi?", "¿Qué hora es?", "¿Qué día es hoy?", "Quelle heure est-il ?", "Quel jour sommes-nous ?",
+        "Wie spät ist es?", "Welcher Tag ist heute?",
+    ])
+    func dateTime(_ question: String) {
+        #expect(BuiltInTools.Cues.dateTime(question))
+    }
+
+    @Test("questions that want no look-up", arguments: [
+        "Qual è la capitale della Francia?", "¿Cuál es la capital de Francia?", "Quelle est la capitale de la France ?",
+        "Was ist die Hauptstadt von Frankreich?", "Le note musicali sono sette.",
+    ])
+    func none(_ question: String) {
+        #expect(!BuiltInTools.Cues.materials(question) && !BuiltInTools.Cues.assignments(question) && !BuiltInTools.Cues.dateTime(question))
+    }
+}

@@ -11,7 +11,7 @@ public struct Backchannels: Sendable, Equatable {
     /// The most words a backchannel has.
     public var maximumWords: Int
 
-    /// Creates the lists; the defaults cover English, Spanish, German and French.
+    /// Creates the lists; the defaults cover English, Italian, Spanish, German and French.
     public init(phrases: [String: [String]] = Backchannels.defaultPhrases, maximumWords: Int = 6) {
         self.phrases = phrases.mapValues { Set($0.map { Self.words(of: $0).joined(separator: " ") }.filter { !$0.isEmpty }) }
         self.maximumWords = maximumWords
@@ -75,6 +75,8 @@ public struct Backchannels: Sendable, Equatable {
         "en": ["mm", "mmm", "mm-hmm", "mhm", "hmm", "hm", "uh-huh", "uh huh", "mm hmm", "uh", "um", "ah", "oh", "ooh", "yeah", "yes",
                "yep", "yup", "ok", "okay", "right", "sure", "i see", "got it", "cool", "nice", "wow", "really", "true", "exactly",
                "alright", "all right", "uh-hum", "ha", "haha"],
+        "it": ["mm", "mmm", "mm-hmm", "mhm", "hm", "sì", "si", "certo", "ok", "okay", "va bene", "d'accordo", "ah", "eh", "oh",
+               "esatto", "capisco", "ho capito", "giusto", "vero", "davvero", "già", "ecco", "beh", "perfetto", "bene", "infatti"],
         "es": ["mm", "mmm", "mm-hmm", "ajá", "aja", "sí", "si", "vale", "claro", "ya", "bueno", "ok", "okay", "de acuerdo", "ah", "eh",
                "oh", "exacto", "entiendo", "ya veo", "cierto", "mhm", "vaya"],
         "de": ["mm", "mmm", "mm-hmm", "mhm", "hm", "ja", "jaja", "genau", "okay", "ok", "stimmt", "richtig", "klar", "ach so", "aha",

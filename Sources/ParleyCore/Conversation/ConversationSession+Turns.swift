@@ -69,7 +69,7 @@ extension ConversationSession {
             text: sent, heard: heard, segment: segment, partials: partials, endpoint: ended.endpoint,
             voiceEnded: arrivals.arrival(of: max(ended.segment.start, ended.segment.end - padding)),
             transcription: transcription, detection: detection, audio: ending.speech, transcribedBy: transcript.provider,
-            predictedEnd: early.map { ($0.silence, $0.reason) })
+            predictedEnd: early.map { ($0.silence, $0.reason) }, language: transcript.language)
         try await apply(.transcribed(sent, at: clock.now), .spoken(turn))
     }
 

@@ -32,6 +32,8 @@ struct TurnRecorder<Instant: InstantProtocol>: Sendable where Instant.Duration =
         var images: [ImageAttachment] = []
         /// The silence that ended the turn, and why, when end-of-turn prediction ended it.
         var predictedEnd: (silence: Double, reason: String)?
+        /// The language the speech was heard in, when the transcriber said.
+        var language: String?
 
         /// Whether the user typed the turn.
         var typed: Bool { heard == nil }
@@ -125,6 +127,7 @@ struct TurnRecorder<Instant: InstantProtocol>: Sendable where Instant.Duration =
         result.toolResults = outcome.toolResults
         result.partialTranscripts = user.partials
         result.isTyped = user.typed
+        result.language = user.language
         result.endOfTurn = user.predictedEnd?.reason
         result.startedEarly = turn.speculative
         result.latency = .init(endpointSilence: user.typed ? 0 : (user.predictedEnd?.silence ?? endpointSilence) * 1000,

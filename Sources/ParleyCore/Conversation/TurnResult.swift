@@ -95,6 +95,10 @@ public struct TurnResult: Sendable, Equatable {
     public var segment: SpeechSegment
     /// What the user said.
     public var transcript: String
+    /// The language the user spoke in (a code such as `it`), as the transcriber heard it:
+    /// the one detected when the conversation's language is `auto`; `nil` for a typed turn or
+    /// a transcriber that does not say.
+    public var language: String?
     /// What the assistant answered, as far as the listener heard it.
     public var reply: String
     /// Whether the user cut the reply short (barge-in).

@@ -1,6 +1,6 @@
 /// Options for a transcription.
 public struct TranscriptionOptions: Sendable, Equatable {
-    /// BCP-47 language code, or `nil` to let the engine decide.
+    /// BCP-47 language code, or `nil` (or `auto`) to let the engine detect it.
     public var language: String?
     /// Words or phrases that bias recognition (names, jargon), where the engine supports it.
     public var prompt: String?
@@ -32,6 +32,9 @@ public struct Transcript: Sendable, Equatable {
     /// Each word with its times (a segment of one word), when they were asked for and the
     /// engine times words.
     public var words: [Segment]
+    /// The language the speech was transcribed in (a code such as `it`): the one detected
+    /// when none was asked for, where the engine says; `nil` when it does not.
+    public var language: String?
 
     /// A timed piece of a transcript.
     public struct Segment: Sendable, Equatable {
@@ -51,8 +54,10 @@ public struct Transcript: Sendable, Equatable {
     }
 
     /// Creates a transcript.
-    public init(text: String, segments: [Segment] = [], provider: ProviderIdentity? = nil, words: [Segment] = []) {
+    public init(text: String, segments: [Segment] = [], provider: ProviderIdentity? = nil, words: [Segment] = [],
+                language: String? = nil) {
         self.text = text
+        self.language = language
         self.segments = segments
         self.provider = provider
         self.words = words

@@ -30,7 +30,47 @@ final class WhisperContext {
         self.context = context
     }
 
-    deinit { whisper_free(context) }
+    /// A second whisper.cpp state for language detection (made on first use): detection runs
+    /// the encoder at the state's last window size, and sharing the transcription's state a
+    /// detection over the whole 30 s window before a transcription fitted to the clip made the
+    /// transcript nonsense ("¡Valeza capíta en la francia!" for "¿Cuál es la capital de
+    /// Francia?", which the same model writes right when told it is Spanish). Its own state
+    /// always detects over the whole window, as Whisper was trained to.
+    private var detectionState: OpaquePointer?
+
+    deinit {
+        if let detectionState { whisper_free_state(detectionState) }
+        whisper_free(context)
+    }
+
+    /// The language spoken in `samples` (16 kHz), by whisper.cpp's detection on its first
+    /// 30 s: the likeliest of `candidates` (codes; `nil`: of every language Whisper knows), or
+    /// `nil` when detection fails. Sets ``detectedLanguage``'s source only through the
+    /// transcription that follows.
+    func detectLanguage(_ samples: [Float], threads: Int, among candidates: Set<String>?) -> String? {
+        if detectionState == nil { detectionState = whisper_init_state(context) }
+        guard let state = detectionState,
+              whisper_pcm_to_mel_with_state(context, state, samples, Int32(samples.count), Int32(threads)) == 0 else { return nil }
+        var probabilities = [Float](repeating: 0, count: Int(whisper_lang_max_id()) + 1)
+        let best = probabilities.withUnsafeMutableBufferPointer { buffer in
+            whisper_lang_auto_detect_with_state(context, state, 0, Int32(threads), buffer.baseAddress)
+        }
+        guard best >= 0 else { return nil }
+        let ranked = probabilities.indices.compactMap { id -> (code: String, p: Float)? in
+            guard let name = whisper_lang_str(Int32(id)) else { return nil }
+            let code = String(cString: name)
+            return candidates.map { $0.contains(code) } ?? true ? (code, probabilities[id]) : nil
+        }
+        return ranked.max { $0.p < $1.p }?.code
+    }
+
+    /// Whether the model hears languages other than English.
+    var isMultilingual: Bool { whisper_is_multilingual(context) != 0 }
+
+    /// The language of the last transcription, as whisper.cpp spells it ("it").
+    var detectedLanguage: String? {
+        parley_whisper_full_language(context).map { String(cString: $0) }
+    }
 
     /// Transcribes 16 kHz mono samples; returns the timed segments, with each word's times
     /// when `words` is set (whisper.cpp's token timestamps), translated into English when
@@ -38,7 +78,7 @@ final class WhisperContext {
     /// `abort`, set from another thread, stops the transcription at whisper.cpp's next check
     /// (it then fails with ``WhisperError/transcriptionFailed(code:)``).
     func transcribe(_ samples: [Float], threads: Int, prompt: String?, words: Bool = false, translate: Bool = false,
-                    abort: WhisperAbort? = nil) throws(WhisperError) -> [Segment] {
+                    language: String? = "en", candidates: Set<String>? = nil, abort: WhisperAbort? = nil) throws(WhisperError) -> [Segment] {
         var params = whisper_full_default_params(WHISPER_SAMPLING_GREEDY)
         params.n_threads = Int32(threads)
         params.print_progress = false
@@ -48,7 +88,17 @@ final class WhisperContext {
         params.no_context = true
         params.suppress_blank = true
         params.suppress_nst = true
-        parley_whisper_params_set_english(&params)
+        // An English-only model writes English whatever it is told; a multilingual one is
+        // told the language, or detects it (`nil`, "auto": whisper.cpp's language detection on
+        // the first 30 s, then ``detectedLanguage``).
+        if isMultilingual {
+            // Detected first (on its own state, see ``detectionState``), then transcribed as if
+            // the language had been asked for.
+            let code = language.flatMap { $0 == "auto" ? nil : $0 } ?? detectLanguage(samples, threads: threads, among: candidates)
+            guard let code, parley_whisper_params_set_language(&params, code) != 0 else { throw .unknownLanguage(language ?? "auto") }
+        } else {
+            parley_whisper_params_set_english(&params)
+        }
         params.token_timestamps = words
         params.translate = translate
         // Whisper encodes 30 s windows; pad short clips with a little silence so the last
@@ -110,8 +160,13 @@ final class WhisperContext {
 
     init(modelPath: String) throws(WhisperError) { throw .modelLoadFailed(path: modelPath) }
 
+    var isMultilingual: Bool { false }
+    var detectedLanguage: String? { nil }
+
     func transcribe(_ samples: [Float], threads: Int, prompt: String?, words: Bool = false, translate: Bool = false,
-                    abort: WhisperAbort? = nil) throws(WhisperError) -> [Segment] { throw .transcriptionFailed(code: -1) }
+                    language: String? = "en", candidates: Set<String>? = nil, abort: WhisperAbort? = nil) throws(WhisperError) -> [Segment] {
+        throw .transcriptionFailed(code: -1)
+    }
 }
 #endif
 

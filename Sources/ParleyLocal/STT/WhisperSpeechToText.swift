@@ -1,9 +1,16 @@
 import Foundation
+import Logging
 import ParleyCore
 
 /// On-device speech-to-text: whisper.cpp with a Whisper model in its ggml format.
 ///
 /// The model loads on first use and stays loaded. Work runs on the actor's own thread.
+///
+/// Two models may serve: the English-only one (``modelPath``, tiny.en by default) for speech
+/// asked for in English, and the multilingual one (``multilingualModelPath``, base) for any
+/// other language and for `auto`, when the language is detected and reported in
+/// ``Transcript/language``. Without the multilingual model, every language is heard by the
+/// English one (which writes English only), with a warning.
 /// Streaming sessions re-transcribe the audio so far once a second (see
 /// ``SpeechToTextProvider/transcribeByWindows(stream:options:partialInterval:)``).
 public actor WhisperSpeechToText: SpeechToTextProvider {
@@ -11,16 +18,26 @@ public actor WhisperSpeechToText: SpeechToTextProvider {
     public nonisolated let preferredSampleRate = 16_000
     /// The model file.
     public nonisolated let modelPath: String
+    /// The multilingual model file, for other languages than English and for `auto`.
+    public nonisolated let multilingualModelPath: String?
+    /// The languages `auto` chooses among (codes; `nil`: every language Whisper knows).
+    public nonisolated let detectable: Set<String>?
     /// CPU threads.
     public nonisolated let threads: Int
     private let executor = ThreadExecutor(name: "parley.whisper")
     private var context: WhisperContext?
+    private var multilingualContext: WhisperContext?
+    private var warnedNoMultilingual = false
+    private let logger = Logger(label: "parley.whisper")
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// Creates the provider; nothing is loaded until the first request.
-    public init(modelPath: String, threads: Int = ProcessInfo.processInfo.activeProcessorCount) {
+    public init(modelPath: String, multilingualModelPath: String? = nil, detectable: Set<String>? = nil,
+                threads: Int = ProcessInfo.processInfo.activeProcessorCount) {
         self.modelPath = modelPath
+        self.detectable = detectable
+        self.multilingualModelPath = multilingualModelPath
         self.threads = max(1, threads)
         let name = URL(fileURLWithPath: modelPath).deletingPathExtension().lastPathComponent
             .replacingOccurrences(of: "ggml-", with: "")
@@ -53,24 +70,75 @@ public actor WhisperSpeechToText: SpeechToTextProvider {
         return loaded
     }
 
+    /// Loads the model that hears `language` now (otherwise it loads on the first request).
+    public func load(language: String?) throws(WhisperError) {
+        _ = try context(for: language)
+    }
+
+    /// The model for `language` (a code; `nil` or `auto`: detect): the English one for
+    /// English, the multilingual one otherwise when it is installed.
+    private func context(for language: String?) throws(WhisperError) -> WhisperContext {
+        if Self.wantsEnglishModel(language) { return try loadedContext() }
+        if let multilingualContext { return multilingualContext }
+        guard let path = multilingualModelPath, FileManager.default.fileExists(atPath: path) else {
+            if !warnedNoMultilingual {
+                warnedNoMultilingual = true
+                logger.warning("""
+                    speech in '\(language ?? "auto")' is heard by the English-only Whisper model, which writes English only: \
+                    the multilingual model is not installed (run scripts/setup, which converts Whisper base to \(multilingualModelPath ?? "ggml-base.bin"))
+                    """)
+            }
+            return try loadedContext()
+        }
+        let loaded = try WhisperContext(modelPath: path)
+        multilingualContext = loaded
+        return loaded
+    }
+
+    /// Who hears with the multilingual model ("whisper.cpp (base)").
+    nonisolated var multilingualIdentity: ProviderIdentity? {
+        multilingualModelPath.map { path in
+            ProviderIdentity(name: "whisper.cpp", model: URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+                .replacingOccurrences(of: "ggml-", with: ""), isLocal: true)
+        }
+    }
+
+    /// Whether speech in `language` goes to the English-only model: English asked for
+    /// (`en`, `en-GB`).
+    static func wantsEnglishModel(_ language: String?) -> Bool {
+        guard let language else { return false }
+        return language.lowercased() == "en" || language.lowercased().hasPrefix("en-") || language.lowercased().hasPrefix("en_")
+    }
+
     /// Cancelling the calling task stops a transcription under way (whisper.cpp checks between
     /// steps) or not yet begun, with `CancellationError`: a partial transcript overtaken by the
     /// end of the utterance gives its turn on the compute lane back at once.
     public func transcribe(_ audio: AudioBuffer, options: TranscriptionOptions) async throws -> Transcript {
         guard !audio.isEmpty else { throw ProviderError.invalidInput("The audio is empty.") }
         try Task.checkCancellation()
+        var language = options.language
+        if let asked = language {
+            do {
+                language = try LanguageSetting(parsing: asked).code
+            } catch {
+                throw ProviderError.invalidInput(error.description)
+            }
+        }
         let samples = audio.resampled(to: preferredSampleRate).samples
-        let context = try loadedContext()
+        let context = try context(for: language)
+        let wanted = language, detectable = self.detectable
         let abort = WhisperAbort()
         let threads = self.threads
-        let segments = try await withTaskCancellationHandler {
+        let (segments, heard, multilingual) = try await withTaskCancellationHandler {
             try withExtendedLifetime(abort) {
                 try ComputeLane.shared.run {
                     // Cancelled while it waited for its turn: the turn is given back unused.
                     if abort.isRequested { throw CancellationError() }
                     do {
-                        return try context.transcribe(samples, threads: CoreShare.shared.threads(upTo: threads), prompt: options.prompt,
-                                                      words: options.wordTimestamps, translate: options.translate, abort: abort)
+                        let segments = try context.transcribe(samples, threads: CoreShare.shared.threads(upTo: threads), prompt: options.prompt,
+                                                              words: options.wordTimestamps, translate: options.translate,
+                                                              language: wanted, candidates: detectable, abort: abort)
+                        return (segments, context.isMultilingual ? context.detectedLanguage ?? wanted : "en", context.isMultilingual)
                     } catch {
                         if abort.isRequested { throw CancellationError() }
                         throw error
@@ -84,12 +152,14 @@ public actor WhisperSpeechToText: SpeechToTextProvider {
                                        samples: samples)
         let text = parts.map(\.text).joined(separator: " ").trimmingCharacters(in: .whitespacesAndNewlines)
         // Whisper writes tags such as "[BLANK_AUDIO]" or "(music)" where it hears no words.
-        guard !Self.isNonSpeechMarker(text) else { return Transcript(text: "") }
+        // The multilingual model names itself (a chain keeps a provider already named).
+        let served = multilingual && modelPath != multilingualModelPath ? multilingualIdentity : nil
+        guard !Self.isNonSpeechMarker(text) else { return Transcript(text: "", provider: served, language: heard) }
         // The words of the segments kept, without Whisper's tags.
         let kept = Set(parts.map { "\($0.start)|\($0.text)" })
         let words = segments.filter { kept.contains("\($0.start)|\($0.text.trimmingCharacters(in: .whitespaces))") }
             .flatMap(\.words).filter { !Self.isNonSpeechMarker($0.text) }
-        return Transcript(text: text, segments: parts, words: words)
+        return Transcript(text: text, segments: parts, provider: served, words: words, language: heard)
     }
 
     /// Whether `text` holds no words: nothing but Whisper's bracketed tags for non-speech

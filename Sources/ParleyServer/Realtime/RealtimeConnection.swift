@@ -468,6 +468,8 @@ actor RealtimeConnection {
         options.speechThreshold = settings.speechThreshold.map { Float($0) }
         options.speechPadding = settings.speechPadding
         options.transcription = settings.transcription
+        // The client's language, else the server's (`parley serve --language`), else English.
+        options.language = settings.transcription?.language.flatMap { try? LanguageSetting(parsing: $0) } ?? environment.configuration.language ?? .english
         if settings.transcriptionOnly {
             // Nothing is answered: no reply is prepared while the user speaks.
             options.prefillsPrompt = false

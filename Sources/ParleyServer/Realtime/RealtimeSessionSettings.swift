@@ -247,9 +247,12 @@ struct RealtimeSessionSettings: Sendable, Equatable {
     private static func transcription(_ value: JSONValue, _ param: String) throws(RealtimeProtocolError) -> TranscriptionOptions? {
         if value.isNull { return nil }
         guard let fields = value.object else { throw .invalidValue(param, "'\(param)' must be an object such as {\"model\": \"whisper-1\", \"language\": \"en\"}, or null.") }
-        var options = TranscriptionOptions()
+        // No language: the server's (`parley serve --language`), else English (RealtimeConnection).
+        var options = TranscriptionOptions(language: nil)
         if let language = fields["language"], !language.isNull {
-            guard let code = language.string, !code.isEmpty, code.count <= 16 else { throw .invalidValue("\(param).language", "'language' must be a language code such as en.") }
+            guard let code = language.string, code.count <= 16, (try? LanguageSetting(parsing: code)) != nil else {
+                throw .invalidValue("\(param).language", "'language' must be auto or a language code such as en, it, es, fr or de.")
+            }
             options.language = code
         }
         if let prompt = fields["prompt"], !prompt.isNull {
