@@ -7,7 +7,8 @@
 //     save nothing;
 //   - "stop, wait…" barge-ins (canceller on): how many cut it and are answered;
 //   - ERLE of SpeexDSP (with and without its residual echo suppressor) on the reply's echo.
-// ROOM_RUNS=N runs of the reply alone each way (default 3).
+// ROOM_RUNS=N runs of the reply alone each way (default 2). The conversations over 20 s (without a
+// canceller the reply keeps cutting itself and answering its own echo) or 30 s.
 import Foundation
 import ParleyCore
 import ParleyLocal
@@ -47,19 +48,21 @@ private func cough(seed: UInt64, double: Bool) -> [Float] {
 
 func roomSuite() async throws {
     let paths = ParleyPaths.current()
-    let runs = Int(ProcessInfo.processInfo.environment["ROOM_RUNS"] ?? "") ?? 3
+    let runs = Int(ProcessInfo.processInfo.environment["ROOM_RUNS"] ?? "") ?? 2
     let stt = WhisperSpeechToText(modelPath: paths.defaultWhisperModel.path, threads: 2)
     try await stt.load()
     let tts = EspeakTextToSpeech()
     let room = try RoomAcoustics.sox()
     let rules = InterruptionRules(language: "en")
-    func conversation(_ over: [RoomRig.Line], cancelling: Bool, voice: String) async throws -> RoomOutcome {
+    let greeting = try await spoken("Hello, I am Parley. Ask me anything you like, I am listening.", voice: "en-us", tts: tts)
+    func conversation(_ over: [RoomRig.Line], cancelling: Bool, voice: String, warm: Bool = true) async throws -> RoomOutcome {
         let vad = SileroVoiceActivityDetector(weightsPath: paths.sileroWeights.path)
         let llm = ScriptedLanguageModel(replies: [reply, ["Sure, here is something else."]])
         return try await RoomRun.run(
             vad: vad, stt: stt, llm: llm, tts: tts, acoustics: room,
             question: try await spoken("What is the largest ocean on Earth?", voice: voice, tts: tts), over: over,
-            canceller: cancelling ? try SpeexEchoCanceller(sampleRate: 16_000) : nil, interruption: rules)
+            canceller: cancelling ? try SpeexEchoCanceller(sampleRate: 16_000) : nil, interruption: rules,
+            maximumSeconds: cancelling ? 30 : 20, warmUp: warm ? greeting : nil)
     }
 
     // ERLE, offline: the reply's echo through the room, after a second to converge.
@@ -78,16 +81,16 @@ func roomSuite() async throws {
         print(String(format: "ERLE SpeexDSP%@: %.1f dB over %.1f s of the reply's echo", suppress ? " + residual echo suppressor" : "", 10 * log10(before / after), Double(range.count) / 16_000))
     }
 
-    for cancelling in [false, true] {
+    for (cancelling, warm) in [(false, false), (true, false), (true, true)] {
         var selfInterruptions = 0, savedEcho = 0, erles: [Double] = []
         for run in 0..<runs {
-            let outcome = try await conversation([], cancelling: cancelling, voice: voices[run % voices.count])
+            let outcome = try await conversation([], cancelling: cancelling, voice: voices[run % voices.count], warm: warm)
             selfInterruptions += outcome.selfInterruptions
             savedEcho += outcome.savedUserTurns.count - 1
             if let erle = outcome.erle { erles.append(erle) }
-            print("  reply alone, \(cancelling ? "cancelling" : "no cancellation"), run \(run + 1): \(outcome.selfInterruptions) self-interruptions, \(outcome.cuts) cuts, saved \(outcome.savedUserTurns)")
+            print("  reply alone, \(cancelling ? (warm ? "cancelling, warm" : "cancelling, cold") : "no cancellation"), run \(run + 1): \(outcome.selfInterruptions) self-interruptions, \(outcome.cuts) cuts, saved \(outcome.savedUserTurns)")
         }
-        print("reply alone \(cancelling ? "with" : "without") echo cancellation: \(selfInterruptions) self-interruptions in \(runs) replies, \(savedEcho) echo turns saved"
+        print("reply alone \(cancelling ? "with" : "without") echo cancellation\(cancelling ? (warm ? " (warm: the canceller heard a greeting first)" : " (cold: first sound it hears)") : ""): \(selfInterruptions) self-interruptions in \(runs) replies, \(savedEcho) echo turns saved"
               + (erles.isEmpty ? "" : String(format: ", in-loop ERLE median %.1f dB", median(erles))))
     }
 

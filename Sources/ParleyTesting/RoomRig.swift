@@ -100,12 +100,18 @@ public actor RoomRig {
                     if realtime { try? await clock.sleep(until: opened.advanced(by: .milliseconds(100 * frame)), tolerance: nil) }
                 }
                 continuation.finish()
+                await self.close()
             }
             continuation.onTermination = { _ in task.cancel() }
         }
     }
 
     private var quietSince = 0
+
+    /// Whether the microphone has closed.
+    public private(set) var closed = false
+
+    private func close() { closed = true }
 
     /// The next frame, or nil when the room falls silent for good.
     private func nextFrame() async -> [Float]? {

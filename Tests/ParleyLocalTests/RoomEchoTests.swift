@@ -46,25 +46,30 @@ struct RoomEchoTests {
         // After a second to converge, before the user speaks.
         let measured = 16_000..<userStart
         let erle = 10 * log10(Self.energy(heardEcho[measured]) / Self.energy(cleaned[measured]))
+        print("SpeexDSP ERLE on the reply's echo: \(erle) dB")
         #expect(erle > 10, "ERLE \(erle) dB")
         let span = userStart..<min(cleaned.count, userStart + user.count + 8_000)
         let words = try await Self.stt.transcribe(AudioBuffer(samples: Array(cleaned[span]), sampleRate: 16_000), options: .init()).text
         #expect(words.lowercased().contains("something else"), "heard: \(words)")
     }
 
-    func conversation(over: [RoomRig.Line], cancelling: Bool) async throws -> RoomOutcome {
+    /// A conversation in the room; the canceller (when `cancelling`) has heard the room before,
+    /// on a greeting, as it has on a session's earlier replies.
+    func conversation(over: [RoomRig.Line], cancelling: Bool, seconds: Double = 30) async throws -> RoomOutcome {
         let vad = SileroVoiceActivityDetector(weightsPath: try TestEnvironment.require(TestEnvironment.paths.sileroWeights).path)
         _ = try TestEnvironment.require(TestEnvironment.paths.defaultWhisperModel)
         let llm = ScriptedLanguageModel(replies: [Self.reply, ["Sure, here is something else."]])
         return try await RoomRun.run(
             vad: vad, stt: Self.stt, llm: llm, tts: voice, acoustics: try RoomAcoustics.sox(),
             question: try await spoken("What is the largest ocean on Earth?", voice: "en-us+f3"), over: over,
-            canceller: cancelling ? try SpeexEchoCanceller(sampleRate: 16_000) : nil, interruption: InterruptionRules(language: "en"))
+            canceller: cancelling ? try SpeexEchoCanceller(sampleRate: 16_000) : nil, interruption: InterruptionRules(language: "en"),
+            maximumSeconds: seconds, warmUp: try await spoken("Hello, I am Parley. Ask me anything you like, I am listening."))
     }
 
     @Test("the reply's own echo interrupts it without the canceller, never with it, and is never saved")
     func echoAlone() async throws {
-        let without = try await conversation(over: [], cancelling: false)
+        // Without the canceller the reply keeps cutting itself and answering its own echo: 20 s of it.
+        let without = try await conversation(over: [], cancelling: false, seconds: 20)
         let with = try await conversation(over: [], cancelling: true)
         print("room: self-interruptions without cancellation \(without.selfInterruptions), with \(with.selfInterruptions); ERLE \(with.erle ?? 0) dB; saved without: \(without.savedUserTurns)")
         #expect(without.selfInterruptions >= 1, "the rig's echo should be loud enough to be heard: \(without)")

@@ -26,7 +26,13 @@ public actor SpeexEchoCanceller: EchoCanceller {
     /// A canceller for mono audio at `sampleRate` (8–48 kHz). Throws when SpeexDSP is missing
     /// (install it with scripts/setup) or on a platform without it (on Apple platforms use the
     /// system's voice processing instead).
-    public init(sampleRate: Int = 16_000, filterSeconds: Double = 0.3, suppressesResidualEcho: Bool = true) throws(EchoCancellerError) {
+    ///
+    /// `residualSuppression` is how far (in dB, negative) the residual echo suppressor may
+    /// lower what is left of the echo while the speaker plays (Speex's default is -15 dB when
+    /// someone also speaks near the microphone, -40 dB otherwise; Parley's -40/-60 keep the echo
+    /// out of the voice detector while the filter is still learning the room).
+    public init(sampleRate: Int = 16_000, filterSeconds: Double = 0.3, suppressesResidualEcho: Bool = true,
+                residualSuppression: (whileTalking: Int, alone: Int) = (-40, -60)) throws(EchoCancellerError) {
         guard (8_000...48_000).contains(sampleRate) else {
             throw EchoCancellerError("echo cancellation runs at 8,000–48,000 Hz, not \(sampleRate) Hz")
         }
@@ -41,7 +47,7 @@ public actor SpeexEchoCanceller: EchoCanceller {
         let library = try SpeexDSPLibrary.shared.get()
         let frames = Int((filterSeconds * Double(sampleRate) / Double(frameSize)).rounded(.up))
         engine = try SpeexEngine(library: library, frameSize: frameSize, filterLength: frames * frameSize,
-                                 sampleRate: sampleRate, suppressor: suppressesResidualEcho)
+                                 sampleRate: sampleRate, suppressor: suppressesResidualEcho ? residualSuppression : nil)
         #else
         throw EchoCancellerError("SpeexDSP is not built for this platform; on Apple platforms use voice processing I/O")
         #endif
@@ -95,23 +101,26 @@ private final class SpeexEngine {
     private let preprocessor: OpaquePointer?
     private let frameSize: Int
 
-    init(library: SpeexDSPLibrary, frameSize: Int, filterLength: Int, sampleRate: Int, suppressor: Bool) throws(EchoCancellerError) {
+    init(library: SpeexDSPLibrary, frameSize: Int, filterLength: Int, sampleRate: Int, suppressor: (whileTalking: Int, alone: Int)?) throws(EchoCancellerError) {
         guard let echo = library.echoInit(Int32(frameSize), Int32(filterLength)) else {
             throw EchoCancellerError("SpeexDSP could not make an echo canceller for \(frameSize)-sample frames")
         }
         var rate = Int32(sampleRate)
         _ = library.echoCtl(echo, PARLEY_SPEEX_ECHO_SET_SAMPLING_RATE, &rate)
         var preprocessor: OpaquePointer?
-        if suppressor {
+        if let suppressor {
             guard let made = library.preprocessInit(Int32(frameSize), Int32(sampleRate)) else {
                 library.echoDestroy(echo)
                 throw EchoCancellerError("SpeexDSP could not make its residual echo suppressor")
             }
-            // Echo suppression only: the transcriber copes with steady noise better than with
-            // Speex's denoiser's artefacts.
-            var off: Int32 = 0
-            _ = library.preprocessCtl(made, PARLEY_SPEEX_PREPROCESS_SET_DENOISE, &off)
+            // Speex applies the residual echo suppression through its noise suppressor's gain:
+            // with the denoiser off, the suppressor does nothing.
+            var on: Int32 = 1
+            _ = library.preprocessCtl(made, PARLEY_SPEEX_PREPROCESS_SET_DENOISE, &on)
             _ = library.preprocessCtl(made, PARLEY_SPEEX_PREPROCESS_SET_ECHO_STATE, UnsafeMutableRawPointer(echo))
+            var alone = Int32(max(-100, min(0, suppressor.alone))), talking = Int32(max(-100, min(0, suppressor.whileTalking)))
+            _ = library.preprocessCtl(made, PARLEY_SPEEX_PREPROCESS_SET_ECHO_SUPPRESS, &alone)
+            _ = library.preprocessCtl(made, PARLEY_SPEEX_PREPROCESS_SET_ECHO_SUPPRESS_ACTIVE, &talking)
             preprocessor = made
         }
         self.library = library
