@@ -15,6 +15,9 @@ actor RealtimeEcho {
     private var canceller: (any EchoCanceller)?
     private var reference: FarEndBuffer?
     private var unavailable = false
+    /// Response audio sent before the first appended audio told the input's rate.
+    private var early: [AudioBuffer] = []
+    private var draining = false
 
     init(logger: Logger) {
         self.logger = logger
@@ -25,9 +28,15 @@ actor RealtimeEcho {
         if canceller == nil, !unavailable {
             do {
                 canceller = try SpeexEchoCanceller(sampleRate: audio.sampleRate)
-                reference = FarEndBuffer(sampleRate: audio.sampleRate)
+                let reference = FarEndBuffer(sampleRate: audio.sampleRate)
+                self.reference = reference
+                // Chunks sent meanwhile queue behind the early ones, in order.
+                draining = true
+                while !early.isEmpty { await reference.append(early.removeFirst()) }
+                draining = false
             } catch {
                 unavailable = true
+                early = []
                 logger.warning("realtime: echo cancellation is off for this session: \(error)")
             }
         }
@@ -39,11 +48,16 @@ actor RealtimeEcho {
 
     /// Response audio sent to the client.
     func played(_ chunk: AudioBuffer) async {
-        await reference?.append(chunk)
+        if let reference, !draining {
+            await reference.append(chunk)
+        } else if !unavailable, early.count < 2_000 {
+            early.append(chunk)
+        }
     }
 
     /// The response paused or ended short: nothing more of what was sent plays.
     func stopped() async {
+        early = []
         await reference?.clear()
     }
 }
