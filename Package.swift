@@ -29,6 +29,7 @@ let engineDependencies: [Target.Dependency] = [
     .target(name: "CLlama", condition: linuxOnly),
     .target(name: "CWhisper", condition: linuxOnly),
     .target(name: "CSherpaOnnx", condition: linuxOnly),
+    .target(name: "CSpeexDSP", condition: linuxOnly),
     hasLocalAppleEngines
         ? .target(name: "ParleyEngines", condition: appleEnginesOn)
         : .product(name: "ParleyEngines", package: "parley-engines", condition: appleEnginesOn),
@@ -106,6 +107,9 @@ let package = Package(
         // Parley itself: the library comes with no header. Types only, like CSherpaOnnx:
         // ParleyOnnx opens the library on first use.
         .systemLibrary(name: "COnnxRuntime"),
+        // SpeexDSP's echo canceller (BSD), declared by Parley itself: ParleyLocal opens
+        // libspeexdsp.so.1 on first use, so a machine without it runs without echo cancellation.
+        .systemLibrary(name: "CSpeexDSP"),
         // A thin safe wrapper over ONNX Runtime: sessions from a file, runs with float tensors by
         // name, typed errors (the audio turn model; the wake word and Moonshine can share it).
         // Linux only: on Apple platforms making a session throws "not built for this platform".

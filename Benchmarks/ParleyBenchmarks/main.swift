@@ -14,7 +14,9 @@
 //            budget (also meaningful in a debug build: `swift run parley-benchmarks silero`)
 //   smartturn — the audio turn model (Smart Turn v3.2 under ONNX Runtime, one thread): ms per
 //            score for the Swift features and the model, on the reference clips
-// Run with Benchmarks/run --suite http|chain|silero|smartturn|realtime|structured|voices|ears (release build). Figures are medians.
+//   room   — the room rig: self-interruptions by the reply's echo with and without SpeexDSP's
+//            echo canceller, backchannels and coughs left uncut, barge-ins cut, ERLE (RoomSuite.swift)
+// Run with Benchmarks/run --suite http|chain|silero|smartturn|realtime|structured|voices|ears|room (release build). Figures are medians.
 import AsyncHTTPClient
 import Foundation
 import NIOCore
@@ -262,11 +264,12 @@ case "realtime": try await realtimeSuite()
 case "structured": try await structuredSuite()
 case "voices": try await voicesSuite()
 case "ears": try await earsSuite()
+case "room": try await roomSuite()
 case "all":
     try await httpSuite()
     try await chainSuite()
     try sileroSuite()
 default:
-    FileHandle.standardError.write(Data("usage: parley-benchmarks [http|chain|silero|smartturn|realtime|structured|voices|ears|all]\n".utf8))
+    FileHandle.standardError.write(Data("usage: parley-benchmarks [http|chain|silero|smartturn|realtime|structured|voices|ears|room|all]\n".utf8))
     exit(2)
 }

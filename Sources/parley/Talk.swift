@@ -90,6 +90,12 @@ struct Talk: AsyncParsableCommand {
     @Flag(name: .customLong("interrupt-at-once"), help: "Cut a reply on the first speech over it, without pausing it to hear whether the words are meant.")
     var interruptAtOnce = false
 
+    @Option(help: "Play the replies with this command, which reads raw 16-bit mono PCM at 22,050 Hz (e.g. \"aplay -q -f S16_LE -r 22050 -c 1 -t raw\"), instead of writing them to --output only.")
+    var speaker: String?
+
+    @Flag(name: .customLong("echo-cancellation"), help: "With --input - and --speaker: take the replies' echo out of the microphone (SpeexDSP), so the assistant does not hear itself.")
+    var echoCancellation = false
+
     @Option(name: .customLong("image"), help: "An image (PNG, JPEG, WebP) that goes with the first spoken question (repeat for several).")
     var images: [String] = []
 
@@ -117,6 +123,7 @@ struct Talk: AsyncParsableCommand {
         try Self.check(minInterruption, .minInterruption)
         if interruptAtOnce, backchannels != nil { throw ValidationError("--backchannels has no effect with --interrupt-at-once: leave one out.") }
         if let backchannels, Self.phrases(backchannels).isEmpty { throw ValidationError("--backchannels needs at least one word, such as \"mm-hmm,yeah\".") }
+        if echoCancellation, speaker == nil || !live { throw ValidationError("--echo-cancellation needs --input - (a live microphone) and --speaker (the replies played by Parley).") }
         if noSave, keepAudio { throw ValidationError("--keep-audio keeps audio with a saved conversation; it cannot be used with --no-save.") }
     }
 
@@ -162,8 +169,10 @@ struct Talk: AsyncParsableCommand {
             options.prefillsPrompt = !noPrefill
             options.language = try spoken.setting
             if !noTools { options.tools = try await runtime.toolbox(owner: .local, warn: false, language: options.language) }
-            let speaker = RecordingOutput(clock: ContinuousClock(), realtime: paced)
-            let made = try await runtime.makeConversation(options: options, thread: thread, output: speaker)
+            let echo = echoCancellation ? TalkSpeaker.echoCancellation(rate: rate) : nil
+            let player = try self.speaker.map { try TalkSpeaker(command: $0, reference: echo?.1) }
+            let recorder = RecordingOutput(clock: ContinuousClock(), realtime: paced)
+            let made = try await runtime.makeConversation(options: options, thread: thread, output: player?.output ?? recorder)
             conversationMade = made
             let conversation = made.session
             if !attachments.isEmpty { try await conversation.attach(images: attachments) }
@@ -182,6 +191,8 @@ struct Talk: AsyncParsableCommand {
             var turns: [TurnResult]
             if let recording {
                 turns = try await conversation.run(AudioFrames.from(recording, realtime: realtime))
+            } else if let (canceller, reference) = echo {
+                turns = try await conversation.run(EchoCancellingInput.frames(AudioFrames.standardInput(sampleRate: rate), canceller: canceller, reference: reference))
             } else {
                 turns = try await conversation.run(AudioFrames.standardInput(sampleRate: rate))
             }
@@ -190,7 +201,9 @@ struct Talk: AsyncParsableCommand {
             await reporter.value
             await made.prepared()
 
-            let heard = await speaker.heardAudio ?? AudioBuffer(samples: [], sampleRate: 22_050)
+            await player?.close()
+            let played = await player?.output.heardAudio, recorded = await recorder.heardAudio
+            let heard = played ?? recorded ?? AudioBuffer(samples: [], sampleRate: 22_050)
             try WAV.write(heard, to: URL(fileURLWithPath: output))
             let threadID = await made.thread
             if json {

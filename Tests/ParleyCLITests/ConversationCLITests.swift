@@ -190,6 +190,30 @@ struct ConversationCLITests {
         #expect(document.turns.first?.transcript.lowercased().contains("capital") == true)
     }
 
+    @Test("live audio with --speaker and --echo-cancellation: the reply goes to the player as raw PCM, the one turn is answered")
+    func speakerAndEchoCancellation() async throws {
+        let audio = try WAV.read(from: ParleyPaths.current().sampleQuestion).resampled(to: 16_000)
+        let pcm = (audio.samples + [Float](repeating: 0, count: 32_000)).reduce(into: Data()) { data, sample in
+            var value = Int16(max(-1, min(1, sample)) * 32_767).littleEndian
+            withUnsafeBytes(of: &value) { data.append(contentsOf: $0) }
+        }
+        let input = try CLI.temporaryFile("question.raw", contents: pcm)
+        let played = FileManager.default.temporaryDirectory.appendingPathComponent("parley-played-\(UUID()).raw")
+        defer { try? FileManager.default.removeItem(at: input); try? FileManager.default.removeItem(at: played) }
+        let result = try await CLI.run(["talk", "--input", "-", "--no-save", "--json", "--output", "/dev/null", "--echo-cancellation",
+                                        "--speaker", "cat > '\(played.path)'"], standardInput: input)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(!result.stderr.contains("echo cancellation is off"), "stderr: \(result.stderr)")
+        let document = try JSONDecoder().decode(TalkDocument.self, from: Data(result.stdout.utf8))
+        #expect(document.turns.count == 1)
+        #expect(document.turns.first?.transcript.lowercased().contains("capital") == true)
+        #expect(document.turns.first?.reply.isEmpty == false)
+        // The player got the spoken reply (22,050 Hz, 16-bit), written in real time.
+        let bytes = (try? Data(contentsOf: played)) ?? Data()
+        #expect(Double(bytes.count) / 44_100 > 0.5, "\(bytes.count) bytes")
+        #expect(bytes.contains { $0 != 0 })
+    }
+
     @Test("""
         the first real-time talk in a fresh data directory keeps the instructions' memory (with the built-in tools) on disk; \
         the next scores its first pause on only the new words

@@ -96,6 +96,7 @@ struct ParleyCLITests {
         (["--min-interruption", "9"], "--min-interruption must be between 0 and 5 seconds."),
         (["--backchannels", " , "], "--backchannels needs at least one word"),
         (["--interrupt-at-once", "--backchannels", "yeah"], "--backchannels has no effect with --interrupt-at-once"),
+        (["--echo-cancellation"], "--echo-cancellation needs --input - (a live microphone) and --speaker"),
     ])
     func interruptionFlags(_ flags: [String], _ message: String) async throws {
         let result = try await CLI.run(["talk", "--input", "-"] + flags)

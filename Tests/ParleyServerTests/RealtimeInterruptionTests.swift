@@ -83,14 +83,19 @@ struct RealtimeInterruptionTests {
             func parley(_ event: [String: Any]) -> [String: Any]? { (event["session"] as? [String: Any])?["parley"] as? [String: Any] }
             #expect(detection(created)?["interrupt_response"] as? Bool == true)
             #expect(parley(created)?["min_interruption_ms"] as? Int == 400)
+            #expect(parley(created)?["echo_cancellation"] as? Bool == false)
             try await client.send(["type": "session.update", "session": [
                 "audio": ["input": ["turn_detection": ["type": "server_vad", "interrupt_response": false]]],
-                "parley": ["min_interruption_ms": 250, "backchannels": ["vale", "venga"]],
+                "parley": ["min_interruption_ms": 250, "backchannels": ["vale", "venga"], "echo_cancellation": true],
             ]])
             let updated = try await client.next("session.updated")
             #expect(detection(updated)?["interrupt_response"] as? Bool == false)
             #expect(parley(updated)?["min_interruption_ms"] as? Int == 250)
             #expect(parley(updated)?["backchannels"] as? [String] == ["vale", "venga"])
+            #expect(parley(updated)?["echo_cancellation"] as? Bool == true)
+            try await client.send(["type": "session.update", "session": ["parley": ["echo_cancellation": "on"]]])
+            let notBool = try await client.next("error")
+            #expect(((notBool["error"] as? [String: Any])?["param"] as? String) == "session.parley.echo_cancellation")
             try await client.send(["type": "session.update", "session": ["parley": ["backchannels": [1, 2]]]])
             let error = try await client.next("error")
             #expect(((error["error"] as? [String: Any])?["param"] as? String) == "session.parley.backchannels")

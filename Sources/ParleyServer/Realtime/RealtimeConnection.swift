@@ -57,6 +57,8 @@ actor RealtimeConnection {
     private var settings: RealtimeSessionSettings
     private var options: ConversationOptions
     private var conversation: RuntimeConversation<ContinuousClock>?
+    /// The conversation's echo cancellation (`session.parley.echo_cancellation`), if on.
+    private var echo: RealtimeEcho?
     private var following: Task<Void, Never>?
     /// How many of the session's updates (``ConversationSession/updatesBroadcast``) the
     /// follower has taken up.
@@ -232,9 +234,10 @@ actor RealtimeConnection {
                                                        manualTurn: settings.turnDetection == .manual, at: .now)
             guard try proceed(append) else { return }
             let session = try await conversationSession()
+            let echo = self.echo
             await onAudioLane(session, eventID: eventID, bytes: size) { session in
                 if await session.state == .armed { try await session.startListening(.user) }
-                try await session.append(audio)
+                try await session.append(await echo?.clean(audio) ?? audio)
             }
         case .commitAudio:
             guard try proceed(.commitAudio(hasConversation: conversation != nil)), let session = conversation?.session else { return }
@@ -500,7 +503,8 @@ actor RealtimeConnection {
             // Turns end on commit; a long pause does not end one.
             options.endSilence = options.maxTurn
         }
-        let output = RealtimeOutput { [weak self] chunk in await self?.replyAudio(chunk) }
+        echo = settings.echoCancellation ? RealtimeEcho(logger: logger) : nil
+        let output = RealtimeOutput(echo: echo) { [weak self] chunk in await self?.replyAudio(chunk) }
         let made: RuntimeConversation<ContinuousClock>
         do {
             made = try await environment.runtime.makeConversation(options: options, thread: thread, output: output)

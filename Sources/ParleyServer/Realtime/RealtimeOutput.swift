@@ -15,10 +15,18 @@ actor RealtimeOutput: AudioOutput {
     private var held: [AudioBuffer] = []
     private var flushing = false
     private var resumeWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The far-end reference of the session's echo cancellation, when it asked for it.
+    private let echo: RealtimeEcho?
 
-    /// Creates an output that hands each chunk to `send`.
-    init(send: @escaping @Sendable (AudioBuffer) async -> Void) {
+    /// Creates an output that hands each chunk to `send` (and to `echo` as the reference).
+    init(echo: RealtimeEcho? = nil, send: @escaping @Sendable (AudioBuffer) async -> Void) {
+        self.echo = echo
         self.send = send
+    }
+
+    private func sendPlayed(_ chunk: AudioBuffer) async {
+        await send(chunk)
+        await echo?.played(chunk)
     }
 
     func beginReply() {
@@ -32,10 +40,10 @@ actor RealtimeOutput: AudioOutput {
             held.append(chunk)
             return
         }
-        await send(chunk)
+        await sendPlayed(chunk)
     }
 
-    func stop() -> Double {
+    func stop() async -> Double {
         // The timeline stays until the next reply: stopping twice reports the same.
         let played = min(timeline.played(at: .now), timeline.queued)
         held.removeAll()
@@ -43,6 +51,7 @@ actor RealtimeOutput: AudioOutput {
             timeline.resume(at: .now)
             wakeWaiters()
         }
+        await echo?.stopped()
         return played
     }
 
@@ -56,13 +65,14 @@ actor RealtimeOutput: AudioOutput {
             } else {
                 break
             }
-            if Task.isCancelled { return stop() }
+            if Task.isCancelled { return await stop() }
         }
         return timeline.queued
     }
 
     func pause() async {
         timeline.pause(at: .now)
+        await echo?.stopped()
     }
 
     func resume() async {
@@ -73,7 +83,7 @@ actor RealtimeOutput: AudioOutput {
         flushing = true
         while !held.isEmpty, !timeline.isPaused {
             let chunk = held.removeFirst()
-            await send(chunk)
+            await sendPlayed(chunk)
         }
         flushing = false
     }

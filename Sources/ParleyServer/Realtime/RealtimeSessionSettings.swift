@@ -93,6 +93,10 @@ struct RealtimeSessionSettings: Sendable, Equatable {
     /// The words that never cut a response, replacing the built-in lists (`nil`: those of the
     /// transcription's language). A Parley extension: `session.parley.backchannels`.
     var backchannels: [String]?
+    /// Whether the appended audio is cleaned of the response's echo, the streamed response audio
+    /// as the reference (for clients that send a raw microphone while playing the response aloud).
+    /// A Parley extension: `session.parley.echo_cancellation` (false by default).
+    var echoCancellation = false
     /// Seconds of speech between partial transcripts (`transcription.delta` while the user
     /// speaks); `nil` for none. A Parley extension: `session.parley.partial_transcript_interval_ms`.
     var partialInterval: Double?
@@ -138,6 +142,7 @@ struct RealtimeSessionSettings: Sendable, Equatable {
             || maxOutputTokens != other.maxOutputTokens || partialInterval != other.partialInterval
             || tools != other.tools || toolChoice != other.toolChoice || builtinTools != other.builtinTools
             || interruptsResponse != other.interruptsResponse || minInterruption != other.minInterruption || backchannels != other.backchannels
+            || echoCancellation != other.echoCancellation
     }
 
     // MARK: - session.update
@@ -223,6 +228,10 @@ struct RealtimeSessionSettings: Sendable, Equatable {
             if let value = parley["builtin_tools"] {
                 guard let on = value.bool else { throw .invalidValue("session.parley.builtin_tools", "'builtin_tools' must be true or false.") }
                 updated.builtinTools = on
+            }
+            if let value = parley["echo_cancellation"] {
+                guard let on = value.bool else { throw .invalidValue("session.parley.echo_cancellation", "'echo_cancellation' must be true or false.") }
+                updated.echoCancellation = on
             }
         }
         self = updated
@@ -458,7 +467,8 @@ struct RealtimeSessionSettings: Sendable, Equatable {
             "parley": .object([Self.name(.partialInterval): partialInterval.map { .number(Tunable.partialInterval.wire($0)) } ?? .null,
                                "builtin_tools": .bool(builtinTools),
                                Self.name(.minInterruption): .number(Tunable.minInterruption.wire(minInterruption)),
-                               "backchannels": backchannels.map { .array($0.map(JSONValue.string)) } ?? .null]),
+                               "backchannels": backchannels.map { .array($0.map(JSONValue.string)) } ?? .null,
+                               "echo_cancellation": .bool(echoCancellation)]),
         ])
     }
 
