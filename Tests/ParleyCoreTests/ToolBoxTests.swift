@@ -132,13 +132,16 @@ struct ToolBoxTests {
         let speaker = ReplySpeaker(llm: model, tts: voice, tools: box)
         let output = RecordingOutput(clock: ContinuousClock(), realtime: false)
         let reply = Task { try await speaker.speak(ChatRequest(messages: [.user("Weather in Oslo?")]), to: output, clock: clock) }
-        // The acknowledgement's timer and the tool's timeout sleep on the clock.
+        // The acknowledgement's timer and the tool's timeout sleep on the clock; the
+        // acknowledgement is synthesized before the timer starts, and played when it fires.
         while clock.sleepers < 2 { await Task.yield() }
         clock.advance(by: .milliseconds(700))
-        while await !voice.spoken.contains("One moment.") { await Task.yield() }
+        while clock.sleepers > 1 { await Task.yield() }  // the timer has fired; the tool still runs
+        for _ in 0..<50 { await Task.yield() }
         open.finish()
         let outcome = try await reply.value
-        #expect(await voice.spoken == ["Let me look.", "One moment.", "It is 21 degrees", "in Oslo."])
+        #expect(outcome.spoken.sentences.map(\.text) == ["Let me look.", "One moment.", "It is 21 degrees", "in Oslo."])
+        #expect(await voice.spoken.filter { $0 == "One moment." }.count == 1, "synthesized once")
         #expect(outcome.text == "Let me look. It is 21 degrees in Oslo.")
         #expect(outcome.toolExchange == [.assistant("Let me look.", toolCalls: [call]),
                                          .tool(callID: "call_9", name: "get_weather", content: #"{"celsius":21,"city":"Oslo"}"#)])
@@ -175,9 +178,13 @@ struct ToolBoxTests {
             let speaker = ReplySpeaker(llm: SlowReader(words: words), tts: voice, tools: box)
             let output = RecordingOutput(clock: ContinuousClock(), realtime: false)
             let reply = Task { try await speaker.speak(ChatRequest(messages: [.user("Weather in Oslo?")]), to: output, clock: clock) }
+            // The acknowledgement is synthesized before the model reads the result, whether or
+            // not it is said.
+            for _ in 0..<1000 where await !voice.spoken.contains("One moment.") { await Task.yield() }
             if slow {
-                // Time passes while the model reads: the acknowledgement's timer fires.
-                for _ in 0..<100 where await !voice.spoken.contains("One moment.") {
+                // Time passes while the model reads: the acknowledgement's timer fires, and its
+                // audio (made before) is played.
+                for _ in 0..<100 where await (output.heardAudio?.duration ?? 0) == 0 {
                     clock.advance(by: .milliseconds(100))
                     for _ in 0..<10 { await Task.yield() }
                 }
@@ -186,8 +193,9 @@ struct ToolBoxTests {
             let outcome = try await reply.value
             clock.advance(by: .seconds(5))  // a timer left behind would speak now
             for _ in 0..<50 { await Task.yield() }
-            let spoken = await voice.spoken
-            #expect(spoken == (slow ? ["One moment."] : []) + ["It is 21 degrees", "in Oslo."], "\(spoken)")
+            let played = outcome.spoken.sentences.map(\.text)
+            #expect(played == (slow ? ["One moment."] : []) + ["It is 21 degrees", "in Oslo."], "\(played)")
+            #expect(await voice.spoken == ["One moment.", "It is 21 degrees", "in Oslo."])
             #expect(outcome.text == "It is 21 degrees in Oslo.")
         }
     }

@@ -112,6 +112,10 @@ public struct ReplySpeaker: Sendable {
     public var toolRounds: Int = 3
     /// What is said while a tool runs longer than its ``Acknowledgement/after``; `nil` says nothing.
     public var acknowledgement: Acknowledgement? = Acknowledgement()
+    /// The acknowledgement's audio, synthesized once before the model reads a tool's result:
+    /// the voice and the model take turns on the cores, so it could not be made while the
+    /// model reads.
+    private let acknowledgementAudio = PreparedSpeech()
 
     /// Creates a speaker.
     public init(llm: any LanguageModelProvider, tts: any TextToSpeechProvider, speech: SpeechOptions = SpeechOptions(),
@@ -150,7 +154,7 @@ public struct ReplySpeaker: Sendable {
         onText: @escaping @Sendable (String) async -> Void = { _ in }, onFirstAudio: @Sendable () async -> Void = {}
     ) async throws -> Outcome where C.Duration == Duration {
         let start = clock.now
-        let (sentences, sentenceSink) = AsyncStream.makeStream(of: String.self)
+        let (sentences, sentenceSink) = AsyncStream.makeStream(of: ReplyPiece.self)
         let llm = self.llm
 
         // The model writes into the sentence stream while the synthesizer speaks each sentence
@@ -181,7 +185,10 @@ public struct ReplySpeaker: Sendable {
             // A call the words plainly want, with its arguments, is made before the model
             // writes: the model's one round answers from its result.
             if let tools, let call = tools.cuedCall(for: current) {
-                if let acknowledgement { quiet.open(acknowledgement, clock: clock, into: sentenceSink) }
+                if let acknowledgement {
+                    quiet.open(acknowledgement, audio: await acknowledgementAudio.audio(for: acknowledgement.text, voice: tts, options: speech),
+                               clock: clock, into: sentenceSink)
+                }
                 let results = await tools.run([call], clock: clock)
                 let exchange = [ChatMessage.assistant("", toolCalls: [call])] + results.map(\.message)
                 written.toolExchange += exchange
@@ -201,7 +208,7 @@ public struct ReplySpeaker: Sendable {
                             written.text += piece
                             roundText += piece
                             await onText(piece)
-                            for sentence in chunker.append(piece) { sentenceSink.yield(sentence) }
+                            for sentence in chunker.append(piece) { sentenceSink.yield(.text(sentence)) }
                         case .finished(_, let reported):
                             written.usage.add(reported)
                         case .provider(let identity):
@@ -214,7 +221,7 @@ public struct ReplySpeaker: Sendable {
                     }
                     guard !calls.isEmpty, !Task.isCancelled else { break }
                     // What the model said before its calls is spoken now, not after the tools.
-                    if let rest = chunker.finish() { sentenceSink.yield(rest) }
+                    if let rest = chunker.finish() { sentenceSink.yield(.text(rest)) }
                     let ours = calls.filter { tools?.tool(named: $0.name) != nil }
                     guard let tools, ours.count == calls.count else {
                         // Calls for the caller: the ones the speaker has run, the rest wait.
@@ -224,7 +231,10 @@ public struct ReplySpeaker: Sendable {
                         written.clientCalls = calls.filter { tools?.tool(named: $0.name) == nil }
                         break
                     }
-                    if let acknowledgement { quiet.open(acknowledgement, clock: clock, into: sentenceSink) }
+                    if let acknowledgement {
+                    quiet.open(acknowledgement, audio: await acknowledgementAudio.audio(for: acknowledgement.text, voice: tts, options: speech),
+                               clock: clock, into: sentenceSink)
+                }
                     let results = await tools.run(calls, clock: clock)
                     let exchange = [ChatMessage.assistant(roundText, toolCalls: calls)] + results.map(\.message)
                     written.toolExchange += exchange
@@ -238,7 +248,7 @@ public struct ReplySpeaker: Sendable {
             } catch where Task.isCancelled {
                 // Stopped by the caller: what was written so far stands.
             }
-            if !Task.isCancelled, let rest = chunker.finish() { sentenceSink.yield(rest) }
+            if !Task.isCancelled, let rest = chunker.finish() { sentenceSink.yield(.text(rest)) }
             written.total = start.duration(to: clock.now)
             return written
         }()
@@ -248,14 +258,15 @@ public struct ReplySpeaker: Sendable {
         var synthesis = Duration.zero
         var synthesisError: (any Error)?
         var voice: ProviderIdentity?
-        for await sentence in sentences {
+        for await piece in sentences {
             guard !Task.isCancelled else { break }
+            let sentence = piece.text
             let sentenceStart = clock.now
             var duration = 0.0
             // The pause the voice leaves after the chunk: a sentence's own, or a breath.
             var tail = SilenceTail()
             do {
-                for try await spokenChunk in tts.synthesizeAttributed(sentence, options: speech) {
+                for try await spokenChunk in piece.audio(voice: tts, options: speech) {
                     let chunk = spokenChunk.audio
                     if voice == nil { voice = spokenChunk.provider }
                     if firstAudio == nil {
@@ -315,8 +326,8 @@ private final class AcknowledgementWindow: Sendable {
 
     /// Opens the window (if it is not open already): `acknowledgement` is yielded into `sink`
     /// when it is still open after ``ReplySpeaker/Acknowledgement/after``.
-    func open<C: Clock>(_ acknowledgement: ReplySpeaker.Acknowledgement, clock: C,
-                        into sink: AsyncStream<String>.Continuation) where C.Duration == Duration {
+    func open<C: Clock>(_ acknowledgement: ReplySpeaker.Acknowledgement, audio: [SpokenChunk], clock: C,
+                        into sink: AsyncStream<ReplyPiece>.Continuation) where C.Duration == Duration {
         state.withLock { state in
             guard !state.open else { return }
             state.open = true
@@ -327,7 +338,7 @@ private final class AcknowledgementWindow: Sendable {
                 self?.state.withLock { state in
                     guard state.open, state.generation == generation else { return }
                     state.open = false
-                    sink.yield(acknowledgement.text)
+                    sink.yield(audio.isEmpty ? .text(acknowledgement.text) : .prepared(acknowledgement.text, audio))
                 }
             }
         }
@@ -341,5 +352,52 @@ private final class AcknowledgementWindow: Sendable {
             return state.timer
         }
         timer?.cancel()
+    }
+}
+
+/// What a spoken reply says next: text for the voice, or words whose audio is already made.
+enum ReplyPiece: Sendable {
+    /// Words to synthesize.
+    case text(String)
+    /// Words and their audio, synthesized before.
+    case prepared(String, [SpokenChunk])
+
+    /// The words.
+    var text: String {
+        switch self {
+        case .text(let text), .prepared(let text, _): text
+        }
+    }
+
+    /// The piece's audio: synthesized by `voice` now, or the prepared chunks.
+    func audio(voice: any TextToSpeechProvider, options: SpeechOptions) -> AsyncThrowingStream<SpokenChunk, any Error> {
+        switch self {
+        case .text(let text):
+            return voice.synthesizeAttributed(text, options: options)
+        case .prepared(_, let chunks):
+            return AsyncThrowingStream { continuation in
+                for chunk in chunks { continuation.yield(chunk) }
+                continuation.finish()
+            }
+        }
+    }
+}
+
+/// Phrases synthesized once and kept, for a speaker that says them again (the acknowledgement).
+final class PreparedSpeech: Sendable {
+    private let made = Mutex<[String: [SpokenChunk]]>([:])
+
+    /// The audio of `text`: kept from before, or synthesized by `voice` now and kept. Empty when
+    /// the voice fails (the words are then synthesized when said, as any other).
+    func audio(for text: String, voice: any TextToSpeechProvider, options: SpeechOptions) async -> [SpokenChunk] {
+        if let kept = made.withLock({ $0[text] }) { return kept }
+        var chunks: [SpokenChunk] = []
+        do {
+            for try await chunk in voice.synthesizeAttributed(text, options: options) { chunks.append(chunk) }
+        } catch {
+            return []
+        }
+        made.withLock { $0[text] = chunks }
+        return chunks
     }
 }
