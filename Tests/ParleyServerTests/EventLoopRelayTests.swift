@@ -162,8 +162,10 @@ struct EventLoopRelayTests {
     func idleTimeout() async throws {
         let upstream = try await RelayTests.upstream()
         defer { upstream.stop() }
+        // Long enough that a loaded machine (the whole suite runs in parallel) still sends the
+        // client's requests on the connections it opens; short beside the 10 s checked below.
         let server = try await TestServer.start(settings: ["OPENAI_BASE_URL": upstream.baseURL + "/v1"], catalog: RelayTests.catalog()) {
-            $0.idleTimeout = .milliseconds(300)
+            $0.idleTimeout = .seconds(2)
         }
         defer { server.stop() }
         let first = try await server.send(.POST, "/v1/chat/completions", headers: [("content-type", "application/json")], body: Data(Self.question.utf8))
