@@ -61,8 +61,9 @@ struct MCPToolHubTests {
         #expect(results[0].content == "noon")
         #expect(results[1].content == "The tool failed: No such file: a.txt")
         #expect(results[2].content == "The tool failed: the MCP server \"files\" did not answer: connection refused")
+        // The box runs the calls at the same time: the server sees them in any order.
         let calls = await session.calls
-        #expect(calls.map(\.0) == ["current_date_time", "read", "broken"])
-        #expect(calls[1].1 == ["path": "a.txt"])
+        #expect(calls.map(\.0).sorted() == ["broken", "current_date_time", "read"])
+        #expect(calls.first { $0.0 == "read" }?.1 == ["path": "a.txt"])
     }
 }
