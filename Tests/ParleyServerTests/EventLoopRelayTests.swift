@@ -163,7 +163,7 @@ struct EventLoopRelayTests {
         let upstream = try await RelayTests.upstream()
         defer { upstream.stop() }
         // Long enough that a loaded machine (the whole suite runs in parallel) still sends the
-        // client's requests on the connections it opens; short beside the 10 s checked below.
+        // client's requests on the connections it opens; short beside the 18 s checked below.
         let server = try await TestServer.start(settings: ["OPENAI_BASE_URL": upstream.baseURL + "/v1"], catalog: RelayTests.catalog()) {
             $0.idleTimeout = .seconds(2)
         }
@@ -179,13 +179,14 @@ struct EventLoopRelayTests {
         // Read until the server closes the connection (the client gives up after 20 s).
         let text = try await RawHTTP.exchange(port: server.port, request)
         #expect(text.hasPrefix("HTTP/1.1 200") && text.hasSuffix(RelayTests.whole), "\(text)")
-        #expect(ContinuousClock.now - start < .seconds(10))
+        // Closed by the server, not by the client giving up at 20 s (however loaded the machine).
+        #expect(ContinuousClock.now - start < .seconds(18))
         let metrics = try await server.send(.GET, "/metrics").text
         #expect(Self.relays(metrics, lane: "event_loop") == 1, "\(metrics)")
         // A connection that never sends a request is closed once idle too.
         let silentStart = ContinuousClock.now
         let silent = try await RawHTTP.exchange(port: server.port, "")
-        #expect(silent.isEmpty && ContinuousClock.now - silentStart < .seconds(10), "\(silent)")
+        #expect(silent.isEmpty && ContinuousClock.now - silentStart < .seconds(18), "\(silent)")
     }
 
     @Test("requests pipelined on one connection are answered in order, relayed on the event loop or not")
