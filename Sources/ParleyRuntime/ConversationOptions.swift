@@ -79,7 +79,7 @@ public struct ConversationOptions: Sendable {
     /// ``transcription`` says. Any other language than English, or `.auto`, is heard by the
     /// multilingual transcriber, answered under a system prompt in that language (unless
     /// ``systemPrompt`` or the thread's settings give one), and spoken sentence by sentence in
-    /// a voice for each sentence's language (``SentenceLanguageVoices``): the neural English
+    /// a voice for each sentence's language (`SentenceLanguageVoices`): the neural English
     /// voice for English, espeak-ng's voice for the others.
     public var language: LanguageSetting?
     /// Whether the user's speech may interrupt a reply at all (full duplex); when not, speech

@@ -16,7 +16,7 @@ public struct RuntimeOptions: Sendable {
     /// The data directory; `nil` uses the settings' (`PARLEY_HOME`, …).
     public var paths: ParleyPaths?
     /// Tools every face offers beside the built-ins (an MCP server's, a host app's), in
-    /// ``Runtime/toolbox(owner:builtIns:warn:)``. One named like a built-in is left out.
+    /// ``Runtime/toolbox(owner:builtIns:warn:language:)``. One named like a built-in is left out.
     public var tools: [Tool]
 
     /// Creates options; the defaults use the data directory's models and every core.
