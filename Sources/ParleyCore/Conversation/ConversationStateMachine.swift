@@ -39,6 +39,8 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
         case toolResults
         /// The first audio of the reply is ready to play.
         case replyAudioStarted
+        /// The reply wrote more text (the words an echo of it would repeat).
+        case replyWrote(String)
         /// The reply was played to its end (or generated with nothing to play).
         case replyFinished(at: Instant)
         /// The host cancels the reply in progress.
@@ -160,6 +162,8 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
     /// Where the turn being answered came from (listening for a spoken turn; idle, armed or
     /// listening for a typed one); the conversation returns there after the reply.
     private var turnOrigin: ConversationState = .listening
+    /// What the reply under way has written so far (its end only, when long).
+    private var replyText = ""
 
     /// Creates a machine in the idle state with every gate closed.
     public init(configuration: Configuration = Configuration()) {
@@ -287,7 +291,7 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
         case .partiallyTranscribed(let text):
             guard state == .paused else { return reject("No reply is paused") }
             // Words of speech that has ended come whole with its transcript.
-            guard userIsSpeaking, !interruptingWords, !isBackchannel(text) else { return .success(.none) }
+            guard userIsSpeaking, !interruptingWords, !leavesReplyUncut(text) else { return .success(.none) }
             interruptingWords = true
             return .success(confirmInterruption())
 
@@ -298,19 +302,20 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
         case .transcribed(let text, let now):
             if state == .paused {
                 guard awaitsTranscript else { return reject("No utterance is waiting for its transcript") }
-                guard interruptingSpeech >= minimumInterruption, !isBackchannel(text) else { return .success(resumeReply()) }
+                guard interruptingSpeech >= minimumInterruption, !leavesReplyUncut(text) else { return .success(resumeReply()) }
                 let cut = pausedCut
                 awaitsTranscript = false
                 endPause()
                 state = .thinking
                 turnOrigin = .listening
+                replyText = ""
                 return .success(.interruptAndReply(cut, text))
             }
             guard state == .thinking, awaitsTranscript else { return reject("No utterance is waiting for its transcript") }
             awaitsTranscript = false
             let overReply = speechOverReply
             speechOverReply = false
-            if text.trimmingWhitespace().isEmpty || (overReply && isBackchannel(text)) {
+            if text.trimmingWhitespace().isEmpty || (overReply && leavesReplyUncut(text)) {
                 // No turn happened: listen on (or wait, armed, after push-to-talk).
                 guard turnOrigin == .listening else {
                     state = .armed
@@ -318,6 +323,7 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
                 }
                 return .success(.discardUtterance(rescheduleTimeout: enterListening(at: now)))
             }
+            replyText = ""
             return .success(.saveUserTurnAndReply(text))
 
         case .typed(let text):
@@ -332,6 +338,7 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
             turnOrigin = state
             listenDeadline = nil
             state = .thinking
+            replyText = ""
             return .success(.saveUserTurnAndReply(text))
 
         case .toolResults:
@@ -345,6 +352,7 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
             turnOrigin = state
             listenDeadline = nil
             state = .thinking
+            replyText = ""
             return .success(.saveUserTurnAndReply(""))
 
         case .replyAudioStarted:
@@ -357,6 +365,16 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
             guard state == .thinking, !awaitsTranscript else { return reject("No reply is being prepared") }
             state = .speaking
             return .success(.startPlayback)
+
+        case .replyWrote(let text):
+            switch state {
+            case .thinking, .speaking, .paused: break
+            default: return reject("No reply is being written")
+            }
+            replyText += text
+            // An echo lags the voice by a sentence or so: the end is all that is compared.
+            if replyText.utf8.count > Self.replyTextLimit { replyText = String(replyText.suffix(Self.replyTextLimit / 2)) }
+            return .success(.none)
 
         case .replyFinished(let now):
             if state == .paused {
@@ -451,11 +469,17 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
     /// The shortest speech that may cut a paused reply.
     private var minimumInterruption: Duration { configuration.interruption?.minimumSpeech ?? .zero }
 
-    /// Whether `text` is a backchannel or noise by the interruption rules.
-    private func isBackchannel(_ text: String) -> Bool {
+    /// The most text of the reply kept for telling its echo.
+    static var replyTextLimit: Int { 4096 }
+
+    /// Whether `text`, heard over a reply, leaves it uncut by the interruption rules: noise (no
+    /// words), a backchannel, or the reply's own words come back from the speakers.
+    public func leavesReplyUncut(_ text: String) -> Bool {
         guard let rules = configuration.interruption else { return text.trimmingWhitespace().isEmpty }
-        return rules.backchannels.contains(text, language: rules.language)
+        if rules.backchannels.contains(text, language: rules.language) { return true }
+        return rules.echo?.isEcho(text, of: replyText) ?? false
     }
+
 
     /// How the paused reply would be cut.
     private var pausedCut: ReplyCut { pausedFrom == .speaking ? .duringPlayback : .beforePlayback }
