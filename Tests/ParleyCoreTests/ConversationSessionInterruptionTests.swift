@@ -83,15 +83,4 @@ struct ConversationSessionInterruptionTests {
         #expect(outcome.entries.map(\.role) == [.user, .assistant, .user, .assistant])
         #expect(outcome.requests.count == 2)
     }
-
-    @Test("the reply's own words heard back from the speakers resume it, and are no turn")
-    func echoResumes() async throws {
-        let outcome = try await speakOverReply(TestAudio.speech(1.5), heard: "First sentence here, second sentence.")
-        #expect(outcome.states == [.armed, .listening, .thinking, .speaking, .paused, .speaking, .listening, .idle])
-        #expect(outcome.resumes == 1)
-        #expect(outcome.turns.count == 1)
-        #expect(outcome.turns.first?.interrupted == false)
-        #expect(outcome.entries.map(\.role) == [.user, .assistant])
-        #expect(outcome.requests.count == 1)
-    }
 }

@@ -126,45 +126,6 @@ struct ConversationStateMachineInterruptionTests {
         #expect(accept(&machine, .replyAudioStarted)?.to == .speaking)
     }
 
-    @Test("the reply's own words, heard back from the speakers, resume it; words that are meant still cut it")
-    func echoResumes() {
-        var machine = paused()
-        _ = accept(&machine, .replyWrote("The largest ocean on Earth"))
-        _ = accept(&machine, .replyWrote(" is the Pacific."))
-        _ = accept(&machine, .speechLasted(.seconds(1)))
-        // A partial transcript of the echo confirms nothing.
-        #expect(accept(&machine, .partiallyTranscribed("the largest ocean"))?.action == Machine.Action.none)
-        #expect(accept(&machine, .speechEnded(at: clock.now))?.action == .transcribe)
-        #expect(accept(&machine, .transcribed("Ocean on earth is the Pacific.", at: clock.now)) == .init(from: .paused, to: .speaking, action: .resumeReply))
-        // The same words are meant once the echo rule is off.
-        var rules = Self.rules
-        rules.interruption?.echo = nil
-        var plain = paused(from: rules)
-        _ = accept(&plain, .replyWrote("The largest ocean on Earth is the Pacific."))
-        _ = accept(&plain, .speechLasted(.seconds(1)))
-        #expect(accept(&plain, .partiallyTranscribed("the largest ocean"))?.action == .interruptReply(.duringPlayback))
-        // A new reply starts with nothing written: the last one's words are meant again.
-        var next = paused()
-        _ = accept(&next, .replyWrote("The largest ocean on Earth is the Pacific."))
-        _ = accept(&next, .speechLasted(.seconds(1)))
-        _ = accept(&next, .speechEnded(at: clock.now))
-        _ = accept(&next, .transcribed("Tell me something else.", at: clock.now))
-        #expect(next.state == .thinking)
-        _ = accept(&next, .replyAudioStarted)
-        _ = accept(&next, .speechStarted(at: clock.now))
-        _ = accept(&next, .speechLasted(.seconds(1)))
-        #expect(accept(&next, .partiallyTranscribed("the largest ocean on earth"))?.action == .interruptReply(.duringPlayback))
-    }
-
-    @Test("the reply's text is taken only while a reply is under way")
-    func replyWroteRefusedOutsideReply() {
-        var machine = Machine(configuration: Self.rules)
-        refuse(&machine, .replyWrote("Hello."), because: "No reply is being written")
-        var listening = speaking()
-        _ = accept(&listening, .replyFinished(at: clock.now))
-        refuse(&listening, .replyWrote("late"), because: "No reply is being written")
-    }
-
     @Test("words that are meant but too short resume the reply")
     func shortWordsResume() {
         var machine = paused()

@@ -74,10 +74,7 @@ extension ConversationSession {
         let confirmed = clock.now
         recorder.requested(reply: id, at: adopted.started, speculative: true)
         logger.debug("conversation: the reply started early answers the turn")
-        for piece in adopted.text {
-            broadcast(.replyText(piece))
-            _ = handle(.replyWrote(piece))
-        }
+        for piece in adopted.text { broadcast(.replyText(piece)) }
         let output = self.output
         return Task {
             do {

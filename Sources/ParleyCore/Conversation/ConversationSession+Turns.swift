@@ -52,7 +52,9 @@ extension ConversationSession {
         // The user may correct the transcript (or drop the turn) before it is sent.
         var sent = heard
         // Words over a reply that do not interrupt it are never reviewed: they are no turn.
-        let backchannel = machine.speechOverReply && configuration.rules.interruption != nil && machine.leavesReplyUncut(heard)
+        let backchannel = machine.speechOverReply && configuration.rules.interruption.map {
+            $0.backchannels.contains(heard, language: $0.language)
+        } == true
         if !heard.isEmpty, !backchannel, let review = configuration.reviewTranscript {
             sent = (await review(heard) ?? "").trimmingWhitespace()
         }
@@ -158,7 +160,6 @@ extension ConversationSession {
     func replyText(_ piece: String, reply id: Int) {
         guard isCurrent(id) else { return }
         broadcast(.replyText(piece))
-        _ = handle(.replyWrote(piece))
     }
 
     func replyAudioStarted(_ id: Int) async {

@@ -39,8 +39,6 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
         case toolResults
         /// The first audio of the reply is ready to play.
         case replyAudioStarted
-        /// The reply wrote more text (the words an echo of it would repeat).
-        case replyWrote(String)
         /// The reply was played to its end (or generated with nothing to play).
         case replyFinished(at: Instant)
         /// The host cancels the reply in progress.
@@ -162,8 +160,6 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
     /// Where the turn being answered came from (listening for a spoken turn; idle, armed or
     /// listening for a typed one); the conversation returns there after the reply.
     private var turnOrigin: ConversationState = .listening
-    /// What the reply under way has written so far (its end only, when long).
-    private var replyText = ""
 
     /// Creates a machine in the idle state with every gate closed.
     public init(configuration: Configuration = Configuration()) {
@@ -291,7 +287,7 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
         case .partiallyTranscribed(let text):
             guard state == .paused else { return reject("No reply is paused") }
             // Words of speech that has ended come whole with its transcript.
-            guard userIsSpeaking, !interruptingWords, !leavesReplyUncut(text) else { return .success(.none) }
+            guard userIsSpeaking, !interruptingWords, !isBackchannel(text) else { return .success(.none) }
             interruptingWords = true
             return .success(confirmInterruption())
 
@@ -302,20 +298,19 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
         case .transcribed(let text, let now):
             if state == .paused {
                 guard awaitsTranscript else { return reject("No utterance is waiting for its transcript") }
-                guard interruptingSpeech >= minimumInterruption, !leavesReplyUncut(text) else { return .success(resumeReply()) }
+                guard interruptingSpeech >= minimumInterruption, !isBackchannel(text) else { return .success(resumeReply()) }
                 let cut = pausedCut
                 awaitsTranscript = false
                 endPause()
                 state = .thinking
                 turnOrigin = .listening
-                replyText = ""
                 return .success(.interruptAndReply(cut, text))
             }
             guard state == .thinking, awaitsTranscript else { return reject("No utterance is waiting for its transcript") }
             awaitsTranscript = false
             let overReply = speechOverReply
             speechOverReply = false
-            if text.trimmingWhitespace().isEmpty || (overReply && leavesReplyUncut(text)) {
+            if text.trimmingWhitespace().isEmpty || (overReply && isBackchannel(text)) {
                 // No turn happened: listen on (or wait, armed, after push-to-talk).
                 guard turnOrigin == .listening else {
                     state = .armed
@@ -323,7 +318,6 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
                 }
                 return .success(.discardUtterance(rescheduleTimeout: enterListening(at: now)))
             }
-            replyText = ""
             return .success(.saveUserTurnAndReply(text))
 
         case .typed(let text):
@@ -338,7 +332,6 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
             turnOrigin = state
             listenDeadline = nil
             state = .thinking
-            replyText = ""
             return .success(.saveUserTurnAndReply(text))
 
         case .toolResults:
@@ -352,7 +345,6 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
             turnOrigin = state
             listenDeadline = nil
             state = .thinking
-            replyText = ""
             return .success(.saveUserTurnAndReply(""))
 
         case .replyAudioStarted:
@@ -365,16 +357,6 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
             guard state == .thinking, !awaitsTranscript else { return reject("No reply is being prepared") }
             state = .speaking
             return .success(.startPlayback)
-
-        case .replyWrote(let text):
-            switch state {
-            case .thinking, .speaking, .paused: break
-            default: return reject("No reply is being written")
-            }
-            replyText += text
-            // An echo lags the voice by a sentence or so: the end is all that is compared.
-            if replyText.utf8.count > Self.replyTextLimit { replyText = String(replyText.suffix(Self.replyTextLimit / 2)) }
-            return .success(.none)
 
         case .replyFinished(let now):
             if state == .paused {
@@ -469,17 +451,11 @@ public struct ConversationStateMachine<Instant: InstantProtocol>: Sendable where
     /// The shortest speech that may cut a paused reply.
     private var minimumInterruption: Duration { configuration.interruption?.minimumSpeech ?? .zero }
 
-    /// The most text of the reply kept for telling its echo.
-    static var replyTextLimit: Int { 4096 }
-
-    /// Whether `text`, heard over a reply, leaves it uncut by the interruption rules: noise (no
-    /// words), a backchannel, or the reply's own words come back from the speakers.
-    public func leavesReplyUncut(_ text: String) -> Bool {
+    /// Whether `text` is a backchannel or noise by the interruption rules.
+    private func isBackchannel(_ text: String) -> Bool {
         guard let rules = configuration.interruption else { return text.trimmingWhitespace().isEmpty }
-        if rules.backchannels.contains(text, language: rules.language) { return true }
-        return rules.echo?.isEcho(text, of: replyText) ?? false
+        return rules.backchannels.contains(text, language: rules.language)
     }
-
 
     /// How the paused reply would be cut.
     private var pausedCut: ReplyCut { pausedFrom == .speaking ? .duringPlayback : .beforePlayback }

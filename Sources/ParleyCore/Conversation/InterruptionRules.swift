@@ -3,8 +3,7 @@
 /// On the first speech during a reply the reply is paused (``ConversationState/paused``); it is
 /// cut only when the speech lasts at least ``minimumSpeech`` and its words are not a
 /// backchannel ("mm-hmm", "yeah", "okay") or noise (no words at all). Otherwise the reply
-/// resumes where it paused, and nothing of the speech becomes a turn. Words that are the reply's
-/// own, heard back from the speakers (``echo``), never cut it either.
+/// resumes where it paused, and nothing of the speech becomes a turn.
 public struct InterruptionRules: Sendable, Equatable {
     /// The shortest speech that may cut a reply (voiced audio, as the VAD measured it).
     public var minimumSpeech: Duration
@@ -13,21 +12,14 @@ public struct InterruptionRules: Sendable, Equatable {
     /// The user's language (a code such as "en"), whose list of backchannels applies; `nil`:
     /// every listed language's.
     public var language: String?
-    /// How words that are the reply's own, come back from the speakers, are told; `nil`: no
-    /// heard words are taken for an echo.
-    public var echo: ReplyEcho?
 
     /// The default shortest interrupting speech (``Tunable/minInterruption``).
     public static let defaultMinimumSpeech = Duration.seconds(Tunable.minInterruption.defaultValue)
 
     /// Creates the rules; the defaults pause on any speech and cut on real words that last
     /// ``defaultMinimumSpeech``.
-    public init(
-        minimumSpeech: Duration = defaultMinimumSpeech, backchannels: Backchannels = Backchannels(), language: String? = nil,
-        echo: ReplyEcho? = ReplyEcho()
-    ) {
+    public init(minimumSpeech: Duration = defaultMinimumSpeech, backchannels: Backchannels = Backchannels(), language: String? = nil) {
         self.minimumSpeech = minimumSpeech
-        self.echo = echo
         self.language = language
         self.backchannels = backchannels
     }
