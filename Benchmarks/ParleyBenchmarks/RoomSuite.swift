@@ -81,6 +81,26 @@ func roomSuite() async throws {
         print(String(format: "ERLE SpeexDSP%@: %.1f dB over %.1f s of the reply's echo", suppress ? " + residual echo suppressor" : "", 10 * log10(before / after), Double(range.count) / 16_000))
     }
 
+    // A fresh canceller that has heard only the chime `parley talk --echo-cancellation` plays on start.
+    do {
+        var selfInterruptions = 0, cuts = 0, savedEcho = 0
+        for run in 0..<runs {
+            let vad = SileroVoiceActivityDetector(weightsPath: paths.sileroWeights.path)
+            let llm = ScriptedLanguageModel(replies: [reply, ["Sure, here is something else."]])
+            let outcome = try await RoomRun.run(
+                vad: vad, stt: stt, llm: llm, tts: tts, acoustics: room,
+                question: try await spoken("What is the largest ocean on Earth?", voice: voices[run % voices.count], tts: tts), over: [],
+                canceller: try SpeexEchoCanceller(sampleRate: 16_000), interruption: rules, maximumSeconds: 30,
+                warmUp: ReadyChime.samples(sampleRate: 16_000))
+            selfInterruptions += outcome.selfInterruptions
+            cuts += outcome.cuts
+            savedEcho += outcome.savedUserTurns.count - 1
+            print("  reply alone, cancelling, warmed by the ready chime, run \(run + 1): \(outcome.selfInterruptions) self-interruptions (\(outcome.pauses) pauses, \(outcome.cuts) cuts), saved \(outcome.savedUserTurns)")
+        }
+        print("reply alone with echo cancellation (warmed by the \(ReadyChime.duration) s ready chime only): \(selfInterruptions) self-interruptions in \(runs) replies, \(cuts) cuts, \(savedEcho) echo turns saved")
+    }
+    if ProcessInfo.processInfo.environment["ROOM_CHIME_ONLY"] != nil { return }
+
     for (cancelling, warm) in [(false, false), (true, false), (true, true)] {
         var selfInterruptions = 0, savedEcho = 0, erles: [Double] = []
         for run in 0..<runs {

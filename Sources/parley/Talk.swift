@@ -93,7 +93,7 @@ struct Talk: AsyncParsableCommand {
     @Option(help: "Play the replies with this command, which reads raw 16-bit mono PCM at 22,050 Hz (e.g. \"aplay -q -f S16_LE -r 22050 -c 1 -t raw\"), instead of writing them to --output only.")
     var speaker: String?
 
-    @Flag(name: .customLong("echo-cancellation"), help: "With --input - and --speaker: take the replies' echo out of the microphone (SpeexDSP), so the assistant does not hear itself.")
+    @Flag(name: .customLong("echo-cancellation"), help: "With --input - and --speaker: take the replies' echo out of the microphone (SpeexDSP), so the assistant does not hear itself; a short chime on start lets it learn the room.")
     var echoCancellation = false
 
     @Option(name: .customLong("image"), help: "An image (PNG, JPEG, WebP) that goes with the first spoken question (repeat for several).")
@@ -192,6 +192,9 @@ struct Talk: AsyncParsableCommand {
             if let recording {
                 turns = try await conversation.run(AudioFrames.from(recording, realtime: realtime))
             } else if let (canceller, reference) = echo {
+                // A chime says that Parley listens, and lets the canceller learn the room before
+                // the first reply (one that has never heard it lets that reply's echo through).
+                if let speaker = player?.output { Task { await speaker.playCue(ReadyChime.audio(sampleRate: TalkSpeaker.sampleRate)) } }
                 turns = try await conversation.run(EchoCancellingInput.frames(AudioFrames.standardInput(sampleRate: rate), canceller: canceller, reference: reference))
             } else {
                 turns = try await conversation.run(AudioFrames.standardInput(sampleRate: rate))

@@ -210,8 +210,10 @@ struct ConversationCLITests {
         #expect(document.turns.first?.reply.isEmpty == false)
         // The player got the spoken reply (22,050 Hz, 16-bit), written in real time.
         let bytes = (try? Data(contentsOf: played)) ?? Data()
-        #expect(Double(bytes.count) / 44_100 > 0.5, "\(bytes.count) bytes")
+        #expect(Double(bytes.count) / 44_100 > ReadyChime.duration + 0.5, "\(bytes.count) bytes")
         #expect(bytes.contains { $0 != 0 })
+        // The ready chime opened it: sound from its first tenth of a second on.
+        #expect(bytes.prefix(44_100 / 5).dropFirst(44_100 / 10).contains { $0 != 0 })
     }
 
     @Test("""

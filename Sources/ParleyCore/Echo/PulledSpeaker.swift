@@ -17,6 +17,8 @@ public actor PulledSpeaker: AudioOutput {
     private var heardReply: [Float] = []
     private var recording: [Float] = []
     private var finishWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Whether a cue (``playCue(_:)``) is playing.
+    private var cueing = false
 
     /// A speaker pulled at `sampleRate`.
     public init(sampleRate: Int) {
@@ -24,6 +26,11 @@ public actor PulledSpeaker: AudioOutput {
     }
 
     public func beginReply() {
+        // A reply cuts a cue short.
+        if cueing {
+            cueing = false
+            wakeFinishWaiters()
+        }
         queue.removeAll(keepingCapacity: true)
         next = 0
         resampler = nil
@@ -87,6 +94,26 @@ public actor PulledSpeaker: AudioOutput {
         let heard = Double(playedInReply) / Double(sampleRate)
         endReply()
         return heard
+    }
+
+    /// Plays `audio` (a chime) when no reply plays, without keeping it among the replies heard;
+    /// returns once it has been pulled to its end, or at once when a reply plays already. A reply
+    /// that begins meanwhile cuts it short.
+    public func playCue(_ audio: AudioBuffer) async {
+        guard !playing else { return }
+        beginReply()
+        cueing = true
+        play(audio)
+        while cueing, next < queue.count, !Task.isCancelled {
+            await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+                if cueing, next < queue.count { finishWaiters.append(waiter) } else { waiter.resume() }
+            }
+        }
+        // A reply took over: it is that reply's playback now.
+        guard cueing else { return }
+        cueing = false
+        heardReply = []
+        endReply()
     }
 
     public func pause() async { paused = true }
