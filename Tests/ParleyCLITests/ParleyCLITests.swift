@@ -288,6 +288,9 @@ struct ParleyCLITests {
         #expect(machine.status == 0, "stderr: \(machine.stderr)")
         let line = try #require(machine.stdout.split(separator: "\n").first { $0.hasPrefix("On-device ears:") })
         #expect(line == "On-device ears: whisper-tiny.en — no speech model is installed; run parley models pull whisper-tiny.en")
+        let list = try await CLI.run(["models", "list"], environment: empty)
+        #expect(list.stdout.contains("\nEars: whisper-tiny.en — no speech model is installed; run parley models pull whisper-tiny.en.\n"), "\(list.stdout)")
+        #expect(list.stdout.contains("whisper-large-v3-turbo  stt"), "\(list.stdout)")
         // Named in the settings: that one, and whisper.cpp hears with it.
         let named = try await CLI.run(["doctor", "--json"], environment: empty.merging(["PARLEY_STT_MODEL": "whisper-small.en"]) { $1 })
         #expect(named.stdout.contains("whisper.cpp (small.en)"), "\(named.stdout)")
