@@ -29,8 +29,10 @@ extension MachineProfile {
     /// The English speech models of `catalog` that suit this machine, best heard first (lowest
     /// published word error rate), among those `available` admits (by default, those that can
     /// be had at all: downloadable, or made by setup).
-    public func suitableSpeechModels(in catalog: ModelCatalog = .standard,
-                                     available: (CatalogModel) -> Bool = { $0.isObtainable }) -> [CatalogModel] {
+    public func suitableSpeechModels(
+        in catalog: ModelCatalog = .standard,
+        available: (CatalogModel) -> Bool = { $0.isObtainable }
+    ) -> [CatalogModel] {
         SpeechModelChoice.candidates(in: catalog).filter { available($0) && speechMisfit($0) == nil }
     }
 
@@ -82,16 +84,19 @@ public struct SpeechModelChoice: Sendable, Equatable {
     ///    (``MachineProfile/recommendedSpeechModel(in:)``) if installed, else the best heard
     ///    installed one that suits the machine, else the quickest installed one;
     /// 3. otherwise the quickest model, missing: using it says which command fetches it.
-    public static func resolve(setting: String?, folder: URL, catalog: ModelCatalog = .standard,
-                               machine: MachineProfile = .current()) -> SpeechModelChoice {
+    public static func resolve(
+        setting: String?, folder: URL, catalog: ModelCatalog = .standard,
+        machine: MachineProfile = .current()
+    ) -> SpeechModelChoice {
         let library = ModelLibrary(folder: folder, catalog: catalog)
         if let setting, !setting.isEmpty {
             if let model = catalog.model(setting), model.capability == .stt {
                 return SpeechModelChoice(path: library.path(of: model), model: model, reason: "chosen in the settings (PARLEY_STT_MODEL)")
             }
             let path = URL(fileURLWithPath: (setting as NSString).expandingTildeInPath)
-            return SpeechModelChoice(path: path, model: catalog.models.first { $0.capability == .stt && path.lastPathComponent == $0.files.first?.name },
-                                     reason: "the file the settings name (PARLEY_STT_MODEL)")
+            return SpeechModelChoice(
+                path: path, model: catalog.models.first { $0.capability == .stt && path.lastPathComponent == $0.files.first?.name },
+                reason: "the file the settings name (PARLEY_STT_MODEL)")
         }
         let installed: (CatalogModel) -> Bool = { library.state(of: $0) == .installed }
         let machineText = "\(ByteFormat.string(machine.availableMemory)) free, \(machine.cores) cores"
@@ -106,17 +111,22 @@ public struct SpeechModelChoice: Sendable, Equatable {
             String(format: "%.1f%%", model.speech?.publishedWER ?? 0)
         }
         if installed(recommended) {
-            let why = machine.speechMisfit(recommended) == nil
+            let why =
+                machine.speechMisfit(recommended) == nil
                 ? "the best heard model that suits this machine (\(machineText)): published WER \(wer(recommended)), final transcript of 5 s of speech \(time(recommended)) within \(budget)"
                 : "nothing suits this machine (\(machineText)) within \(budget); the quickest model hears"
             return SpeechModelChoice(path: library.path(of: recommended), model: recommended, reason: why)
         }
-        let fallback = machine.suitableSpeechModels(in: catalog, available: installed).first
-            ?? candidates(in: catalog).filter(installed).min { (machine.finalTranscriptMilliseconds(of: $0) ?? 0) < (machine.finalTranscriptMilliseconds(of: $1) ?? 0) }
+        let fallback =
+            machine.suitableSpeechModels(in: catalog, available: installed).first
+            ?? candidates(in: catalog).filter(installed).min {
+                (machine.finalTranscriptMilliseconds(of: $0) ?? 0) < (machine.finalTranscriptMilliseconds(of: $1) ?? 0)
+            }
         guard let used = fallback else {
             let model = quickest(in: catalog) ?? recommended
-            return SpeechModelChoice(path: library.path(of: model), model: model,
-                                     reason: "no speech model is installed; run parley models pull \(model.id)")
+            return SpeechModelChoice(
+                path: library.path(of: model), model: model,
+                reason: "no speech model is installed; run parley models pull \(model.id)")
         }
         return SpeechModelChoice(
             path: library.path(of: used), model: used,

@@ -7,10 +7,11 @@ struct SpeechModelChoiceTests {
     /// Five speech models with fixed facts, so the table below does not move when the standard
     /// catalog's measurements do.
     static func model(_ id: String, wer: Double, milliseconds: Double, memory: Int64, engine: SpeechFacts.Engine = .whisper) -> CatalogModel {
-        CatalogModel(id: id, displayName: id, capability: .stt,
-                     files: [ModelFile(name: "\(id).bin", size: 1_000, sha256: nil, source: .url(URL(string: "http://127.0.0.1:9/\(id).bin")!))],
-                     licence: "MIT", memory: memory,
-                     speech: SpeechFacts(engine: engine, publishedWER: wer, finalTranscriptMilliseconds: milliseconds, measured: true, englishOnly: true))
+        CatalogModel(
+            id: id, displayName: id, capability: .stt,
+            files: [ModelFile(name: "\(id).bin", size: 1_000, sha256: nil, source: .url(URL(string: "http://127.0.0.1:9/\(id).bin")!))],
+            licence: "MIT", memory: memory,
+            speech: SpeechFacts(engine: engine, publishedWER: wer, finalTranscriptMilliseconds: milliseconds, measured: true, englishOnly: true))
     }
 
     static let catalog = ModelCatalog(models: [
@@ -19,21 +20,24 @@ struct SpeechModelChoiceTests {
         model("moon", wer: 10.0, milliseconds: 700, memory: 600_000_000, engine: .moonshine),
         model("base", wer: 10.3, milliseconds: 450, memory: 260_000_000),
         model("small", wer: 8.6, milliseconds: 2_000, memory: 852_000_000),
-        CatalogModel(id: "llm", displayName: "llm", capability: .llm, preset: .fast,
-                     files: [ModelFile(name: "llm.gguf", size: 1, sha256: nil, source: .setup("made"))], licence: "MIT", memory: 1),
+        CatalogModel(
+            id: "llm", displayName: "llm", capability: .llm, preset: .fast,
+            files: [ModelFile(name: "llm.gguf", size: 1, sha256: nil, source: .setup("made"))], licence: "MIT", memory: 1),
     ])
 
     static let gigabyte: Int64 = 1_000_000_000
 
-    @Test("a table of machines: the best heard model whose memory and final transcript fit", arguments: [
-        (8 * gigabyte, 2, "base"),      // base's 450 ms fit the 500 ms budget on two cores; Moonshine's 700 do not
-        (8 * gigabyte, 1, "tiny"),      // one core doubles every time: base would take 900 ms
-        (8 * gigabyte, 4, "moon"),      // Moonshine's 350 ms fit, and it hears better than base
-        (16 * gigabyte, 8, "small"),    // small's 2 s become 500 ms on eight cores
-        (16 * gigabyte, 64, "small"),   // past eight cores nothing gets quicker: turbo never fits on a CPU
-        (2 * gigabyte, 8, "base"),      // Moonshine needs 600 MB, more than a quarter of 2 GB
-        (400_000_000, 1, "tiny"),       // nothing fits (tiny needs 520 MB of room): the quickest hears
-    ] as [(Int64, Int, String)])
+    @Test(
+        "a table of machines: the best heard model whose memory and final transcript fit",
+        arguments: [
+            (8 * gigabyte, 2, "base"),  // base's 450 ms fit the 500 ms budget on two cores; Moonshine's 700 do not
+            (8 * gigabyte, 1, "tiny"),  // one core doubles every time: base would take 900 ms
+            (8 * gigabyte, 4, "moon"),  // Moonshine's 350 ms fit, and it hears better than base
+            (16 * gigabyte, 8, "small"),  // small's 2 s become 500 ms on eight cores
+            (16 * gigabyte, 64, "small"),  // past eight cores nothing gets quicker: turbo never fits on a CPU
+            (2 * gigabyte, 8, "base"),  // Moonshine needs 600 MB, more than a quarter of 2 GB
+            (400_000_000, 1, "tiny"),  // nothing fits (tiny needs 520 MB of room): the quickest hears
+        ] as [(Int64, Int, String)])
     func table(memory: Int64, cores: Int, expected: String) {
         let machine = MachineProfile(availableMemory: memory, cores: cores)
         #expect(machine.recommendedSpeechModel(in: Self.catalog)?.id == expected)
@@ -75,7 +79,9 @@ struct SpeechModelChoiceTests {
         // Four cores: Moonshine is the machine's own choice, and it is there.
         let fourCores = MachineProfile(availableMemory: 8 * Self.gigabyte, cores: 4)
         #expect(choice(nil, fourCores).model?.id == "moon" && choice(nil, fourCores).isMoonshine)
-        #expect(choice(nil, fourCores).reason.contains("the best heard model that suits this machine (8.0 GB free, 4 cores): published WER 10.0%, final transcript of 5 s of speech ~350 ms"))
+        #expect(
+            choice(nil, fourCores).reason.contains(
+                "the best heard model that suits this machine (8.0 GB free, 4 cores): published WER 10.0%, final transcript of 5 s of speech ~350 ms"))
         // Only a model too slow for the machine installed: it hears, the quickest there is.
         try FileManager.default.removeItem(at: folder.appendingPathComponent("tiny.bin"))
         #expect(choice().model?.id == "moon")
@@ -122,8 +128,9 @@ struct SpeechModelChoiceTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-made-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let file = ModelFile(name: "made.bin", size: 16, sha256: String(repeating: "0", count: 64),
-                             source: .url(URL(string: "http://127.0.0.1:9/made.bin")!), mirrors: [.setup("converted here")])
+        let file = ModelFile(
+            name: "made.bin", size: 16, sha256: String(repeating: "0", count: 64),
+            source: .url(URL(string: "http://127.0.0.1:9/made.bin")!), mirrors: [.setup("converted here")])
         let model = CatalogModel(id: "made", displayName: "made", capability: .stt, files: [file], licence: "MIT", memory: 1)
         let library = ModelLibrary(folder: folder, catalog: ModelCatalog(models: [model]))
         #expect(library.state(of: model) == .missing)
