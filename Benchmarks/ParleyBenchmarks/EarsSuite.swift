@@ -1,12 +1,16 @@
 import Foundation
 import ParleyCore
 import ParleyLocal
+import ParleyModels
 import ParleyTesting
 
 // ears — the on-device transcribers side by side in one run, on recorded human speech with
 // reference transcripts (the test data of PyPI packages, scripts/ears/recordings.tsv): word
-// error rate, and the time from a whole utterance to its final transcript, for Moonshine base
-// on sherpa-onnx and whisper.cpp tiny.en as Parley runs it (encoder sized to the clip).
+// error rate, the time from a whole utterance to its final transcript, and memory, for every
+// speech model installed here: whisper.cpp tiny.en as Parley runs it (encoder sized to the
+// clip, the baseline), the multilingual Whisper base forced to English, Moonshine base on
+// sherpa-onnx, and any other whisper.cpp model of the catalog that has been pulled (base.en,
+// small.en, large-v3-turbo). `EARS_RUNS`, `EARS_THREADS` set the runs and threads.
 
 struct EarRun {
     var name: String
@@ -30,35 +34,45 @@ func earsSuite() async throws {
         return
     }
     let clips = try recordings.map { try WAV.read(from: $0.file) }
-    let whisper = WhisperSpeechToText(modelPath: paths.defaultWhisperModel.path, threads: threads)
-    let moonshine = MoonshineSpeechToText(files: MoonshineModelFiles(folder: paths.models, name: paths.moonshineModelName),
-                                          cache: paths.speechCache, threads: threads)
-    for engine in [whisper, moonshine] as [any SpeechToTextProvider] {
+    // Every engine hears English (the language given, as `parley talk` gives it).
+    var engines: [(name: String, engine: any SpeechToTextProvider)] = [
+        ("whisper.cpp tiny.en", WhisperSpeechToText(modelPath: paths.defaultWhisperModel.path, threads: threads)),
+    ]
+    if FileManager.default.fileExists(atPath: paths.multilingualWhisperModel.path) {
+        engines.append(("whisper.cpp base (multilingual, en)", WhisperSpeechToText(modelPath: paths.multilingualWhisperModel.path, threads: threads)))
+    }
+    let library = ModelLibrary(folder: paths.models)
+    for model in ModelCatalog.standard.models where model.speech?.engine == .whisper && model.id != "whisper-tiny.en"
+        && library.state(of: model) == .installed {
+        engines.append(("whisper.cpp \(model.id.replacingOccurrences(of: "whisper-", with: ""))", WhisperSpeechToText(modelPath: library.path(of: model).path, threads: threads)))
+    }
+    engines.append(("Moonshine base (sherpa-onnx)", MoonshineSpeechToText(files: MoonshineModelFiles(folder: paths.models, name: paths.moonshineModelName),
+                                                                         cache: paths.speechCache, threads: threads)))
+    for (name, engine) in engines {
         let availability = await engine.availability()
         guard availability.isReady else {
-            print("ears: \(engine.identity) is not ready (\(availability)): run scripts/setup")
+            print("ears: \(name) is not ready (\(availability)): run scripts/setup")
             return
         }
     }
+    let english = TranscriptionOptions(language: "en")
     let clock = ContinuousClock()
-    var results = [EarRun(name: "whisper.cpp tiny.en"), EarRun(name: "Moonshine base (sherpa-onnx)")]
+    var results = engines.map { EarRun(name: $0.name) }
     // Each loads and warms up on the first clip; the memory figure is the process's growth.
-    for index in results.indices {
+    for (index, (_, engine)) in engines.enumerated() {
         let before = residentMemory().now
         let start = clock.now
-        if index == 0 { try await whisper.load() } else { try await moonshine.load() }
+        _ = try await engine.transcribe(clips[0], options: english)
         results[index].load = (clock.now - start).milliseconds
-        _ = try await (index == 0 ? whisper as any SpeechToTextProvider : moonshine).transcribe(clips[0], options: TranscriptionOptions())
         results[index].memory = residentMemory().now - before
     }
     for run in 0..<runs {
         for (number, (recording, clip)) in zip(recordings, clips).enumerated() {
-            // Alternate which engine goes first, so neither always runs on a warmer machine.
-            let order = (number + run) % 2 == 0 ? [0, 1] : [1, 0]
-            for index in order {
-                let engine: any SpeechToTextProvider = index == 0 ? whisper : moonshine
+            // Rotate which engine goes first, so none always runs on a warmer machine.
+            for step in engines.indices {
+                let index = (step + number + run) % engines.count
                 let start = clock.now
-                let heard = try await engine.transcribe(clip, options: TranscriptionOptions()).text
+                let heard = try await engines[index].engine.transcribe(clip, options: english).text
                 results[index].times.append((clock.now - start).milliseconds)
                 results[index].audio += clip.duration
                 guard run == 0 else { continue }
@@ -72,25 +86,18 @@ func earsSuite() async throws {
     }
 
     let seconds = clips.reduce(0) { $0 + $1.duration }
-    print(String(format: "ears: %d recordings of human speech (%.0f s; %@), %d run%@, %d thread%@; WER after RealRecording.words normalisation",
-                 recordings.count, seconds, Set(recordings.map(\.package)).sorted().joined(separator: ", "), runs, runs == 1 ? "" : "s",
-                 threads, threads == 1 ? "" : "s"))
-    print("  transcriber                      WER              exact    final transcript p50 / p95 / mean     RTF     load     memory")
+    print(String(format: "ears: %d recordings of human speech (%.0f s, %.1f s each on average; %@), %d run%@, %d thread%@; WER after RealRecording.words normalisation",
+                 recordings.count, seconds, seconds / Double(max(1, recordings.count)), Set(recordings.map(\.package)).sorted().joined(separator: ", "),
+                 runs, runs == 1 ? "" : "s", threads, threads == 1 ? "" : "s"))
+    print("  transcriber                           WER              exact    final transcript p50 / p95 / mean   × tiny.en p50   RTF     first    memory")
+    let baseline = percentile(results[0].times, 0.5)
     for run in results {
-        print("  " + run.name.padding(toLength: 30, withPad: " ", startingAt: 0) + String(format: "  %5.1f%% (%3d/%3d)  %2d/%2d    %5.0f / %5.0f / %5.0f ms        %.3f  %5.0f ms  %4.0f MB",
+        let p50 = percentile(run.times, 0.5)
+        print("  " + run.name.padding(toLength: 36, withPad: " ", startingAt: 0) + String(format: "  %5.1f%% (%3d/%3d)  %2d/%2d    %5.0f / %5.0f / %5.0f ms      %5.2f×       %.3f  %5.0f ms  %4.0f MB",
                      Double(run.errors) / Double(max(1, run.words)) * 100, run.errors, run.words, run.exact, recordings.count,
-                     percentile(run.times, 0.5), percentile(run.times, 0.95), run.times.reduce(0, +) / Double(max(1, run.times.count)),
+                     p50, percentile(run.times, 0.95), run.times.reduce(0, +) / Double(max(1, run.times.count)), p50 / max(baseline, 0.001),
                      run.times.reduce(0, +) / 1000 / max(run.audio, 0.001), run.load, Double(run.memory) / 1_000_000))
     }
-    let (tiny, candidate) = (results[0], results[1])
-    let tinyRate = Double(tiny.errors) / Double(max(1, tiny.words)), candidateRate = Double(candidate.errors) / Double(max(1, candidate.words))
-    let reduction = tinyRate > 0 ? (tinyRate - candidateRate) / tinyRate : 0
-    let tinyMean = tiny.times.reduce(0, +) / Double(max(1, tiny.times.count))
-    let candidateMean = candidate.times.reduce(0, +) / Double(max(1, candidate.times.count))
-    let wins = reduction >= 0.3 && percentile(candidate.times, 0.5) <= percentile(tiny.times, 0.5) && candidateMean <= tinyMean
-    print(String(format: "  Moonshine vs tiny.en: WER %+.0f%% (relative), final transcript p50 %+.0f ms, mean %+.0f ms → %@",
-                 -reduction * 100, percentile(candidate.times, 0.5) - percentile(tiny.times, 0.5), candidateMean - tinyMean,
-                 wins ? "better ears: WER at least 30% lower and no slower" : "not the default (needs WER at least 30% lower and no slower)"))
     for run in results where !run.misheard.isEmpty {
         print("  misheard (\(run.name)):")
         for line in run.misheard { print("    \(line)") }

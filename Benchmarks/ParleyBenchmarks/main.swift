@@ -8,8 +8,8 @@
 //            and the share of schema-valid replies (Benchmarks/structured/cases.json)
 //   voices — the neural voice and espeak-ng: first audio, real-time factor, memory, and
 //            whisper.cpp's word error rate on 30 sentences each speaks
-//   ears   — Moonshine base (sherpa-onnx) and whisper.cpp tiny.en on recorded human speech:
-//            word error rate and final-transcript time (scripts/ears/recordings.tsv)
+//   ears   — every speech model installed here (whisper.cpp tiny.en, base, Moonshine base, …) on
+//            recorded human speech: word error rate, final-transcript time, memory (scripts/ears/recordings.tsv)
 //   silero — the Swift Silero VAD network: milliseconds per 32 ms chunk against the real-time
 //            budget (also meaningful in a debug build: `swift run parley-benchmarks silero`)
 //   smartturn — the audio turn model (Smart Turn v3.2 under ONNX Runtime, one thread): ms per

@@ -124,6 +124,13 @@ public struct ModelFile: Sendable, Hashable {
 
     /// The source, then the mirrors.
     public var sources: [ModelSource] { [source] + mirrors }
+
+    /// Whether `scripts/setup` may make this file on the machine (a ``ModelSource/setup(_:)``
+    /// among its sources). Such a file is a conversion of the same weights, not the source's
+    /// bytes: in place at any size, and ``sha256`` checks only a download.
+    public var isMadeBySetup: Bool {
+        sources.contains { if case .setup = $0 { true } else { false } }
+    }
 }
 
 /// A model Parley knows: what it is for, what it needs and where to get it.
@@ -146,11 +153,13 @@ public struct CatalogModel: Sendable, Hashable, Identifiable {
     public var memory: Int64
     /// What the model needs in its prompts to behave as a voice assistant, if anything.
     public var quirks: ModelQuirks
+    /// For speech models: how well it hears and how quickly (what ``SpeechModelChoice`` weighs).
+    public var speech: SpeechFacts?
 
     /// Creates a catalog entry.
     public init(id: String, displayName: String, capability: ModelCapability, preset: ModelPreset? = nil,
                 files: [ModelFile], licence: String, contextLength: Int? = nil, memory: Int64,
-                quirks: ModelQuirks = ModelQuirks()) {
+                quirks: ModelQuirks = ModelQuirks(), speech: SpeechFacts? = nil) {
         self.id = id
         self.displayName = displayName
         self.capability = capability
@@ -160,6 +169,7 @@ public struct CatalogModel: Sendable, Hashable, Identifiable {
         self.contextLength = contextLength
         self.memory = memory
         self.quirks = quirks
+        self.speech = speech
     }
 
     /// The bytes its files take on disk.
@@ -168,6 +178,12 @@ public struct CatalogModel: Sendable, Hashable, Identifiable {
     /// Whether `parley models pull` can fetch every file.
     public var isDownloadable: Bool {
         files.allSatisfy { if case .setup = $0.source { false } else { true } }
+    }
+
+    /// Whether ``ModelLibrary`` can bring every file here: downloadable, or each file made by
+    /// `scripts/setup` somewhere in its sources (a mirror).
+    public var isObtainable: Bool {
+        isDownloadable || files.allSatisfy(\.isMadeBySetup)
     }
 }
 

@@ -38,6 +38,9 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
     /// Which on-device language model the settings and the machine chose, and why (`nil` when
     /// the options named a file).
     public nonisolated let languageModelChoice: LanguageModelChoice?
+    /// Which on-device speech model hears English, chosen by the settings (`PARLEY_STT_MODEL`)
+    /// or the machine, and why (`nil` when the options named a whisper.cpp file).
+    public nonisolated let speechModelChoice: SpeechModelChoice?
 
     let smallModel: LlamaLanguageModel?
     private let logger: Logger
@@ -57,7 +60,6 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
     /// Creates a runtime from `settings`.
     public init(settings: RuntimeSettings, options: RuntimeOptions = RuntimeOptions(), catalog: ProviderCatalog = .standard,
                 clock: C, logger: Logger = Logger(label: "parley.runtime")) {
-        self.settings = settings
         self.catalog = catalog
         self.options = options
         self.clock = clock
@@ -65,6 +67,23 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
         let paths = options.paths ?? settings.paths
         self.paths = paths
         var engines = options.engines
+        var settings = settings
+        if engines.whisperModel == nil {
+            // The ears the settings or the machine call for: a whisper.cpp file, or Moonshine
+            // first in the on-device chain (as `PARLEY_STT_MODEL=moonshine-base` puts it).
+            let choice = SpeechModelChoice.resolve(setting: settings.value("PARLEY_STT_MODEL"), folder: paths.models)
+            if choice.isMoonshine, let id = choice.model?.id {
+                if settings.value("PARLEY_STT_MODEL") == nil {
+                    settings = RuntimeSettings(values: settings.values.merging(["PARLEY_STT_MODEL": id]) { $1 }, file: settings.file)
+                }
+            } else {
+                engines.whisperModel = choice.path.path
+            }
+            self.speechModelChoice = choice
+        } else {
+            self.speechModelChoice = nil
+        }
+        self.settings = settings
         var small = options.smallModel
         if engines.languageModel == nil {
             // The model the settings or the machine call for (ParleyModels' catalog and presets).

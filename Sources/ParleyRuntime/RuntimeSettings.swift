@@ -36,7 +36,9 @@ public struct RuntimeSettings: Sendable {
             "PARLEY_LLM_MODEL", "PARLEY_PYPI_URL",
             // The on-device embedding model (a GGUF path; all-MiniLM-L6-v2 from setup unless set).
             "PARLEY_EMBEDDING_MODEL",
-            // The on-device speech model when not whisper.cpp's tiny.en: `moonshine-base`.
+            // The on-device speech model for English: a catalog id (`whisper-base.en`,
+            // `moonshine-base`, …) or a whisper.cpp file; unset, the machine chooses
+            // (ParleyModels' SpeechModelChoice).
             "PARLEY_STT_MODEL",
             // Provider order per learning task, e.g. `mind_map=openai,on-device; simplification=on-device`.
             "PARLEY_TASK_ORDER",

@@ -75,6 +75,9 @@ struct Doctor: AsyncParsableCommand {
         if let choice = runtime.languageModelChoice {
             print("On-device language model: \(choice.path.lastPathComponent) — \(choice.reason) (parley models list)")
         }
+        if let choice = runtime.speechModelChoice {
+            print("On-device ears: \(choice.model?.id ?? choice.path.lastPathComponent) — \(choice.reason)")
+        }
         if let budget = settings.budget {
             print(String(format: "Budget: $%.2f a month, alert at $%.2f; charges kept in %@", budget.monthly, budget.alert, runtime.databaseURL.path))
         }

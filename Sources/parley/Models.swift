@@ -29,7 +29,7 @@ struct Models: AsyncParsableCommand {
 
         func run() async throws {
             do {
-                let (library, choice, _) = try await Models.context()
+                let (library, choice, settings) = try await Models.context()
                 let rows = library.catalog.models.map { model in
                     ModelRow(model: model, state: library.state(of: model), inUse: choice.model?.id == model.id && choice.path == library.path(of: model),
                              sources: model.files.map { library.sources(of: $0).map(\.description) })
@@ -45,14 +45,19 @@ struct Models: AsyncParsableCommand {
                     print(String(decoding: try encoder.encode(document), as: UTF8.self))
                     return
                 }
-                print(pad("ID", 20) + pad("KIND", 6) + pad("PRESET", 10) + pad("SIZE", 10) + pad("STATE", 22) + "LICENCE")
+                // The ears the settings or the machine choose (ParleyModels' SpeechModelChoice).
+                let ears = SpeechModelChoice.resolve(setting: settings.value("PARLEY_STT_MODEL"), folder: library.folder, catalog: library.catalog)
+                let width = max(20, (rows.map(\.model.id.count).max() ?? 0) + 2)
+                print(pad("ID", width) + pad("KIND", 6) + pad("PRESET", 10) + pad("SIZE", 10) + pad("STATE", 22) + "LICENCE")
                 for row in rows {
-                    let marker = row.inUse ? "  ← in use" : ""
-                    print(pad(row.model.id, 20) + pad(row.model.capability.rawValue, 6) + pad(row.model.preset?.rawValue ?? "-", 10)
+                    let hears = ears.model?.id == row.model.id && ears.path == library.path(of: row.model)
+                    let marker = row.inUse || hears ? "  ← in use" : ""
+                    print(pad(row.model.id, width) + pad(row.model.capability.rawValue, 6) + pad(row.model.preset?.rawValue ?? "-", 10)
                           + pad(ByteFormat.string(row.model.size), 10) + pad(row.stateText, 22) + row.model.licence + marker)
                 }
                 for file in others { print("other file: \(file.path)") }
                 print("\nLanguage model: \(choice.path.lastPathComponent) — \(choice.reason).")
+                print("Ears: \(ears.model?.id ?? ears.path.lastPathComponent) — \(ears.reason).")
                 print("Models folder: \(library.folder.path)")
             } catch {
                 throw fail(error)

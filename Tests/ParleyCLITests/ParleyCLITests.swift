@@ -276,6 +276,27 @@ struct ParleyCLITests {
         #expect(report.embeddings.last?.provider.hasPrefix("llama.cpp") == true)
         #expect(!result.stdout.contains("sk-hidden"))
     }
+
+    @Test("doctor names the ears and why in one line: the machine's choice, or the setting's")
+    func doctorEars() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("parley-ears-\(UUID())")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: home) }
+        let empty = ["PARLEY_HOME": home.path, "PARLEY_STT_MODEL": "", "PARLEY_CONFIG": home.appendingPathComponent("none.json").path]
+        // An empty data directory: nothing is installed, whatever this machine could run.
+        let machine = try await CLI.run(["doctor"], environment: empty)
+        #expect(machine.status == 0, "stderr: \(machine.stderr)")
+        let line = try #require(machine.stdout.split(separator: "\n").first { $0.hasPrefix("On-device ears:") })
+        #expect(line == "On-device ears: whisper-tiny.en — no speech model is installed; run parley models pull whisper-tiny.en")
+        let list = try await CLI.run(["models", "list"], environment: empty)
+        #expect(list.stdout.contains("\nEars: whisper-tiny.en — no speech model is installed; run parley models pull whisper-tiny.en.\n"), "\(list.stdout)")
+        #expect(list.stdout.contains("whisper-large-v3-turbo  stt"), "\(list.stdout)")
+        // Named in the settings: that one, and whisper.cpp hears with it.
+        let named = try await CLI.run(["doctor", "--json"], environment: empty.merging(["PARLEY_STT_MODEL": "whisper-small.en"]) { $1 })
+        #expect(named.stdout.contains("whisper.cpp (small.en)"), "\(named.stdout)")
+        let text = try await CLI.run(["doctor"], environment: empty.merging(["PARLEY_STT_MODEL": "whisper-small.en"]) { $1 })
+        #expect(text.stdout.contains("On-device ears: whisper-small.en — chosen in the settings (PARLEY_STT_MODEL)\n"), "\(text.stdout)")
+    }
 }
 
 /// `parley talk` spells the conversation's tunables as the table says: each flag is there with

@@ -108,6 +108,24 @@ struct CatalogOrderTests {
         let report = await runtime([:]).report()
         let entry = try #require(report.first { $0.capability == .speechToText }?.chain.first { $0.name == "moonshine" })
         #expect(!entry.configured && entry.remedy?.contains("PARLEY_STT_MODEL=moonshine-base") == true)
+
+        // A whisper.cpp model of the catalog, or a file, named in the settings is what whisper.cpp hears with.
+        let small = runtime(["PARLEY_STT_MODEL": "whisper-small.en", "PARLEY_HOME": folder.path])
+        #expect(try small.speechToText(.local).identity.description == "whisper.cpp (small.en)")
+        #expect(small.speechModelChoice?.model?.id == "whisper-small.en")
+        #expect(small.speechModelChoice?.path.path == folder.appendingPathComponent("models/ggml-small.en.bin").path)
+        let file = runtime(["PARLEY_STT_MODEL": "/srv/ggml-medium.en.bin", "PARLEY_HOME": folder.path])
+        #expect(try file.speechToText(.local).identity.description == "whisper.cpp (medium.en)")
+        // Unset, in an empty data directory: the quickest model, missing, and the command that fetches it.
+        let empty = runtime(["PARLEY_HOME": folder.path])
+        #expect(empty.speechModelChoice?.model?.id == "whisper-tiny.en")
+        #expect(empty.speechModelChoice?.reason == "no speech model is installed; run parley models pull whisper-tiny.en")
+        // A whisper.cpp file given in the options wins over both.
+        var options = RuntimeOptions()
+        options.engines.whisperModel = "/srv/ggml-base.en.bin"
+        let given = runtime(["PARLEY_STT_MODEL": "whisper-small.en", "PARLEY_HOME": folder.path], options: options)
+        #expect(given.speechModelChoice == nil)
+        #expect(try given.speechToText(.local).identity.description == "whisper.cpp (base.en)")
     }
 
     @Test("settings come from a ConfigReader: the environment first, then the file; keys are secrets")

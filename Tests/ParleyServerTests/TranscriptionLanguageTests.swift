@@ -75,6 +75,8 @@ extension OnDeviceServerTests {
                 try await client.append(question.followed(bySilence: 1.5))
                 let transcript = try await client.next("conversation.item.input_audio_transcription.completed", within: 120)
                 #expect((transcript["transcript"] as? String)?.lowercased().contains("francia") == true, "\(transcript)")
+                // The language was given, not detected: nothing to report beside the transcript.
+                #expect(transcript["parley"] == nil, "\(transcript)")
                 let done = try await client.next("response.done", within: 180)
                 let response = done["response"] as? [String: Any]
                 #expect(response?["status"] as? String == "completed", "\(done)")
@@ -84,6 +86,23 @@ extension OnDeviceServerTests {
                 let parley = response?["parley"] as? [String: Any]
                 let providers = parley?["providers"] as? [String: Any]
                 #expect((providers?["tts"] as? String)?.hasPrefix("espeak-ng") == true, "\(parley ?? [:])")
+            }
+        }
+
+        @Test("input_audio_transcription.language auto: the completed transcript carries the language heard (parley.language)")
+        func detectedLanguage() async throws {
+            let server = try await TestServer.start()
+            defer { server.stop() }
+            let question = try WAV.decode(try TranscriptionLanguage.italian())
+            try await RealtimeTestClient.with(server) { client in
+                try await client.send(["type": "session.update", "session": ["input_audio_transcription": ["model": "whisper-1", "language": "auto"]]])
+                try await client.next("session.updated")
+                try await client.append(question.followed(bySilence: 1.5))
+                let transcript = try await client.next("conversation.item.input_audio_transcription.completed", within: 120)
+                let parley = transcript["parley"] as? [String: Any]
+                #expect(parley?["language"] as? String == "it", "\(transcript)")
+                let text = (transcript["transcript"] as? String ?? "").lowercased()
+                #expect(text.contains("roma") || text.contains("domani"), "\(transcript)")
             }
         }
 

@@ -48,7 +48,10 @@ extension ConversationSession {
         let partials = transcriber.finish()
         let transcription = ended.endpoint.duration(to: clock.now)
         let heard = transcript.text.trimmingWhitespace()
-        if !heard.isEmpty { broadcast(.finalTranscript(heard)) }
+        if !heard.isEmpty {
+            heardLanguage = transcript.language
+            broadcast(.finalTranscript(heard))
+        }
         // The user may correct the transcript (or drop the turn) before it is sent.
         var sent = heard
         // Words over a reply that do not interrupt it are never reviewed: they are no turn.

@@ -52,6 +52,10 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
     public nonisolated let tts: any TextToSpeechProvider
     /// The settings in force.
     public nonisolated let configuration: Configuration
+    /// The language the latest final transcript was heard in, as the transcriber said (the
+    /// detected one when the language is `auto`); set before ``ConversationUpdate/finalTranscript(_:)``
+    /// is broadcast, so a reader of that update finds the utterance's own language here.
+    public internal(set) var heardLanguage: String?
 
     let clock: C
     let output: any AudioOutput

@@ -97,6 +97,13 @@ actor RealtimeConnection {
     /// The final transcript the conversation waits on while the client reviews it
     /// (`create_response: false`), with the user item it belongs to.
     private var review = TranscriptReview()
+    /// The language the latest final transcript was heard in, when the language is `auto`.
+    private var heardLanguage: String?
+
+    /// The language the client asked for, else the server's (`parley serve --language`), else English.
+    private var languageSetting: LanguageSetting {
+        settings.transcription?.language.flatMap { try? LanguageSetting(parsing: $0) } ?? environment.configuration.language ?? .english
+    }
 
     /// Creates a connection on `environment`'s runtime; `model` is the `model` query item,
     /// `thread` a saved thread to continue (a Parley extension), `options` what the
@@ -471,8 +478,7 @@ actor RealtimeConnection {
         options.speechThreshold = settings.speechThreshold.map { Float($0) }
         options.speechPadding = settings.speechPadding
         options.transcription = settings.transcription
-        // The client's language, else the server's (`parley serve --language`), else English.
-        options.language = settings.transcription?.language.flatMap { try? LanguageSetting(parsing: $0) } ?? environment.configuration.language ?? .english
+        options.language = languageSetting
         if settings.transcriptionOnly {
             // Nothing is answered: no reply is prepared while the user speaks.
             options.prefillsPrompt = false
@@ -605,6 +611,8 @@ actor RealtimeConnection {
         case .partialTranscript(let text):
             carryOut(protocolState.update(.partialTranscript(text)))
         case .finalTranscript(let text):
+            // Asked to detect the language: the one heard goes with the transcript.
+            heardLanguage = languageSetting == .auto ? await conversation?.session.heardLanguage : nil
             let cutsReply = !settings.answersTurns && settings.interruption.map { !$0.backchannels.contains(text, language: settings.transcription?.language) } == true
             carryOut(protocolState.update(.finalTranscript(text, cutsReply: cutsReply)))
         case .transition(let from, let to):
@@ -659,7 +667,7 @@ actor RealtimeConnection {
                 // the whole partial transcript goes beside it (a Parley extension).
                 send(.transcriptionDelta(.init(itemID: item, delta: delta, parley: .init(transcript: transcript))))
             case .tellTranscript(let item, let text):
-                send(.transcriptionCompleted(.init(itemID: item, transcript: text)))
+                send(.transcriptionCompleted(.init(itemID: item, transcript: text, parley: heardLanguage.map { .init(language: $0) })))
                 let spoken = RealtimeItem.message(id: item, role: "user", status: "completed", content: [.audio(kind: "input_audio", transcript: text)])
                 send(.itemDone(.init(item: spoken)))
                 items[item] = KnownItem(item: spoken, role: .user, text: text)

@@ -219,10 +219,14 @@ enum RealtimeServerEvent: Sendable, Equatable {
         var parley: Whole
     }
 
+    /// The final transcript; when the language was `auto`, the language it was heard in beside
+    /// it (a Parley extension: `"parley": {"language": "it"}`).
     struct TranscriptionCompleted: Encodable, Sendable, Equatable {
+        struct Heard: Encodable, Sendable, Equatable { var language: String }
         var itemID: String
         var contentIndex = 0
         var transcript: String
+        var parley: Heard?
     }
 
     struct ResponseBody: Encodable, Sendable, Equatable {
