@@ -311,6 +311,7 @@ def main() -> None:
     parser.add_argument("--eval-minutes", type=float, default=60)
     parser.add_argument("--report")
     parser.add_argument("--evaluate", help="measure this head (as --out would be written) without training")
+    parser.add_argument("--train-only", action="store_true", help="write the head and stop (no measurement)")
     parser.add_argument("--wav-dir", help="write a few held-out clips here (for the Swift tests)")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
@@ -333,6 +334,8 @@ def main() -> None:
         head, threshold, data = read_head(args.evaluate)
     else:
         head, threshold, data = train(args, rng, front, train_text, log)
+        if args.train_only:
+            return
     evaluate_head(args, front, held_text, head, threshold, data, log)
 
 
