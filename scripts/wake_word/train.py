@@ -82,7 +82,7 @@ def espeak(text: str, voice: str, speed: int, pitch: int, reverb: int | None) ->
     raw = subprocess.run(["espeak-ng", "-v", voice, "-s", str(speed), "-p", str(pitch), "--stdout"],
                          input=text.encode(), check=True, capture_output=True).stdout
     effects = ["rate", str(RATE)] + (["reverb", str(reverb), "50", "60"] if reverb is not None else [])
-    out = subprocess.run(["sox", "-t", "wav", "-", "-t", "wav", "-r", str(RATE), "-c", "1", "-b", "16", "-"] + effects,
+    out = subprocess.run(["sox", "-R", "-t", "wav", "-", "-t", "wav", "-r", str(RATE), "-c", "1", "-b", "16", "-"] + effects,
                          input=raw, check=True, capture_output=True).stdout
     return read_wav(out)
 
@@ -91,7 +91,7 @@ def piper(parley: str, text: str, rate: float, tmp: str) -> np.ndarray:
     path = os.path.join(tmp, "piper.wav")
     subprocess.run([parley, "speak", "--provider", "neural", "--rate", f"{rate:.2f}", "-o", path, text],
                    check=True, capture_output=True)
-    out = subprocess.run(["sox", path, "-t", "wav", "-r", str(RATE), "-c", "1", "-b", "16", "-"],
+    out = subprocess.run(["sox", "-R", path, "-t", "wav", "-r", str(RATE), "-c", "1", "-b", "16", "-"],
                          check=True, capture_output=True).stdout
     return read_wav(out)
 
@@ -284,17 +284,21 @@ def read_head(path: str):
 
 # ---- detection over a stream, as the detector does ------------------------------------------------
 
-def detections(head, threshold: float, emb: np.ndarray, refractory: int = 25) -> list[int]:
-    """Chunks where the detector fires: score >= threshold, then quiet for 2 s (it restarts)."""
+def detections(head, threshold: float, emb: np.ndarray, refractory: int = 25, consecutive: int = 1) -> list[int]:
+    """Chunks where the detector fires: `consecutive` scores in a row >= threshold, then quiet
+    for 2 s (it restarts)."""
     rows = valid_rows(emb)
     if not rows:
         return []
     s = scores(head, stacks(emb, rows))
-    fired, until = [], -1
+    fired, until, run = [], -1, 0
     for r, v in zip(rows, s):
-        if r >= until and v >= threshold:
+        if r < until:
+            continue
+        run = run + 1 if v >= threshold else 0
+        if run >= consecutive:
             fired.append(r)
-            until = r + refractory
+            until, run = r + refractory, 0
     return fired
 
 
@@ -417,44 +421,62 @@ def evaluate_head(args, front, held_text, head, threshold, data, log):
                     pos_streams.append((front.embeddings(clip), end, f"piper joe x{rate}", clip))
     # An hour-scale stream that never says it: held-out sentences and near misses in held-out
     # voices, pauses, and noise, in 20 s pieces.
-    neg_seconds, neg_embs = 0.0, []
+    neg_seconds, neg_embs = 0.0, []   # each stream's embeddings and its pieces (kind, start, end)
     target = args.eval_minutes * 60
     while neg_seconds < target:
-        pieces = []
+        pieces, kinds = [], []
         while sum(len(p) for p in pieces) < 20 * RATE:
             name, speed, pitch = voice(eval_rng, HELD_ACCENTS, HELD_VARIANTS)
             kind = eval_rng.random()
             if kind < 0.6:
                 text = held_text[eval_rng.integers(len(held_text))]
                 pieces.append(mix(eval_rng, trim(espeak(text, name, speed, pitch, reverb(eval_rng)))))
+                kinds.append("parley" if "parley" in text.lower() else "sentence")
             elif kind < 0.8:
                 text = NEAR_MISSES_HELD[eval_rng.integers(len(NEAR_MISSES_HELD))]
                 pieces.append(mix(eval_rng, trim(espeak(text, name, speed, pitch, reverb(eval_rng)))))
+                kinds.append("near miss: " + text)
             else:
                 pieces.append(noise(eval_rng, int(eval_rng.uniform(1, 4) * RATE), eval_rng.uniform(10, 3000)))
+                kinds.append("noise")
             pieces.append(silence(int(eval_rng.uniform(0.2, 1.2) * RATE)))
+            kinds.append("silence")
         stream = np.concatenate(pieces)
+        bounds, at = [], 0
+        for piece, kind in zip(pieces, kinds):
+            bounds.append((kind, at, at + len(piece)))
+            at += len(piece)
         neg_seconds += len(stream) / RATE
-        neg_embs.append(front.embeddings(stream))
+        neg_embs.append((front.embeddings(stream), bounds))
     log(f"evaluation: {len(pos_streams)} wake phrases, {neg_seconds / 3600:.2f} h without it")
 
-    def evaluate(threshold: float):
+    def evaluate(threshold: float, consecutive: int = 1):
         hits = 0
         by_voice: dict[str, list[int]] = {}
         for emb, end, who, _ in pos_streams:
-            fired = detections(head, threshold, emb)
+            fired = detections(head, threshold, emb, consecutive=consecutive)
             end_chunk = end // CHUNK
             ok = any(end_chunk - 6 <= f <= end_chunk + 12 for f in fired)
             hits += ok
             by_voice.setdefault(who.split(" x")[0] if who.startswith("piper") else "espeak-ng held out", []).append(ok)
-        false = sum(len(detections(head, threshold, emb)) for emb in neg_embs)
-        return hits / len(pos_streams), false / (neg_seconds / 3600), {k: float(np.mean(v)) for k, v in by_voice.items()}
+        false = 0
+        blamed: dict[str, int] = {}
+        for emb, bounds in neg_embs:
+            for fired in detections(head, threshold, emb, consecutive=consecutive):
+                false += 1
+                # Blamed on the last piece that began before the chunk that fired ended.
+                end = (fired + 1) * CHUNK
+                kind = [k for k, start, _ in bounds if start < end and k != "silence"][-1:] or ["silence"]
+                blamed[kind[0]] = blamed.get(kind[0], 0) + 1
+        recall = hits / len(pos_streams) if pos_streams else float("nan")
+        return recall, false / (neg_seconds / 3600), {k: float(np.mean(v)) for k, v in by_voice.items()}, blamed
 
-    recall, fa, per_voice = evaluate(threshold)
+    recall, fa, per_voice, blamed = evaluate(threshold)
     sweep = {f"{t:.2f}": evaluate(t)[:2] for t in (0.5, 0.7, 0.8, 0.9, 0.95)}
+    sweep.update({f"{t:.2f} x{n}": evaluate(t, n)[:2] for n in (2, 3) for t in (threshold, 0.9)})
     report = {
         "threshold": threshold, "recall_held_out": recall, "false_accepts_per_hour": fa,
-        "recall_by_voice": per_voice, "wake_phrases": len(pos_streams), "hours_without": neg_seconds / 3600,
+        "recall_by_voice": per_voice, "false_accepts_by_piece": dict(sorted(blamed.items(), key=lambda kv: -kv[1])), "wake_phrases": len(pos_streams), "hours_without": neg_seconds / 3600,
         "sweep": sweep, "head_bytes": len(data), "head_sha256": hashlib.sha256(data).hexdigest(), "seed": args.seed,
     }
     print(json.dumps(report, indent=2))
