@@ -37,6 +37,21 @@ public struct LocalEngines: Sendable {
         return nil
     }
 
+    /// A new "Hey Parley" detector (each conversation has its own: it keeps its features).
+    /// - Throws: ``WakeWordError/missingModel(path:)`` when a file is missing (run
+    ///   `scripts/setup`), ``WakeWordError/runtime(_:)`` when ONNX Runtime is not built here.
+    public func wakeWordDetector(threshold: Double? = nil) throws(WakeWordError) -> WakeWordDetector {
+        let detector = WakeWordDetector(models: paths.models, threshold: threshold)
+        guard OnnxRuntime.isBuilt else {
+            throw .runtime(OnnxError(.unavailable, "ONNX Runtime is not built for this platform"))
+        }
+        for file in [detector.melFile, detector.embeddingFile, detector.headFile]
+        where !FileManager.default.fileExists(atPath: file.path) {
+            throw .missingModel(path: file.path)
+        }
+        return detector
+    }
+
     /// The voice activity detector chain: Silero, then the energy detector when Silero's
     /// weights are missing (with a warning saying so).
     public func voiceActivityDetector() -> VoiceActivityDetectorChain {

@@ -92,6 +92,14 @@ public struct ConversationOptions: Sendable {
     /// `nil`: the first speech cuts the reply.
     public var interruption: InterruptionRules? = InterruptionRules()
 
+    /// Whether the conversation waits for "Hey Parley" before it listens: until the phrase is
+    /// heard (on device), nothing is transcribed, saved or sent, and audio before it is dropped
+    /// but for a short pre-roll (see `WakeWordGate`). After the phrase, and after each reply,
+    /// it listens for ``wakeWordFollowUp`` seconds, then waits for the phrase again. Off by default.
+    public var wakeWord = false
+    /// With ``wakeWord``: seconds the conversation listens after the phrase or a reply.
+    public var wakeWordFollowUp: Double = 6
+
     /// The reply length of a new spoken conversation, in tokens.
     public static let defaultMaxTokens = 128
 

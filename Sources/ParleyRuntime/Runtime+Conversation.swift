@@ -156,6 +156,13 @@ extension Runtime {
             }
         }
 
+        if options.wakeWord {
+            // Loaded now: a missing model fails here, with what to run, not at the first frame.
+            let spotter = try engines.wakeWordDetector()
+            try await spotter.load()
+            configuration.wakeWord = WakeWordGate(spotter: spotter, followUp: options.wakeWordFollowUp)
+        }
+
         let settings = ThreadSettings(
             backend: saved?.backend ?? (llm.identity.isLocal ? "local" : llm.identity.name),
             modelPreset: saved?.modelPreset ?? llm.identity.model, systemPrompt: systemPrompt, maxTokens: maxTokens)

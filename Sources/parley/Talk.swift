@@ -96,6 +96,12 @@ struct Talk: AsyncParsableCommand {
     @Flag(name: .customLong("echo-cancellation"), help: "With --input - and --speaker: take the replies' echo out of the microphone (SpeexDSP), so the assistant does not hear itself; a short chime on start lets it learn the room.")
     var echoCancellation = false
 
+    @Flag(name: .customLong("wake-word"), help: "Wait for \"Hey Parley\" (heard on device) before listening: nothing before it is transcribed, saved or sent. After the phrase and after each reply it listens for --wake-word-follow-up seconds, then waits for the phrase again.")
+    var wakeWord = false
+
+    @Option(name: .customLong("wake-word-follow-up"), help: "With --wake-word: seconds it listens after the phrase or a reply.")
+    var wakeWordFollowUp: Double = 6
+
     @Option(name: .customLong("image"), help: "An image (PNG, JPEG, WebP) that goes with the first spoken question (repeat for several).")
     var images: [String] = []
 
@@ -109,6 +115,7 @@ struct Talk: AsyncParsableCommand {
         try Self.check(endSilence, .endSilence)
         try Self.check(maxTurn, .maxTurn)
         guard (8_000...192_000).contains(rate) else { throw ValidationError("--rate must be between 8000 and 192000.") }
+        guard wakeWordFollowUp.isFinite, (0.5...600).contains(wakeWordFollowUp) else { throw ValidationError("--wake-word-follow-up must be between 0.5 and 600 seconds.") }
         if let partialInterval { try Self.check(partialInterval, .partialInterval) }
         if let predictTurnEnd, !(Tunable.shortSilence.range.lowerBound...endSilence).contains(predictTurnEnd) {
             throw ValidationError("--predict-turn-end must be between \(Tunable.shortSilence.range.lowerBound) s and --end-silence (\(endSilence) s).")
@@ -168,6 +175,8 @@ struct Talk: AsyncParsableCommand {
             options.turnSignals = TurnSignals(rawValue: turnSignals) ?? .words
             options.prefillsPrompt = !noPrefill
             options.language = try spoken.setting
+            options.wakeWord = wakeWord
+            options.wakeWordFollowUp = wakeWordFollowUp
             if !noTools { options.tools = try await runtime.toolbox(owner: .local, warn: false, language: options.language) }
             let echo = echoCancellation ? TalkSpeaker.echoCancellation(rate: rate) : nil
             let player = try self.speaker.map { try TalkSpeaker(command: $0, reference: echo?.1) }

@@ -60,6 +60,11 @@ public struct ConversationConfiguration: Sendable {
     /// possibly cut-off word left out), so the reply's first token waits only for the words
     /// said since. `nil` (the default): the prompt is evaluated when the reply starts.
     public var prefiller: (any PromptPrefiller)?
+    /// Waits for a wake phrase before listening: until it is heard, audio goes to the
+    /// spotter alone (see ``WakeWordGate``); ``ConversationSession/run(_:)`` then arms the
+    /// conversation without starting to listen, and `rules.listenTimeout` becomes the gate's
+    /// follow-up unless set. `nil` (the default): no wake word.
+    public var wakeWord: WakeWordGate?
 
     /// Creates a configuration with defaults for a hands-free conversation.
     public init(

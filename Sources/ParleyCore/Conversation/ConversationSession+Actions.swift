@@ -165,10 +165,12 @@ extension ConversationSession {
             cancelListenTimeout()
             kept.clear()
             holdKeptSpeech()
+            await rearmWakeWord()
         case .listenTimedOut:
             listenTimer = nil
             kept.clear()
             holdKeptSpeech()
+            await rearmWakeWord()
             logger.info("Stopped listening: no speech within \(configuration.rules.listenTimeout.map { "\($0)" } ?? "the timeout")")
         case .shutDown(let cut):
             cancelListenTimeout()
@@ -218,6 +220,10 @@ extension ConversationSession {
             currentRun?.received += converted
             return
         }
+        if let gate = configuration.wakeWord, machine.state == .armed {
+            try await spotWakeWord(in: frame, gate: gate)
+            return
+        }
         // (Appended first: an optional chain would skip the right-hand side outside a run.)
         let appended = detector?.append(frame) ?? 0
         currentRun?.received += appended
@@ -258,6 +264,28 @@ extension ConversationSession {
                 }
             }
         }
+    }
+
+    /// Waiting for the wake phrase: the frame goes to the spotter and to a short pre-roll,
+    /// nowhere else. When the phrase is heard the conversation starts listening, from the
+    /// pre-roll on.
+    private func spotWakeWord(in frame: AudioBuffer, gate: WakeWordGate) async throws {
+        currentRun?.received += frame.sampleRate > 0 ? frame.samples.count * vad.sampleRate / frame.sampleRate : 0
+        wakePreRoll.keep(frame, seconds: gate.preRoll)
+        guard let heard = try await gate.spotter.listen(to: frame) else { return }
+        // The spotter may have been waited on while the state moved (a typed turn, a stop).
+        guard machine.state == .armed else { return }
+        logger.info("conversation: heard the wake phrase \"\(heard.phrase)\" (score \(String(format: "%.2f", heard.score))): listening")
+        let preRoll = wakePreRoll.take()
+        try await apply(.startListening(.user, at: clock.now))
+        if let preRoll, machine.state == .listening { try await listen(to: preRoll) }
+    }
+
+    /// Back to waiting for the wake phrase: the spotter and the pre-roll start afresh.
+    func rearmWakeWord() async {
+        guard let gate = configuration.wakeWord else { return }
+        wakePreRoll.clear()
+        await gate.spotter.reset()
     }
 
     // MARK: - End-of-turn prediction

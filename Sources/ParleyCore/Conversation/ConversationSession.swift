@@ -130,6 +130,8 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
     /// How many updates have been broadcast.
     var broadcasts = 0
     var closed = false
+    /// The audio just before the wake phrase was heard (``ConversationConfiguration/wakeWord``).
+    var wakePreRoll = WakePreRoll()
 
     /// Creates a conversation.
     /// - Parameters:
@@ -162,6 +164,11 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
         if var prediction = configuration.turnPrediction {
             prediction.policy.longSilence = max(configuration.segmentation.endSilence, prediction.policy.shortSilence)
             configuration.turnPrediction = prediction
+        }
+        // Waiting for a wake phrase, the conversation listens for a while after it (and after
+        // each reply), then waits for the phrase again.
+        if let gate = configuration.wakeWord, configuration.rules.listenTimeout == nil {
+            configuration.rules.listenTimeout = .milliseconds(Int((gate.followUp * 1000).rounded()))
         }
         self.configuration = configuration
         self.clock = clock
@@ -254,7 +261,8 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
             if configuration.startsListening {
                 for gate in configuration.rules.requiredGates { try await apply(.setGate(gate, open: true)) }
                 try await apply(.arm)
-                try await apply(.startListening(.user, at: clock.now))
+                // With a wake word, listening starts when the phrase is heard.
+                if configuration.wakeWord == nil { try await apply(.startListening(.user, at: clock.now)) }
             }
             for try await frame in frames { try await append(frame) }
             try await endOfInput()

@@ -243,7 +243,8 @@ actor RealtimeConnection {
             let session = try await conversationSession()
             let echo = self.echo
             await onAudioLane(session, eventID: eventID, bytes: size) { session in
-                if await session.state == .armed { try await session.startListening(.user) }
+                // With the wake word, listening starts when the phrase is heard.
+        if await session.state == .armed, session.configuration.wakeWord == nil { try await session.startListening(.user) }
                 try await session.append(await echo?.clean(audio) ?? audio)
             }
         case .commitAudio:
@@ -509,6 +510,7 @@ actor RealtimeConnection {
             // Turns end on commit; a long pause does not end one.
             options.endSilence = options.maxTurn
         }
+        options.wakeWord = settings.wakeWord
         echo = settings.echoCancellation ? RealtimeEcho(logger: logger) : nil
         let output = RealtimeOutput(echo: echo) { [weak self] chunk in await self?.replyAudio(chunk) }
         let made: RuntimeConversation<ContinuousClock>

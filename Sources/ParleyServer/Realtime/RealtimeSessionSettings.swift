@@ -97,6 +97,10 @@ struct RealtimeSessionSettings: Sendable, Equatable {
     /// as the reference (for clients that send a raw microphone while playing the response aloud).
     /// A Parley extension: `session.parley.echo_cancellation` (false by default).
     var echoCancellation = false
+    /// Whether the conversation waits for "Hey Parley" (heard on device) before it listens:
+    /// audio appended before the phrase is neither transcribed, saved nor sent (see
+    /// `WakeWordGate`). A Parley extension: `session.parley.wake_word` (false by default).
+    var wakeWord = false
     /// Seconds of speech between partial transcripts (`transcription.delta` while the user
     /// speaks); `nil` for none. A Parley extension: `session.parley.partial_transcript_interval_ms`.
     var partialInterval: Double?
@@ -142,7 +146,7 @@ struct RealtimeSessionSettings: Sendable, Equatable {
             || maxOutputTokens != other.maxOutputTokens || partialInterval != other.partialInterval
             || tools != other.tools || toolChoice != other.toolChoice || builtinTools != other.builtinTools
             || interruptsResponse != other.interruptsResponse || minInterruption != other.minInterruption || backchannels != other.backchannels
-            || echoCancellation != other.echoCancellation
+            || echoCancellation != other.echoCancellation || wakeWord != other.wakeWord
     }
 
     // MARK: - session.update
@@ -232,6 +236,10 @@ struct RealtimeSessionSettings: Sendable, Equatable {
             if let value = parley["echo_cancellation"] {
                 guard let on = value.bool else { throw .invalidValue("session.parley.echo_cancellation", "'echo_cancellation' must be true or false.") }
                 updated.echoCancellation = on
+            }
+            if let value = parley["wake_word"] {
+                guard let on = value.bool else { throw .invalidValue("session.parley.wake_word", "'wake_word' must be true or false.") }
+                updated.wakeWord = on
             }
         }
         self = updated
@@ -468,7 +476,8 @@ struct RealtimeSessionSettings: Sendable, Equatable {
                                "builtin_tools": .bool(builtinTools),
                                Self.name(.minInterruption): .number(Tunable.minInterruption.wire(minInterruption)),
                                "backchannels": backchannels.map { .array($0.map(JSONValue.string)) } ?? .null,
-                               "echo_cancellation": .bool(echoCancellation)]),
+                               "echo_cancellation": .bool(echoCancellation),
+                               "wake_word": .bool(wakeWord)]),
         ])
     }
 
