@@ -64,7 +64,8 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
                 maxChatBytes: Int = Tunable.bytes(megabytes: Tunable.maxJSONBody.defaultValue * Tunable.chatBodyFactor),
                 maxAudioBytes: Int = Tunable.bytes(megabytes: Tunable.maxAudioUpload.defaultValue), maxRealtimeMessageBytes: Int = 8 << 20,
                 requestTimeout: Duration = .seconds(Tunable.requestTimeout.defaultValue),
-                idleTimeout: Duration? = .seconds(60), probeInterval: Duration? = .seconds(Tunable.probeInterval.defaultValue), responseCacheTTL: Duration? = nil,
+                idleTimeout: Duration? = .seconds(60), probeInterval: Duration? = .seconds(Tunable.probeInterval.defaultValue),
+                responseCacheTTL: Duration? = nil,
                 builtinTools: Bool = true, maxAudioSeconds: Double = Tunable.maxAudioLength.defaultValue * 60, ffmpeg: String = "ffmpeg") {
         self.host = host
         self.port = port
