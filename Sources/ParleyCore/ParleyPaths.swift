@@ -42,7 +42,7 @@ public struct ParleyPaths: Sendable, Equatable {
     /// The default on-device language model (SmolLM2-135M-Instruct, Q4_1 GGUF).
     public var defaultLanguageModel: URL { models.appendingPathComponent("SmolLM2-135M-Instruct.Q4_1.gguf") }
     /// The default on-device speech model (Whisper tiny.en in whisper.cpp's format).
-    public var defaultWhisperModel: URL { models.appendingPathComponent("ggml-tiny.en.bin") }
+    public var defaultWhisperModel: URL { models.appendingPathComponent(Tunable.defaultSpeechToTextModelFile) }
     /// The multilingual speech model (Whisper base in whisper.cpp's format): it hears every
     /// language but English, and detects the language on `auto`.
     public var multilingualWhisperModel: URL { models.appendingPathComponent("ggml-base.bin") }
@@ -52,7 +52,7 @@ public struct ParleyPaths: Sendable, Equatable {
     /// sherpa-onnx's tokens files, made from the speech models' tokenizers on first use.
     public var speechCache: URL { home.appendingPathComponent("cache/speech", isDirectory: true) }
     /// The default neural voice (Piper's en_US-joe-medium; its `.onnx.json` sits beside it).
-    public var defaultVoiceModel: URL { models.appendingPathComponent("en_US-joe-medium.onnx") }
+    public var defaultVoiceModel: URL { models.appendingPathComponent(Tunable.defaultVoiceName + ".onnx") }
     /// The default on-device embedding model (all-MiniLM-L6-v2 as a float16 GGUF, converted by
     /// `scripts/setup`).
     public var defaultEmbeddingModel: URL { models.appendingPathComponent("all-MiniLM-L6-v2.f16.gguf") }

@@ -47,9 +47,9 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
     /// may turn them off with `session.parley.builtin_tools: false`) and may be asked for in
     /// `/v1/chat/completions` (`"parley": {"builtin_tools": true}`).
     public var builtinTools: Bool
-    /// The longest audio upload, in seconds (25 minutes by default, OpenAI's own limit for
-    /// its newer transcription models); a longer file is refused without decoding past the
-    /// limit, so a small file of hours of silence costs little.
+    /// The longest audio upload, in seconds (``Tunable/maxAudioLength`` by default); a longer
+    /// file is refused without decoding past the limit, so a small file of hours of silence
+    /// costs little.
     public var maxAudioSeconds: Double
     /// The ffmpeg program that reads and writes audio other than WAV and PCM (a name on
     /// `PATH` or a path); without it those formats are refused with a message saying so.
@@ -59,10 +59,14 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
     public var language: LanguageSetting?
 
     /// Creates a configuration; the defaults suit a sidecar on this machine.
-    public init(host: String = "127.0.0.1", port: Int = 8080, apiKeys: [String] = [], adminKeys: [String] = [], maxJSONBytes: Int = 1 << 20,
-                maxChatBytes: Int = 20 << 20, maxAudioBytes: Int = 25 << 20, maxRealtimeMessageBytes: Int = 8 << 20, requestTimeout: Duration = .seconds(300),
-                idleTimeout: Duration? = .seconds(60), probeInterval: Duration? = .seconds(30), responseCacheTTL: Duration? = nil,
-                builtinTools: Bool = true, maxAudioSeconds: Double = 1_500, ffmpeg: String = "ffmpeg") {
+    public init(host: String = "127.0.0.1", port: Int = 8080, apiKeys: [String] = [], adminKeys: [String] = [],
+                maxJSONBytes: Int = Tunable.bytes(megabytes: Tunable.maxJSONBody.defaultValue),
+                maxChatBytes: Int = Tunable.bytes(megabytes: Tunable.maxJSONBody.defaultValue * Tunable.chatBodyFactor),
+                maxAudioBytes: Int = Tunable.bytes(megabytes: Tunable.maxAudioUpload.defaultValue), maxRealtimeMessageBytes: Int = 8 << 20,
+                requestTimeout: Duration = .seconds(Tunable.requestTimeout.defaultValue),
+                idleTimeout: Duration? = .seconds(60), probeInterval: Duration? = .seconds(Tunable.probeInterval.defaultValue),
+                responseCacheTTL: Duration? = nil,
+                builtinTools: Bool = true, maxAudioSeconds: Double = Tunable.maxAudioLength.defaultValue * 60, ffmpeg: String = "ffmpeg") {
         self.host = host
         self.port = port
         self.apiKeys = apiKeys

@@ -17,13 +17,13 @@ struct Parley: AsyncParsableCommand {
 
 /// Options every command shares.
 struct CommonOptions: ParsableArguments {
-    @Option(help: "A GGUF language model to use instead of the default.")
+    @Option(name: .tunable(Tunable.languageModel), help: ArgumentHelp(Tunable.languageModel.summary))
     var model: String?
 
-    @Option(name: .customLong("whisper-model"), help: "A whisper.cpp model to use instead of the default.")
+    @Option(name: .tunable(Tunable.speechToTextModel), help: ArgumentHelp(Tunable.speechToTextModel.summary))
     var whisperModel: String?
 
-    @Option(help: "The voice: a neural voice (joe, the default when installed) or an espeak-ng voice (en-us, en-gb).")
+    @Option(name: .tunable(Tunable.voice), help: ArgumentHelp(Tunable.voice.summary))
     var voice: String?
 
     @Option(help: "CPU threads for the engines.")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import ParleyCore
 import ParleyMCP
 import ParleyRuntime
 import ParleyServer
@@ -29,23 +30,23 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The port to listen on (0: any free port, printed at start).")
     var port: Int = 8080
 
-    @Option(name: .customLong("max-audio-mb"), help: "The largest audio upload, in megabytes.")
-    var maxAudioMB: Double = 25
+    @Option(name: .tunable(.maxAudioUpload), help: ArgumentHelp(Tunable.maxAudioUpload.summary))
+    var maxAudioMB: Double = Tunable.maxAudioUpload.defaultValue
 
-    @Option(name: .customLong("max-audio-minutes"), help: "The longest audio upload, in minutes (longer files are refused without being decoded).")
-    var maxAudioMinutes: Double = 25
+    @Option(name: .tunable(.maxAudioLength), help: ArgumentHelp(Tunable.maxAudioLength.summary))
+    var maxAudioMinutes: Double = Tunable.maxAudioLength.defaultValue
 
     @Option(help: "The ffmpeg program that reads and writes audio besides WAV and PCM (mp3, opus, aac, flac, webm, m4a …).")
     var ffmpeg: String = "ffmpeg"
 
-    @Option(name: .customLong("max-json-mb"), help: "The largest JSON request body (chat requests: 20 times this, for images), in megabytes.")
-    var maxJSONMB: Double = 1
+    @Option(name: .tunable(.maxJSONBody), help: ArgumentHelp(Tunable.maxJSONBody.summary))
+    var maxJSONMB: Double = Tunable.maxJSONBody.defaultValue
 
-    @Option(name: .customLong("request-timeout"), help: "The longest a request (or a stream) may take, in seconds.")
-    var requestTimeout: Double = 300
+    @Option(name: .tunable(.requestTimeout), help: ArgumentHelp(Tunable.requestTimeout.summary))
+    var requestTimeout: Double = Tunable.requestTimeout.defaultValue
 
-    @Option(name: .customLong("probe-interval"), help: "Seconds between background checks of cloud and self-hosted providers (0: none).")
-    var probeInterval: Double = 30
+    @Option(name: .tunable(.probeInterval), help: ArgumentHelp(Tunable.probeInterval.summary))
+    var probeInterval: Double = Tunable.probeInterval.defaultValue
 
     @Option(name: .customLong("small-model"), help: "A smaller GGUF model to use on-device while memory is short or the device too hot for the main one.")
     var smallModel: String?
@@ -62,9 +63,10 @@ struct Serve: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
-        guard maxAudioMB > 0, maxJSONMB > 0, maxAudioMinutes > 0 else { throw ValidationError("The body limits must be positive.") }
-        guard requestTimeout > 0 else { throw ValidationError("--request-timeout must be positive.") }
-        guard probeInterval >= 0 else { throw ValidationError("--probe-interval cannot be negative.") }
+        for (value, tunable) in [(maxAudioMB, Tunable.maxAudioUpload), (maxAudioMinutes, .maxAudioLength), (maxJSONMB, .maxJSONBody),
+                                 (requestTimeout, .requestTimeout), (probeInterval, .probeInterval)] {
+            try Talk.check(value, tunable)
+        }
     }
 
     func run() async throws {
@@ -78,8 +80,8 @@ struct Serve: AsyncParsableCommand {
             var configuration = ServerConfiguration(
                 host: host, port: port, apiKeys: ServerConfiguration.apiKeys(from: runtime.settings),
                 adminKeys: ServerConfiguration.adminKeys(from: runtime.settings),
-                maxJSONBytes: Int(maxJSONMB * 1_048_576), maxChatBytes: Int(maxJSONMB * 20 * 1_048_576),
-                maxAudioBytes: Int(maxAudioMB * 1_048_576), requestTimeout: .milliseconds(Int64(requestTimeout * 1_000)),
+                maxJSONBytes: Tunable.bytes(megabytes: maxJSONMB), maxChatBytes: Tunable.bytes(megabytes: maxJSONMB * Tunable.chatBodyFactor),
+                maxAudioBytes: Tunable.bytes(megabytes: maxAudioMB), requestTimeout: .milliseconds(Int64(requestTimeout * 1_000)),
                 probeInterval: probeInterval > 0 ? .milliseconds(Int64(probeInterval * 1_000)) : nil, builtinTools: !noBuiltinTools,
                 maxAudioSeconds: maxAudioMinutes * 60, ffmpeg: ffmpeg)
             configuration.language = try spoken.setting

@@ -308,7 +308,7 @@ struct TalkTunableFlagsTests {
         let result = try await CLI.run(["talk", "--help"])
         #expect(result.status == 0, "\(result.stderr)")
         let help = result.stdout.replacingOccurrences(of: "\n", with: " ").split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
-        for tunable in Tunable.all {
+        for tunable in Tunable.conversation {
             guard let flag = tunable.flag else { continue }
             #expect(help.contains("--\(flag) <"), "--\(flag) is not in the help")
         }
@@ -324,6 +324,36 @@ struct TalkTunableFlagsTests {
     func range(_ tunable: Tunable) async throws {
         let flag = try #require(tunable.flag)
         let result = try await CLI.run(["talk", "--input", "-", "--\(flag)", String(tunable.range.upperBound + 1)])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains(tunable.refusal("--\(flag)")), "stderr: \(result.stderr)")
+    }
+}
+
+/// `parley serve` spells the server's limits, and every command the name settings, as the table
+/// says.
+@Suite("serve: the limits' flags")
+struct ServeTunableFlagsTests {
+    @Test("each limit's flag is in serve's help with the table's default; the name settings' flags are there too")
+    func help() async throws {
+        let result = try await CLI.run(["serve", "--help"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let help = result.stdout.replacingOccurrences(of: "\n", with: " ").split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        for tunable in Tunable.server {
+            let flag = try #require(tunable.flag)
+            let pattern = "--\(flag) <[a-z-]+> [^<]*\\(default: \(NSRegularExpression.escapedPattern(for: tunable.defaultText))(\\.0)?\\)"
+            #expect(help.range(of: pattern, options: .regularExpression) != nil, "--\(flag) does not show its default \(tunable.defaultText)")
+        }
+        for setting in Tunable.names {
+            let flag = try #require(setting.flag)
+            #expect(help.contains("--\(flag) <"), "--\(flag) is not in the help")
+        }
+    }
+
+    @Test("a limit beyond its range is refused with the table's sentence, before anything loads",
+          arguments: Tunable.server)
+    func range(_ tunable: Tunable) async throws {
+        let flag = try #require(tunable.flag)
+        let result = try await CLI.run(["serve", "--port", "0", "--\(flag)", String(tunable.range.upperBound * 2)])
         #expect(result.status != 0)
         #expect(result.stderr.contains(tunable.refusal("--\(flag)")), "stderr: \(result.stderr)")
     }

@@ -82,4 +82,85 @@ struct TunableTests {
             }
         }
     }
+
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func source(_ path: String) throws -> String {
+        try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+    }
+
+    /// Every Swift file under `folder`, with its text.
+    static func sources(under folder: String) throws -> [(path: String, text: String)] {
+        let base = root.appendingPathComponent(folder)
+        let files = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
+        return try files.filter { $0.pathExtension == "swift" }.map { ($0.path, try String(contentsOf: $0, encoding: .utf8)) }
+    }
+
+    @Test("the names table: ids, flags and variables unique across both tables; a written default is a name")
+    func namesTable() {
+        let ids = Tunable.all.map(\.id) + Tunable.names.map(\.id)
+        #expect(Set(ids).count == ids.count)
+        let flags = Tunable.all.compactMap(\.flag) + Tunable.names.compactMap(\.flag)
+        #expect(Set(flags).count == flags.count)
+        let variables = Tunable.all.compactMap(\.environment) + Tunable.names.compactMap(\.environment)
+        #expect(Set(variables).count == variables.count)
+        for setting in Tunable.names {
+            if let name = setting.defaultName { #expect(!name.isEmpty && !name.contains("/"), "\(setting)") }
+        }
+        #expect(Tunable.all == Tunable.conversation + Tunable.server)
+        #expect(Tunable.maxJSONBody.refusal("--max-json-mb") == "--max-json-mb must be between 0.001 and 65536 MB.")
+        #expect(Tunable.bytes(megabytes: Tunable.maxAudioUpload.defaultValue) == 25 << 20)
+    }
+
+    @Test("every face's spelling maps to the table: each flag is declared through it, each variable is a setting, each field is read")
+    func spellings() throws {
+        let cli = try Self.sources(under: "Sources/parley")
+        let declarations = cli.map(\.text).joined(separator: "\n")
+        let flagged: [(id: String, flag: String)] = Tunable.all.compactMap { t in t.flag.map { (t.id, $0) } }
+            + Tunable.names.compactMap { n in n.flag.map { (n.id, $0) } }
+        for (id, flag) in flagged {
+            // Declared with the table's spelling (`.tunable(.endSilence)`), never its own literal.
+            #expect(declarations.contains(".tunable(.\(id))") || declarations.contains(".tunable(Tunable.\(id))"),
+                    "--\(flag) (\(id)) is not declared through the table")
+            #expect(!declarations.contains("customLong(\"\(flag)\")"), "--\(flag) is spelt by hand")
+        }
+        let settings = try Self.source("Sources/ParleyRuntime/RuntimeSettings.swift")
+        for variable in Tunable.all.compactMap(\.environment) + Tunable.names.compactMap(\.environment) {
+            #expect(settings.contains("\"\(variable)\""), "\(variable) is not a setting the runtime knows")
+        }
+        let realtime = try Self.source("Sources/ParleyServer/Realtime/RealtimeSessionSettings.swift")
+        for setting in Tunable.names {
+            for field in setting.fields {
+                let name = try #require(field.split(separator: ".").last)
+                #expect(realtime.contains("[\"\(name)\"]"), "\(field) is not read by the realtime session")
+            }
+        }
+    }
+
+    @Test("the server's limits and the voice and model defaults are written once: not in the server, the CLI or the engines")
+    func serverAndNamesWrittenOnce() throws {
+        let faces = ["Sources/parley/Serve.swift", "Sources/ParleyServer/ServerConfiguration.swift"]
+        for path in faces {
+            let text = try Self.source(path)
+            for tunable in Tunable.server {
+                let whole = Int(tunable.defaultValue)
+                var spellings = ["Double = \(whole)\n", ".seconds(\(whole))", "\(whole) << 20", "\(whole) * 1_048_576"]
+                if tunable.unit == .minutes { spellings += ["= \(whole * 60)", "= \(whole * 60 / 1_000)_\(whole * 60 % 1_000)"] }
+                // On the lines of the faces' own names for the limit.
+                let names = ["maxAudioUpload": ["maxAudio"], "maxAudioLength": ["maxAudio"], "maxJSONBody": ["maxJSON", "maxChat"],
+                             "requestTimeout": ["requestTimeout"], "probeInterval": ["probeInterval"]][tunable.id] ?? [tunable.id]
+                let lines = text.split(separator: "\n").map { $0 + "\n" }.filter { line in names.contains { line.contains($0) } }
+                for spelling in spellings {
+                    #expect(!lines.contains { $0.contains(spelling) }, "\(path) writes \(tunable)'s default as \(spelling)")
+                }
+            }
+        }
+        for setting in Tunable.names {
+            guard let name = setting.defaultName else { continue }
+            for (path, text) in try Self.sources(under: "Sources") where !path.hasSuffix("Tunable.swift") && !path.hasSuffix("ModelCatalog.swift") {
+                let lines = text.split(separator: "\n").filter { $0.contains("\"\(name)") && !$0.trimmingCharacters(in: .whitespaces).hasPrefix("///") }
+                #expect(lines.isEmpty, "\(path) writes \(setting)'s default \(name)")
+            }
+        }
+    }
 }

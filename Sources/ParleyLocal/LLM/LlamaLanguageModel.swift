@@ -207,42 +207,10 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         }
         let callGrammar = JSONGrammar(schema: ToolCallFormat.callSchema(tools), prefix: #"[ \n]?"#)
         let single = !request.parallelToolCalls || { if case .function = request.toolChoice { true } else { false } }()
-        var startInCall = forced
-        var bannedFirst: Set<Int32> = []
-        if CallDecision.applies(to: request) {
-            // The decision (see CallDecision): how likely the model is to open a call here, in
-            // any shape it writes one (the marker, a brace, a fence, a tool's name).
-            let clock = ContinuousClock()
-            let started = clock.now
-            let names = session.firstTokens(of: tools.map(\.name))
-            let opening = session.callOpeningTokens.union(names)
-            let decision = configuration.callDecision
-            var evidence = CallDecision.Evidence(opening: session.probability(ofAnyOf: opening), naming: 0)
-            let promptEnd = session.cachedTokens.count
-            let open = try session.tokenize(ToolCallFormat.open + "\n", addingStart: false)
-            // Only a reply likely enough to open a call can be one: then, had it opened a call
-            // there, how likely it is to name a declared tool (a few tokens, taken back after).
-            if evidence.opening >= decision.threshold {
-                let head = try session.tokenize("{\"name\": \"", addingStart: false)
-                try ComputeLane.shared.run { try session.evaluate(open + head) }
-                evidence.naming = session.probability(ofAnyOf: names)
-            }
-            let verdict = decision.verdict(on: evidence)
-            lastCallDecision = (evidence, verdict)
-            switch verdict {
-            case .call:
-                try rewind(session, to: promptEnd + open.count)
-                startInCall = true
-            case .answer:
-                if session.cachedTokens.count > promptEnd { try rewind(session, to: promptEnd) }
-                bannedFirst = opening
-            }
-            let took = (clock.now - started).seconds * 1000
-            logger.debug("call decision: \(verdict) on p(call) \(evidence.score) against \(decision.threshold) (opening \(evidence.opening), naming \(evidence.naming)) in \(Int(took)) ms")
-        }
+        let start: ToolWriterMachine.Start = forced ? .call : CallDecision.applies(to: request) ? .decide(configuration.callDecision) : .text
+        let writer = ToolWriterMachine(start: start, toolNames: tools.map(\.name), stops: sampling.stop, single: single)
         let (finish, generated) = try writeWithTools(
-            session: session, sampling: sampling, callGrammar: callGrammar, toolNames: tools.map(\.name), startInCall: startInCall,
-            bannedFirst: bannedFirst, nextCalls: startInCall && !forced ? configuration.callDecision : nil, single: single, lookup: lookup,
+            writer, session: session, sampling: sampling, callGrammar: callGrammar, toolNames: tools.map(\.name), lookup: lookup,
             into: continuation)
         continuation.yield(.finished(finish, Usage(inputTokens: prompt.count, cachedInputTokens: reused, outputTokens: generated)))
     }
@@ -345,162 +313,153 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         return 0
     }
 
-    /// Samples a reply that may call tools. Text streams freely until the model opens a call
-    /// (`<tool_call>`); from there the call grammar admits only `{"name": <a tool>,
-    /// "arguments": <its parameters>}`, so every call is well-formed and its arguments follow
-    /// the tool's schema. After a call, the close is written for the model, which then opens
-    /// another call (parallel calls) or ends; with `nextCalls` (a reply the decision opened as a
-    /// call), another call is opened when the model's probability of opening one on the next
-    /// line reaches the decision's threshold, else the reply ends. A call's pieces stream as it
-    /// is written; one cut short by the token limit never becomes a whole call (the reply ends
-    /// with `.length`).
+    /// Samples a reply that may call tools, as `writer` (``ToolWriterMachine``) decides: this
+    /// loop measures, samples and evaluates; the machine says what each result means and what
+    /// memory and the sampler do next. Where the model is free to call (``CallDecision``), the
+    /// decision comes first, from how likely it is to open a call at the reply's first position
+    /// in any shape it writes one (the marker, a brace, a fence, a tool's name) and, had it
+    /// opened one, to name a declared tool. Text streams freely until the model opens a call;
+    /// from there the call grammar admits only `{"name": <a tool>, "arguments": <its
+    /// parameters>}`, so every call is well-formed and its arguments follow the tool's schema.
+    /// After a call, the close is written for the model, which then opens another call
+    /// (parallel calls) or ends; in a reply the decision opened as a call, another is opened
+    /// when the model's probability of opening one on the next line reaches the decision's
+    /// threshold, else the reply ends. A call's pieces stream as it is written; one cut short
+    /// by the token limit never becomes a whole call (the reply ends with `.length`).
     private func writeWithTools(
-        session: LlamaSession, sampling: SamplingOptions, callGrammar: JSONGrammar, toolNames: [String], startInCall: Bool,
-        bannedFirst: Set<Int32>, nextCalls: CallDecision? = nil, single: Bool,
+        _ writer: ToolWriterMachine, session: LlamaSession, sampling: SamplingOptions, callGrammar: JSONGrammar, toolNames: [String],
         lookup: PromptLookup, into continuation: AsyncThrowingStream<ChatEvent, any Error>.Continuation
     ) throws -> (FinishReason, Int) {
-        enum Phase { case text, call, afterCall }
+        var machine = writer
         let freeSampler = try session.makeSampler(sampling)
-        // A reply decided to be an answer may not open like a call.
-        let firstSampler = bannedFirst.isEmpty || startInCall ? nil : try session.makeSampler(sampling, banning: bannedFirst)
-        var phase = startInCall ? Phase.call : .text
-        var sampler = startInCall ? try session.makeSampler(sampling, grammar: callGrammar) : freeSampler
-        var decoder = UTF8StreamDecoder()
-        var stops = StopSequenceFilter(stops: sampling.stop)
-        var trigger = ToolCallTrigger()
-        var streamer = ToolCallStreamer(index: 0)
-        var calls = 0
+        // The grammar of the call being written (a new one per call), and the sampler of the
+        // first token of a reply decided to be an answer (it may not open like a call).
+        var callSampler: LlamaSampler?
+        var answerSampler: LlamaSampler?
+        let open = try session.tokenize(ToolCallFormat.open + "\n", addingStart: false)
+        let promptEnd = session.cachedTokens.count
+        let clock = ContinuousClock()
+        let started = clock.now
+        var names: Set<Int32> = []
+        var opening: Set<Int32> = []
         var generated = 0
-        var finish = FinishReason.length
-        var wroteText = false
-        var opening = CallOpening(toolNames: toolNames)
-        var openingPosition: Int?
         // Tokens sampled ahead while text is written (guesses the model confirmed, and its
         // next token), dropped with their memory when a call opens: a call's tokens are the
         // grammar's to sample.
         var ahead = Lookahead()
-        func dropAhead() {
-            guard !ahead.isEmpty else { return }
-            _ = session.keepCommonPrefix(with: Array(session.cachedTokens.dropLast(ahead.confirmed.count)))
-            ahead = Lookahead()
+
+        /// Carries out one of the machine's actions; returns the event a measure leads to.
+        func perform(_ action: ToolWriterMachine.Action) throws -> ToolWriterMachine.Event? {
+            switch action {
+            case .text(let text):
+                continuation.yield(.text(text))
+            case .callDelta(let piece):
+                continuation.yield(.toolCallDelta(piece))
+            case .call(let call):
+                continuation.yield(.toolCall(call))
+            case .measureNaming:
+                // Had the reply opened a call here, how likely it is to name a declared tool
+                // (a few tokens, taken back after).
+                let head = try session.tokenize("{\"name\": \"", addingStart: false)
+                try ComputeLane.shared.run { try session.evaluate(open + head) }
+                return .callNaming(session.probability(ofAnyOf: names))
+            case .keepCallOpening:
+                try rewind(session, to: promptEnd + open.count)
+            case .keepPrompt:
+                if session.cachedTokens.count > promptEnd { try rewind(session, to: promptEnd) }
+            case .decided(let evidence, let verdict):
+                lastCallDecision = (evidence, verdict)
+                let decision = configuration.callDecision
+                let took = (clock.now - started).seconds * 1000
+                logger.debug("call decision: \(verdict) on p(call) \(evidence.score) against \(decision.threshold) (opening \(evidence.opening), naming \(evidence.naming)) in \(Int(took)) ms")
+            case .reopenAsCall(let position):
+                ahead = Lookahead()  // memory is cut at `position`, before anything sampled ahead
+                _ = session.keepCommonPrefix(with: Array(session.cachedTokens.prefix(position)))
+                try ComputeLane.shared.run { try session.evaluate(open) }
+            case .beginCall:
+                if !ahead.isEmpty {
+                    _ = session.keepCommonPrefix(with: Array(session.cachedTokens.dropLast(ahead.confirmed.count)))
+                    ahead = Lookahead()
+                }
+                callSampler = nil
+            case .closeCall:
+                let close = try session.tokenize("\n" + ToolCallFormat.close, addingStart: false)
+                try ComputeLane.shared.run { try session.evaluate(close) }
+            case .measureNextCall:
+                let line = try session.tokenize("\n", addingStart: false)
+                try ComputeLane.shared.run { try session.evaluate(line) }
+                let another = session.probability(ofAnyOf: session.callOpeningTokens)
+                logger.debug("call decision: another call on p(open) \(another) against \(configuration.callDecision.nextCallThreshold)")
+                return .nextCallOpening(another)
+            case .openNextCall:
+                try ComputeLane.shared.run { try session.evaluate(open) }
+            case .finish:
+                break
+            case .fail(let error):
+                throw error
+            }
+            return nil
         }
-        /// Takes back what memory holds from `position` on and opens a call there.
-        func reopenAsCall(from position: Int) throws {
-            ahead = Lookahead()  // memory is cut at `position`, before anything sampled ahead
-            _ = session.keepCommonPrefix(with: Array(session.cachedTokens.prefix(position)))
-            let open = try session.tokenize(ToolCallFormat.open + "\n", addingStart: false)
-            try ComputeLane.shared.run { try session.evaluate(open) }
-            try startCall(with: "")
+        /// Feeds `event` to the machine and carries out its actions, and those of the events
+        /// they lead to.
+        func handle(_ event: ToolWriterMachine.Event) throws {
+            var next: ToolWriterMachine.Event? = event
+            while let event = next {
+                next = nil
+                for action in try machine.handle(event).get() {
+                    if let measured = try perform(action) { next = measured }
+                }
+            }
         }
-        func startCall(with text: String) throws {
-            dropAhead()
-            phase = .call
-            sampler = try session.makeSampler(sampling, grammar: callGrammar)
-            streamer = ToolCallStreamer(index: calls)
-            try takeCallText(text)
+
+        if case .decidingOpening = machine.state {
+            names = session.firstTokens(of: toolNames)
+            opening = session.callOpeningTokens.union(names)
+            try handle(.callOpening(session.probability(ofAnyOf: opening)))
         }
-        /// Adds text to the call, streaming its pieces; true when the call is complete.
-        @discardableResult
-        func takeCallText(_ text: String) throws -> Bool {
-            let (pieces, call) = try streamer.feed(text)
-            for piece in pieces { continuation.yield(.toolCallDelta(piece)) }
-            guard let call else { return false }
-            continuation.yield(.toolCall(call))
-            calls += 1
-            return true
-        }
-        loop: while generated < sampling.maxTokens {
-            if Task.isCancelled {
-                finish = .cancelled
+        while !machine.isOver {
+            guard generated < sampling.maxTokens else {
+                try handle(.limit)
                 break
             }
-            guard session.cachedTokens.count < session.contextLength else { break }
-            let (token, evaluated) = ahead.next() ?? (session.sample(with: (generated == 0 ? firstSampler : nil) ?? sampler), false)
+            if Task.isCancelled {
+                try handle(.cancelled)
+                break
+            }
+            guard session.cachedTokens.count < session.contextLength else {
+                try handle(.limit)
+                break
+            }
+            let sampler: LlamaSampler
+            switch machine.sampling {
+            case .free:
+                sampler = freeSampler
+            case .freeWithoutCallOpening:
+                if answerSampler == nil, !opening.isEmpty { answerSampler = try session.makeSampler(sampling, banning: opening) }
+                sampler = answerSampler ?? freeSampler
+            case .call:
+                let grammar = try callSampler ?? session.makeSampler(sampling, grammar: callGrammar)
+                callSampler = grammar
+                sampler = grammar
+            }
+            let (token, evaluated) = ahead.next() ?? (session.sample(with: sampler), false)
             if session.isEndOfGeneration(token) {
-                finish = calls > 0 ? .toolCalls : .stop
+                try handle(.endOfGeneration)
                 break
             }
             generated += 1
-            let piece = decoder.push(session.bytes(of: token, special: true))
             // Where `token` is (or goes) in memory.
             let position = session.cachedTokens.count - (evaluated ? ahead.confirmed.count + 1 : 0)
             if evaluated {
                 // In memory already.
-            } else if phase == .text, wroteText {
-                try advance(past: token, session: session, sampler: sampler, lookup: lookup, ahead: &ahead)
+            } else if machine.writesFreeText {
+                try advance(past: token, session: session, sampler: freeSampler, lookup: lookup, ahead: &ahead)
             } else {
                 try ComputeLane.shared.run { try session.evaluate([token]) }
             }
-            // A model that writes a call without the marker, as bare JSON or in a code block
-            // (Qwen2.5-Coder often does), means a call: what it wrote is taken back and the
-            // call opened as the format has it, so the grammar holds from its first character.
-            var fresh = piece
-            if phase == .text, !wroteText {
-                if openingPosition == nil { openingPosition = position }
-                switch opening.push(piece) {
-                case .undecided:
-                    continue
-                case .call:
-                    try reopenAsCall(from: openingPosition ?? position)
-                    continue
-                case .text(let text):
-                    wroteText = true
-                    fresh = text
-                }
-            } else if phase == .afterCall, piece.drop(while: \.isWhitespace).first == "{" {
-                // The next of several calls, written the same way.
-                _ = trigger.flush()
-                try reopenAsCall(from: position)
-                continue
-            }
-            switch phase {
-            case .text:
-                let (released, triggered, after) = trigger.push(fresh)
-                let (text, stopped) = stops.push(released)
-                if !text.isEmpty { continuation.yield(.text(text)) }
-                if stopped {
-                    finish = .stop
-                    break loop
-                }
-                if triggered { try startCall(with: after) }
-            case .call:
-                guard try takeCallText(piece) else { continue }
-                // The call is whole: close it as the template does, then let the model go on.
-                let close = try session.tokenize("\n" + ToolCallFormat.close, addingStart: false)
-                try ComputeLane.shared.run { try session.evaluate(close) }
-                finish = .toolCalls
-                if single { break loop }
-                if let decision = nextCalls {
-                    // Another call, or the end: decided as the first was, on the line after it.
-                    let line = try session.tokenize("\n", addingStart: false)
-                    try ComputeLane.shared.run { try session.evaluate(line) }
-                    let another = session.probability(ofAnyOf: session.callOpeningTokens)
-                    logger.debug("call decision: another call on p(open) \(another) against \(decision.nextCallThreshold)")
-                    guard decision.callsAgain(opening: another) else { break loop }
-                    let open = try session.tokenize(ToolCallFormat.open + "\n", addingStart: false)
-                    try ComputeLane.shared.run { try session.evaluate(open) }
-                    try startCall(with: "")
-                    continue
-                }
-                phase = .afterCall
-                sampler = freeSampler
-                trigger = ToolCallTrigger()
-            case .afterCall:
-                let (released, triggered, after) = trigger.push(piece)
-                // After its calls the model opens another or ends; anything else ends the reply.
-                if triggered, released.allSatisfy(\.isWhitespace) {
-                    try startCall(with: after)
-                } else if !released.allSatisfy(\.isWhitespace) {
-                    break loop
-                }
-            }
+            try handle(.token(session.bytes(of: token, special: true), position: position))
         }
-        if phase == .text, finish != .cancelled {
-            let tail = stops.flush(opening.flush() + trigger.push(decoder.flush()).text + trigger.flush())
-            if !tail.isEmpty { continuation.yield(.text(tail)) }
-        }
-        if calls > 0, finish != .cancelled { finish = .toolCalls }
-        return (finish, generated)
+        return (machine.finishReason ?? .length, generated)
     }
 
     /// The prompt text the model's chat template makes of `messages` (with the assistant's

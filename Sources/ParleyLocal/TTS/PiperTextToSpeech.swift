@@ -52,7 +52,7 @@ public actor PiperTextToSpeech: TextToSpeechProvider {
                 cores: CoreShare = .shared) {
         var found = PiperVoice.installed(in: folder)
         let preferred = defaultVoice.flatMap { name in found.firstIndex { $0.answers(to: name) } }
-            ?? found.firstIndex { $0.name == "en_US-joe-medium" }
+            ?? found.firstIndex { $0.name == Tunable.defaultVoiceName }
         if let preferred { found.insert(found.remove(at: preferred), at: 0) }
         self.voices = found
         self.folder = folder
@@ -60,7 +60,7 @@ public actor PiperTextToSpeech: TextToSpeechProvider {
         self.threads = max(1, threads)
         self.cores = cores
         self.phonemizer = EspeakPhonemizer(executable: espeak)
-        self.identity = ProviderIdentity(name: "sherpa-onnx", model: found.first?.name ?? "en_US-joe-medium", isLocal: true)
+        self.identity = ProviderIdentity(name: "sherpa-onnx", model: found.first?.name ?? Tunable.defaultVoiceName, isLocal: true)
     }
 
     public nonisolated func availability() async -> Availability {
@@ -71,7 +71,7 @@ public actor PiperTextToSpeech: TextToSpeechProvider {
             return .unsupported(reason: "\(phonemizer.executable), which gives the neural voice its phonemes, is not installed (install the espeak-ng package)")
         }
         guard let voice = voices.first, voice.isInstalled else {
-            return .missingModel(path: folder.appendingPathComponent("en_US-joe-medium.onnx").path,
+            return .missingModel(path: folder.appendingPathComponent(Tunable.defaultVoiceName + ".onnx").path,
                                  hint: "run `parley models pull piper-joe` for the neural voice")
         }
         return .ready

@@ -1,10 +1,13 @@
 /// Turns a stream of byte pieces (LLM tokens) into whole UTF-8 characters: a character split
 /// across two tokens comes out once both halves have arrived.
-struct UTF8StreamDecoder {
+package struct UTF8StreamDecoder: Sendable {
+    /// An empty decoder.
+    package init() {}
+
     private var pending: [UInt8] = []
 
     /// Adds bytes and returns the text of every complete character so far.
-    mutating func push(_ bytes: [UInt8]) -> String {
+    package mutating func push(_ bytes: [UInt8]) -> String {
         pending.append(contentsOf: bytes)
         let complete = completePrefixLength(pending)
         guard complete > 0 else { return "" }
@@ -14,7 +17,7 @@ struct UTF8StreamDecoder {
     }
 
     /// Returns what is left (invalid bytes become U+FFFD).
-    mutating func flush() -> String {
+    package mutating func flush() -> String {
         defer { pending.removeAll() }
         return String(decoding: pending, as: UTF8.self)
     }
@@ -43,16 +46,16 @@ struct UTF8StreamDecoder {
 
 /// Holds back text that might be the start of a stop sequence, and cuts the output at the
 /// first complete one.
-struct StopSequenceFilter {
-    let stops: [String]
+package struct StopSequenceFilter: Sendable {
+    package let stops: [String]
     private var held = ""
 
-    init(stops: [String]) {
+    package init(stops: [String]) {
         self.stops = stops.filter { !$0.isEmpty }
     }
 
     /// Adds text; returns what can be released and whether a stop sequence was reached.
-    mutating func push(_ text: String) -> (String, Bool) {
+    package mutating func push(_ text: String) -> (String, Bool) {
         guard !stops.isEmpty else { return (text, false) }
         held += text
         for stop in stops {
@@ -78,7 +81,7 @@ struct StopSequenceFilter {
     }
 
     /// Releases anything held back at the end of generation.
-    mutating func flush(_ text: String) -> String {
+    package mutating func flush(_ text: String) -> String {
         let (released, stopped) = push(text)
         if stopped { return released }
         defer { held = "" }
