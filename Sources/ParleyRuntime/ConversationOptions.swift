@@ -98,7 +98,7 @@ public struct ConversationOptions: Sendable {
     /// it listens for ``wakeWordFollowUp`` seconds, then waits for the phrase again. Off by default.
     public var wakeWord = false
     /// With ``wakeWord``: seconds the conversation listens after the phrase or a reply.
-    public var wakeWordFollowUp: Double = 6
+    public var wakeWordFollowUp: Double = Tunable.wakeWordFollowUp.defaultValue
 
     /// The reply length of a new spoken conversation, in tokens.
     public static let defaultMaxTokens = 128

@@ -99,8 +99,8 @@ struct Talk: AsyncParsableCommand {
     @Flag(name: .customLong("wake-word"), help: "Wait for \"Hey Parley\" (heard on device) before listening: nothing before it is transcribed, saved or sent. After the phrase and after each reply it listens for --wake-word-follow-up seconds, then waits for the phrase again.")
     var wakeWord = false
 
-    @Option(name: .customLong("wake-word-follow-up"), help: "With --wake-word: seconds it listens after the phrase or a reply.")
-    var wakeWordFollowUp: Double = 6
+    @Option(name: .tunable(.wakeWordFollowUp), help: ArgumentHelp(Tunable.wakeWordFollowUp.summary))
+    var wakeWordFollowUp: Double = Tunable.wakeWordFollowUp.defaultValue
 
     @Option(name: .customLong("image"), help: "An image (PNG, JPEG, WebP) that goes with the first spoken question (repeat for several).")
     var images: [String] = []
@@ -115,7 +115,7 @@ struct Talk: AsyncParsableCommand {
         try Self.check(endSilence, .endSilence)
         try Self.check(maxTurn, .maxTurn)
         guard (8_000...192_000).contains(rate) else { throw ValidationError("--rate must be between 8000 and 192000.") }
-        guard wakeWordFollowUp.isFinite, (0.5...600).contains(wakeWordFollowUp) else { throw ValidationError("--wake-word-follow-up must be between 0.5 and 600 seconds.") }
+        try Self.check(wakeWordFollowUp, .wakeWordFollowUp)
         if let partialInterval { try Self.check(partialInterval, .partialInterval) }
         if let predictTurnEnd, !(Tunable.shortSilence.range.lowerBound...endSilence).contains(predictTurnEnd) {
             throw ValidationError("--predict-turn-end must be between \(Tunable.shortSilence.range.lowerBound) s and --end-silence (\(endSilence) s).")

@@ -85,8 +85,7 @@ struct WakeWordTests {
     // 10.4 s, score 0.97, where onnxruntime in Python on sox-resampled audio scores < 0.5, and at
     // 23.4 s on "Parley runs on your own computer", as Python does); Benchmarks/README.md
     // measures its false accepts per hour.
-    @Test("stays quiet through sentences it never trained on, and \"Parley\" alone, in held-out voices",
-          .disabled("the committed head false-accepts on held-out speech (Benchmarks/README.md, The wake word)"))
+    @Test("stays quiet through sentences it never trained on, and \"Parley\" alone, in held-out voices")
     func quietOnOtherSpeech() async throws {
         let detector = try detector()
         // The first six held-out sentences (scripts/wake_word/sentences-held-out.txt, from the
@@ -101,7 +100,11 @@ struct WakeWordTests {
         var audio = Self.silence(1)
         for (text, voiceName) in zip(held, voices) { audio += try await spoken(text, voice: voiceName) + Self.silence(0.8) }
         let (found, highest) = try await detections(audio, by: detector)
-        #expect(found.isEmpty, "fired \(found.count) times on speech that never says it (highest score \(highest))")
+        // Known: the committed head still false-accepts on held-out speech (Benchmarks/README.md,
+        // The wake word); this records it until a better head passes.
+        withKnownIssue("the committed head false-accepts on held-out speech", isIntermittent: true) {
+            #expect(found.isEmpty, "fired \(found.count) times on speech that never says it (highest score \(highest))")
+        }
     }
 
     @Test("a missing model or an unreadable head is a typed error that says to run setup")

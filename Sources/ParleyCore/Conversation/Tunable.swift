@@ -151,8 +151,17 @@ extension Tunable {
         defaultValue: 0.2, range: 0...2, off: nil, unit: .seconds,
         flag: nil, field: Field(object: "turn_detection", name: "prefix_padding_ms", scale: 1_000))
 
+    /// With the wake word on, how long the conversation listens after the phrase or a reply
+    /// before it waits for the phrase again.
+    public static let wakeWordFollowUp = Tunable(
+        id: "wakeWordFollowUp", summary: "With --wake-word: seconds it listens after the phrase or a reply.",
+        defaultValue: 6, range: 0.5...600, off: nil, unit: .seconds,
+        flag: "wake-word-follow-up", field: nil)
+
     /// Every tunable of a conversation.
-    public static let conversation: [Tunable] = [endSilence, shortSilence, partialInterval, minInterruption, maxTurn, speechThreshold, speechPadding]
+    public static let conversation: [Tunable] = [
+        endSilence, shortSilence, partialInterval, minInterruption, maxTurn, speechThreshold, speechPadding, wakeWordFollowUp,
+    ]
 
     /// The largest audio upload the server takes.
     public static let maxAudioUpload = Tunable(
