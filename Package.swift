@@ -53,7 +53,6 @@ let package = Package(
         .library(name: "ParleyTasks", targets: ["ParleyTasks"]),
         .library(name: "ParleyRuntime", targets: ["ParleyRuntime"]),
         .library(name: "ParleyServer", targets: ["ParleyServer"]),
-        .library(name: "ParleyTesting", targets: ["ParleyTesting"]),
         .library(name: "ParleyMindMap", targets: ["ParleyMindMap"]),
         .library(name: "ParleyMaterials", targets: ["ParleyMaterials"]),
         .library(name: "ParleyGoogle", targets: ["ParleyGoogle"]),
@@ -114,17 +113,21 @@ let package = Package(
         // name, typed errors (the audio turn model; the wake word and Moonshine can share it).
         // Linux only: on Apple platforms making a session throws "not built for this platform".
         .target(name: "ParleyOnnx", dependencies: [.target(name: "COnnxRuntime", condition: linuxOnly)]),
-        // The on-device engines: llama.cpp, whisper.cpp, Piper voices on sherpa-onnx (phonemes
-        // from espeak-ng), espeak-ng itself (each espeak-ng run a separate process),
-        // Silero VAD in plain Swift (written to be fast in debug builds too: no target here may
-        // carry unsafeFlags, which SwiftPM refuses in a versioned dependency; Examples/check).
         // Silero's voice activity network in plain Swift: no C library, so every platform uses it
-        // (an app on iOS takes it without llama.cpp or whisper.cpp).
+        // (an app on iOS takes it without llama.cpp or whisper.cpp). Written to be fast in debug
+        // builds too: no target here may carry unsafeFlags, which SwiftPM refuses in a versioned
+        // dependency (Examples/check).
         .target(name: "ParleySilero", dependencies: ["ParleyCore"]),
+        // Programs run as separate processes (standard input in, output collected, cancellable):
+        // ffmpeg, espeak-ng, Tesseract, poppler's tools. Foundation only, no engine.
+        .target(name: "ParleyProcess"),
+        // The on-device engines: llama.cpp, whisper.cpp, Moonshine and Piper voices on sherpa-onnx
+        // (phonemes from espeak-ng), espeak-ng itself (each espeak-ng run a separate process),
+        // SpeexDSP's echo canceller, ffmpeg for compressed audio files.
         .target(
             name: "ParleyLocal",
             dependencies: [
-                "ParleyCore", "ParleySilero", "ParleyOnnx",
+                "ParleyCore", "ParleySilero", "ParleyOnnx", "ParleyProcess",
                 .product(name: "Logging", package: "swift-log"),
             ] + engineDependencies
         ),
@@ -210,7 +213,7 @@ let package = Package(
         .target(
             name: "ParleyRuntime",
             dependencies: [
-                "ParleyCore", "ParleyLocal", "ParleySilero", "ParleyCloud", "ParleyStore", "ParleyModels", "ParleyTasks",
+                "ParleyCore", "ParleyLocal", "ParleySilero", "ParleyCloud", "ParleyStore", "ParleyModels", "ParleyTasks", "ParleyMaterials",
                 // Apple's engines join the standard catalog on Apple platforms (PlatformProviders.swift).
                 "ParleyAppleSupport", .target(name: "ParleyApple", condition: applePlatforms),
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -246,8 +249,8 @@ let package = Package(
         // (a separate process, installed by scripts/setup). Foundation only.
         .target(name: "ParleyMindMap"),
         // Study materials read from files: text, Markdown, PDF (poppler's pdftotext; scanned
-        // pages and images through Tesseract OCR), each program a separate process.
-        .target(name: "ParleyMaterials", dependencies: ["ParleyCore", "ParleyLocal", "ParleyStore"]),
+        // pages and images through Tesseract OCR), each program a separate process. Links no engine.
+        .target(name: "ParleyMaterials", dependencies: ["ParleyCore", "ParleyProcess", "ParleyStore"]),
         // Google Drive, Calendar and Gmail: OAuth for installed apps, and sync into materials and assignments.
         .target(
             name: "ParleyGoogle",
@@ -280,7 +283,7 @@ let package = Package(
         .executableTarget(
             name: "parley",
             dependencies: [
-                "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyPostgres", "ParleyRuntime", "ParleyServer", "ParleyModels", "ParleyTasks", "ParleyMindMap", "ParleyMaterials", "ParleyGoogle", "ParleyMCP",
+                "ParleyCore", "ParleyLocal", "ParleyProcess", "ParleyStore", "ParleyPostgres", "ParleyRuntime", "ParleyServer", "ParleyModels", "ParleyTasks", "ParleyMindMap", "ParleyMaterials", "ParleyGoogle", "ParleyMCP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Server"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
@@ -305,7 +308,7 @@ let package = Package(
             dependencies: ["ParleyCore", "ParleyTesting", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "ParleyAppleSupportTests", dependencies: ["ParleyAppleSupport", "ParleyApple", "ParleyCore"]),
-        .testTarget(name: "ParleyLocalTests", dependencies: ["ParleyTestLanes", "ParleyLocal", "ParleySilero", "ParleyOnnx", "ParleyCore", "ParleyModels", "ParleyTesting"]),
+        .testTarget(name: "ParleyLocalTests", dependencies: ["ParleyTestLanes", "ParleyLocal", "ParleyProcess", "ParleySilero", "ParleyOnnx", "ParleyCore", "ParleyModels", "ParleyTesting"]),
         .testTarget(name: "ParleyCLITests", dependencies: ["ParleyTestLanes", "ParleyTesting", "parley", "ParleyCore", "ParleyStore", "ParleyTestServers", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "ParleyRuntimeTests", dependencies: ["ParleyTestLanes", "ParleyRuntime", "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyTesting", "ParleyTestServers", "ParleyAppleSupport"]),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyPostgres", "ParleyCore", "ParleyTestServers"]),
@@ -314,7 +317,7 @@ let package = Package(
             dependencies: [
                 "ParleyTestLanes",
                 "parley", "ParleyServer", "ParleyRuntime", "ParleyStore", "ParleyPostgres", "ParleyCore", "ParleyCloud", "ParleyTesting", "ParleyMCP",
-                "ParleyTestServers",
+                "ParleyTestServers", "ParleyProcess",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

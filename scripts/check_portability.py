@@ -20,7 +20,7 @@ import re
 import sys
 
 PORTABLE = ["ParleyCore", "ParleySilero", "ParleyAppleSupport", "ParleyCloud", "ParleyStore", "ParleyModels", "ParleyTasks", "ParleyMindMap",
-            "ParleyRuntime", "ParleyLocal", "ParleyMaterials", "ParleyGoogle"]
+            "ParleyRuntime", "ParleyLocal", "ParleyProcess", "ParleyMaterials", "ParleyGoogle"]
 APPLE_ONLY = ["ParleyApple"]
 
 # (what, pattern on a code line, pattern a guarding #if condition must match, why)

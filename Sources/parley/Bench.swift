@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ParleyCore
 import ParleyLocal
+import ParleyProcess
 import ParleyRuntime
 
 /// `parley bench`: the latency of spoken turns over a set of questions — time to the final
