@@ -3,7 +3,6 @@ import Logging
 import ParleyGoogle
 import ParleyMaterials
 import ParleyRuntime
-import ParleyLocal
 import ParleyStore
 import ParleyTasks
 import ServiceLifecycle

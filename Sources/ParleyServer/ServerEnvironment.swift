@@ -3,7 +3,6 @@ import HTTPTypes
 import Logging
 import Synchronization
 import ParleyCore
-import ParleyLocal
 import ParleyPostgres
 import ParleyRuntime
 import ParleyStore
@@ -34,7 +33,7 @@ struct ServerEnvironment: Sendable, CustomStringConvertible {
     /// When the server started, as a Unix time.
     let started: Int
     /// Audio files in and out beside WAV and PCM.
-    var audioFiles: FFmpegAudio { FFmpegAudio(executable: configuration.ffmpeg) }
+    var audioFiles: AudioFiles { DeviceServices.audioFiles(ffmpeg: configuration.ffmpeg) }
 
     var description: String { "ServerEnvironment(\(configuration))" }
 

@@ -3,7 +3,6 @@ import Foundation
 import Logging
 import ParleyCore
 import ParleyGoogle
-import ParleyLocal
 import ParleyMaterials
 import ParleyRuntime
 import ParleyStore

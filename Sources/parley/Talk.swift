@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import ParleyCore
-import ParleyLocal
 import ParleyMCP
 import ParleyRuntime
 import ParleyStore
