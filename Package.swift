@@ -215,6 +215,8 @@ let package = Package(
             name: "ParleyRuntime",
             dependencies: [
                 "ParleyCore", "ParleyLocal", "ParleySilero", "ParleyCloud", "ParleyStore", "ParleyModels", "ParleyTasks", "ParleyMaterials",
+                // The shared PostgreSQL store (SharedStores.swift), only with the "Server" trait.
+                .target(name: "ParleyPostgres", condition: .when(traits: ["Server"])),
                 // Apple's engines join the standard catalog on Apple platforms (PlatformProviders.swift).
                 "ParleyAppleSupport", .target(name: "ParleyApple", condition: applePlatforms),
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -227,7 +229,7 @@ let package = Package(
         .target(
             name: "ParleyServer",
             dependencies: [
-                "ParleyCore", "ParleyCloud", "ParleyRuntime", "ParleyStore", "ParleyPostgres", "ParleyGoogle", "ParleyMaterials", "ParleyTasks", "ParleyMindMap",
+                "ParleyCore", "ParleyCloud", "ParleyRuntime", "ParleyStore", "ParleyGoogle", "ParleyMaterials", "ParleyTasks", "ParleyMindMap",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
                 .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Server"])),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket", condition: .when(traits: ["Server"])),
@@ -284,7 +286,7 @@ let package = Package(
         .executableTarget(
             name: "parley",
             dependencies: [
-                "ParleyCore", "ParleyProcess", "ParleyStore", "ParleyPostgres", "ParleyRuntime", "ParleyServer", "ParleyModels", "ParleyTasks", "ParleyMindMap", "ParleyMaterials", "ParleyGoogle", "ParleyMCP",
+                "ParleyCore", "ParleyProcess", "ParleyStore", "ParleyRuntime", "ParleyServer", "ParleyModels", "ParleyTasks", "ParleyMindMap", "ParleyMaterials", "ParleyGoogle", "ParleyMCP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Server"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),

@@ -3,7 +3,6 @@ import HTTPTypes
 import Logging
 import Synchronization
 import ParleyCore
-import ParleyPostgres
 import ParleyRuntime
 import ParleyStore
 
@@ -70,13 +69,13 @@ extension HTTPFields {
 
 /// The PostgreSQL database this instance shares with others, when there is one.
 final class SharedDatabase: Sendable {
-    private let store = Mutex<PostgresConversationStore?>(nil)
+    private let store = Mutex<(any SharedConversationStoring)?>(nil)
 
-    func use(_ shared: PostgresConversationStore) {
+    func use(_ shared: any SharedConversationStoring) {
         store.withLock { $0 = shared }
     }
 
-    var current: PostgresConversationStore? { store.withLock { $0 } }
+    var current: (any SharedConversationStoring)? { store.withLock { $0 } }
 }
 
 extension ServerEnvironment {
