@@ -40,6 +40,12 @@ let enginePackages: [Package.Dependency] = hasLocalAppleEngines ? [] : [.package
 let package = Package(
     name: "Parley",
     platforms: [.macOS(.v15), .iOS(.v18)],
+    // What an app uses: ParleyRuntime (the whole assistant: settings, chains, engines, stores,
+    // materials, conversations) with ParleyCore's types, and ParleyApple on Apple platforms;
+    // ParleyServer and ParleyMCP to embed those faces (they need the "Server" trait). The other
+    // libraries are the runtime's parts, products so that an app can name their types (a
+    // StoredThread, a MindMap) or take one part alone. Test support (ParleyTesting,
+    // ParleyTestServers, ParleyTestLanes) is no product.
     products: [
         .library(name: "ParleyCore", targets: ["ParleyCore"]),
         .library(name: "ParleyLocal", targets: ["ParleyLocal"]),
