@@ -52,6 +52,7 @@ let package = Package(
         .library(name: "ParleySilero", targets: ["ParleySilero"]),
         .library(name: "ParleyOnnx", targets: ["ParleyOnnx"]),
         .library(name: "ParleyCloud", targets: ["ParleyCloud"]),
+        .library(name: "ParleyData", targets: ["ParleyData"]),
         .library(name: "ParleyStore", targets: ["ParleyStore"]),
         .library(name: "ParleyPostgres", targets: ["ParleyPostgres"]),
         .library(name: "ParleyModels", targets: ["ParleyModels"]),
@@ -152,11 +153,16 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // What is stored, engine-free (no GRDB, no PostgresNIO): threads, messages, the stash,
+        // materials, assignments as values; the store protocols (ConversationStoring,
+        // SharedConversationStoring), StoreError and DatabaseURL. The faces use these; the runtime
+        // opens the stores that implement them.
+        .target(name: "ParleyData", dependencies: ["ParleyCore"]),
         // Conversations on disk: threads, messages with raw and edited transcripts, the stash,
         // settings (SQLite through GRDB, WAL, migrations).
         .target(
             name: "ParleyStore",
-            dependencies: ["ParleyCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["ParleyCore", "ParleyData", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // Conversations in a PostgreSQL database that several server instances share: the same
         // store protocol as ParleyStore's SQLite, over postgres-nio (kept out of apps that do not
@@ -235,7 +241,7 @@ let package = Package(
         .target(
             name: "ParleyServer",
             dependencies: [
-                "ParleyCore", "ParleyCloud", "ParleyRuntime", "ParleyStore", "ParleyGoogle", "ParleyMaterials", "ParleyTasks", "ParleyMindMap",
+                "ParleyCore", "ParleyCloud", "ParleyRuntime", "ParleyData", "ParleyGoogle", "ParleyMaterials", "ParleyTasks", "ParleyMindMap",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
                 .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Server"])),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket", condition: .when(traits: ["Server"])),

@@ -19,7 +19,7 @@ import os
 import re
 import sys
 
-PORTABLE = ["ParleyCore", "ParleySilero", "ParleyAppleSupport", "ParleyCloud", "ParleyStore", "ParleyModels", "ParleyTasks", "ParleyMindMap",
+PORTABLE = ["ParleyCore", "ParleySilero", "ParleyAppleSupport", "ParleyCloud", "ParleyData", "ParleyStore", "ParleyModels", "ParleyTasks", "ParleyMindMap",
             "ParleyRuntime", "ParleyLocal", "ParleyProcess", "ParleyMaterials", "ParleyGoogle"]
 APPLE_ONLY = ["ParleyApple"]
 

@@ -4,7 +4,7 @@ import Hummingbird
 import NIOCore
 import ParleyCore
 import ParleyRuntime
-import ParleyStore
+import ParleyData
 
 /// `POST /v1/embeddings`: OpenAI's embeddings (`input` a string or strings, `model`,
 /// `encoding_format` float or base64), from the embedding providers in turn (an

@@ -3,7 +3,7 @@ import Logging
 import ParleyGoogle
 import ParleyMaterials
 import ParleyRuntime
-import ParleyStore
+import ParleyData
 import ParleyTasks
 import ServiceLifecycle
 

@@ -4,7 +4,7 @@ import Hummingbird
 import ParleyCloud
 import ParleyCore
 import ParleyRuntime
-import ParleyStore
+import ParleyData
 
 /// A failed request in OpenAI's shape, `{"error":{"message","type","param","code"}}`, with
 /// the status code OpenAI uses for the same failure, so the official SDKs raise their usual

@@ -5,7 +5,7 @@ import HummingbirdWebSocket
 import Logging
 import NIOCore
 import ParleyRuntime
-import ParleyStore
+import ParleyData
 import ServiceLifecycle
 
 /// The assistant as an HTTP server: the runtime's fallback chains behind OpenAI-compatible

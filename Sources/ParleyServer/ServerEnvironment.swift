@@ -4,7 +4,7 @@ import Logging
 import Synchronization
 import ParleyCore
 import ParleyRuntime
-import ParleyStore
+import ParleyData
 
 /// What every endpoint works with: the runtime (providers, chains, health), the server's
 /// limits, its metrics and its logger.

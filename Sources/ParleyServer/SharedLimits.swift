@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import ParleyStore
+import ParleyData
 
 /// Keeps every instance that shares a PostgreSQL database within one set of per-key limits:
 /// a few times a second each instance adds what it spent to the minute's row of each key
