@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import ParleyRuntime
-import ParleyStore
+import ParleyData
 
 /// `parley store`: the conversation store itself, as opposed to what is in it.
 struct StoreCommand: AsyncParsableCommand {
@@ -57,7 +57,7 @@ struct StoreCommand: AsyncParsableCommand {
                 let target = try targetURL(settings)
                 // Never create the file: an absent database is a mistake in --from.
                 guard FileManager.default.fileExists(atPath: source.path) else { throw CopyFailure.noSource(path: source.path) }
-                let contents = try ConversationStore(path: source).contents()
+                let contents = try LocalStore(path: source).contents()
                 let store = try await open(target)
                 let imported: ImportedContents
                 do {

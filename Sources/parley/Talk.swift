@@ -3,7 +3,7 @@ import Foundation
 import ParleyCore
 import ParleyMCP
 import ParleyRuntime
-import ParleyStore
+import ParleyData
 
 /// `parley talk`: a spoken conversation from a recording or live audio.
 struct Talk: AsyncParsableCommand {
