@@ -40,12 +40,19 @@ let enginePackages: [Package.Dependency] = hasLocalAppleEngines ? [] : [.package
 let package = Package(
     name: "Parley",
     platforms: [.macOS(.v15), .iOS(.v18)],
+    // What an app uses: ParleyRuntime (the whole assistant: settings, chains, engines, stores,
+    // materials, conversations) with ParleyCore's types, and ParleyApple on Apple platforms;
+    // ParleyServer and ParleyMCP to embed those faces (they need the "Server" trait). The other
+    // libraries are the runtime's parts, products so that an app can name their types (a
+    // StoredThread, a MindMap) or take one part alone. Test support (ParleyTesting,
+    // ParleyTestServers, ParleyTestLanes) is no product.
     products: [
         .library(name: "ParleyCore", targets: ["ParleyCore"]),
         .library(name: "ParleyLocal", targets: ["ParleyLocal"]),
         .library(name: "ParleySilero", targets: ["ParleySilero"]),
         .library(name: "ParleyOnnx", targets: ["ParleyOnnx"]),
         .library(name: "ParleyCloud", targets: ["ParleyCloud"]),
+        .library(name: "ParleyData", targets: ["ParleyData"]),
         .library(name: "ParleyStore", targets: ["ParleyStore"]),
         .library(name: "ParleyPostgres", targets: ["ParleyPostgres"]),
         .library(name: "ParleyModels", targets: ["ParleyModels"]),
@@ -53,7 +60,6 @@ let package = Package(
         .library(name: "ParleyTasks", targets: ["ParleyTasks"]),
         .library(name: "ParleyRuntime", targets: ["ParleyRuntime"]),
         .library(name: "ParleyServer", targets: ["ParleyServer"]),
-        .library(name: "ParleyTesting", targets: ["ParleyTesting"]),
         .library(name: "ParleyMindMap", targets: ["ParleyMindMap"]),
         .library(name: "ParleyMaterials", targets: ["ParleyMaterials"]),
         .library(name: "ParleyGoogle", targets: ["ParleyGoogle"]),
@@ -114,17 +120,21 @@ let package = Package(
         // name, typed errors (the audio turn model; the wake word and Moonshine can share it).
         // Linux only: on Apple platforms making a session throws "not built for this platform".
         .target(name: "ParleyOnnx", dependencies: [.target(name: "COnnxRuntime", condition: linuxOnly)]),
-        // The on-device engines: llama.cpp, whisper.cpp, Piper voices on sherpa-onnx (phonemes
-        // from espeak-ng), espeak-ng itself (each espeak-ng run a separate process),
-        // Silero VAD in plain Swift (written to be fast in debug builds too: no target here may
-        // carry unsafeFlags, which SwiftPM refuses in a versioned dependency; Examples/check).
         // Silero's voice activity network in plain Swift: no C library, so every platform uses it
-        // (an app on iOS takes it without llama.cpp or whisper.cpp).
+        // (an app on iOS takes it without llama.cpp or whisper.cpp). Written to be fast in debug
+        // builds too: no target here may carry unsafeFlags, which SwiftPM refuses in a versioned
+        // dependency (Examples/check).
         .target(name: "ParleySilero", dependencies: ["ParleyCore"]),
+        // Programs run as separate processes (standard input in, output collected, cancellable):
+        // ffmpeg, espeak-ng, Tesseract, poppler's tools. Foundation only, no engine.
+        .target(name: "ParleyProcess"),
+        // The on-device engines: llama.cpp, whisper.cpp, Moonshine and Piper voices on sherpa-onnx
+        // (phonemes from espeak-ng), espeak-ng itself (each espeak-ng run a separate process),
+        // SpeexDSP's echo canceller, ffmpeg for compressed audio files.
         .target(
             name: "ParleyLocal",
             dependencies: [
-                "ParleyCore", "ParleySilero", "ParleyOnnx",
+                "ParleyCore", "ParleySilero", "ParleyOnnx", "ParleyProcess",
                 .product(name: "Logging", package: "swift-log"),
             ] + engineDependencies
         ),
@@ -143,11 +153,16 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // What is stored, engine-free (no GRDB, no PostgresNIO): threads, messages, the stash,
+        // materials, assignments as values; the store protocols (ConversationStoring,
+        // SharedConversationStoring), StoreError and DatabaseURL. The faces use these; the runtime
+        // opens the stores that implement them.
+        .target(name: "ParleyData", dependencies: ["ParleyCore"]),
         // Conversations on disk: threads, messages with raw and edited transcripts, the stash,
         // settings (SQLite through GRDB, WAL, migrations).
         .target(
             name: "ParleyStore",
-            dependencies: ["ParleyCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["ParleyCore", "ParleyData", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // Conversations in a PostgreSQL database that several server instances share: the same
         // store protocol as ParleyStore's SQLite, over postgres-nio (kept out of apps that do not
@@ -202,15 +217,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The assembly every face composes: settings, the provider catalog, chains with shared
-        // health, the on-device engines, the store and conversations.
         // The learning tasks: entities, summaries, task breakdowns, simplification (with
         // readability measured), resolve and mind maps, each routed by its own provider order.
         .target(name: "ParleyTasks", dependencies: ["ParleyCore", "ParleyMindMap"]),
+        // The assembly every face composes: settings, the provider catalog, chains with shared
+        // health, the on-device engines (and what faces take from the machine: DeviceServices),
+        // the store, materials and conversations.
         .target(
             name: "ParleyRuntime",
             dependencies: [
-                "ParleyCore", "ParleyLocal", "ParleySilero", "ParleyCloud", "ParleyStore", "ParleyModels", "ParleyTasks",
+                "ParleyCore", "ParleyLocal", "ParleySilero", "ParleyCloud", "ParleyStore", "ParleyModels", "ParleyTasks", "ParleyMaterials",
+                // The shared PostgreSQL store (SharedStores.swift), only with the "Server" trait.
+                .target(name: "ParleyPostgres", condition: .when(traits: ["Server"])),
                 // Apple's engines join the standard catalog on Apple platforms (PlatformProviders.swift).
                 "ParleyAppleSupport", .target(name: "ParleyApple", condition: applePlatforms),
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -223,7 +241,7 @@ let package = Package(
         .target(
             name: "ParleyServer",
             dependencies: [
-                "ParleyCore", "ParleyCloud", "ParleyRuntime", "ParleyStore", "ParleyPostgres", "ParleyGoogle", "ParleyMaterials", "ParleyLocal", "ParleyTasks", "ParleyMindMap",
+                "ParleyCore", "ParleyCloud", "ParleyRuntime", "ParleyData", "ParleyGoogle", "ParleyMaterials", "ParleyTasks", "ParleyMindMap",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
                 .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Server"])),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket", condition: .when(traits: ["Server"])),
@@ -246,8 +264,8 @@ let package = Package(
         // (a separate process, installed by scripts/setup). Foundation only.
         .target(name: "ParleyMindMap"),
         // Study materials read from files: text, Markdown, PDF (poppler's pdftotext; scanned
-        // pages and images through Tesseract OCR), each program a separate process.
-        .target(name: "ParleyMaterials", dependencies: ["ParleyCore", "ParleyLocal", "ParleyStore"]),
+        // pages and images through Tesseract OCR), each program a separate process. Links no engine.
+        .target(name: "ParleyMaterials", dependencies: ["ParleyCore", "ParleyProcess", "ParleyStore"]),
         // Google Drive, Calendar and Gmail: OAuth for installed apps, and sync into materials and assignments.
         .target(
             name: "ParleyGoogle",
@@ -280,7 +298,7 @@ let package = Package(
         .executableTarget(
             name: "parley",
             dependencies: [
-                "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyPostgres", "ParleyRuntime", "ParleyServer", "ParleyModels", "ParleyTasks", "ParleyMindMap", "ParleyMaterials", "ParleyGoogle", "ParleyMCP",
+                "ParleyCore", "ParleyProcess", "ParleyData", "ParleyRuntime", "ParleyServer", "ParleyModels", "ParleyTasks", "ParleyMindMap", "ParleyMaterials", "ParleyGoogle", "ParleyMCP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Server"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
@@ -305,7 +323,7 @@ let package = Package(
             dependencies: ["ParleyCore", "ParleyTesting", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "ParleyAppleSupportTests", dependencies: ["ParleyAppleSupport", "ParleyApple", "ParleyCore"]),
-        .testTarget(name: "ParleyLocalTests", dependencies: ["ParleyTestLanes", "ParleyLocal", "ParleySilero", "ParleyOnnx", "ParleyCore", "ParleyModels", "ParleyTesting"]),
+        .testTarget(name: "ParleyLocalTests", dependencies: ["ParleyTestLanes", "ParleyLocal", "ParleyProcess", "ParleySilero", "ParleyOnnx", "ParleyCore", "ParleyModels", "ParleyTesting"]),
         .testTarget(name: "ParleyCLITests", dependencies: ["ParleyTestLanes", "ParleyTesting", "parley", "ParleyCore", "ParleyStore", "ParleyTestServers", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "ParleyRuntimeTests", dependencies: ["ParleyTestLanes", "ParleyRuntime", "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyTesting", "ParleyTestServers", "ParleyAppleSupport"]),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyPostgres", "ParleyCore", "ParleyTestServers"]),
@@ -314,7 +332,7 @@ let package = Package(
             dependencies: [
                 "ParleyTestLanes",
                 "parley", "ParleyServer", "ParleyRuntime", "ParleyStore", "ParleyPostgres", "ParleyCore", "ParleyCloud", "ParleyTesting", "ParleyMCP",
-                "ParleyTestServers",
+                "ParleyTestServers", "ParleyProcess",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -19,8 +19,8 @@ import os
 import re
 import sys
 
-PORTABLE = ["ParleyCore", "ParleySilero", "ParleyAppleSupport", "ParleyCloud", "ParleyStore", "ParleyModels", "ParleyTasks", "ParleyMindMap",
-            "ParleyRuntime", "ParleyLocal", "ParleyMaterials", "ParleyGoogle"]
+PORTABLE = ["ParleyCore", "ParleySilero", "ParleyAppleSupport", "ParleyCloud", "ParleyData", "ParleyStore", "ParleyModels", "ParleyTasks", "ParleyMindMap",
+            "ParleyRuntime", "ParleyLocal", "ParleyProcess", "ParleyMaterials", "ParleyGoogle"]
 APPLE_ONLY = ["ParleyApple"]
 
 # (what, pattern on a code line, pattern a guarding #if condition must match, why)

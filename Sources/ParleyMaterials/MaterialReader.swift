@@ -1,6 +1,6 @@
 import Foundation
 import ParleyCore
-import ParleyLocal
+import ParleyProcess
 import ParleyStore
 
 /// Reads a file into a study material: text and Markdown as they are, a PDF's text with

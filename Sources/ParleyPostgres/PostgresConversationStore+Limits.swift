@@ -50,3 +50,5 @@ extension PostgresConversationStore {
         _ = try await rows("DELETE FROM response_claim WHERE thread_id = \(thread)")
     }
 }
+
+extension PostgresConversationStore: SharedConversationStoring {}

@@ -3,6 +3,7 @@ import Logging
 import ParleyCore
 import ParleyTasks
 import ParleyLocal
+import ParleyMaterials
 import ParleyModels
 import ParleyStore
 
@@ -182,6 +183,12 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
     /// `PARLEY_OCR_LANGUAGES` (default `eng`).
     public nonisolated func imageReader() -> any ImageTextReader {
         TesseractImageReader(languages: settings.ocrLanguages)
+    }
+
+    /// What reads study materials from files (text, Markdown, PDF; scanned pages and images by
+    /// Tesseract in `PARLEY_OCR_LANGUAGES`).
+    public nonisolated func materialReader() -> MaterialReader {
+        MaterialReader(ocr: TesseractImageReader(languages: settings.ocrLanguages))
     }
 
     /// The model for requests without images, and (when the vision task orders the providers

@@ -4,7 +4,7 @@ import Hummingbird
 import Logging
 import NIOHTTP1
 import ParleyCore
-import ParleyStore
+import ParleyData
 
 /// The one way into the server: every request — the router's, the relay's on the event loop,
 /// the WebSocket upgrade, and each realtime reply — is admitted here, by the same rules:

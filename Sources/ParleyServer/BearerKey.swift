@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTypes
-import ParleyStore
+import ParleyData
 
 /// How a request presents a key: `Authorization: Bearer KEY`, or on a WebSocket (a browser
 /// cannot set its headers) the subprotocol `openai-insecure-api-key.KEY`, what OpenAI's browser

@@ -3,7 +3,7 @@ import Foundation
 import HTTPTypes
 import ParleyCore
 import ParleyRuntime
-import ParleyStore
+import ParleyData
 
 /// Which chat completions the response cache may answer, and the key each is kept under.
 ///

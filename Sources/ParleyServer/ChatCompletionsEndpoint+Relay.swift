@@ -5,7 +5,7 @@ import Logging
 import NIOCore
 import ParleyCloud
 import ParleyCore
-import ParleyStore
+import ParleyData
 import ParleyRuntime
 
 extension ChatCompletionsEndpoint {

@@ -4,7 +4,7 @@ import Hummingbird
 import NIOCore
 import ParleyCore
 import ParleyRuntime
-import ParleyStore
+import ParleyData
 
 /// `POST /v1/chat/completions`: OpenAI's Chat Completions over the runtime's language model
 /// (the fallback chain for `auto` and unknown model names), streamed as server-sent events or

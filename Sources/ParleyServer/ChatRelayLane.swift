@@ -7,7 +7,7 @@ import NIOHTTPTypesHTTP1
 import ParleyCloud
 import ParleyCore
 import ParleyRuntime
-import ParleyStore
+import ParleyData
 import Synchronization
 
 /// Where plain chat completions were relayed, per model selection: what the relay on the event

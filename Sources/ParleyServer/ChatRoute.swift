@@ -1,7 +1,7 @@
 import HTTPTypes
 import ParleyCore
 import ParleyRuntime
-import ParleyStore
+import ParleyData
 
 /// How a `POST /v1/chat/completions` request is answered, decided once from what it asks. The
 /// usual way (``ChatCompletionsEndpoint``) and the relay on the event loop (``ChatRelayLane``)

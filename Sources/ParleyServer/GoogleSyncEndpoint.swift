@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import ParleyGoogle
-import ParleyStore
+import ParleyData
 
 /// Google sync over HTTP, for the caller's own sign-in.
 ///

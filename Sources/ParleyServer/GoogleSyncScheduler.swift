@@ -3,8 +3,7 @@ import Logging
 import ParleyGoogle
 import ParleyMaterials
 import ParleyRuntime
-import ParleyLocal
-import ParleyStore
+import ParleyData
 import ParleyTasks
 import ServiceLifecycle
 
@@ -50,7 +49,7 @@ actor GoogleSyncScheduler {
         let store = try await runtime.store()
         let namer = await namer()
         let sync = GoogleSync(session: session, endpoints: settings.endpoints, store: store, owner: owner,
-                              reader: MaterialReader(ocr: TesseractImageReader(languages: runtime.settings.ocrLanguages)),
+                              reader: runtime.materialReader(),
                               extractor: AssignmentExtractor(namer: namer), logger: logger)
         // Each sync waits for the one asked for before it: they run one at a time, in order.
         let previous = last

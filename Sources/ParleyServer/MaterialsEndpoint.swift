@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import ParleyStore
+import ParleyData
 
 /// The caller's study materials and assignments (added with `parley materials add`, or
 /// synced from Google Drive, Calendar and Gmail).

@@ -1,5 +1,5 @@
 import Foundation
-import ParleyStore
+import ParleyData
 
 /// A saved message as the threads API sends it: the message's own encoding (``StoredMessage``
 /// with its content's snake_case fields, images inline as `{"data": base64, "mime_type"}`) but,

@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import ParleyCore
 import ParleyMindMap
-import ParleyStore
+import ParleyData
 import ParleyTasks
 
 /// Mind maps: the learning task's outline (schema-checked structured output), laid out with

@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import ParleyLocal
 import ParleyRuntime
 
 /// `GET /v1/models` and `GET /v1/models/{id}`: the names a request's `model` can take, in

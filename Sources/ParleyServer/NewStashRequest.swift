@@ -1,5 +1,5 @@
 import Foundation
-import ParleyStore
+import ParleyData
 
 /// The body of `POST /v1/stash`: `{"text": "…", "kind": "note", "thread_id": 1, "message_id": 2}`.
 /// `text` is required; `kind` defaults to `note`; the thread and message it came from are

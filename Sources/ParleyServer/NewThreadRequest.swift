@@ -1,4 +1,4 @@
-import ParleyStore
+import ParleyData
 
 /// The body of `POST /v1/threads`: `{"title": "…", "settings": {…}}`, both optional (an empty
 /// object makes an untitled thread with the default settings).

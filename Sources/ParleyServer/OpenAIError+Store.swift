@@ -1,5 +1,5 @@
 import HTTPTypes
-import ParleyStore
+import ParleyData
 
 extension OpenAIError {
     /// 404: the caller has no thread with this id (another key's thread is not found either).

@@ -3,9 +3,8 @@ import HTTPTypes
 import Hummingbird
 import ParleyCloud
 import ParleyCore
-import ParleyLocal
 import ParleyRuntime
-import ParleyStore
+import ParleyData
 
 /// A failed request in OpenAI's shape, `{"error":{"message","type","param","code"}}`, with
 /// the status code OpenAI uses for the same failure, so the official SDKs raise their usual
@@ -76,6 +75,16 @@ public struct OpenAIError: Error, HTTPResponseError, Sendable, Equatable, Custom
 
     /// The error a client sees for `error`, whatever was thrown while serving it.
     public static func from(_ error: any Error) -> OpenAIError {
+        if let fault = EngineFault(error) {
+            let text = "\(error)"
+            switch fault {
+            case .promptTooLong: return .invalidRequest(text, param: "messages", code: "context_length_exceeded")
+            case .languageModelFailed: return OpenAIError(status: .internalServerError, message: "The server failed: \(text)", type: "server_error")
+            case .audioEncodingFailed: return OpenAIError(status: .internalServerError, message: text, type: "server_error", code: "encoding_failed")
+            case .audioTooLong: return .invalidRequest(text, param: "file", code: "audio_too_long")
+            case .invalidAudio: return .invalidRequest(text, param: "file", code: "invalid_audio")
+            }
+        }
         switch error {
         case let error as OpenAIError:
             return error
@@ -106,21 +115,12 @@ public struct OpenAIError: Error, HTTPResponseError, Sendable, Equatable, Custom
             case .noReader: return .invalidRequest(error.description, param: "messages", code: "unsupported_content")
             case .failed: return OpenAIError(status: .internalServerError, message: error.description, type: "server_error", code: "ocr_failed")
             }
-        case let error as AudioFileError:
-            switch error {
-            case .encodingFailed: return OpenAIError(status: .internalServerError, message: error.description, type: "server_error", code: "encoding_failed")
-            case .tooLong: return .invalidRequest(error.description, param: "file", code: "audio_too_long")
-            default: return .invalidRequest(error.description, param: "file", code: "invalid_audio")
-            }
         case let error as ImageError:
             return .invalidRequest(error.description, param: "messages", code: "invalid_image")
         case let error as ProviderTimeoutError:
             return OpenAIError(status: .gatewayTimeout, message: "The provider sent \(error.description).", type: "server_error", code: "timeout")
         case let error as StoreError:
             return .from(error)
-        case let error as LlamaError:
-            if case .promptTooLong = error { return .invalidRequest(error.description, param: "messages", code: "context_length_exceeded") }
-            return OpenAIError(status: .internalServerError, message: "The server failed: \(error.description)", type: "server_error")
         case let error as RuntimeError:
             return .invalidRequest(error.description, param: "model")
         case let error as WAVError:

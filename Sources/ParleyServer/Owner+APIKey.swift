@@ -1,5 +1,5 @@
 import Crypto
-import ParleyStore
+import ParleyData
 
 extension Owner {
     /// The owner of what a request presenting API key `key` saves: `key-` followed by the first

@@ -4,9 +4,8 @@ import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
-import ParleyPostgres
 import ParleyRuntime
-import ParleyStore
+import ParleyData
 import ServiceLifecycle
 
 /// The assistant as an HTTP server: the runtime's fallback chains behind OpenAI-compatible
@@ -142,9 +141,9 @@ public struct ParleyServer: Service, CustomStringConvertible {
     }
 
     /// Opens the shared database, if any, and makes it the runtime's store.
-    private func openSharedStore() async throws -> PostgresConversationStore? {
+    private func openSharedStore() async throws -> (any SharedConversationStoring)? {
         guard let sharedDatabase else { return nil }
-        let store = try await PostgresConversationStore.open(sharedDatabase, logger: environment.logger)
+        let store = try await SharedStores.open(sharedDatabase, logger: environment.logger)
         await environment.runtime.use(store: store)
         environment.sharedDatabase.use(store)
         environment.logger.notice("conversations are kept in \(store.location)")

@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import ParleyStore
+import ParleyData
 
 /// The browser client's preferences for one key: kept on the server, so that the same person
 /// finds their settings on any device and after the browser's storage is cleared.

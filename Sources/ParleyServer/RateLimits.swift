@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import ParleyCore
-import ParleyStore
+import ParleyData
 import Synchronization
 
 /// Per-key limits on requests and tokens per minute (`PARLEY_RATE_LIMIT_RPM`,

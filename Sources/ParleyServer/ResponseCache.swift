@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import ParleyRuntime
-import ParleyStore
+import ParleyData
 import Synchronization
 
 /// The server's response cache (MirrorBuddy's cost rule): identical non-personal chat

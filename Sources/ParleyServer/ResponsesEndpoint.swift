@@ -4,7 +4,7 @@ import Hummingbird
 import NIOCore
 import ParleyCore
 import ParleyRuntime
-import ParleyStore
+import ParleyData
 
 /// OpenAI's Responses API over the runtime's language model: `POST /v1/responses` (text and
 /// image input, `instructions`, function tools, `text.format` JSON Schema, streamed with the

@@ -1,6 +1,6 @@
 import Foundation
 import ParleyCore
-import ParleyStore
+import ParleyData
 
 extension ResponsesEndpoint {
     /// One response being made (or read back): what the model wrote, and the documents of

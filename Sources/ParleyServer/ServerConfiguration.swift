@@ -1,7 +1,7 @@
 import Foundation
 import ParleyCore
 import ParleyRuntime
-import ParleyStore
+import ParleyData
 
 /// How `parley serve` listens, who may call it, and how much it accepts. Its description
 /// counts the keys and never shows them.

@@ -1,6 +1,5 @@
 import Foundation
 import ParleyCore
-import ParleyLocal
 import Synchronization
 
 /// How many audio files are being decoded at once, bounded: each decoder is an ffmpeg process,

@@ -1,5 +1,5 @@
 import Hummingbird
-import ParleyStore
+import ParleyData
 
 extension ServerEnvironment {
     /// The runtime's conversation store: the shared PostgreSQL database the server opened at

@@ -3,10 +3,8 @@ import HTTPTypes
 import Logging
 import Synchronization
 import ParleyCore
-import ParleyLocal
-import ParleyPostgres
 import ParleyRuntime
-import ParleyStore
+import ParleyData
 
 /// What every endpoint works with: the runtime (providers, chains, health), the server's
 /// limits, its metrics and its logger.
@@ -34,7 +32,7 @@ struct ServerEnvironment: Sendable, CustomStringConvertible {
     /// When the server started, as a Unix time.
     let started: Int
     /// Audio files in and out beside WAV and PCM.
-    var audioFiles: FFmpegAudio { FFmpegAudio(executable: configuration.ffmpeg) }
+    var audioFiles: AudioFiles { DeviceServices.audioFiles(ffmpeg: configuration.ffmpeg) }
 
     var description: String { "ServerEnvironment(\(configuration))" }
 
@@ -71,13 +69,13 @@ extension HTTPFields {
 
 /// The PostgreSQL database this instance shares with others, when there is one.
 final class SharedDatabase: Sendable {
-    private let store = Mutex<PostgresConversationStore?>(nil)
+    private let store = Mutex<(any SharedConversationStoring)?>(nil)
 
-    func use(_ shared: PostgresConversationStore) {
+    func use(_ shared: any SharedConversationStoring) {
         store.withLock { $0 = shared }
     }
 
-    var current: PostgresConversationStore? { store.withLock { $0 } }
+    var current: (any SharedConversationStoring)? { store.withLock { $0 } }
 }
 
 extension ServerEnvironment {

@@ -1,6 +1,6 @@
 import Hummingbird
 import HummingbirdWebSocket
-import ParleyStore
+import ParleyData
 
 /// The context of each request the server answers: Hummingbird's core context, the WebSocket
 /// upgrade's handler, which of the server's keys the caller presented (when authentication is

@@ -1,7 +1,6 @@
 import Foundation
 import Logging
-import ParleyPostgres
-import ParleyStore
+import ParleyData
 
 /// Keeps every instance that shares a PostgreSQL database within one set of per-key limits:
 /// a few times a second each instance adds what it spent to the minute's row of each key
@@ -10,7 +9,7 @@ import ParleyStore
 /// exchanges (``interval``).
 actor SharedLimits {
     private let limits: RateLimits
-    private let store: PostgresConversationStore
+    private let store: any SharedConversationStoring
     private let logger: Logger
     /// How often spending is exchanged.
     let interval: Duration
@@ -20,7 +19,7 @@ actor SharedLimits {
     private var own: [Owner: (requests: Int, tokens: Int)] = [:]
     private var others: [Owner: (requests: Int, tokens: Int)] = [:]
 
-    init(limits: RateLimits, store: PostgresConversationStore, logger: Logger, interval: Duration = .milliseconds(250)) {
+    init(limits: RateLimits, store: any SharedConversationStoring, logger: Logger, interval: Duration = .milliseconds(250)) {
         self.limits = limits
         self.store = store
         self.logger = logger

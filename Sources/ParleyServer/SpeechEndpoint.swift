@@ -3,7 +3,6 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import ParleyCore
-import ParleyLocal
 import ParleyRuntime
 
 /// `POST /v1/audio/speech`: OpenAI's speech synthesis (`input`, `voice`, `speed`,
@@ -12,7 +11,7 @@ import ParleyRuntime
 /// - Every format OpenAI sends, mono: `mp3` (the default, as at OpenAI), `opus` (in Ogg),
 ///   `aac` (ADTS), `flac` and `pcm` (16-bit little-endian, no header) at 24 kHz, `wav` at
 ///   the voice's own rate. The
-///   compressed ones are encoded by ffmpeg in a separate process (``FFmpegAudio``); without
+///   compressed ones are encoded by ffmpeg in a separate process (`AudioFiles`); without
 ///   it they are a 400 naming the formats that work, and the default becomes `wav`.
 /// - Streamed: the bytes of each sentence go out as soon as it is synthesized (and
 ///   encoded); a `wav` that is not streamed as events is sent whole, with its true length.

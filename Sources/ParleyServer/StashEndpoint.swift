@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import ParleyStore
+import ParleyData
 
 /// The caller's stash: things kept for later (a reply, a transcript, a note).
 ///

@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import ParleyStore
+import ParleyData
 
 /// The JSON of the threads and stash endpoints: the store's own encodings (snake_case keys,
 /// ISO-8601 dates in UTC with milliseconds, absent values as `null`), compact.

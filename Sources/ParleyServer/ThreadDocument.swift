@@ -1,5 +1,5 @@
 import Foundation
-import ParleyStore
+import ParleyData
 
 /// A thread with its messages, as `GET /v1/threads/{id}` sends it: the fields of the store's
 /// export (``ExportedThread``: id, title, dates, message count, preview, settings), with each

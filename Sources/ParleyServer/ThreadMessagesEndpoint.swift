@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import ParleyStore
+import ParleyData
 
 /// The messages of the caller's threads:
 ///

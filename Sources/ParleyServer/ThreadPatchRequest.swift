@@ -1,5 +1,5 @@
 import Foundation
-import ParleyStore
+import ParleyData
 
 /// The body of `PATCH /v1/threads/{id}`: `{"title": "…", "settings": {…}}`. Absent fields are
 /// kept; `"title": null` (or a blank title) removes the title.

@@ -1,5 +1,5 @@
 import Foundation
-import ParleyStore
+import ParleyData
 
 /// The `settings` object of a threads API body: `{"system_prompt", "max_tokens",
 /// "model_preset", "backend"}`, every field optional. Absent fields keep their value (a new

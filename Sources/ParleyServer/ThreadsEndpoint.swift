@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import ParleyStore
+import ParleyData
 
 /// The saved conversations of the caller (Recall's backend), as JSON:
 ///

@@ -3,14 +3,13 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import ParleyCore
-import ParleyLocal
 import ParleyRuntime
 
 /// `POST /v1/audio/transcriptions` and `POST /v1/audio/translations`: OpenAI's audio uploads
 /// (multipart/form-data) over the runtime's speech-to-text chain.
 ///
 /// - `file`: whatever browsers and phones record — WAV (read in process), WebM/Opus, Ogg,
-///   MP3, M4A/AAC, FLAC, AIFF, CAF (through ffmpeg, ``FFmpegAudio``) — told from its bytes,
+///   MP3, M4A/AAC, FLAC, AIFF, CAF (through ffmpeg, `AudioFiles`) — told from its bytes,
 ///   up to ``ServerConfiguration/maxAudioSeconds``.
 /// - `response_format`: `json`, `text`, `srt`, `vtt`, `verbose_json` (segments, and words
 ///   with `timestamp_granularities[]=word`).

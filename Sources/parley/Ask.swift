@@ -3,7 +3,7 @@ import Foundation
 import ParleyCore
 import ParleyMaterials
 import ParleyRuntime
-import ParleyStore
+import ParleyData
 
 /// `parley ask`: one question, optionally about images or study materials, one answer.
 struct Ask: AsyncParsableCommand {

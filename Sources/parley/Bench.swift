@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import ParleyCore
-import ParleyLocal
+import ParleyProcess
 import ParleyRuntime
 
 /// `parley bench`: the latency of spoken turns over a set of questions — time to the final
@@ -84,7 +84,7 @@ struct Bench: AsyncParsableCommand {
         }
     }
 
-    private func measure(_ question: (String, AudioBuffer), engines: LocalEngines) async throws -> Sample {
+    private func measure(_ question: (String, AudioBuffer), engines: OnDeviceEngines) async throws -> Sample {
         var configuration = ConversationConfiguration(duplex: .half)
         configuration.sampling.temperature = 0
         configuration.sampling.maxTokens = 64

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import ParleyCore
-import ParleyLocal
 import ParleyRuntime
 
 /// `parley doctor`: each capability's chain, each provider's availability and why, and what
@@ -36,7 +35,7 @@ struct Doctor: AsyncParsableCommand {
             return capability
         }
         let embeddings = await runtime.embeddingReport()
-        let resources = await SystemResourceMonitor().snapshot()
+        let resources = await DeviceServices.resources()
         let settingsFile = settings.file.path
         if json {
             struct Resources: Encodable {

@@ -3,10 +3,9 @@ import Foundation
 import Logging
 import ParleyCore
 import ParleyGoogle
-import ParleyLocal
 import ParleyMaterials
 import ParleyRuntime
-import ParleyStore
+import ParleyData
 import ParleyTasks
 
 /// `parley google`: sign in to Google, and sync a Drive folder, a calendar and teachers' mail
@@ -24,7 +23,7 @@ struct Google: AsyncParsableCommand {
     /// What every Google command opens: the settings, the store and the session.
     struct Context {
         let configuration: GoogleConfiguration
-        let store: ConversationStore
+        let store: LocalStore
         let session: GoogleSession
         let settings: RuntimeSettings
 
@@ -32,7 +31,7 @@ struct Google: AsyncParsableCommand {
             let settings = try await RuntimeSettings.load()
             let configuration = GoogleConfiguration(value: settings.value)
             let client = try configuration.requireClient()
-            let store = try ConversationStore(path: try await database.url())
+            let store = try LocalStore(path: try await database.url())
             let oauth = GoogleOAuth(client: client, endpoints: configuration.endpoints)
             let session = GoogleSession(oauth: oauth, keeper: StoreTokenKeeper(store: store))
             return Context(configuration: configuration, store: store, session: session, settings: settings)

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import ParleyRuntime
-import ParleyStore
+import ParleyData
 
 /// `parley history`: the saved conversations — list them, show one, export them as JSON, or
 /// delete one. Reading never creates the database.
@@ -23,14 +23,14 @@ struct History: AsyncParsableCommand {
         }
 
         /// The store, or `nil` when the database file does not exist yet (it is not created).
-        func openExisting() async throws -> ConversationStore? {
+        func openExisting() async throws -> LocalStore? {
             let url = try await url()
             guard FileManager.default.fileExists(atPath: url.path) else { return nil }
-            return try ConversationStore(path: url)
+            return try LocalStore(path: url)
         }
 
         /// The store, for a command about one conversation: with no database, no id exists.
-        func open(forThread id: Int64) async throws -> ConversationStore {
+        func open(forThread id: Int64) async throws -> LocalStore {
             guard let store = try await openExisting() else { throw StoreError.threadNotFound(id) }
             return store
         }
@@ -335,7 +335,7 @@ extension History {
 
         func run() async throws {
             do {
-                let store = try ConversationStore(path: try await database.url())
+                let store = try LocalStore(path: try await database.url())
                 var saved = text
                 if let message {
                     guard let stored = try store.message(message) else { throw StoreError.messageNotFound(message) }

@@ -3,7 +3,7 @@ import Foundation
 import ParleyCore
 import ParleyMaterials
 import ParleyRuntime
-import ParleyStore
+import ParleyData
 
 /// `parley materials`: study materials read from files and kept in the conversation database.
 struct Materials: AsyncParsableCommand {
@@ -36,7 +36,7 @@ struct Materials: AsyncParsableCommand {
             do {
                 // Read first: a file that cannot be read leaves nothing behind.
                 let material = try await MaterialReader().read(path: file, title: title)
-                let store = try ConversationStore(path: try await database.url())
+                let store = try LocalStore(path: try await database.url())
                 let saved = try store.addMaterial(material)
                 // Its passages' vectors, for searching by meaning, when the embedding model is installed.
                 let runtime = try await Runtime<ContinuousClock>.load()

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import Logging
 import ParleyCore
-import ParleyLocal
 import ParleyRuntime
 
 /// The `parley` command: voice assistant engine on this machine.
@@ -54,8 +53,8 @@ struct CommonOptions: ParsableArguments {
         }
     }
 
-    var overrides: LocalEngines.Overrides {
-        LocalEngines.Overrides(languageModel: model, whisperModel: whisperModel, voice: voice, threads: threads)
+    var overrides: EngineOverrides {
+        EngineOverrides(languageModel: model, whisperModel: whisperModel, voice: voice, threads: threads)
     }
 
     /// The runtime these options describe, on the settings (environment, then the settings file).

@@ -1,8 +1,7 @@
 import ArgumentParser
 import Foundation
-import ParleyPostgres
 import ParleyRuntime
-import ParleyStore
+import ParleyData
 
 /// `parley store`: the conversation store itself, as opposed to what is in it.
 struct StoreCommand: AsyncParsableCommand {
@@ -58,11 +57,11 @@ struct StoreCommand: AsyncParsableCommand {
                 let target = try targetURL(settings)
                 // Never create the file: an absent database is a mistake in --from.
                 guard FileManager.default.fileExists(atPath: source.path) else { throw CopyFailure.noSource(path: source.path) }
-                let contents = try ConversationStore(path: source).contents()
+                let contents = try LocalStore(path: source).contents()
                 let store = try await open(target)
                 let imported: ImportedContents
                 do {
-                    imported = try await store.importContents(contents, intoNonEmpty: intoNonEmpty)
+                    imported = try await store.importContents(contents, intoNonEmpty: intoNonEmpty, within: .seconds(3_600))
                 } catch {
                     await store.close()
                     throw error
@@ -83,10 +82,10 @@ struct StoreCommand: AsyncParsableCommand {
 
         /// The PostgreSQL store at `url`; a server that cannot be reached is named as `--to`
         /// gave it.
-        private func open(_ url: DatabaseURL) async throws -> PostgresConversationStore {
-            let opened: Result<PostgresConversationStore, StoreError>
+        private func open(_ url: DatabaseURL) async throws -> any SharedConversationStoring {
+            let opened: Result<any SharedConversationStoring, StoreError>
             do {
-                opened = .success(try await PostgresConversationStore.open(url))
+                opened = .success(try await SharedStores.open(url))
             } catch {
                 opened = .failure(error)
             }

@@ -1,10 +1,9 @@
 import ArgumentParser
 import Foundation
 import ParleyCore
-import ParleyLocal
 import ParleyMCP
 import ParleyRuntime
-import ParleyStore
+import ParleyData
 
 /// `parley talk`: a spoken conversation from a recording or live audio.
 struct Talk: AsyncParsableCommand {

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import ParleyCore
-import ParleyLocal
+import ParleyRuntime
 
 /// `parley talk --speaker CMD`: the replies played by a command that reads raw signed 16-bit
 /// little-endian mono PCM at 22,050 Hz on its standard input (`aplay -q -f S16_LE -r 22050 -c 1
@@ -64,7 +64,7 @@ final class TalkSpeaker {
     /// when echo cancellation is not available here.
     static func echoCancellation(rate: Int) -> (any EchoCanceller, FarEndBuffer)? {
         do {
-            return (try SpeexEchoCanceller(sampleRate: rate), FarEndBuffer(sampleRate: rate))
+            return (try DeviceServices.echoCanceller(sampleRate: rate), FarEndBuffer(sampleRate: rate))
         } catch {
             Logger(label: "parley.talk").warning("talk: echo cancellation is off: \(error)")
             return nil

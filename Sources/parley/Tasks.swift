@@ -3,7 +3,7 @@ import Foundation
 import ParleyCore
 import ParleyMindMap
 import ParleyRuntime
-import ParleyStore
+import ParleyData
 import ParleyTasks
 
 /// Options the learning-task commands share.
@@ -52,7 +52,7 @@ func readText(_ path: String) async throws -> String {
         }
         let database = try await RuntimeSettings.load().database
         guard FileManager.default.fileExists(atPath: database.path),
-              let material = try ConversationStore(path: database).material(id) else { throw StoreError.materialNotFound(id) }
+              let material = try LocalStore(path: database).material(id) else { throw StoreError.materialNotFound(id) }
         text = material.text
     } else {
         do {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ParleyLocal
+import ParleyProcess
 
 /// The neural voice's phonemizer: espeak-ng kept running and given a line per request.
 @Suite("espeak-ng phonemes from a kept program")

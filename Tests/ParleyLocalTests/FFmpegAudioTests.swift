@@ -2,6 +2,7 @@ import Foundation
 import ParleyCore
 import Testing
 @testable import ParleyLocal
+import ParleyProcess
 
 @Suite("ffmpeg as the codec of compressed audio, and child processes as filters")
 struct FFmpegAudioTests {

@@ -1,6 +1,6 @@
 import Foundation
 import ParleyCore
-import ParleyLocal
+import ParleyProcess
 import Testing
 
 /// Runs an audio tool of the test machine (ffmpeg, ffprobe): the independent decoder and

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyProcess
 import ParleyCore
 
 /// What went wrong reading or writing an audio file.

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyProcess
 
 #if canImport(Glibc)
 import Glibc

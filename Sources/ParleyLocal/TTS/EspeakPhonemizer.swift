@@ -1,4 +1,5 @@
 import Foundation
+import ParleyProcess
 import Synchronization
 
 /// Text to IPA phonemes with espeak-ng, run as a separate program (`espeak-ng -q --ipa`), as

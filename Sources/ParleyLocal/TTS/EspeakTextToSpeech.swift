@@ -1,4 +1,5 @@
 import Foundation
+import ParleyProcess
 import ParleyCore
 
 /// System text-to-speech with espeak-ng, run as a separate program.

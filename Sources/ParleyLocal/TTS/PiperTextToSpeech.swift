@@ -1,4 +1,5 @@
 import Foundation
+import ParleyProcess
 import ParleyCore
 
 /// On-device neural speech: Piper voices run by sherpa-onnx (Apache-2.0, with its own ONNX

@@ -1,6 +1,6 @@
 import Logging
 import ParleyCore
-import ParleyLocal
+import ParleyRuntime
 
 /// Echo cancellation for a realtime session that asked for it
 /// (`session.parley.echo_cancellation`): the response audio the session streams is the far-end
@@ -27,7 +27,7 @@ actor RealtimeEcho {
     func clean(_ audio: AudioBuffer) async -> AudioBuffer {
         if canceller == nil, !unavailable {
             do {
-                canceller = try SpeexEchoCanceller(sampleRate: audio.sampleRate)
+                canceller = try DeviceServices.echoCanceller(sampleRate: audio.sampleRate)
                 let reference = FarEndBuffer(sampleRate: audio.sampleRate)
                 self.reference = reference
                 // Chunks sent meanwhile queue behind the early ones, in order.

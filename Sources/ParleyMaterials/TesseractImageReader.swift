@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleyProcess
 
 /// Reads the text of images with Tesseract OCR, run as a separate program (`tesseract`,
 /// Apache-2.0; Debian's `tesseract-ocr` with `tesseract-ocr-eng`, installed by scripts/setup).

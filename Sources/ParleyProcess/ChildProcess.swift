@@ -17,13 +17,13 @@ public struct ChildProcess {
     }
 
     /// Failures to start a program.
-    enum Failure: Error, Equatable, CustomStringConvertible {
+    package enum Failure: Error, Equatable, CustomStringConvertible {
         case notFound(String)
         case launchFailed(String, String)
         case unsupportedPlatform(String)
         case exited(String, Int32, String)
 
-        var description: String {
+        package var description: String {
             switch self {
             case .notFound(let name): return "\(name) is not installed or not on PATH"
             case .launchFailed(let name, let reason): return "could not start \(name): \(reason)"
@@ -184,7 +184,7 @@ extension ChildProcess {
 extension ChildProcess {
     /// Makes a write to a program that has exited fail with `EPIPE` rather than end this
     /// process (see `ignoreBrokenPipes`); for code that talks to a program itself.
-    static func stopBrokenPipeSignals() { _ = ignoreBrokenPipes }
+    package static func stopBrokenPipeSignals() { _ = ignoreBrokenPipes }
 }
 
 /// A write to a program that has exited fails with `EPIPE` instead of the signal that would

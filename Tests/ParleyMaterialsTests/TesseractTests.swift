@@ -1,6 +1,6 @@
 import Foundation
 import ParleyCore
-import ParleyLocal
+import ParleyMaterials
 import ParleyTestLanes
 import ParleyTesting
 import Testing

@@ -32,7 +32,7 @@ public struct MaterialSearch: Sendable {
     /// The longest snippet, in characters.
     public static let snippetLimit = 400
     /// The most words in one passage.
-    static let passageWords = 80
+    package static let passageWords = 80
     /// The most words of one query that are searched for.
     public static let queryWordLimit = 32
 
@@ -105,7 +105,7 @@ public struct MaterialSearch: Sendable {
     }
 
     /// Words that say little about a topic.
-    static let stopWords: Set<String> = [
+    package static let stopWords: Set<String> = [
         "a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "at", "for", "with", "by", "from", "about", "as", "is", "are",
         "was", "were", "be", "been", "it", "its", "this", "that", "these", "those", "what", "which", "who", "whom", "when", "where",
         "why", "how", "do", "does", "did", "my", "me", "i", "you", "your", "we", "our", "they", "their", "he", "she", "his", "her",
@@ -113,7 +113,7 @@ public struct MaterialSearch: Sendable {
     ]
 
     /// The text's searchable words: lower-cased, function words left out, a plural `s` dropped.
-    static func terms(_ text: String) -> [String] {
+    package static func terms(_ text: String) -> [String] {
         words(text).map { word in
             if word.count > 3, word.hasSuffix("s"), !word.hasSuffix("ss") { return String(word.dropLast()) }
             return word
@@ -144,7 +144,7 @@ public struct MaterialSearch: Sendable {
     }
 
     /// `text` cut to ``snippetLimit`` characters, starting shortly before its first matching word.
-    static func snippet(_ text: String, around queryTerms: Set<String>) -> String {
+    package static func snippet(_ text: String, around queryTerms: Set<String>) -> String {
         guard text.count > snippetLimit else { return text }
         let words = text.split(separator: " ")
         let first = words.firstIndex { !Set(terms(String($0))).isDisjoint(with: queryTerms) } ?? 0

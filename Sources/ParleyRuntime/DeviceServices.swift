@@ -1,0 +1,79 @@
+import Foundation
+import ParleyCore
+import ParleyLocal
+
+/// The on-device engines a runtime owns (``Runtime/engines``): llama.cpp, whisper.cpp, the voices.
+public typealias OnDeviceEngines = LocalEngines
+/// Which on-device models, voice and threads to use instead of the settings' (``RuntimeOptions/engines``).
+public typealias EngineOverrides = LocalEngines.Overrides
+
+/// Audio files in and out through the `ffmpeg` program, run as a separate process: WAV and raw
+/// PCM never need it. The server decodes uploads and encodes speech with it.
+public typealias AudioFiles = FFmpegAudio
+
+/// What a face takes from this machine beside the runtime's providers: echo cancellation, audio
+/// files through ffmpeg, the machine's memory and temperature. The faces ask here, so that they
+/// need not know which engine does it.
+public enum DeviceServices {
+    /// An echo canceller for mono audio at `sampleRate` (SpeexDSP's). Throws when SpeexDSP is
+    /// missing (install it with scripts/setup) or on a platform without it (on Apple platforms
+    /// use the system's voice processing instead).
+    public static func echoCanceller(sampleRate: Int) throws -> any EchoCanceller {
+        try SpeexEchoCanceller(sampleRate: sampleRate)
+    }
+
+    /// Audio files through the `ffmpeg` at `executable` (a name looked up on `PATH`, or a path).
+    public static func audioFiles(ffmpeg executable: String) -> AudioFiles {
+        FFmpegAudio(executable: executable)
+    }
+
+    /// The machine's free and total memory, memory pressure and thermal state, as far as this
+    /// platform tells them.
+    public static func resources() async -> ResourceSnapshot {
+        await SystemResourceMonitor().snapshot()
+    }
+}
+
+extension Runtime {
+    /// Whether `name` asks for the on-device embedding model: `local`, `llama.cpp`, or the
+    /// model's own name or file name (any case, with or without `.gguf`).
+    public nonisolated func namesOnDeviceEmbedder(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        let file = URL(fileURLWithPath: engines.embedder.configuration.modelPath).deletingPathExtension().lastPathComponent.lowercased()
+        return ["local", "llama.cpp", engines.embedder.modelName.lowercased(), file, file + ".gguf"].contains(lowered)
+    }
+
+    /// Where the on-device embedding model is (or would be) installed.
+    public nonisolated var onDeviceEmbedderPath: String { engines.embedder.configuration.modelPath }
+}
+
+/// What a face must tell its client of an on-device engine's or an audio file's failure, read
+/// from the error without naming the engines' own error types.
+public enum EngineFault: Sendable, Equatable {
+    /// The prompt does not fit the on-device model's context: the client's to shorten.
+    case promptTooLong
+    /// The on-device language model failed otherwise: the server's fault.
+    case languageModelFailed
+    /// The audio file is longer than the limit.
+    case audioTooLong
+    /// Encoding audio into a compressed format failed: the server's fault.
+    case audioEncodingFailed
+    /// The audio file cannot be read (unrecognized, corrupt, empty, or needs ffmpeg).
+    case invalidAudio
+
+    /// The fault `error` is, or nil when it is no engine's or audio file's failure.
+    public init?(_ error: any Error) {
+        switch error {
+        case let error as LlamaError:
+            if case .promptTooLong = error { self = .promptTooLong } else { self = .languageModelFailed }
+        case let error as AudioFileError:
+            switch error {
+            case .encodingFailed: self = .audioEncodingFailed
+            case .tooLong: self = .audioTooLong
+            default: self = .invalidAudio
+            }
+        default:
+            return nil
+        }
+    }
+}
