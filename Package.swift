@@ -298,7 +298,8 @@ let package = Package(
         .executableTarget(
             name: "parley",
             dependencies: [
-                "ParleyCore", "ParleyProcess", "ParleyData", "ParleyRuntime", "ParleyServer", "ParleyModels", "ParleyTasks", "ParleyMindMap", "ParleyMaterials", "ParleyGoogle", "ParleyMCP",
+                "ParleyCore", "ParleyProcess", "ParleyData", "ParleyRuntime", "ParleyServer", "ParleyModels", "ParleyTasks", "ParleyMindMap", "ParleyMaterials",
+                "ParleyGoogle", "ParleyMCP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Server"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
@@ -309,7 +310,8 @@ let package = Package(
         .executableTarget(
             name: "parley-benchmarks",
             dependencies: [
-                "ParleyCore", "ParleyCloud", "ParleyLocal", "ParleySilero", "ParleyModels", "ParleyRuntime", "ParleyServer", "ParleyTestServers", "ParleyTesting",
+                "ParleyCore", "ParleyCloud", "ParleyLocal", "ParleySilero", "ParleyModels", "ParleyRuntime", "ParleyServer", "ParleyTestServers",
+                "ParleyTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "WSClient", package: "swift-websocket"),
@@ -323,9 +325,20 @@ let package = Package(
             dependencies: ["ParleyCore", "ParleyTesting", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "ParleyAppleSupportTests", dependencies: ["ParleyAppleSupport", "ParleyApple", "ParleyCore"]),
-        .testTarget(name: "ParleyLocalTests", dependencies: ["ParleyTestLanes", "ParleyLocal", "ParleyProcess", "ParleySilero", "ParleyOnnx", "ParleyCore", "ParleyModels", "ParleyTesting"]),
-        .testTarget(name: "ParleyCLITests", dependencies: ["ParleyTestLanes", "ParleyTesting", "parley", "ParleyCore", "ParleyStore", "ParleyTestServers", .product(name: "Crypto", package: "swift-crypto")]),
-        .testTarget(name: "ParleyRuntimeTests", dependencies: ["ParleyTestLanes", "ParleyRuntime", "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyTesting", "ParleyTestServers", "ParleyAppleSupport"]),
+        .testTarget(
+            name: "ParleyLocalTests",
+            dependencies: ["ParleyTestLanes", "ParleyLocal", "ParleyProcess", "ParleySilero", "ParleyOnnx", "ParleyCore", "ParleyModels", "ParleyTesting"]),
+        .testTarget(
+            name: "ParleyCLITests",
+            dependencies: [
+                "ParleyTestLanes", "ParleyTesting", "parley", "ParleyCore", "ParleyStore", "ParleyTestServers",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
+        .testTarget(
+            name: "ParleyRuntimeTests",
+            dependencies: [
+                "ParleyTestLanes", "ParleyRuntime", "ParleyCore", "ParleyLocal", "ParleyStore", "ParleyTesting", "ParleyTestServers", "ParleyAppleSupport",
+            ]),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyPostgres", "ParleyCore", "ParleyTestServers"]),
         .testTarget(
             name: "ParleyServerTests",
@@ -355,10 +368,15 @@ let package = Package(
         .testTarget(name: "ParleyTasksTests", dependencies: ["ParleyTestLanes", "ParleyTasks", "ParleyCore", "ParleyLocal", "ParleyModels", "ParleyTesting"]),
         .testTarget(name: "ParleyMindMapTests", dependencies: ["ParleyMindMap"]),
         .testTarget(name: "ParleyMCPTests", dependencies: ["parley", "ParleyMCP", "ParleyCore", "ParleyRuntime", "ParleyStore", "ParleyTesting"]),
-        .testTarget(name: "ParleyGoogleTests", dependencies: ["ParleyGoogle", "ParleyStore", "ParleyCore", "ParleyTestServers", "ParleyTesting", "ParleyTestLanes"]),
+        .testTarget(
+            name: "ParleyGoogleTests", dependencies: ["ParleyGoogle", "ParleyStore", "ParleyCore", "ParleyTestServers", "ParleyTesting", "ParleyTestLanes"]),
         .testTarget(name: "ParleyMaterialsTests", dependencies: ["ParleyTestLanes", "ParleyMaterials", "ParleyStore", "ParleyCore", "ParleyTesting"]),
-        .testTarget(name: "ParleyCloudTests", dependencies: ["ParleyCloud", "ParleyCore", "ParleyTestServers", "ParleyTesting",
-                                                             .product(name: "NIOPosix", package: "swift-nio")]),
+        .testTarget(
+            name: "ParleyCloudTests",
+            dependencies: [
+                "ParleyCloud", "ParleyCore", "ParleyTestServers", "ParleyTesting",
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]),
     ] + engineTargets,
     swiftLanguageModes: [.v6]
 )

@@ -243,7 +243,7 @@ open class AVAudioSession: NSObject {
     /// …/routechangereason
     public enum RouteChangeReason: UInt, Sendable {
         case unknown = 0, newDeviceAvailable = 1, oldDeviceUnavailable = 2, categoryChange = 3, override = 4, wakeFromSleep = 6,
-             noSuitableRouteForCategory = 7, routeConfigurationChange = 8
+            noSuitableRouteForCategory = 7, routeConfigurationChange = 8
     }
 }
 

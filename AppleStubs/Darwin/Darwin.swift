@@ -25,8 +25,10 @@ public typealias host_info64_t = UnsafeMutablePointer<integer_t>
 public func mach_host_self() -> mach_port_t { 0 }
 
 /// https://developer.apple.com/documentation/kernel/1502863-host_statistics64
-public func host_statistics64(_ host_priv: host_t, _ flavor: host_flavor_t, _ host_info64_out: host_info64_t!,
-                              _ host_info64_outCnt: UnsafeMutablePointer<mach_msg_type_number_t>!) -> kern_return_t { 0 }
+public func host_statistics64(
+    _ host_priv: host_t, _ flavor: host_flavor_t, _ host_info64_out: host_info64_t!,
+    _ host_info64_outCnt: UnsafeMutablePointer<mach_msg_type_number_t>!
+) -> kern_return_t { 0 }
 
 /// HOST_VM_INFO64 (mach/host_info.h), imported as a computed Int32.
 public var HOST_VM_INFO64: Int32 { 4 }

@@ -314,8 +314,10 @@ public struct Transcript: Sendable, Equatable, RandomAccessCollection {
         public var options: GenerationOptions
         public var responseFormat: Transcript.ResponseFormat?
         /// …/transcript/prompt/init(id:segments:options:responseformat:)
-        public init(id: String = UUID().uuidString, segments: [Transcript.Segment], options: GenerationOptions = GenerationOptions(),
-                    responseFormat: Transcript.ResponseFormat? = nil) {
+        public init(
+            id: String = UUID().uuidString, segments: [Transcript.Segment], options: GenerationOptions = GenerationOptions(),
+            responseFormat: Transcript.ResponseFormat? = nil
+        ) {
             self.id = id; self.segments = segments; self.options = options; self.responseFormat = responseFormat
         }
     }
@@ -390,8 +392,10 @@ public final class LanguageModelSession: Sendable {
     }
     /// …/respond(to:schema:includeschemainprompt:options:)
     @discardableResult
-    public func respond(to prompt: String, schema: GenerationSchema, includeSchemaInPrompt: Bool = true,
-                                                options: GenerationOptions = GenerationOptions()) async throws -> LanguageModelSession.Response<GeneratedContent> {
+    public func respond(
+        to prompt: String, schema: GenerationSchema, includeSchemaInPrompt: Bool = true,
+        options: GenerationOptions = GenerationOptions()
+    ) async throws -> LanguageModelSession.Response<GeneratedContent> {
         fatalError("stub")
     }
     /// …/streamresponse(to:options:)

@@ -26,8 +26,10 @@ open class SFSpeechRecognizer: NSObject {
     /// …/locale
     open var locale: Locale { Locale(identifier: "") }
     /// …/recognitiontask(with:resulthandler:)
-    open func recognitionTask(with request: SFSpeechRecognitionRequest,
-                              resultHandler: @escaping (SFSpeechRecognitionResult?, (any Error)?) -> Void) -> SFSpeechRecognitionTask {
+    open func recognitionTask(
+        with request: SFSpeechRecognitionRequest,
+        resultHandler: @escaping (SFSpeechRecognitionResult?, (any Error)?) -> Void
+    ) -> SFSpeechRecognitionTask {
         SFSpeechRecognitionTask()
     }
 }

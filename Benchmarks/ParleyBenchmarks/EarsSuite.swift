@@ -17,10 +17,10 @@ struct EarRun {
     var errors = 0
     var words = 0
     var exact = 0
-    var times: [Double] = []        // ms per transcription, every run
-    var audio = 0.0                 // seconds transcribed, every run
-    var load = 0.0                  // ms
-    var memory = 0                  // bytes the process grew by while loading and transcribing
+    var times: [Double] = []  // ms per transcription, every run
+    var audio = 0.0  // seconds transcribed, every run
+    var load = 0.0  // ms
+    var memory = 0  // bytes the process grew by while loading and transcribing
     var misheard: [String] = []
 }
 
@@ -36,18 +36,29 @@ func earsSuite() async throws {
     let clips = try recordings.map { try WAV.read(from: $0.file) }
     // Every engine hears English (the language given, as `parley talk` gives it).
     var engines: [(name: String, engine: any SpeechToTextProvider)] = [
-        ("whisper.cpp tiny.en", WhisperSpeechToText(modelPath: paths.defaultWhisperModel.path, threads: threads)),
+        ("whisper.cpp tiny.en", WhisperSpeechToText(modelPath: paths.defaultWhisperModel.path, threads: threads))
     ]
     if FileManager.default.fileExists(atPath: paths.multilingualWhisperModel.path) {
         engines.append(("whisper.cpp base (multilingual, en)", WhisperSpeechToText(modelPath: paths.multilingualWhisperModel.path, threads: threads)))
     }
     let library = ModelLibrary(folder: paths.models)
-    for model in ModelCatalog.standard.models where model.speech?.engine == .whisper && model.id != "whisper-tiny.en"
-        && library.state(of: model) == .installed {
-        engines.append(("whisper.cpp \(model.id.replacingOccurrences(of: "whisper-", with: ""))", WhisperSpeechToText(modelPath: library.path(of: model).path, threads: threads)))
+    for model in ModelCatalog.standard.models
+    where model.speech?.engine == .whisper && model.id != "whisper-tiny.en"
+        && library.state(of: model) == .installed
+    {
+        engines.append(
+            (
+                "whisper.cpp \(model.id.replacingOccurrences(of: "whisper-", with: ""))",
+                WhisperSpeechToText(modelPath: library.path(of: model).path, threads: threads)
+            ))
     }
-    engines.append(("Moonshine base (sherpa-onnx)", MoonshineSpeechToText(files: MoonshineModelFiles(folder: paths.models, name: paths.moonshineModelName),
-                                                                         cache: paths.speechCache, threads: threads)))
+    engines.append(
+        (
+            "Moonshine base (sherpa-onnx)",
+            MoonshineSpeechToText(
+                files: MoonshineModelFiles(folder: paths.models, name: paths.moonshineModelName),
+                cache: paths.speechCache, threads: threads)
+        ))
     for (name, engine) in engines {
         let availability = await engine.availability()
         guard availability.isReady else {
@@ -86,17 +97,23 @@ func earsSuite() async throws {
     }
 
     let seconds = clips.reduce(0) { $0 + $1.duration }
-    print(String(format: "ears: %d recordings of human speech (%.0f s, %.1f s each on average; %@), %d run%@, %d thread%@; WER after RealRecording.words normalisation",
-                 recordings.count, seconds, seconds / Double(max(1, recordings.count)), Set(recordings.map(\.package)).sorted().joined(separator: ", "),
-                 runs, runs == 1 ? "" : "s", threads, threads == 1 ? "" : "s"))
+    print(
+        String(
+            format:
+                "ears: %d recordings of human speech (%.0f s, %.1f s each on average; %@), %d run%@, %d thread%@; WER after RealRecording.words normalisation",
+            recordings.count, seconds, seconds / Double(max(1, recordings.count)), Set(recordings.map(\.package)).sorted().joined(separator: ", "),
+            runs, runs == 1 ? "" : "s", threads, threads == 1 ? "" : "s"))
     print("  transcriber                           WER              exact    final transcript p50 / p95 / mean   × tiny.en p50   RTF     first    memory")
     let baseline = percentile(results[0].times, 0.5)
     for run in results {
         let p50 = percentile(run.times, 0.5)
-        print("  " + run.name.padding(toLength: 36, withPad: " ", startingAt: 0) + String(format: "  %5.1f%% (%3d/%3d)  %2d/%2d    %5.0f / %5.0f / %5.0f ms      %5.2f×       %.3f  %5.0f ms  %4.0f MB",
-                     Double(run.errors) / Double(max(1, run.words)) * 100, run.errors, run.words, run.exact, recordings.count,
-                     p50, percentile(run.times, 0.95), run.times.reduce(0, +) / Double(max(1, run.times.count)), p50 / max(baseline, 0.001),
-                     run.times.reduce(0, +) / 1000 / max(run.audio, 0.001), run.load, Double(run.memory) / 1_000_000))
+        print(
+            "  " + run.name.padding(toLength: 36, withPad: " ", startingAt: 0)
+                + String(
+                    format: "  %5.1f%% (%3d/%3d)  %2d/%2d    %5.0f / %5.0f / %5.0f ms      %5.2f×       %.3f  %5.0f ms  %4.0f MB",
+                    Double(run.errors) / Double(max(1, run.words)) * 100, run.errors, run.words, run.exact, recordings.count,
+                    p50, percentile(run.times, 0.95), run.times.reduce(0, +) / Double(max(1, run.times.count)), p50 / max(baseline, 0.001),
+                    run.times.reduce(0, +) / 1000 / max(run.audio, 0.001), run.load, Double(run.memory) / 1_000_000))
     }
     for run in results where !run.misheard.isEmpty {
         print("  misheard (\(run.name)):")

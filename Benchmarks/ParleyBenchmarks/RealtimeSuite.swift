@@ -28,14 +28,17 @@ func realtimeSession(port: Int, chunks: [String]) async throws -> RealtimeSessio
     var logger = Logger(label: "parley.bench.realtime")
     logger.logLevel = .critical
     let result = ResultBox()
-    _ = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/v1/realtime", configuration: .init(maxFrameSize: 16 << 20),
-                                          logger: logger) { inbound, outbound, _ in
+    _ = try await WebSocketClient.connect(
+        url: "ws://127.0.0.1:\(port)/v1/realtime", configuration: .init(maxFrameSize: 16 << 20),
+        logger: logger
+    ) { inbound, outbound, _ in
         let reader = Task { () -> RealtimeSessionResult in
             var seen = RealtimeSessionResult()
             var stopped: ContinuousClock.Instant?
             for try await message in inbound.messages(maxSize: 16 << 20) {
                 guard case .text(let text) = message,
-                      let event = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else { continue }
+                    let event = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
+                else { continue }
                 let now = ContinuousClock.now
                 switch event["type"] as? String {
                 case "input_audio_buffer.speech_stopped": stopped = now
@@ -86,8 +89,9 @@ func realtimeSuite() async throws {
     let database = FileManager.default.temporaryDirectory.appendingPathComponent("parley-bench-\(UUID())/parley.sqlite")
     defer { try? FileManager.default.removeItem(at: database.deletingLastPathComponent()) }
     let environment = ProcessInfo.processInfo.environment.filter { !RuntimeSettings.names.contains($0.key) }
-    let runtime = Runtime(settings: RuntimeSettings(values: environment.merging(["PARLEY_DATABASE": database.path]) { $1 }),
-                          catalog: .standard)
+    let runtime = Runtime(
+        settings: RuntimeSettings(values: environment.merging(["PARLEY_DATABASE": database.path]) { $1 }),
+        catalog: .standard)
     var quiet = Logger(label: "parley.bench.server")
     quiet.logLevel = .critical
     let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
@@ -114,8 +118,11 @@ func realtimeSuite() async throws {
         let right = results.filter { $0.transcript.lowercased().contains("france") && $0.reply.contains("Paris") }.count
         let p50 = median(firstAudio), worst = firstAudio.max() ?? 0
         if count == 1 { alone = p50 }
-        print(String(format: "  %d session%@: first audio after end of turn p50 %.0f ms, max %.0f ms (%.1f× one session alone); transcription p50 %.0f ms; %d/%d completed, %d/%d heard France and answered Paris",
-                     count, count == 1 ? " " : "s", p50, worst, alone.map { p50 / $0 } ?? 1, median(results.compactMap(\.transcription)),
-                     completed, count, right, count))
+        print(
+            String(
+                format:
+                    "  %d session%@: first audio after end of turn p50 %.0f ms, max %.0f ms (%.1f× one session alone); transcription p50 %.0f ms; %d/%d completed, %d/%d heard France and answered Paris",
+                count, count == 1 ? " " : "s", p50, worst, alone.map { p50 / $0 } ?? 1, median(results.compactMap(\.transcription)),
+                completed, count, right, count))
     }
 }

@@ -15,8 +15,10 @@ import ParleyLocal
 import ParleySilero
 import ParleyTesting
 
-private let reply = ["The largest ocean on Earth is the Pacific Ocean.", " It covers about a third of the surface of the planet,",
-                     " and it is deeper than any other ocean."]
+private let reply = [
+    "The largest ocean on Earth is the Pacific Ocean.", " It covers about a third of the surface of the planet,",
+    " and it is deeper than any other ocean.",
+]
 private let voices = ["en-us+f3", "en-gb+m3", "en-us+m7", "en+f2", "en-us+f4"]
 
 private func spoken(_ text: String, voice: String, tts: EspeakTextToSpeech) async throws -> [Float] {
@@ -78,7 +80,10 @@ func roomSuite() async throws {
         }
         let range = 16_000..<min(echo.count, cleaned.count)
         let before = echo[range].reduce(0) { $0 + Double($1 * $1) }, after = cleaned[range].reduce(0) { $0 + Double($1 * $1) }
-        print(String(format: "ERLE SpeexDSP%@: %.1f dB over %.1f s of the reply's echo", suppress ? " + residual echo suppressor" : "", 10 * log10(before / after), Double(range.count) / 16_000))
+        print(
+            String(
+                format: "ERLE SpeexDSP%@: %.1f dB over %.1f s of the reply's echo", suppress ? " + residual echo suppressor" : "", 10 * log10(before / after),
+                Double(range.count) / 16_000))
     }
 
     // A fresh canceller that has heard only the chime `parley talk --echo-cancellation` plays on start.
@@ -95,9 +100,13 @@ func roomSuite() async throws {
             selfInterruptions += outcome.selfInterruptions
             cuts += outcome.cuts
             savedEcho += outcome.savedUserTurns.count - 1
-            print("  reply alone, cancelling, warmed by the ready chime, run \(run + 1): \(outcome.selfInterruptions) self-interruptions (\(outcome.pauses) pauses, \(outcome.cuts) cuts), saved \(outcome.savedUserTurns)")
+            print(
+                "  reply alone, cancelling, warmed by the ready chime, run \(run + 1): \(outcome.selfInterruptions) self-interruptions (\(outcome.pauses) pauses, \(outcome.cuts) cuts), saved \(outcome.savedUserTurns)"
+            )
         }
-        print("reply alone with echo cancellation (warmed by the \(ReadyChime.duration) s ready chime only): \(selfInterruptions) self-interruptions in \(runs) replies, \(cuts) cuts, \(savedEcho) echo turns saved")
+        print(
+            "reply alone with echo cancellation (warmed by the \(ReadyChime.duration) s ready chime only): \(selfInterruptions) self-interruptions in \(runs) replies, \(cuts) cuts, \(savedEcho) echo turns saved"
+        )
     }
     if ProcessInfo.processInfo.environment["ROOM_CHIME_ONLY"] != nil { return }
 
@@ -108,15 +117,20 @@ func roomSuite() async throws {
             selfInterruptions += outcome.selfInterruptions
             savedEcho += outcome.savedUserTurns.count - 1
             if let erle = outcome.erle { erles.append(erle) }
-            print("  reply alone, \(cancelling ? (warm ? "cancelling, warm" : "cancelling, cold") : "no cancellation"), run \(run + 1): \(outcome.selfInterruptions) self-interruptions, \(outcome.cuts) cuts, saved \(outcome.savedUserTurns)")
+            print(
+                "  reply alone, \(cancelling ? (warm ? "cancelling, warm" : "cancelling, cold") : "no cancellation"), run \(run + 1): \(outcome.selfInterruptions) self-interruptions, \(outcome.cuts) cuts, saved \(outcome.savedUserTurns)"
+            )
         }
-        print("reply alone \(cancelling ? "with" : "without") echo cancellation\(cancelling ? (warm ? " (warm: the canceller heard a greeting first)" : " (cold: first sound it hears)") : ""): \(selfInterruptions) self-interruptions in \(runs) replies, \(savedEcho) echo turns saved"
-              + (erles.isEmpty ? "" : String(format: ", in-loop ERLE median %.1f dB", median(erles))))
+        print(
+            "reply alone \(cancelling ? "with" : "without") echo cancellation\(cancelling ? (warm ? " (warm: the canceller heard a greeting first)" : " (cold: first sound it hears)") : ""): \(selfInterruptions) self-interruptions in \(runs) replies, \(savedEcho) echo turns saved"
+                + (erles.isEmpty ? "" : String(format: ", in-loop ERLE median %.1f dB", median(erles))))
     }
 
-    let backchannels: [(String, [Float]?)] = [("Mm-hmm.", nil), ("Yeah.", nil), ("Okay.", nil), ("Right.", nil), ("Uh-huh.", nil),
-                                               ("Sure.", nil), ("Mm.", nil), ("I see.", nil),
-                                               ("(cough)", cough(seed: 1, double: false)), ("(cough cough)", cough(seed: 2, double: true))]
+    let backchannels: [(String, [Float]?)] = [
+        ("Mm-hmm.", nil), ("Yeah.", nil), ("Okay.", nil), ("Right.", nil), ("Uh-huh.", nil),
+        ("Sure.", nil), ("Mm.", nil), ("I see.", nil),
+        ("(cough)", cough(seed: 1, double: false)), ("(cough cough)", cough(seed: 2, double: true)),
+    ]
     var uncut = 0, resumed = 0
     for (index, (text, sound)) in backchannels.enumerated() {
         let voice = voices[index % voices.count]
@@ -126,14 +140,19 @@ func roomSuite() async throws {
         let ok = outcome.cuts == 0 && outcome.savedUserTurns.count == 1
         if ok { uncut += 1 }
         if outcome.resumes > 0 { resumed += 1 }
-        print("  over the reply: \(text) (\(voice)): \(outcome.pauses) pauses, \(outcome.resumes) resumes, \(outcome.cuts) cuts, saved \(outcome.savedUserTurns)")
+        print(
+            "  over the reply: \(text) (\(voice)): \(outcome.pauses) pauses, \(outcome.resumes) resumes, \(outcome.cuts) cuts, saved \(outcome.savedUserTurns)")
     }
-    print("backchannels and coughs over the reply (cancelling): \(uncut) of \(backchannels.count) left it uncut with nothing saved (\(resumed) paused and resumed)")
+    print(
+        "backchannels and coughs over the reply (cancelling): \(uncut) of \(backchannels.count) left it uncut with nothing saved (\(resumed) paused and resumed)"
+    )
 
-    let bargeIns = ["Stop. Wait. Tell me something else.", "Wait, stop. I have another question.", "Stop, stop. That's enough, thank you.",
-                    "Hold on. Wait a second, what about the Atlantic?", "Sorry, stop. Can you tell me about rivers instead?",
-                    "Wait. Stop talking please.", "No, stop. I asked about something else.", "Stop. Wait. How deep is it?",
-                    "Hang on, stop there. What is the smallest ocean?", "Okay stop. Tell me a joke instead."]
+    let bargeIns = [
+        "Stop. Wait. Tell me something else.", "Wait, stop. I have another question.", "Stop, stop. That's enough, thank you.",
+        "Hold on. Wait a second, what about the Atlantic?", "Sorry, stop. Can you tell me about rivers instead?",
+        "Wait. Stop talking please.", "No, stop. I asked about something else.", "Stop. Wait. How deep is it?",
+        "Hang on, stop there. What is the smallest ocean?", "Okay stop. Tell me a joke instead.",
+    ]
     var cut = 0
     for (index, text) in bargeIns.enumerated() {
         let voice = voices[index % voices.count]

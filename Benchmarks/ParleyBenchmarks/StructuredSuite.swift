@@ -56,9 +56,10 @@ func structuredSuite() async throws {
             }
         }
         let constrained = median(rates["grammar"] ?? []), free = median(rates["free"] ?? [])
-        print("  \(label): grammar \(String(format: "%.1f", constrained)) tok/s vs free \(String(format: "%.1f", free)) tok/s (ratio \(String(format: "%.2f", free > 0 ? constrained / free : 0)));"
-            + " schema-valid \(valid["grammar"] ?? 0)/\(cases.count) with the grammar vs \(valid["free"] ?? 0)/\(cases.count) without;"
-            + " the grammar rejected \(rejected) of \(proposed) proposed tokens")
+        print(
+            "  \(label): grammar \(String(format: "%.1f", constrained)) tok/s vs free \(String(format: "%.1f", free)) tok/s (ratio \(String(format: "%.2f", free > 0 ? constrained / free : 0)));"
+                + " schema-valid \(valid["grammar"] ?? 0)/\(cases.count) with the grammar vs \(valid["free"] ?? 0)/\(cases.count) without;"
+                + " the grammar rejected \(rejected) of \(proposed) proposed tokens")
         await model.unload()
     }
 }

@@ -70,8 +70,10 @@ func normalizedWords(_ text: String) -> [String] {
 
 /// `number` (0–9999) in words, British style ("one hundred and twenty").
 func spelled(_ number: Int) -> [String] {
-    let small = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-                 "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+    let small = [
+        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+        "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+    ]
     let tens = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
     guard number >= 0, number < 10_000 else { return [String(number)] }
     if number < 20 { return [small[number]] }
@@ -84,12 +86,12 @@ func spelled(_ number: Int) -> [String] {
 
 struct VoiceRun {
     var name: String
-    var firstAudio: [Double] = []   // ms from the text to its first audio, per sentence
+    var firstAudio: [Double] = []  // ms from the text to its first audio, per sentence
     var firstClause: [Double] = []  // ms from a reply's first chunk (as ReplySpeaker cuts it) to its audio
-    var synthesis: Double = 0       // ms spent in total
-    var audio: Double = 0           // seconds of speech
-    var load: Double = 0            // ms to load before the first sentence
-    var memory = 0                  // bytes
+    var synthesis: Double = 0  // ms spent in total
+    var audio: Double = 0  // seconds of speech
+    var load: Double = 0  // ms to load before the first sentence
+    var memory = 0  // bytes
     var clips: [AudioBuffer] = []
     var errors = 0
     var words = 0
@@ -196,15 +198,21 @@ func voicesSuite() async throws {
     print("voices: \(voiceSentences.count) sentences, each synthesized whole (one chunk), warm; WER by whisper.cpp tiny.en")
     print("  voice                                        first audio p50/p95:  first chunk   whole sentence   RTF     speech   rate    peak memory   WER")
     for run in [espeakRun, neuralRun] {
-        print("  " + run.name.padding(toLength: 44, withPad: " ", startingAt: 0) + String(format: "  %4.0f / %4.0f ms   %4.0f / %4.0f ms   %.3f  %6.1f s  %5d Hz  %7.0f MB   %5.1f%% (%d/%d)",
-                     percentile(run.firstClause, 0.5), percentile(run.firstClause, 0.95),
-                     percentile(run.firstAudio, 0.5), percentile(run.firstAudio, 0.95),
-                     run.synthesis / 1000 / max(run.audio, 0.001), run.audio, run.sampleRate, Double(run.memory) / 1_000_000,
-                     Double(run.errors) / Double(max(1, run.words)) * 100, run.errors, run.words))
+        print(
+            "  " + run.name.padding(toLength: 44, withPad: " ", startingAt: 0)
+                + String(
+                    format: "  %4.0f / %4.0f ms   %4.0f / %4.0f ms   %.3f  %6.1f s  %5d Hz  %7.0f MB   %5.1f%% (%d/%d)",
+                    percentile(run.firstClause, 0.5), percentile(run.firstClause, 0.95),
+                    percentile(run.firstAudio, 0.5), percentile(run.firstAudio, 0.95),
+                    run.synthesis / 1000 / max(run.audio, 0.001), run.audio, run.sampleRate, Double(run.memory) / 1_000_000,
+                    Double(run.errors) / Double(max(1, run.words)) * 100, run.errors, run.words))
     }
-    print(String(format: "  neural voice: first audio +%.0f ms (p50) over espeak-ng on a reply's first chunk, +%.0f ms on a whole sentence; loading it took %.0f ms (once per process)",
-                 percentile(neuralRun.firstClause, 0.5) - percentile(espeakRun.firstClause, 0.5),
-                 percentile(neuralRun.firstAudio, 0.5) - percentile(espeakRun.firstAudio, 0.5), neuralRun.load))
+    print(
+        String(
+            format:
+                "  neural voice: first audio +%.0f ms (p50) over espeak-ng on a reply's first chunk, +%.0f ms on a whole sentence; loading it took %.0f ms (once per process)",
+            percentile(neuralRun.firstClause, 0.5) - percentile(espeakRun.firstClause, 0.5),
+            percentile(neuralRun.firstAudio, 0.5) - percentile(espeakRun.firstAudio, 0.5), neuralRun.load))
     print("  first chunk: what ReplySpeaker speaks first of a reply that is the sentence (e.g. \"\(firstChunk(of: voiceSentences[1]))\")")
     print("  memory: espeak-ng is its child process's peak; the neural voice is this process's peak growth while loading and speaking")
     for run in [espeakRun, neuralRun] where !run.misheard.isEmpty {

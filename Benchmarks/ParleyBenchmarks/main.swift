@@ -45,7 +45,8 @@ func httpSuite() async throws {
     let tokens = 50_000
     var text = ""
     for index in 0..<tokens {
-        text += "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"tok\(index % 10) \"},\"finish_reason\":null}]}\n\n"
+        text +=
+            "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"tok\(index % 10) \"},\"finish_reason\":null}]}\n\n"
     }
     text += "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":\(tokens)}}\n\ndata: [DONE]\n\n"
     let body = Data(text.utf8)
@@ -57,31 +58,37 @@ func httpSuite() async throws {
 
     var raw: [Double] = [], client: [Double] = [], parser: [Double] = []
     for _ in 0..<7 {
-        raw.append(try await measure {
-            var httpRequest = HTTPClientRequest(url: server.baseURL + "/v1/chat/completions")
-            httpRequest.method = .POST
-            httpRequest.body = .bytes(ByteBuffer(string: "{}"))
-            let response = try await HTTPClient.shared.execute(httpRequest, timeout: .seconds(30))
-            var bytes = 0
-            for try await buffer in response.body { bytes += buffer.readableBytes }
-            precondition(bytes == body.count)
-        })
-        client.append(try await measure {
-            var count = 0
-            for try await event in model.complete(request) { if case .text = event { count += 1 } }
-            precondition(count == tokens)
-        })
-        parser.append(await measure {
-            var sse = SSEParser()
-            var count = 0
-            for chunk in chunks { count += sse.feed(chunk).count }
-            precondition(count == tokens + 2)
-        })
+        raw.append(
+            try await measure {
+                var httpRequest = HTTPClientRequest(url: server.baseURL + "/v1/chat/completions")
+                httpRequest.method = .POST
+                httpRequest.body = .bytes(ByteBuffer(string: "{}"))
+                let response = try await HTTPClient.shared.execute(httpRequest, timeout: .seconds(30))
+                var bytes = 0
+                for try await buffer in response.body { bytes += buffer.readableBytes }
+                precondition(bytes == body.count)
+            })
+        client.append(
+            try await measure {
+                var count = 0
+                for try await event in model.complete(request) { if case .text = event { count += 1 } }
+                precondition(count == tokens)
+            })
+        parser.append(
+            await measure {
+                var sse = SSEParser()
+                var count = 0
+                for chunk in chunks { count += sse.feed(chunk).count }
+                precondition(count == tokens + 2)
+            })
     }
     let rawMs = median(raw), clientMs = median(client), parserMs = median(parser)
     print("http: \(tokens) streamed tokens (\(body.count / 1024) KiB of SSE) from a local server, median of 7")
     print(String(format: "  raw byte read (AsyncHTTPClient)        %8.1f ms  %10.0f tokens/s", rawMs, Double(tokens) / rawMs * 1000))
-    print(String(format: "  OpenAI client (read + parse + decode)  %8.1f ms  %10.0f tokens/s  (%.2f× the raw read)", clientMs, Double(tokens) / clientMs * 1000, clientMs / rawMs))
+    print(
+        String(
+            format: "  OpenAI client (read + parse + decode)  %8.1f ms  %10.0f tokens/s  (%.2f× the raw read)", clientMs, Double(tokens) / clientMs * 1000,
+            clientMs / rawMs))
     print(String(format: "  SSE parser alone, in memory            %8.1f ms  %10.0f events/s", parserMs, Double(tokens) / parserMs * 1000))
     print(String(format: "  client cost per token beyond the raw read: %.2f µs", (clientMs - rawMs) / Double(tokens) * 1000))
 }
@@ -95,8 +102,9 @@ func chainSuite() async throws {
 
     // Overhead on the happy path: the same in-process provider, direct vs through a chain.
     let direct = FaultyLanguageModel(name: "direct", pieces: pieces)
-    let chain = LanguageModelChain(providers: [FaultyLanguageModel(name: "chained", pieces: pieces)],
-                                   health: ProviderHealth(clock: clock), clock: clock)
+    let chain = LanguageModelChain(
+        providers: [FaultyLanguageModel(name: "chained", pieces: pieces)],
+        health: ProviderHealth(clock: clock), clock: clock)
     var directTimes: [Double] = [], chainTimes: [Double] = []
     for _ in 0..<50 { _ = try await direct.completeText(request); _ = try await chain.completeText(request) }  // warm-up
     for _ in 0..<500 {
@@ -109,7 +117,9 @@ func chainSuite() async throws {
     print(String(format: "  through a fallback chain   %7.3f ms  (+%.3f ms, %.2f×)", chainMs, chainMs - directMs, chainMs / directMs))
 
     // Failover: time from the request to the fallback's first text, per fault.
-    let events = ["data: {\"choices\":[{\"delta\":{\"content\":\"Par\"}}]}\n\n", "data: {\"choices\":[{\"delta\":{\"content\":\"is\"}}]}\n\n"].map { Data($0.utf8) }
+    let events = ["data: {\"choices\":[{\"delta\":{\"content\":\"Par\"}}]}\n\n", "data: {\"choices\":[{\"delta\":{\"content\":\"is\"}}]}\n\n"].map {
+        Data($0.utf8)
+    }
     let faults: [(String, WireServer.Reply?)] = [
         ("refused connection", nil),
         ("HTTP 500", .json(500, #"{"error":{"message":"boom"}}"#)),
@@ -126,13 +136,15 @@ func chainSuite() async throws {
             var server: WireServer?
             if let reply { server = try await WireServer.start { _ in reply } }
             let base = server.map { $0.baseURL + "/v1" } ?? "http://127.0.0.1:9/v1"
-            let cloud = OpenAILanguageModel(configuration: .init(
-                baseURL: base, apiKey: "k", model: "m",
-                timeouts: HTTPTimeouts(connect: .seconds(1), firstByte: .milliseconds(200), idle: .milliseconds(200)), name: "cloud"))
+            let cloud = OpenAILanguageModel(
+                configuration: .init(
+                    baseURL: base, apiKey: "k", model: "m",
+                    timeouts: HTTPTimeouts(connect: .seconds(1), firstByte: .milliseconds(200), idle: .milliseconds(200)), name: "cloud"))
             // Availability is checked out of band here, so the figure is the failover itself.
-            let chain = LanguageModelChain(providers: [AlwaysAvailable(cloud), FaultyLanguageModel(name: "local", pieces: ["Paris."])],
-                                           health: ProviderHealth(clock: clock), clock: clock,
-                                           timeouts: .init(firstOutput: .seconds(5), idle: .milliseconds(200)))
+            let chain = LanguageModelChain(
+                providers: [AlwaysAvailable(cloud), FaultyLanguageModel(name: "local", pieces: ["Paris."])],
+                health: ProviderHealth(clock: clock), clock: clock,
+                timeouts: .init(firstOutput: .seconds(5), idle: .milliseconds(200)))
             let start = clock.now
             var first: Duration?
             // The fallback announces itself, then writes (after a cut, only what the listener
@@ -182,9 +194,11 @@ func smartTurnSuite() async throws {
         var scores: [SmartTurnModel.Score] = []
         for _ in 0..<7 { scores.append(try await model.score(of: samples)) }
         let features = median(scores.map { $0.features.milliseconds }), inference = median(scores.map { $0.inference.milliseconds })
-        print(String(format: "  %@ (%.2f s): P(complete) %.3f; features %.1f ms, model %.1f ms, total %.1f ms",
-                     name, Double(samples.count) / 16_000, scores[0].probability, features, inference,
-                     median(scores.map { ($0.features + $0.inference).milliseconds })))
+        print(
+            String(
+                format: "  %@ (%.2f s): P(complete) %.3f; features %.1f ms, model %.1f ms, total %.1f ms",
+                name, Double(samples.count) / 16_000, scores[0].probability, features, inference,
+                median(scores.map { ($0.features + $0.inference).milliseconds })))
     }
 }
 
@@ -221,8 +235,10 @@ func sileroSuite() throws {
     let fft = measure(try SileroVADModel(contentsOf: paths.sileroWeights, spectrumByFFT: true))
     let convolution = measure(try SileroVADModel(contentsOf: paths.sileroWeights, spectrumByFFT: false))
     for (name, result) in [("Swift, STFT by FFT (default)", fft), ("Swift, STFT as the basis convolution", convolution)] {
-        print(String(format: "  %@: %.3f ms per %.0f ms chunk, %.0f× real time  (sum of probabilities %.4f)",
-                     name, result.ms, budget, budget / result.ms, result.checksum))
+        print(
+            String(
+                format: "  %@: %.3f ms per %.0f ms chunk, %.0f× real time  (sum of probabilities %.4f)",
+                name, result.ms, budget, budget / result.ms, result.checksum))
     }
     // The peer: the official ONNX model under onnxruntime (the test venv's), one thread, from Python.
     let python = paths.home.appendingPathComponent("venv/bin/python").path
@@ -239,12 +255,15 @@ func sileroSuite() throws {
     process.standardOutput = pipe
     try process.run()
     process.waitUntilExit()
-    guard let peer = Double(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+    guard let peer = Double(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    else {
         print("  onnxruntime: the timing script failed")
         return
     }
-    print(String(format: "  onnxruntime 1 thread, from Python: %.3f ms per chunk, %.0f× real time; Swift (FFT) takes %.2f× its time, the convolution %.2f×",
-                 peer, budget / peer, fft.ms / peer, convolution.ms / peer))
+    print(
+        String(
+            format: "  onnxruntime 1 thread, from Python: %.3f ms per chunk, %.0f× real time; Swift (FFT) takes %.2f× its time, the convolution %.2f×",
+            peer, budget / peer, fft.ms / peer, convolution.ms / peer))
 }
 
 func measureSync(_ body: () throws -> Void) rethrows -> Double {

@@ -9,7 +9,8 @@ import PackageDescription
 // Where Parley comes from: PARLEY_PACKAGE_URL when set (Examples/check points it at a tagged
 // copy of this checkout), else the clone this example sits in, which then needs a version tag
 // (SwiftPM clones only from a folder holding a .git directory, so not from a git worktree).
-let parleyURL = Context.environment["PARLEY_PACKAGE_URL"]
+let parleyURL =
+    Context.environment["PARLEY_PACKAGE_URL"]
     ?? "file://" + URL(fileURLWithPath: Context.packageDirectory + "/../..").standardizedFileURL.path
 // SwiftPM names a dependency after the last component of its URL.
 let parley = URL(string: parleyURL)!.deletingPathExtension().lastPathComponent.lowercased()
@@ -18,7 +19,7 @@ let package = Package(
     name: "HostApp",
     platforms: [.macOS(.v15), .iOS(.v18)],
     dependencies: [
-        .package(url: parleyURL, from: "0.1.0", traits: []),
+        .package(url: parleyURL, from: "0.1.0", traits: [])
     ],
     targets: [
         .executableTarget(
@@ -27,7 +28,7 @@ let package = Package(
                 .product(name: "ParleyCore", package: parley),
                 .product(name: "ParleyRuntime", package: parley),
             ]
-        ),
+        )
     ],
     swiftLanguageModes: [.v6]
 )

@@ -14,7 +14,8 @@ import PackageDescription
 
 // Where Parley comes from: PARLEY_PACKAGE_URL when set (Examples/check points it at a tagged
 // copy of this checkout), else the clone this example sits in, which then needs a version tag.
-let parleyURL = Context.environment["PARLEY_PACKAGE_URL"]
+let parleyURL =
+    Context.environment["PARLEY_PACKAGE_URL"]
     ?? "file://" + URL(fileURLWithPath: Context.packageDirectory + "/../..").standardizedFileURL.path
 // SwiftPM names a dependency after the last component of its URL.
 let parley = URL(string: parleyURL).map { $0.deletingPathExtension().lastPathComponent.lowercased() } ?? "parley"
@@ -23,7 +24,7 @@ let package = Package(
     name: "VoiceApp",
     platforms: [.macOS(.v15), .iOS(.v18)],
     dependencies: [
-        .package(url: parleyURL, from: "0.1.0", traits: []),
+        .package(url: parleyURL, from: "0.1.0", traits: [])
     ],
     targets: [
         .target(

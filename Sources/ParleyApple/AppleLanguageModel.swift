@@ -52,7 +52,8 @@ public struct AppleLanguageModel: LanguageModelProvider {
             try checkCapabilities(for: request)
             let conversation = FoundationPrompt(request.messages)
             let collector = ToolCallCollector()
-            let tools: [any FoundationModels.Tool] = request.offersTools
+            let tools: [any FoundationModels.Tool] =
+                request.offersTools
                 ? try request.callableTools.map { try ForwardedTool($0, collector: collector) } : []
             let session = LanguageModelSession(tools: tools, transcript: Self.transcript(conversation, tools: tools))
             let options = GenerationOptions(temperature: request.sampling.temperature, maximumResponseTokens: request.sampling.maxTokens)
@@ -61,8 +62,9 @@ public struct AppleLanguageModel: LanguageModelProvider {
                 if let format = request.responseSchema {
                     let schema = try JSONSchema(json: format.schema)
                     let guided = GuidedSchema.mapping(schema, name: format.name).schema
-                    let response = try await session.respond(to: conversation.prompt, schema: GenerationSchema(root: guided.dynamic, dependencies: []),
-                                                             options: options)
+                    let response = try await session.respond(
+                        to: conversation.prompt, schema: GenerationSchema(root: guided.dynamic, dependencies: []),
+                        options: options)
                     continuation.yield(.text(response.content.jsonString))
                 } else {
                     var deltas = SnapshotDeltas()
@@ -91,8 +93,11 @@ public struct AppleLanguageModel: LanguageModelProvider {
         func text(_ content: String) -> [Transcript.Segment] { [.text(Transcript.TextSegment(content: content))] }
         var entries: [Transcript.Entry] = []
         if !conversation.instructions.isEmpty || !tools.isEmpty {
-            entries.append(.instructions(Transcript.Instructions(segments: conversation.instructions.isEmpty ? [] : text(conversation.instructions),
-                                                                 toolDefinitions: tools.map { Transcript.ToolDefinition(tool: $0) })))
+            entries.append(
+                .instructions(
+                    Transcript.Instructions(
+                        segments: conversation.instructions.isEmpty ? [] : text(conversation.instructions),
+                        toolDefinitions: tools.map { Transcript.ToolDefinition(tool: $0) })))
         }
         for entry in conversation.history {
             switch entry {
@@ -101,9 +106,12 @@ public struct AppleLanguageModel: LanguageModelProvider {
             case .response(let said):
                 entries.append(.response(Transcript.Response(assetIDs: [], segments: text(said))))
             case .toolCalls(let calls):
-                entries.append(.toolCalls(Transcript.ToolCalls(calls.map { call in
-                    Transcript.ToolCall(id: call.id, toolName: call.name, arguments: Self.content(ofArguments: call.arguments))
-                })))
+                entries.append(
+                    .toolCalls(
+                        Transcript.ToolCalls(
+                            calls.map { call in
+                                Transcript.ToolCall(id: call.id, toolName: call.name, arguments: Self.content(ofArguments: call.arguments))
+                            })))
             case .toolOutput(let callID, let toolName, let said):
                 entries.append(.toolOutput(Transcript.ToolOutput(id: callID, toolName: toolName, segments: text(said))))
             }
@@ -129,8 +137,9 @@ struct ForwardedTool: FoundationModels.Tool {
     init(_ definition: ToolDefinition, collector: ToolCallCollector) throws {
         name = definition.name
         description = definition.description ?? definition.name
-        parameters = try GenerationSchema(root: GuidedSchema.mapping(definition.schema, name: definition.name).schema.dynamic,
-                                          dependencies: [])
+        parameters = try GenerationSchema(
+            root: GuidedSchema.mapping(definition.schema, name: definition.name).schema.dynamic,
+            dependencies: [])
         self.collector = collector
     }
 
@@ -146,10 +155,13 @@ extension GuidedSchema {
     var dynamic: DynamicGenerationSchema {
         switch self {
         case .object(let name, let description, let properties):
-            return DynamicGenerationSchema(name: name, description: description, properties: properties.map { property in
-                DynamicGenerationSchema.Property(name: property.name, description: property.description,
-                                                 schema: property.schema.dynamic, isOptional: property.isOptional)
-            })
+            return DynamicGenerationSchema(
+                name: name, description: description,
+                properties: properties.map { property in
+                    DynamicGenerationSchema.Property(
+                        name: property.name, description: property.description,
+                        schema: property.schema.dynamic, isOptional: property.isOptional)
+                })
         case .array(let items, let minimum, let maximum):
             return DynamicGenerationSchema(arrayOf: items.dynamic, minimumElements: minimum, maximumElements: maximum)
         case .string(_, let choices?, _):

@@ -115,9 +115,10 @@ public final class AppleMicrophone: Sendable {
         queue.maxConcurrentOperationCount = 1
         var observers: [any NSObjectProtocol] = []
         func on(_ name: NSNotification.Name, _ event: @escaping @Sendable (Notification) -> AudioSessionPolicy.Event?) {
-            observers.append(center.addObserver(forName: name, object: nil, queue: queue) { [weak self] notification in
-                if let event = event(notification) { self?.handle(event) }
-            })
+            observers.append(
+                center.addObserver(forName: name, object: nil, queue: queue) { [weak self] notification in
+                    if let event = event(notification) { self?.handle(event) }
+                })
         }
         on(.AVAudioEngineConfigurationChange) { _ in .engineConfigurationChanged }
         #if !os(macOS)
@@ -169,8 +170,9 @@ public final class AppleMicrophone: Sendable {
             let samples = converter.convert(channels: [audio.samples], sampleRate: audio.sampleRate).samples
             graph.playback = converter
             guard !samples.isEmpty,
-                  let buffer = AVAudioPCMBuffer(pcmFormat: format, frameCapacity: AVAudioFrameCount(samples.count)),
-                  let channel = buffer.floatChannelData?[0] else { return }
+                let buffer = AVAudioPCMBuffer(pcmFormat: format, frameCapacity: AVAudioFrameCount(samples.count)),
+                let channel = buffer.floatChannelData?[0]
+            else { return }
             buffer.frameLength = AVAudioFrameCount(samples.count)
             for (index, sample) in samples.enumerated() { channel[index] = sample }
             graph.player.scheduleBuffer(buffer)

@@ -21,28 +21,31 @@ public enum AppleProviders {
     public static var standard: [PlatformProvider] {
         var providers: [PlatformProvider] = []
         #if canImport(FoundationModels)
-        providers.append(PlatformProvider(
-            name: "apple", variables: [localeSetting], defaultModel: "system",
-            remedy: "turn on Apple Intelligence (iOS or macOS 26 on an eligible device) and wait for its model",
-            factory: .languageModel { setting in
-                let locale = Self.locale(setting)
-                guard #available(iOS 26.0, macOS 26.0, visionOS 26.0, *) else {
-                    return UnavailableLanguageModel(
-                        identity: ProviderIdentity(name: "apple-foundation-models", model: "system", isLocal: true),
-                        availability: AppleUnavailability.systemTooOld(needs: "iOS, iPadOS, macOS or visionOS 26").availability)
-                }
-                return AppleLanguageModel(locale: locale)
-            }))
+        providers.append(
+            PlatformProvider(
+                name: "apple", variables: [localeSetting], defaultModel: "system",
+                remedy: "turn on Apple Intelligence (iOS or macOS 26 on an eligible device) and wait for its model",
+                factory: .languageModel { setting in
+                    let locale = Self.locale(setting)
+                    guard #available(iOS 26.0, macOS 26.0, visionOS 26.0, *) else {
+                        return UnavailableLanguageModel(
+                            identity: ProviderIdentity(name: "apple-foundation-models", model: "system", isLocal: true),
+                            availability: AppleUnavailability.systemTooOld(needs: "iOS, iPadOS, macOS or visionOS 26").availability)
+                    }
+                    return AppleLanguageModel(locale: locale)
+                }))
         #endif
         #if canImport(Speech)
-        providers.append(PlatformProvider(
-            name: "apple", variables: [localeSetting],
-            remedy: "allow speech recognition for the app, in a language the device recognizes on device",
-            factory: .speechToText { setting in AppleSpeechToText(locale: Self.locale(setting)) }))
+        providers.append(
+            PlatformProvider(
+                name: "apple", variables: [localeSetting],
+                remedy: "allow speech recognition for the app, in a language the device recognizes on device",
+                factory: .speechToText { setting in AppleSpeechToText(locale: Self.locale(setting)) }))
         #endif
-        providers.append(PlatformProvider(
-            name: "apple", remedy: "add a voice in Settings › Accessibility › Spoken Content",
-            factory: .textToSpeech { _ in AppleTextToSpeech() }))
+        providers.append(
+            PlatformProvider(
+                name: "apple", remedy: "add a voice in Settings › Accessibility › Spoken Content",
+                factory: .textToSpeech { _ in AppleTextToSpeech() }))
         return providers
     }
 

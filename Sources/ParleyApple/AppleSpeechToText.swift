@@ -67,8 +67,10 @@ public struct AppleSpeechToText: SpeechToTextProvider {
     private func recognize(_ audio: ParleyCore.AudioBuffer) -> AsyncThrowingStream<String, any Error> {
         AsyncThrowingStream { continuation in
             guard let recognizer = SFSpeechRecognizer(locale: locale),
-                  let format = AVAudioFormat(standardFormatWithSampleRate: Double(preferredSampleRate), channels: 1) else {
-                continuation.finish(throwing: ProviderError.unavailable(provider: "apple-speech", .unsupported(reason: "no speech recognizer for \(locale.identifier)")))
+                let format = AVAudioFormat(standardFormatWithSampleRate: Double(preferredSampleRate), channels: 1)
+            else {
+                continuation.finish(
+                    throwing: ProviderError.unavailable(provider: "apple-speech", .unsupported(reason: "no speech recognizer for \(locale.identifier)")))
                 return
             }
             var converter = PCMConverter(outputRate: preferredSampleRate)
@@ -77,7 +79,8 @@ public struct AppleSpeechToText: SpeechToTextProvider {
             request.requiresOnDeviceRecognition = true
             request.shouldReportPartialResults = true
             if let buffer = AVAudioPCMBuffer(pcmFormat: format, frameCapacity: AVAudioFrameCount(samples.count)),
-               let channel = buffer.floatChannelData?[0] {
+                let channel = buffer.floatChannelData?[0]
+            {
                 buffer.frameLength = AVAudioFrameCount(samples.count)
                 samples.withUnsafeBufferPointer { samples in
                     for index in samples.indices { channel[index] = samples[index] }

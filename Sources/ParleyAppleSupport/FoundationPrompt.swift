@@ -48,7 +48,8 @@ public struct FoundationPrompt: Sendable, Equatable {
         var prompt = messages[lastUser].text
         let thisTurn = messages[(lastUser + 1)...].filter { $0.role != .system }.flatMap(Self.lines)
         if !thisTurn.isEmpty {
-            prompt += "\n\nFor this message you already called tools; here is what they returned:\n"
+            prompt +=
+                "\n\nFor this message you already called tools; here is what they returned:\n"
                 + thisTurn.joined(separator: "\n")
                 + "\nAnswer from these results; do not call the same tools again."
         }
@@ -72,8 +73,10 @@ public struct FoundationPrompt: Sendable, Equatable {
             case .tool:
                 let callID = message.toolCallID ?? ""
                 let name = message.toolName ?? names[callID] ?? "tool"
-                entries.append(.toolOutput(callID: callID, toolName: name,
-                                           text: message.isToolError ? "The tool failed: \(message.text)" : message.text))
+                entries.append(
+                    .toolOutput(
+                        callID: callID, toolName: name,
+                        text: message.isToolError ? "The tool failed: \(message.text)" : message.text))
             }
         }
         return entries
@@ -113,8 +116,9 @@ public actor ToolCallCollector {
     /// new id.
     @discardableResult
     public func record(name: String, arguments: String) -> ToolCall {
-        let call = ToolCall(id: "call_" + String(UInt64.random(in: 1...UInt64.max), radix: 36), name: name,
-                            arguments: arguments.isEmpty ? "{}" : arguments)
+        let call = ToolCall(
+            id: "call_" + String(UInt64.random(in: 1...UInt64.max), radix: 36), name: name,
+            arguments: arguments.isEmpty ? "{}" : arguments)
         calls.append(call)
         return call
     }

@@ -52,14 +52,18 @@ public indirect enum GuidedSchema: Sendable, Equatable {
         switch schema.kind {
         case .object(let properties, let additional):
             if additional { dropped.append("\(here): additionalProperties") }
-            return .object(name: name, description: schema.description, properties: properties.map { property in
-                Property(name: property.name, description: property.schema.description,
-                         schema: map(property.schema, name: name + "_" + property.name, path: path + "/" + property.name, dropped: &dropped),
-                         isOptional: !property.isRequired)
-            })
+            return .object(
+                name: name, description: schema.description,
+                properties: properties.map { property in
+                    Property(
+                        name: property.name, description: property.schema.description,
+                        schema: map(property.schema, name: name + "_" + property.name, path: path + "/" + property.name, dropped: &dropped),
+                        isOptional: !property.isRequired)
+                })
         case .array(let items, let minItems, let maxItems):
-            return .array(items: map(items, name: name + "_item", path: path + "/items", dropped: &dropped),
-                          minimum: minItems > 0 ? minItems : nil, maximum: maxItems)
+            return .array(
+                items: map(items, name: name + "_item", path: path + "/items", dropped: &dropped),
+                minimum: minItems > 0 ? minItems : nil, maximum: maxItems)
         case .string(let rules):
             if rules.minLength > 0 { dropped.append("\(here): minLength") }
             if rules.maxLength != nil { dropped.append("\(here): maxLength") }
@@ -68,8 +72,9 @@ public indirect enum GuidedSchema: Sendable, Equatable {
         case .number(let rules):
             if rules.exclusiveMinimum != nil || rules.exclusiveMaximum != nil { dropped.append("\(here): exclusive bounds") }
             if rules.integer {
-                return .integer(description: schema.description, minimum: rules.minimum.map { Int($0.rounded(.up)) },
-                                maximum: rules.maximum.map { Int($0.rounded(.down)) })
+                return .integer(
+                    description: schema.description, minimum: rules.minimum.map { Int($0.rounded(.up)) },
+                    maximum: rules.maximum.map { Int($0.rounded(.down)) })
             }
             return .number(description: schema.description, minimum: rules.minimum, maximum: rules.maximum)
         case .boolean:
@@ -86,9 +91,11 @@ public indirect enum GuidedSchema: Sendable, Equatable {
             // `X or null` is an optional X: the property is left out rather than null.
             let present = options.filter { $0.kind != .null }
             if present.count == 1 { return map(present[0], name: name, path: path, dropped: &dropped) }
-            return .anyOf(name: name, choices: present.enumerated().map { index, option in
-                map(option, name: "\(name)_\(index)", path: "\(path)/anyOf/\(index)", dropped: &dropped)
-            })
+            return .anyOf(
+                name: name,
+                choices: present.enumerated().map { index, option in
+                    map(option, name: "\(name)_\(index)", path: "\(path)/anyOf/\(index)", dropped: &dropped)
+                })
         case .null:
             dropped.append("\(here): null")
             return .string(description: schema.description, choices: nil, pattern: nil)

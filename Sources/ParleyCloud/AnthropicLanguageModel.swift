@@ -29,8 +29,10 @@ public struct AnthropicLanguageModel: LanguageModelProvider {
         public static let defaultBaseURL = "https://api.anthropic.com"
 
         /// Creates a configuration.
-        public init(baseURL: String = Self.defaultBaseURL, apiKey: String? = nil, model: String = "claude-3-5-haiku-latest",
-                    timeouts: HTTPTimeouts = HTTPTimeouts(), version: String = "2023-06-01") {
+        public init(
+            baseURL: String = Self.defaultBaseURL, apiKey: String? = nil, model: String = "claude-3-5-haiku-latest",
+            timeouts: HTTPTimeouts = HTTPTimeouts(), version: String = "2023-06-01"
+        ) {
             self.baseURL = baseURL
             self.apiKey = apiKey
             self.model = model
@@ -40,9 +42,10 @@ public struct AnthropicLanguageModel: LanguageModelProvider {
 
         /// From `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL` and `ANTHROPIC_MODEL`.
         public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Configuration {
-            Configuration(baseURL: environmentValue("ANTHROPIC_BASE_URL", in: environment) ?? defaultBaseURL,
-                          apiKey: environmentValue("ANTHROPIC_API_KEY", in: environment),
-                          model: environmentValue("ANTHROPIC_MODEL", in: environment) ?? "claude-3-5-haiku-latest")
+            Configuration(
+                baseURL: environmentValue("ANTHROPIC_BASE_URL", in: environment) ?? defaultBaseURL,
+                apiKey: environmentValue("ANTHROPIC_API_KEY", in: environment),
+                model: environmentValue("ANTHROPIC_MODEL", in: environment) ?? "claude-3-5-haiku-latest")
         }
     }
 
@@ -145,7 +148,8 @@ public struct AnthropicLanguageModel: LanguageModelProvider {
                     case "message_stop":
                         if wrapped {
                             guard let value = try? JSONValue(parsing: held)[MessagesBody.wrapperMember] else {
-                                throw HTTPProviderError(provider: "anthropic", kind: .malformedResponse, message: "the tool input has no \(MessagesBody.wrapperMember) member")
+                                throw HTTPProviderError(
+                                    provider: "anthropic", kind: .malformedResponse, message: "the tool input has no \(MessagesBody.wrapperMember) member")
                             }
                             output.yield(.text(value.text))
                         }
@@ -276,13 +280,19 @@ public struct AnthropicLanguageModel: LanguageModelProvider {
                 var schema = response.schema
                 if schema["type"]?.string != "object" {
                     wrapsValue = true
-                    schema = .object(["type": "object", "properties": .object([Self.wrapperMember: schema]),
-                                      "required": .array([.string(Self.wrapperMember)])])
+                    schema = .object([
+                        "type": "object", "properties": .object([Self.wrapperMember: schema]),
+                        "required": .array([.string(Self.wrapperMember)]),
+                    ])
                 }
                 let answer = Self.unusedName(response.name, taken: Set(request.tools.map(\.name)))
                 answerTool = answer
-                tools = declared + [Tool(name: answer, description: "Record the answer. Its input must follow the schema exactly.",
-                                         input_schema: schema)]
+                tools =
+                    declared + [
+                        Tool(
+                            name: answer, description: "Record the answer. Its input must follow the schema exactly.",
+                            input_schema: schema)
+                    ]
                 // With tools the model may call, it must call one of them or the answer tool.
                 switch request.offersTools ? request.toolChoice : .none {
                 case .none: tool_choice = ToolChoice(type: "tool", name: answer)
@@ -307,8 +317,11 @@ public struct AnthropicLanguageModel: LanguageModelProvider {
         /// as `tool_use` blocks after its text.
         static func blocks(of message: ChatMessage) -> [Block] {
             if message.role == .tool {
-                return [Block(type: "tool_result", tool_use_id: message.toolCallID ?? "", content: message.text,
-                              is_error: message.isToolError ? true : nil)]
+                return [
+                    Block(
+                        type: "tool_result", tool_use_id: message.toolCallID ?? "", content: message.text,
+                        is_error: message.isToolError ? true : nil)
+                ]
             }
             var blocks = message.parts.compactMap { part -> Block? in
                 switch part {

@@ -40,7 +40,8 @@ struct MultipartForm {
     }
 
     mutating func add(name: String, filename: String, contentType: String, data: Data) {
-        body.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"; filename=\"\(filename)\"\r\nContent-Type: \(contentType)\r\n\r\n".utf8))
+        body.append(
+            Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"; filename=\"\(filename)\"\r\nContent-Type: \(contentType)\r\n\r\n".utf8))
         body.append(data)
         body.append(Data("\r\n".utf8))
     }

@@ -35,8 +35,9 @@ public struct OpenAIEmbeddings: EmbeddingProvider {
             var usage: Usage?
         }
         let name = model ?? defaultModel
-        let request = try call.request(join(baseURL, "/embeddings"), headers: apiKey.map { [("authorization", "Bearer \($0)")] } ?? [],
-                                       json: Body(model: name, input: texts))
+        let request = try call.request(
+            join(baseURL, "/embeddings"), headers: apiKey.map { [("authorization", "Bearer \($0)")] } ?? [],
+            json: Body(model: name, input: texts))
         let reply = try await call.json(Reply.self, request)
         let ordered = reply.data.sorted { $0.index < $1.index }.map(\.embedding)
         guard ordered.count == texts.count else {
@@ -55,8 +56,10 @@ public struct OllamaEmbeddings: EmbeddingProvider {
     private let call: HTTPCall
 
     /// Creates the provider.
-    public init(host: String = OllamaLanguageModel.Configuration.defaultHost, defaultModel: String = "nomic-embed-text",
-                timeouts: HTTPTimeouts = HTTPTimeouts()) {
+    public init(
+        host: String = OllamaLanguageModel.Configuration.defaultHost, defaultModel: String = "nomic-embed-text",
+        timeouts: HTTPTimeouts = HTTPTimeouts()
+    ) {
         self.host = host.hasPrefix("http") ? host : "http://\(host)"
         self.defaultModel = defaultModel
         self.identity = ProviderIdentity(name: "ollama", model: defaultModel, isLocal: OpenAILanguageModel.Configuration.isLoopback(self.host))

@@ -31,8 +31,9 @@ public struct OpenAISpeechToText: SpeechToTextProvider {
     /// Creates the provider; `model` e.g. "whisper-1" or "gpt-4o-mini-transcribe".
     public init(configuration: SpeechServiceConfiguration) {
         self.configuration = configuration
-        self.identity = ProviderIdentity(name: "openai", model: configuration.model,
-                                         isLocal: OpenAILanguageModel.Configuration.isLoopback(configuration.baseURL))
+        self.identity = ProviderIdentity(
+            name: "openai", model: configuration.model,
+            isLocal: OpenAILanguageModel.Configuration.isLoopback(configuration.baseURL))
         self.call = HTTPCall(provider: "openai", timeouts: configuration.timeouts)
     }
 
@@ -55,16 +56,18 @@ public struct OpenAISpeechToText: SpeechToTextProvider {
         if let prompt = options.prompt { form.add(name: "prompt", value: prompt) }
         form.add(name: "file", filename: "audio.wav", contentType: "audio/wav", data: WAV.encode(audio.resampled(to: preferredSampleRate)))
         let path = options.translate ? "/audio/translations" : "/audio/transcriptions"
-        var request = try call.request(join(configuration.baseURL, path),
-                                       headers: configuration.apiKey.map { [("authorization", "Bearer \($0)")] } ?? [])
+        var request = try call.request(
+            join(configuration.baseURL, path),
+            headers: configuration.apiKey.map { [("authorization", "Bearer \($0)")] } ?? [])
         request.headers.add(name: "content-type", value: form.contentType)
         request.body = .bytes(ByteBuffer(data: form.finished()))
         struct Timed: Decodable { var start: Double; var end: Double; var text: String?; var word: String? }
         struct Reply: Decodable { var text: String; var segments: [Timed]?; var words: [Timed]? }
         let reply = try await call.json(Reply.self, request)
-        return Transcript(text: reply.text.trimmingCharacters(in: .whitespacesAndNewlines),
-                          segments: (reply.segments ?? []).map { .init(start: $0.start, end: $0.end, text: ($0.text ?? "").trimmingCharacters(in: .whitespaces)) },
-                          words: (reply.words ?? []).map { .init(start: $0.start, end: $0.end, text: $0.word ?? $0.text ?? "") })
+        return Transcript(
+            text: reply.text.trimmingCharacters(in: .whitespacesAndNewlines),
+            segments: (reply.segments ?? []).map { .init(start: $0.start, end: $0.end, text: ($0.text ?? "").trimmingCharacters(in: .whitespaces)) },
+            words: (reply.words ?? []).map { .init(start: $0.start, end: $0.end, text: $0.word ?? $0.text ?? "") })
     }
 }
 
@@ -125,8 +128,10 @@ public struct AssemblyAISpeechToText: SpeechToTextProvider {
     public static let defaultBaseURL = "https://api.assemblyai.com"
 
     /// Creates the provider. `pause` waits between polls (injectable for tests).
-    public init(configuration: SpeechServiceConfiguration, pollInterval: Duration = .milliseconds(500), maxPolls: Int = 600,
-                pause: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
+    public init(
+        configuration: SpeechServiceConfiguration, pollInterval: Duration = .milliseconds(500), maxPolls: Int = 600,
+        pause: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) {
         self.configuration = configuration
         self.identity = ProviderIdentity(name: "assemblyai", model: configuration.model, isLocal: false)
         self.pollInterval = pollInterval
@@ -159,8 +164,11 @@ public struct AssemblyAISpeechToText: SpeechToTextProvider {
             var text: String?
             var error: String?
         }
-        var job = try await call.json(Job.self, call.request(join(configuration.baseURL, "/v2/transcript"), headers: auth,
-                                                             json: Create(audio_url: audioURL, speech_model: configuration.model, language_code: options.language)))
+        var job = try await call.json(
+            Job.self,
+            call.request(
+                join(configuration.baseURL, "/v2/transcript"), headers: auth,
+                json: Create(audio_url: audioURL, speech_model: configuration.model, language_code: options.language)))
         for _ in 0..<maxPolls {
             switch job.status {
             case "completed":

@@ -4,8 +4,10 @@ import NIOCore
 import ParleyCore
 
 /// Streams raw 16-bit PCM from an HTTP response as audio chunks.
-private func streamPCM(_ call: HTTPCall, _ request: HTTPClientRequest, sampleRate: Int,
-                       into output: AsyncThrowingStream<AudioBuffer, any Error>.Continuation) async throws {
+private func streamPCM(
+    _ call: HTTPCall, _ request: HTTPClientRequest, sampleRate: Int,
+    into output: AsyncThrowingStream<AudioBuffer, any Error>.Continuation
+) async throws {
     let response = try await call.send(request)
     var decoder = PCM16Decoder(sampleRate: sampleRate)
     for try await buffer in call.chunks(response) {
@@ -32,8 +34,9 @@ public struct OpenAITextToSpeech: TextToSpeechProvider {
     public init(configuration: SpeechServiceConfiguration, defaultVoice: String = "alloy") {
         self.configuration = configuration
         self.defaultVoice = defaultVoice
-        self.identity = ProviderIdentity(name: "openai", model: configuration.model,
-                                         isLocal: OpenAILanguageModel.Configuration.isLoopback(configuration.baseURL))
+        self.identity = ProviderIdentity(
+            name: "openai", model: configuration.model,
+            isLocal: OpenAILanguageModel.Configuration.isLoopback(configuration.baseURL))
         self.call = HTTPCall(provider: "openai", timeouts: configuration.timeouts)
     }
 
@@ -54,8 +57,9 @@ public struct OpenAITextToSpeech: TextToSpeechProvider {
         let body = Body(model: configuration.model, input: text, voice: options.voice ?? defaultVoice, speed: options.rate)
         return .producing { output in
             try requireText(text)
-            let request = try call.request(join(configuration.baseURL, "/audio/speech"),
-                                           headers: configuration.apiKey.map { [("authorization", "Bearer \($0)")] } ?? [], json: body)
+            let request = try call.request(
+                join(configuration.baseURL, "/audio/speech"),
+                headers: configuration.apiKey.map { [("authorization", "Bearer \($0)")] } ?? [], json: body)
             try await streamPCM(call, request, sampleRate: 24_000, into: output)
         }
     }

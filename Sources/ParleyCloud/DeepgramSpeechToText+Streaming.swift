@@ -25,7 +25,8 @@ extension DeepgramSpeechToText {
                 guard let key = configuration.apiKey else {
                     throw ProviderError.unavailable(provider: "deepgram", .missingKey(variable: "DEEPGRAM_API_KEY"))
                 }
-                var query = "model=\(configuration.model)&encoding=linear16&sample_rate=\(rate)&channels=1"
+                var query =
+                    "model=\(configuration.model)&encoding=linear16&sample_rate=\(rate)&channels=1"
                     + "&interim_results=true&smart_format=true&punctuate=true"
                 if let language = options.language { query += "&language=\(language)" }
                 let url = Self.webSocketURL(configuration.baseURL) + "/v1/listen?" + query
@@ -62,8 +63,9 @@ extension DeepgramSpeechToText {
                     }
                 }
                 if let close, close.closeCode != .normalClosure {
-                    throw HTTPProviderError(provider: "deepgram", kind: .server(status: 0),
-                                            message: "the live session closed with \(close.closeCode): \(close.reason ?? "")")
+                    throw HTTPProviderError(
+                        provider: "deepgram", kind: .server(status: 0),
+                        message: "the live session closed with \(close.closeCode): \(close.reason ?? "")")
                 }
                 continuation.yield(.final(Transcript(text: results.finalText)))
             } catch {

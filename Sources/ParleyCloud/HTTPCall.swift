@@ -21,8 +21,9 @@ struct HTTPCall: Sendable {
         }
         guard (200..<300).contains(Int(response.status.code)) else {
             let body = (try? await collect(response, limit: 64 * 1024)) ?? Data()
-            throw HTTPProviderError.from(status: Int(response.status.code), body: body,
-                                         retryAfter: response.headers.first(name: "retry-after"), provider: provider)
+            throw HTTPProviderError.from(
+                status: Int(response.status.code), body: body,
+                retryAfter: response.headers.first(name: "retry-after"), provider: provider)
         }
         return response
     }
@@ -87,8 +88,9 @@ struct HTTPCall: Sendable {
                             confirming = false
                             deadline = last + idle
                         } else if confirming {
-                            continuation.finish(throwing: HTTPProviderError(
-                                provider: call.provider, kind: .timeout(.idle), message: "no data for \(idle)"))
+                            continuation.finish(
+                                throwing: HTTPProviderError(
+                                    provider: call.provider, kind: .timeout(.idle), message: "no data for \(idle)"))
                             return
                         } else {
                             // The gap is long enough; it is confirmed after a grace that starts

@@ -47,8 +47,9 @@ public enum HTTPClients {
             // wait for the head per request: a client-wide read timeout would cap both at once.
             // It stays as a backstop for reads neither covers, at twice the larger of the two
             // (it has no grace: see `TimeoutGrace`).
-            configuration.timeout = .init(connect: timeouts.connect.timeAmount,
-                                          read: (max(timeouts.idle, timeouts.firstByte) * 2).timeAmount)
+            configuration.timeout = .init(
+                connect: timeouts.connect.timeAmount,
+                read: (max(timeouts.idle, timeouts.firstByte) * 2).timeAmount)
             configuration.decompression = .disabled
             // A refused connection fails at once: the fallback chain (and its retry policy)
             // decides what to do next, instead of the pool retrying until the deadline.

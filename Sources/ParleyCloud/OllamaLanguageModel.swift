@@ -35,8 +35,10 @@ public struct OllamaLanguageModel: LanguageModelProvider {
         public static let defaultHost = "http://127.0.0.1:11434"
 
         /// Creates a configuration.
-        public init(host: String = Self.defaultHost, model: String = "llama3.2", timeouts: HTTPTimeouts = HTTPTimeouts(), supportsImages: Bool = false,
-                    supportsTools: Bool = true, contextTokens: Int? = nil) {
+        public init(
+            host: String = Self.defaultHost, model: String = "llama3.2", timeouts: HTTPTimeouts = HTTPTimeouts(), supportsImages: Bool = false,
+            supportsTools: Bool = true, contextTokens: Int? = nil
+        ) {
             self.host = host.hasPrefix("http") ? host : "http://\(host)"
             self.model = model
             self.timeouts = timeouts
@@ -57,15 +59,17 @@ public struct OllamaLanguageModel: LanguageModelProvider {
     public let configuration: Configuration
     /// The model in use: the configured one, or the installed one chosen in its place.
     public var identity: ProviderIdentity {
-        ProviderIdentity(name: "ollama", model: chosen.withLock { $0 } ?? configuration.model,
-                         isLocal: OpenAILanguageModel.Configuration.isLoopback(configuration.host))
+        ProviderIdentity(
+            name: "ollama", model: chosen.withLock { $0 } ?? configuration.model,
+            isLocal: OpenAILanguageModel.Configuration.isLoopback(configuration.host))
     }
     /// The installed model used in place of the configured one (``Configuration/usesInstalledModel``).
     private let chosen = SharedModelName()
     /// Images and tools as configured; JSON schema always (Ollama's `format` takes a schema).
     public var capabilities: LanguageModelCapabilities {
-        LanguageModelCapabilities(images: configuration.supportsImages, jsonSchema: true, tools: configuration.supportsTools,
-                                  contextTokens: configuration.contextTokens)
+        LanguageModelCapabilities(
+            images: configuration.supportsImages, jsonSchema: true, tools: configuration.supportsTools,
+            contextTokens: configuration.contextTokens)
     }
     private let call: HTTPCall
 
@@ -117,7 +121,8 @@ public struct OllamaLanguageModel: LanguageModelProvider {
         }
         if first {
             Logger(label: "parley.ollama").warning(
-                "OLLAMA_MODEL is not set and \(configuration.model) is not installed on \(configuration.host): using \(pick), installed there (set OLLAMA_MODEL to choose)")
+                "OLLAMA_MODEL is not set and \(configuration.model) is not installed on \(configuration.host): using \(pick), installed there (set OLLAMA_MODEL to choose)"
+            )
         }
         return pick
     }
@@ -177,11 +182,12 @@ public struct OllamaLanguageModel: LanguageModelProvider {
             for (offset, piece) in wire.enumerated() {
                 let inOrder = ordered.flatMap { offset < $0.count ? $0[offset]["function"]?["arguments"] : nil }
                 let arguments = inOrder ?? piece.function?.arguments
-                let text: String = switch arguments {
-                case .string(let written)?: written
-                case let value?: value.text
-                case nil: "{}"
-                }
+                let text: String =
+                    switch arguments {
+                    case .string(let written)?: written
+                    case let value?: value.text
+                    case nil: "{}"
+                    }
                 let whole = ToolCall(id: piece.id ?? ToolCall.newID(), name: piece.function?.name ?? "", arguments: text)
                 output.yield(.toolCallDelta(ToolCallDelta(index: calls, id: whole.id, name: whole.name, arguments: whole.arguments)))
                 output.yield(.toolCall(whole))
@@ -253,8 +259,10 @@ public struct OllamaLanguageModel: LanguageModelProvider {
                 let calls = message.toolCalls.map { call in
                     WireToolCall(function: .init(name: call.name, arguments: call.parsedArguments ?? .object([:])))
                 }
-                return Message(role: message.role.rawValue, content: message.text, images: images.isEmpty ? nil : images,
-                               tool_calls: calls.isEmpty ? nil : calls, tool_name: message.role == .tool ? message.toolName ?? message.toolCallID.flatMap { names[$0] } : nil)
+                return Message(
+                    role: message.role.rawValue, content: message.text, images: images.isEmpty ? nil : images,
+                    tool_calls: calls.isEmpty ? nil : calls,
+                    tool_name: message.role == .tool ? message.toolName ?? message.toolCallID.flatMap { names[$0] } : nil)
             }
             // No tool choice on the wire: only the tools the model may call are sent.
             let callable = request.callableTools.map { tool in
@@ -262,8 +270,9 @@ public struct OllamaLanguageModel: LanguageModelProvider {
             }
             tools = callable.isEmpty ? nil : callable
             let sampling = request.sampling
-            options = Options(temperature: sampling.temperature, top_p: sampling.topP, top_k: sampling.topK,
-                              num_predict: sampling.maxTokens, seed: sampling.seed, stop: sampling.stop.isEmpty ? nil : sampling.stop)
+            options = Options(
+                temperature: sampling.temperature, top_p: sampling.topP, top_k: sampling.topK,
+                num_predict: sampling.maxTokens, seed: sampling.seed, stop: sampling.stop.isEmpty ? nil : sampling.stop)
             format = request.responseSchema?.schema
         }
     }

@@ -46,15 +46,20 @@ extension OpenAILanguageModel {
     /// the failure. `false`, with `answer` never called, when this provider is not a plain
     /// `http://` server, lacks its key, or `body` is not a JSON object: the caller takes the
     /// usual way.
-    public func relayWhole(_ body: [UInt8], firstByte: Duration? = nil, on loop: any EventLoop,
-                           then answer: @escaping (Result<RelayedWhole, any Error>) -> Void) -> Bool {
+    public func relayWhole(
+        _ body: [UInt8], firstByte: Duration? = nil, on loop: any EventLoop,
+        then answer: @escaping (Result<RelayedWhole, any Error>) -> Void
+    ) -> Bool {
         guard let plainTarget, !(configuration.requiresKey && configuration.apiKey == nil),
-              let rewritten = JSONMembers.setting("model", to: JSONValue.string(configuration.model).text, in: body) else { return false }
+            let rewritten = JSONMembers.setting("model", to: JSONValue.string(configuration.model).text, in: body)
+        else { return false }
         let call = relayCall(firstByte: firstByte)
         let payload = ByteBuffer(bytes: rewritten)
         let head = plainHead(plainTarget, accept: "application/json", length: payload.readableBytes)
-        PlainHTTPClient.shared.whole(plainTarget.endpoint, head: head, body: payload, timeouts: call.timeouts,
-                                     limit: RelayedCompletion.largest, on: loop) { result in
+        PlainHTTPClient.shared.whole(
+            plainTarget.endpoint, head: head, body: payload, timeouts: call.timeouts,
+            limit: RelayedCompletion.largest, on: loop
+        ) { result in
             switch result {
             case .success(let (head, body)):
                 answer(.success(RelayedWhole(status: Int(head.status.code), contentType: head.headers.first(name: "content-type"), body: body)))
@@ -96,8 +101,9 @@ extension OpenAILanguageModel {
                 }
                 return RelayedCompletion(contentType: response.head.headers.first(name: "content-type"), source: .stream(response.body), call: call)
             }
-            let response = try await PlainHTTPClient.shared.whole(target.endpoint, head: head, body: body, timeouts: timeouts,
-                                                                  limit: RelayedCompletion.largest)
+            let response = try await PlainHTTPClient.shared.whole(
+                target.endpoint, head: head, body: body, timeouts: timeouts,
+                limit: RelayedCompletion.largest)
             guard (200..<300).contains(Int(response.head.status.code)) else { throw status(response.head, body: response.body) }
             return RelayedCompletion(contentType: response.head.headers.first(name: "content-type"), source: .whole(response.body), call: call)
         } catch {
@@ -106,8 +112,9 @@ extension OpenAILanguageModel {
     }
 
     private func status(_ head: HTTPResponseHead, body: ByteBuffer) -> HTTPProviderError {
-        HTTPProviderError.from(status: Int(head.status.code), body: Data(body.readableBytesView),
-                               retryAfter: head.headers.first(name: "retry-after"), provider: configuration.name)
+        HTTPProviderError.from(
+            status: Int(head.status.code), body: Data(body.readableBytesView),
+            retryAfter: head.headers.first(name: "retry-after"), provider: configuration.name)
     }
 }
 
@@ -122,7 +129,8 @@ struct PlainTarget: Sendable {
 
     init?(_ url: String) {
         guard url.lowercased().hasPrefix("http://"), let parsed = URL(string: url), let host = parsed.host, !host.isEmpty,
-              parsed.user == nil, parsed.query == nil else { return nil }
+            parsed.user == nil, parsed.query == nil
+        else { return nil }
         let port = parsed.port ?? 80
         let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         endpoint = PlainHTTPClient.Endpoint(host: bare, port: port)
@@ -231,8 +239,9 @@ public struct RelayedCompletion: Sendable {
         guard JSONMembers.valueRange(of: "prompt_tokens", in: object) != nil || JSONMembers.valueRange(of: "completion_tokens", in: object) != nil
         else { return nil }
         let details = JSONMembers.valueRange(of: "prompt_tokens_details", in: object).map { Array(object[$0]) }
-        return Usage(inputTokens: count("prompt_tokens", in: object) ?? 0, cachedInputTokens: details.flatMap { count("cached_tokens", in: $0) } ?? 0,
-                     outputTokens: count("completion_tokens", in: object) ?? 0)
+        return Usage(
+            inputTokens: count("prompt_tokens", in: object) ?? 0, cachedInputTokens: details.flatMap { count("cached_tokens", in: $0) } ?? 0,
+            outputTokens: count("completion_tokens", in: object) ?? 0)
     }
 
     /// The body's bytes as they arrive.

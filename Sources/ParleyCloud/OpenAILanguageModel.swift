@@ -37,9 +37,11 @@ public struct OpenAILanguageModel: LanguageModelProvider {
         public static let defaultBaseURL = "https://api.openai.com/v1"
 
         /// Creates a configuration.
-        public init(baseURL: String = Self.defaultBaseURL, apiKey: String? = nil, model: String = "gpt-4o-mini",
-                    timeouts: HTTPTimeouts = HTTPTimeouts(), name: String = "openai", isLocal: Bool? = nil, supportsImages: Bool = true,
-                    supportsJSONSchema: Bool = true, supportsTools: Bool = true, contextTokens: Int? = nil) {
+        public init(
+            baseURL: String = Self.defaultBaseURL, apiKey: String? = nil, model: String = "gpt-4o-mini",
+            timeouts: HTTPTimeouts = HTTPTimeouts(), name: String = "openai", isLocal: Bool? = nil, supportsImages: Bool = true,
+            supportsJSONSchema: Bool = true, supportsTools: Bool = true, contextTokens: Int? = nil
+        ) {
             self.baseURL = baseURL
             self.apiKey = apiKey
             self.model = model
@@ -54,9 +56,10 @@ public struct OpenAILanguageModel: LanguageModelProvider {
 
         /// From `OPENAI_API_KEY`, `OPENAI_BASE_URL` and `OPENAI_MODEL`.
         public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Configuration {
-            Configuration(baseURL: environmentValue("OPENAI_BASE_URL", in: environment) ?? defaultBaseURL,
-                          apiKey: environmentValue("OPENAI_API_KEY", in: environment),
-                          model: environmentValue("OPENAI_MODEL", in: environment) ?? "gpt-4o-mini")
+            Configuration(
+                baseURL: environmentValue("OPENAI_BASE_URL", in: environment) ?? defaultBaseURL,
+                apiKey: environmentValue("OPENAI_API_KEY", in: environment),
+                model: environmentValue("OPENAI_MODEL", in: environment) ?? "gpt-4o-mini")
         }
 
         /// Whether a key is needed: only the official endpoint requires one.
@@ -72,8 +75,9 @@ public struct OpenAILanguageModel: LanguageModelProvider {
     public let identity: ProviderIdentity
     /// Images, JSON schema and tools as configured (all on by default).
     public var capabilities: LanguageModelCapabilities {
-        LanguageModelCapabilities(images: configuration.supportsImages, jsonSchema: configuration.supportsJSONSchema,
-                                  tools: configuration.supportsTools, contextTokens: configuration.contextTokens)
+        LanguageModelCapabilities(
+            images: configuration.supportsImages, jsonSchema: configuration.supportsJSONSchema,
+            tools: configuration.supportsTools, contextTokens: configuration.contextTokens)
     }
     let call: HTTPCall
     /// Where relayed requests go when the server is plain `http://` (see ``relay(_:streams:)``).
@@ -95,8 +99,9 @@ public struct OpenAILanguageModel: LanguageModelProvider {
     }
 
     public func availability() async -> Availability {
-        await openAICompatibleAvailability(baseURL: configuration.baseURL, apiKey: configuration.apiKey, name: configuration.name,
-                                           timeouts: configuration.probeTimeouts)
+        await openAICompatibleAvailability(
+            baseURL: configuration.baseURL, apiKey: configuration.apiKey, name: configuration.name,
+            timeouts: configuration.probeTimeouts)
     }
 
     var authHeaders: [(String, String)] {
@@ -123,15 +128,18 @@ public struct OpenAILanguageModel: LanguageModelProvider {
             try checkCapabilities(for: request)
             if needsKey { throw ProviderError.unavailable(provider: provider, .missingKey(variable: "OPENAI_API_KEY")) }
             let response = try await call.send(try call.request(url, headers: headers, json: body))
-            try await Self.read(contentType: response.headers.first(name: "content-type"), body: call.chunks(response),
-                                provider: provider, into: output)
+            try await Self.read(
+                contentType: response.headers.first(name: "content-type"), body: call.chunks(response),
+                provider: provider, into: output)
         }
     }
 
     /// Reads a Chat Completions response into events: a stream of server-sent events, or the
     /// whole completion from a server that ignores `stream`.
-    static func read(contentType: String?, body: AsyncThrowingStream<ByteBuffer, any Error>, provider: String,
-                     into output: AsyncThrowingStream<ChatEvent, any Error>.Continuation) async throws {
+    static func read(
+        contentType: String?, body: AsyncThrowingStream<ByteBuffer, any Error>, provider: String,
+        into output: AsyncThrowingStream<ChatEvent, any Error>.Continuation
+    ) async throws {
         // Some OpenAI-compatible servers ignore `stream` and answer with the whole completion.
         if contentType?.lowercased().hasPrefix("application/json") == true {
             var collected = ByteBuffer()
@@ -146,8 +154,9 @@ public struct OpenAILanguageModel: LanguageModelProvider {
             do {
                 whole = try JSONDecoder().decode(WholeCompletion.self, from: data)
             } catch {
-                throw HTTPProviderError(provider: provider, kind: .malformedResponse,
-                                        message: "unreadable completion: \(String(decoding: data.prefix(200), as: UTF8.self))")
+                throw HTTPProviderError(
+                    provider: provider, kind: .malformedResponse,
+                    message: "unreadable completion: \(String(decoding: data.prefix(200), as: UTF8.self))")
             }
             let choice = whole.choices?.first
             if let text = choice?.message?.content, !text.isEmpty { output.yield(.text(text)) }
@@ -195,8 +204,11 @@ public struct OpenAILanguageModel: LanguageModelProvider {
                             index = (lastIndex ?? -1) + 1
                         }
                         lastIndex = index
-                        output.yield(.toolCallDelta(calls.add(index: index, id: piece.id, name: piece.function?.name,
-                                                              arguments: piece.function?.arguments)))
+                        output.yield(
+                            .toolCallDelta(
+                                calls.add(
+                                    index: index, id: piece.id, name: piece.function?.name,
+                                    arguments: piece.function?.arguments)))
                     }
                     if let reason = choice.finish_reason { finish = finishReason(reason) }
                 }
@@ -351,14 +363,16 @@ public struct OpenAILanguageModel: LanguageModelProvider {
                     }
                     return Message(role: message.role.rawValue, content: message.text.isEmpty ? nil : .text(message.text), tool_calls: calls)
                 }
-                let content: Content = message.hasImages
-                    ? .parts(message.parts.map { part in
-                        switch part {
-                        case .text(let text): return Part(type: "text", text: text)
-                        case .image(let data, let mimeType):
-                            return Part(type: "image_url", image_url: .init(url: "data:\(mimeType);base64,\(data.base64EncodedString())"))
-                        }
-                    })
+                let content: Content =
+                    message.hasImages
+                    ? .parts(
+                        message.parts.map { part in
+                            switch part {
+                            case .text(let text): return Part(type: "text", text: text)
+                            case .image(let data, let mimeType):
+                                return Part(type: "image_url", image_url: .init(url: "data:\(mimeType);base64,\(data.base64EncodedString())"))
+                            }
+                        })
                     : .text(message.text)
                 return Message(role: message.role.rawValue, content: content)
             }
@@ -397,8 +411,9 @@ public struct OpenAILanguageModel: LanguageModelProvider {
             var prompt_tokens_details: Details?
 
             var usage: Usage {
-                Usage(inputTokens: prompt_tokens ?? 0, cachedInputTokens: prompt_tokens_details?.cached_tokens ?? 0,
-                      outputTokens: completion_tokens ?? 0)
+                Usage(
+                    inputTokens: prompt_tokens ?? 0, cachedInputTokens: prompt_tokens_details?.cached_tokens ?? 0,
+                    outputTokens: completion_tokens ?? 0)
             }
         }
 

@@ -52,8 +52,10 @@ final class PlainHTTPClient: Sendable {
     }
 
     /// Sends a request and returns the whole response, its body at most `limit` bytes.
-    func whole(_ endpoint: Endpoint, head: HTTPRequestHead, body: ByteBuffer, timeouts: HTTPTimeouts,
-               limit: Int) async throws -> (head: HTTPResponseHead, body: ByteBuffer) {
+    func whole(
+        _ endpoint: Endpoint, head: HTTPRequestHead, body: ByteBuffer, timeouts: HTTPTimeouts,
+        limit: Int
+    ) async throws -> (head: HTTPResponseHead, body: ByteBuffer) {
         try await exchange(endpoint, timeouts: timeouts) { channel in
             let promise = channel.eventLoop.makePromise(of: (HTTPResponseHead, ByteBuffer).self)
             channel.writeAndFlush(Exchange(head: head, body: body, timeouts: timeouts, delivery: .whole(promise, limit: limit)), promise: nil)
@@ -70,27 +72,31 @@ final class PlainHTTPClient: Sendable {
     /// loop (a server's connection) and would lose more to the hops to and from a task, or to
     /// futures, than the exchange costs. A kept-alive connection on `loop` is used when there
     /// is one, else a new one is made there.
-    func whole(_ endpoint: Endpoint, head: HTTPRequestHead, body: ByteBuffer, timeouts: HTTPTimeouts, limit: Int,
-               on loop: any EventLoop, then answer: @escaping WholeAnswer) {
+    func whole(
+        _ endpoint: Endpoint, head: HTTPRequestHead, body: ByteBuffer, timeouts: HTTPTimeouts, limit: Int,
+        on loop: any EventLoop, then answer: @escaping WholeAnswer
+    ) {
         let exchange = { (answer: @escaping WholeAnswer) in
             Exchange(head: head, body: body, timeouts: timeouts, delivery: .onLoop(NIOLoopBound(answer, eventLoop: loop), limit: limit))
         }
-        let fresh = NIOLoopBound({ (answer: @escaping WholeAnswer) in
-            self.connect(to: endpoint, timeouts: timeouts, on: loop).assumeIsolated().whenComplete { result in
-                switch result {
-                case .success(let channel): channel.writeAndFlush(exchange(answer), promise: nil)
-                case .failure(let error): answer(.failure(error))
+        let fresh = NIOLoopBound(
+            { (answer: @escaping WholeAnswer) in
+                self.connect(to: endpoint, timeouts: timeouts, on: loop).assumeIsolated().whenComplete { result in
+                    switch result {
+                    case .success(let channel): channel.writeAndFlush(exchange(answer), promise: nil)
+                    case .failure(let error): answer(.failure(error))
+                    }
                 }
-            }
-        }, eventLoop: loop)
+            }, eventLoop: loop)
         guard let kept = keptConnection(to: endpoint, on: loop) else {
             fresh.value(answer)
             return
         }
-        kept.writeAndFlush(exchange { result in
-            // The server closed the kept-alive connection before answering: once more, on a new one.
-            if case .failure(Failure.closed(answered: false)) = result { fresh.value(answer) } else { answer(result) }
-        }, promise: nil)
+        kept.writeAndFlush(
+            exchange { result in
+                // The server closed the kept-alive connection before answering: once more, on a new one.
+                if case .failure(Failure.closed(answered: false)) = result { fresh.value(answer) } else { answer(result) }
+            }, promise: nil)
     }
 
     /// Sends a request and returns once the response head has come; the body follows.
@@ -109,14 +115,24 @@ final class PlainHTTPClient: Sendable {
 
     /// Runs `send` on a kept-alive or new connection; once more on a new one when a kept-alive
     /// connection closed before any answer. Cancelling closes the connection.
-    private func exchange<T: Sendable>(_ endpoint: Endpoint, timeouts: HTTPTimeouts,
-                                       _ send: @escaping @Sendable (any Channel) async throws -> T) async throws -> T {
+    private func exchange<T: Sendable>(
+        _ endpoint: Endpoint, timeouts: HTTPTimeouts,
+        _ send: @escaping @Sendable (any Channel) async throws -> T
+    ) async throws -> T {
         let (channel, reused) = try await connection(to: endpoint, timeouts: timeouts)
         do {
-            return try await withTaskCancellationHandler { try await send(channel) } onCancel: { channel.close(promise: nil) }
+            return try await withTaskCancellationHandler {
+                try await send(channel)
+            } onCancel: {
+                channel.close(promise: nil)
+            }
         } catch Failure.closed(answered: false) where reused {
             let fresh = try await connect(to: endpoint, timeouts: timeouts)
-            return try await withTaskCancellationHandler { try await send(fresh) } onCancel: { fresh.close(promise: nil) }
+            return try await withTaskCancellationHandler {
+                try await send(fresh)
+            } onCancel: {
+                fresh.close(promise: nil)
+            }
         }
     }
 

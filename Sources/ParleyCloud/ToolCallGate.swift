@@ -24,9 +24,12 @@ struct ToolCallGate: Sendable {
 
     /// The provider's reply to `request`, its tool calls checked; the reply unchanged when the
     /// request neither declares tools nor holds a tool exchange (no call can come then).
-    static func checked(_ request: ChatRequest, provider: String,
-                        send: @escaping @Sendable (ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error>)
-        -> AsyncThrowingStream<ChatEvent, any Error> {
+    static func checked(
+        _ request: ChatRequest, provider: String,
+        send: @escaping @Sendable (ChatRequest) -> AsyncThrowingStream<ChatEvent, any Error>
+    )
+        -> AsyncThrowingStream<ChatEvent, any Error>
+    {
         guard !request.tools.isEmpty || request.messages.contains(where: \.isToolExchange) else { return send(request) }
         let gate = ToolCallGate(request: request, provider: provider, send: send)
         return .producing { output in try await gate.run(output) }
@@ -90,7 +93,8 @@ struct ToolCallGate: Sendable {
     static func repairRequest(_ request: ChatRequest, call: ToolCall, problems: [String]) -> ChatRequest {
         var repair = request
         repair.messages.append(.assistant(toolCalls: [call]))
-        let complaint = "The arguments are not valid: \(problems.joined(separator: "; ")). "
+        let complaint =
+            "The arguments are not valid: \(problems.joined(separator: "; ")). "
             + "Call \(call.name) again with arguments that follow its parameters' schema exactly."
         repair.messages.append(.tool(callID: call.id, name: call.name, content: complaint, isError: true))
         repair.toolChoice = .function(call.name)

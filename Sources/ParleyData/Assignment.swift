@@ -24,8 +24,10 @@ public struct Assignment: Sendable, Equatable, Codable {
     public var link: String?
 
     /// Creates an assignment value.
-    public init(id: Int64, createdAt: Date, updatedAt: Date, origin: String, source: String, title: String, details: String,
-                dueDay: String, dueAt: Date?, link: String?) {
+    public init(
+        id: Int64, createdAt: Date, updatedAt: Date, origin: String, source: String, title: String, details: String,
+        dueDay: String, dueAt: Date?, link: String?
+    ) {
         self.id = id
         self.createdAt = createdAt
         self.updatedAt = updatedAt

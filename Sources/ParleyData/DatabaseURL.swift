@@ -41,8 +41,10 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible, CustomD
     public static let poolSizes = 1...1_000
 
     /// Creates a URL from its parts.
-    public init(host: String, port: Int = 5432, user: String, password: String? = nil, database: String, tls: TLSMode = .prefer,
-                poolSize: Int = DatabaseURL.defaultPoolSize) {
+    public init(
+        host: String, port: Int = 5432, user: String, password: String? = nil, database: String, tls: TLSMode = .prefer,
+        poolSize: Int = DatabaseURL.defaultPoolSize
+    ) {
         self.host = host
         self.port = port
         self.user = user
@@ -104,8 +106,9 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible, CustomD
             default: throw .invalidDatabaseURL(reason: "sslmode must be disable, prefer or require")
             }
         }
-        self.init(host: host, port: components.port ?? 5432, user: user, password: components.password,
-                  database: path.isEmpty ? user : path, tls: tls, poolSize: poolSize)
+        self.init(
+            host: host, port: components.port ?? 5432, user: user, password: components.password,
+            database: path.isEmpty ? user : path, tls: tls, poolSize: poolSize)
     }
 
     /// The same server and user, another database.

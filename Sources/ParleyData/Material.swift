@@ -23,8 +23,10 @@ public struct Material: Sendable, Equatable, Codable {
     public var origin: String?
 
     /// Creates a material value.
-    public init(id: Int64, createdAt: Date, title: String, kind: String, source: String, text: String, pageCount: Int, readBy: String,
-                origin: String? = nil) {
+    public init(
+        id: Int64, createdAt: Date, title: String, kind: String, source: String, text: String, pageCount: Int, readBy: String,
+        origin: String? = nil
+    ) {
         self.id = id
         self.createdAt = createdAt
         self.title = title

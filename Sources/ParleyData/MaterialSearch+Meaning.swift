@@ -41,8 +41,10 @@ extension MaterialSearch {
         }
         let found = Set(words.map(\.material))
         for near in meanings where !found.contains(near.material.material) && near.similarity >= meaningThreshold {
-            hits.append(Hit(material: near.material.material, title: near.material.title, snippet: fitted(snippet: near.passage),
-                            score: meaningWeight * Double(near.similarity)))
+            hits.append(
+                Hit(
+                    material: near.material.material, title: near.material.title, snippet: fitted(snippet: near.passage),
+                    score: meaningWeight * Double(near.similarity)))
         }
         return Array(hits.sorted { $0.score != $1.score ? $0.score > $1.score : $0.material > $1.material }.prefix(limit))
     }

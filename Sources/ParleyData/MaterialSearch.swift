@@ -55,8 +55,10 @@ public struct MaterialSearch: Sendable {
             for text in Self.passages(of: material.text) {
                 let words = Self.terms(text) + Self.terms(material.title)
                 guard !words.isEmpty else { continue }
-                passages.append(Passage(material: material.id, title: material.title, text: text,
-                                        terms: words.reduce(into: [:]) { $0[$1, default: 0] += 1 }, length: words.count))
+                passages.append(
+                    Passage(
+                        material: material.id, title: material.title, text: text,
+                        terms: words.reduce(into: [:]) { $0[$1, default: 0] += 1 }, length: words.count))
             }
         }
         self.passages = passages

@@ -20,8 +20,10 @@ public struct OwnerContents: Sendable, Equatable {
     public var syncState: [SyncStateValue]
 
     /// Creates one owner's contents.
-    public init(owner: Owner, threads: [ExportedThread] = [], stash: [StashItem] = [], materials: [Material] = [],
-                assignments: [Assignment] = [], syncState: [SyncStateValue] = []) {
+    public init(
+        owner: Owner, threads: [ExportedThread] = [], stash: [StashItem] = [], materials: [Material] = [],
+        assignments: [Assignment] = [], syncState: [SyncStateValue] = []
+    ) {
         self.owner = owner
         self.threads = threads
         self.stash = stash

@@ -23,8 +23,9 @@ public struct GoogleConfiguration: Sendable, Equatable {
             client = GoogleClient(id: id, secret: secret)
         }
         endpoints = .overriding(api: present("GOOGLE_API_BASE_URL"), oauth: present("GOOGLE_OAUTH_BASE_URL"))
-        sync = GoogleSyncOptions(driveFolder: present("PARLEY_GOOGLE_DRIVE_FOLDER"), calendar: present("PARLEY_GOOGLE_CALENDAR"),
-                                 gmailQuery: present("PARLEY_GOOGLE_GMAIL_QUERY"))
+        sync = GoogleSyncOptions(
+            driveFolder: present("PARLEY_GOOGLE_DRIVE_FOLDER"), calendar: present("PARLEY_GOOGLE_CALENDAR"),
+            gmailQuery: present("PARLEY_GOOGLE_GMAIL_QUERY"))
         let seconds = present("PARLEY_GOOGLE_SYNC_INTERVAL").flatMap(Double.init) ?? 900
         syncInterval = seconds > 0 ? .seconds(seconds) : nil
     }

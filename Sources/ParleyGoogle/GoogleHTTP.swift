@@ -48,8 +48,10 @@ struct GoogleHTTP: Sendable {
     /// The largest body read.
     var limit = 100 * 1024 * 1024
 
-    func send(_ method: HTTPMethod, _ url: String, headers: [(String, String)] = [], body: Data? = nil,
-              service: String) async throws(GoogleError) -> GoogleResponse {
+    func send(
+        _ method: HTTPMethod, _ url: String, headers: [(String, String)] = [], body: Data? = nil,
+        service: String
+    ) async throws(GoogleError) -> GoogleResponse {
         var request = HTTPClientRequest(url: url)
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
@@ -71,8 +73,9 @@ struct GoogleHTTP: Sendable {
 
     /// A form-encoded POST (the OAuth endpoints).
     func postForm(_ url: String, _ fields: [(String, String)], service: String) async throws(GoogleError) -> GoogleResponse {
-        try await send(.POST, url, headers: [("content-type", "application/x-www-form-urlencoded")],
-                       body: Data(FormEncoding.encode(fields).utf8), service: service)
+        try await send(
+            .POST, url, headers: [("content-type", "application/x-www-form-urlencoded")],
+            body: Data(FormEncoding.encode(fields).utf8), service: service)
     }
 
     private static func reason(_ error: any Error) -> String {
@@ -92,8 +95,9 @@ struct GoogleHTTP: Sendable {
 
 /// `application/x-www-form-urlencoded` and query strings.
 enum FormEncoding {
-    private static let unreserved = CharacterSet(charactersIn:
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    private static let unreserved = CharacterSet(
+        charactersIn:
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     /// One value, percent-encoded.
     static func escape(_ value: String) -> String {

@@ -21,10 +21,12 @@ public actor GoogleSession {
     public private(set) var backoffs = 0
 
     /// Creates a session over the sign-in `keeper` holds.
-    public init(oauth: GoogleOAuth, keeper: any GoogleTokenKeeping,
-                retry: RetryPolicy = RetryPolicy(maxAttempts: 6, initialDelay: .seconds(1), maxDelay: .seconds(32), jitter: 0.5),
-                sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
-                logger: Logger = Logger(label: "parley.google")) {
+    public init(
+        oauth: GoogleOAuth, keeper: any GoogleTokenKeeping,
+        retry: RetryPolicy = RetryPolicy(maxAttempts: 6, initialDelay: .seconds(1), maxDelay: .seconds(32), jitter: 0.5),
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+        logger: Logger = Logger(label: "parley.google")
+    ) {
         self.oauth = oauth
         self.keeper = keeper
         self.retry = retry
@@ -78,7 +80,8 @@ public actor GoogleSession {
                 try await renew()
                 continue
             }
-            let rateLimited = response.status == 429
+            let rateLimited =
+                response.status == 429
                 || (response.status == 403 && ["rateLimitExceeded", "userRateLimitExceeded"].contains(reason ?? ""))
                 || response.status == 503 || (response.status == 500 && reason == "backendError")
             if rateLimited {

@@ -31,7 +31,9 @@ public struct LocalEngines: Sendable {
     /// words alone.
     public func audioTurnScorer() -> SmartTurnModel? {
         if turnModel.isAvailable { return turnModel }
-        let why = OnnxRuntime.isBuilt ? "\(turnModel.file.path) is missing (run scripts/setup, or `parley models pull smart-turn-v3.2`)"
+        let why =
+            OnnxRuntime.isBuilt
+            ? "\(turnModel.file.path) is missing (run scripts/setup, or `parley models pull smart-turn-v3.2`)"
             : "ONNX Runtime is not built for this platform"
         logger.warning("the audio turn model (Smart Turn v3.2) is not used: \(why); the end of a turn is judged by the text score alone")
         return nil
@@ -76,9 +78,11 @@ public struct LocalEngines: Sendable {
         public var embeddingModel: String?
 
         /// Creates overrides.
-        public init(languageModel: String? = nil, whisperModel: String? = nil, voice: String? = nil,
-                    contextLength: Int = 2048, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
-                    defaultSystemPrompt: String? = nil) {
+        public init(
+            languageModel: String? = nil, whisperModel: String? = nil, voice: String? = nil,
+            contextLength: Int = 2048, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
+            defaultSystemPrompt: String? = nil
+        ) {
             self.defaultSystemPrompt = defaultSystemPrompt
             self.languageModel = languageModel
             self.whisperModel = whisperModel
@@ -89,15 +93,19 @@ public struct LocalEngines: Sendable {
     }
 
     /// Builds the providers for `paths`.
-    public init(paths: ParleyPaths = .current(), overrides: Overrides = Overrides(),
-                logger: Logger = Logger(label: "parley.local")) {
+    public init(
+        paths: ParleyPaths = .current(), overrides: Overrides = Overrides(),
+        logger: Logger = Logger(label: "parley.local")
+    ) {
         self.paths = paths
         self.logger = logger
-        stt = WhisperSpeechToText(modelPath: overrides.whisperModel ?? paths.defaultWhisperModel.path,
-                                  multilingualModelPath: paths.multilingualWhisperModel.path,
-                                  detectable: LanguageSetting.detectable, threads: overrides.threads)
-        moonshine = MoonshineSpeechToText(files: MoonshineModelFiles(folder: paths.models, name: paths.moonshineModelName),
-                                          cache: paths.speechCache, threads: overrides.threads)
+        stt = WhisperSpeechToText(
+            modelPath: overrides.whisperModel ?? paths.defaultWhisperModel.path,
+            multilingualModelPath: paths.multilingualWhisperModel.path,
+            detectable: LanguageSetting.detectable, threads: overrides.threads)
+        moonshine = MoonshineSpeechToText(
+            files: MoonshineModelFiles(folder: paths.models, name: paths.moonshineModelName),
+            cache: paths.speechCache, threads: overrides.threads)
         var configuration = LlamaLanguageModel.Configuration(
             modelPath: overrides.languageModel ?? paths.defaultLanguageModel.path,
             contextLength: overrides.contextLength, threads: overrides.threads, defaultSystemPrompt: overrides.defaultSystemPrompt,
@@ -106,17 +114,20 @@ public struct LocalEngines: Sendable {
         llm = SwitchableLanguageModel(LlamaLanguageModel(configuration: configuration))
         // One thread: it scores at a pause, while the transcriber and the language model work.
         turnModel = SmartTurnModel(models: paths.models, threads: 1)
-        embedder = LlamaEmbedder(configuration: .init(modelPath: overrides.embeddingModel ?? paths.defaultEmbeddingModel.path,
-                                                      threads: overrides.threads,
-                                                      name: overrides.embeddingModel == nil ? LlamaEmbedder.defaultModelName : nil))
+        embedder = LlamaEmbedder(
+            configuration: .init(
+                modelPath: overrides.embeddingModel ?? paths.defaultEmbeddingModel.path,
+                threads: overrides.threads,
+                name: overrides.embeddingModel == nil ? LlamaEmbedder.defaultModelName : nil))
         // `voice` names a neural voice (`joe`) or an espeak-ng one (`en-gb`); each engine takes
         // the names it has, and the other keeps its own default.
         // Up to two ONNX Runtime threads, as many as the cores other processes leave free:
         // measured here, a reply's first chunk came 91 ms after its text on two threads of an
         // idle machine against 133–148 ms on one, but with the cores shared one thread was
         // faster (first audio p50 264–305 ms against 439–499 ms on two).
-        let neural = PiperTextToSpeech(folder: paths.models, cache: paths.voiceCache, defaultVoice: overrides.voice,
-                                       threads: min(2, overrides.threads))
+        let neural = PiperTextToSpeech(
+            folder: paths.models, cache: paths.voiceCache, defaultVoice: overrides.voice,
+            threads: min(2, overrides.threads))
         // The default voice's names count even before it is pulled: asked for and missing, it
         // falls back to espeak-ng's own voice.
         let neuralNames = Set((neural.voices.flatMap(\.names) + PiperVoice(model: paths.defaultVoiceModel).names).map { $0.lowercased() })

@@ -28,8 +28,10 @@ actor MCPChildProcess {
 
     /// Starts `command` (a path, or a name looked up on the child's `PATH`) with `arguments`.
     /// - Throws: ``MCPConnectionError`` when the program is not found or cannot start.
-    init(server: String, command: String, arguments: [String], environment: [String: String], directory: String?,
-         logger: Logger) throws(MCPConnectionError) {
+    init(
+        server: String, command: String, arguments: [String], environment: [String: String], directory: String?,
+        logger: Logger
+    ) throws(MCPConnectionError) {
         #if os(Linux) || os(macOS)
         // A write to a child that has exited must fail with EPIPE, not end this process.
         _ = ignoreBrokenPipes

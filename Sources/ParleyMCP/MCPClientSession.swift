@@ -33,17 +33,21 @@ public actor MCPClientSession: MCPToolSession {
     /// Connects the server `entry` describes: starts its program (stdio) or reaches its URL,
     /// and completes the protocol's handshake within `timeout`.
     /// - Throws: ``MCPConnectionError`` saying why and what to do.
-    public static func connect(_ entry: MCPServerEntry, timeout: Duration = .seconds(15),
-                               logger: Logger = Logger(label: "parley.mcp")) async throws(MCPConnectionError) -> MCPClientSession {
+    public static func connect(
+        _ entry: MCPServerEntry, timeout: Duration = .seconds(15),
+        logger: Logger = Logger(label: "parley.mcp")
+    ) async throws(MCPConnectionError) -> MCPClientSession {
         let transport: any Transport
         var child: MCPChildProcess?
         switch entry.transport {
         case .stdio(let command, let arguments, let environment, let directory):
-            let started = try MCPChildProcess(server: entry.name, command: command, arguments: arguments, environment: environment,
-                                              directory: directory, logger: logger)
+            let started = try MCPChildProcess(
+                server: entry.name, command: command, arguments: arguments, environment: environment,
+                directory: directory, logger: logger)
             child = started
-            transport = StdioTransport(input: FileDescriptor(rawValue: started.messagesFromChild),
-                                       output: FileDescriptor(rawValue: started.messagesToChild))
+            transport = StdioTransport(
+                input: FileDescriptor(rawValue: started.messagesFromChild),
+                output: FileDescriptor(rawValue: started.messagesToChild))
         case .http(let url, let headers):
             transport = StreamableHTTPTransport(endpoint: url, headers: headers, logger: logger)
         }

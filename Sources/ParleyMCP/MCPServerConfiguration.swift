@@ -113,15 +113,19 @@ public struct MCPServerEntry: Sendable, Equatable {
             let arguments = try Self.strings(json["args"], key: "args", server: name)
             let environment = try Self.dictionary(json["env"], key: "env", server: name)
             let directory = json["cwd"]?.string
-            self.init(name: name, transport: .stdio(command: command, arguments: arguments, environment: environment, directory: directory),
-                      timeout: timeout)
+            self.init(
+                name: name, transport: .stdio(command: command, arguments: arguments, environment: environment, directory: directory),
+                timeout: timeout)
         } else if let address = json["url"] {
             guard let text = address.string, let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-                  scheme == "http" || scheme == "https", url.host != nil else {
+                scheme == "http" || scheme == "https", url.host != nil
+            else {
                 throw .invalidEntry(server: name, reason: "\"url\" must be an http or https address")
             }
             if kind == "sse" {
-                throw .invalidEntry(server: name, reason: "it uses the old HTTP+SSE transport, which Parley does not speak: give the server's Streamable HTTP endpoint (often …/mcp)")
+                throw .invalidEntry(
+                    server: name,
+                    reason: "it uses the old HTTP+SSE transport, which Parley does not speak: give the server's Streamable HTTP endpoint (often …/mcp)")
             }
             guard kind == nil || kind == "http" || kind == "streamable-http" || kind == "streamableHttp" else {
                 throw .invalidEntry(server: name, reason: "its \"type\" \"\(kind ?? "")\" is not one Parley knows (use \"http\" or leave it out)")

@@ -68,7 +68,8 @@ public struct MCPToolHub: Sendable {
                                 await session.close()
                                 throw MCPConnectionError.timedOut(server: entry.name, seconds: Int(timeout.components.seconds))
                             }
-                            logger.notice("MCP server \(entry.name): \(tools.count) tool\(tools.count == 1 ? "" : "s") (\(tools.map(\.name).joined(separator: ", ")))")
+                            logger.notice(
+                                "MCP server \(entry.name): \(tools.count) tool\(tools.count == 1 ? "" : "s") (\(tools.map(\.name).joined(separator: ", ")))")
                             return Server(session: session, tools: tools, timeout: entry.timeout, redact: { entry.redacting($0) })
                         } catch let error as MCPConnectionError {
                             throw error
@@ -104,7 +105,9 @@ public struct MCPToolHub: Sendable {
                     name = Self.qualified(server: server.session.server, tool: listed.name)
                 }
                 guard ToolDefinition.isValidName(name), !taken.contains(name) else {
-                    logger.warning("MCP server \(server.session.server): its tool \"\(listed.name.prefix(80))\" is left out: its name is taken or not a valid function name.")
+                    logger.warning(
+                        "MCP server \(server.session.server): its tool \"\(listed.name.prefix(80))\" is left out: its name is taken or not a valid function name."
+                    )
                     continue
                 }
                 let definition: ToolDefinition
@@ -131,17 +134,20 @@ public struct MCPToolHub: Sendable {
     /// `SERVER_TOOL` with every character a function name cannot hold as `_`, at most 64.
     static func qualified(server: String, tool: String) -> String {
         let joined = "\(server)_\(tool)"
-        let cleaned = String(joined.unicodeScalars.map { scalar -> Character in
-            let ok = (scalar.value < 128) && (CharacterSet.alphanumerics.contains(scalar) || scalar == "_" || scalar == "-")
-            return ok ? Character(scalar) : "_"
-        })
+        let cleaned = String(
+            joined.unicodeScalars.map { scalar -> Character in
+                let ok = (scalar.value < 128) && (CharacterSet.alphanumerics.contains(scalar) || scalar == "_" || scalar == "-")
+                return ok ? Character(scalar) : "_"
+            })
         return String(cleaned.prefix(64))
     }
 
     /// A Parley tool whose calls go to `name` on `session`: a result the server marks as an
     /// error, and a server that fails, are error results for the model.
-    static func tool(_ definition: ToolDefinition, calling name: String, on session: any MCPToolSession, timeout: Duration,
-                     redact: @escaping @Sendable (String) -> String = { $0 }) -> Tool {
+    static func tool(
+        _ definition: ToolDefinition, calling name: String, on session: any MCPToolSession, timeout: Duration,
+        redact: @escaping @Sendable (String) -> String = { $0 }
+    ) -> Tool {
         Tool(definition: definition, timeout: timeout) { arguments in
             let value: JSONValue
             do {

@@ -20,8 +20,10 @@ public struct MCPToolServer: Sendable {
     private let logger: Logger
 
     /// Creates a server of `toolbox`'s tools.
-    public init(toolbox: ToolBox, name: String = "parley", version: String = "1.0.0", instructions: String? = nil,
-                logger: Logger = Logger(label: "parley.mcp.server")) {
+    public init(
+        toolbox: ToolBox, name: String = "parley", version: String = "1.0.0", instructions: String? = nil,
+        logger: Logger = Logger(label: "parley.mcp.server")
+    ) {
         self.toolbox = toolbox
         self.name = name
         self.version = version
@@ -41,8 +43,9 @@ public struct MCPToolServer: Sendable {
 
     /// Serves over `transport` until it ends.
     public func serve(_ transport: any Transport) async throws {
-        let server = MCP.Server(name: name, version: version, instructions: instructions,
-                                capabilities: .init(tools: .init(listChanged: false)))
+        let server = MCP.Server(
+            name: name, version: version, instructions: instructions,
+            capabilities: .init(tools: .init(listChanged: false)))
         let toolbox = self.toolbox
         let logger = self.logger
         await server.withMethodHandler(ListTools.self) { _ in

@@ -66,7 +66,8 @@ actor StreamableHTTPTransport: Transport {
         case 200..<300:
             break
         case 401, 403:
-            throw MCPError.internalError("the server refused the request (HTTP \(response.statusCode)): check the \"headers\" of its entry (an API key, a token)")
+            throw MCPError.internalError(
+                "the server refused the request (HTTP \(response.statusCode)): check the \"headers\" of its entry (an API key, a token)")
         case 404 where sessionID != nil:
             throw MCPError.internalError("the server ended its session (HTTP 404): restart Parley to connect again")
         default:
@@ -92,9 +93,10 @@ actor StreamableHTTPTransport: Transport {
     /// Keeps the version the server chose in its answer to `initialize`.
     private func noteProtocolVersion(_ message: Data) {
         guard protocolVersion == nil,
-              let object = try? JSONSerialization.jsonObject(with: message) as? [String: Any],
-              let result = object["result"] as? [String: Any],
-              let version = result["protocolVersion"] as? String else { return }
+            let object = try? JSONSerialization.jsonObject(with: message) as? [String: Any],
+            let result = object["result"] as? [String: Any],
+            let version = result["protocolVersion"] as? String
+        else { return }
         protocolVersion = version
     }
 

@@ -17,7 +17,9 @@ public enum MaterialContext {
         let header = "Study material \"\(material.title)\":"
         guard material.text.count > budget else { return "\(header)\n\(material.text)" }
         let cut = material.text.prefix(budget)
-        let boundary = ["\n\n", "\n", ". ", " "].lazy.compactMap { cut.range(of: $0, options: .backwards) }.first { cut.distance(from: cut.startIndex, to: $0.lowerBound) > budget / 2 }
+        let boundary = ["\n\n", "\n", ". ", " "].lazy.compactMap { cut.range(of: $0, options: .backwards) }.first {
+            cut.distance(from: cut.startIndex, to: $0.lowerBound) > budget / 2
+        }
         let kept = boundary.map { cut[..<$0.lowerBound] } ?? cut
         return "\(header)\n\(kept)\n[The rest of \"\(material.title)\" is left out: it does not fit the model's context.]"
     }

@@ -46,7 +46,8 @@ public struct TesseractImageReader: ImageTextReader {
             path, arguments: ["stdin", "stdout", "-l", languages, "--psm", "3"], input: image.data,
             environment: ["OMP_THREAD_LIMIT": "1"])
         guard output.status == 0 else {
-            let message = String(decoding: output.standardError, as: UTF8.self)
+            let message =
+                String(decoding: output.standardError, as: UTF8.self)
                 .split(whereSeparator: \.isNewline).last.map(String.init) ?? "exit status \(output.status)"
             throw ImageReadingError.failed(reader: identity.description, reason: message)
         }

@@ -16,6 +16,7 @@ struct Forces: Sendable {
     /// The push out on a node that is behind its parent, per pixel behind.
     var outward: Double
 
-    static let standard = Forces(repulsion: 0.1, stiffness: 0.4, gravityX: 0.06, gravityY: 0.04,
-                                 edgeRepulsion: 4, outward: 0.5)
+    static let standard = Forces(
+        repulsion: 0.1, stiffness: 0.4, gravityX: 0.06, gravityY: 0.04,
+        edgeRepulsion: 4, outward: 0.5)
 }

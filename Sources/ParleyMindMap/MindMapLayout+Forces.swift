@@ -34,7 +34,8 @@ extension MindMapLayout {
             // Springs: rest length is the separation plus the edge length.
             for (parent, child) in edges {
                 let (ux, uy, distance) = direction(from: bodies[parent], to: bodies[child], i: parent, j: child)
-                let rest = bodies[parent].separation(from: bodies[child], ux: ux, uy: uy, gap: options.spacing)
+                let rest =
+                    bodies[parent].separation(from: bodies[child], ux: ux, uy: uy, gap: options.spacing)
                     + options.edgeLength
                 let pull = forces.stiffness * (distance - rest)
                 forceX[parent] += ux * pull
@@ -59,8 +60,9 @@ extension MindMapLayout {
             // Boxes keep off edges they are not on, so no line runs under a label.
             for (parent, child) in edges {
                 for index in 0..<count where index != parent && index != child {
-                    pushOffEdge(index, parent, child, bodies, &forceX, &forceY, gap: options.spacing,
-                                strength: forces.edgeRepulsion)
+                    pushOffEdge(
+                        index, parent, child, bodies, &forceX, &forceY, gap: options.spacing,
+                        strength: forces.edgeRepulsion)
                 }
             }
             let temperature = hottest * (1 - Double(step) / Double(options.iterations))
@@ -79,9 +81,11 @@ extension MindMapLayout {
     ///
     /// The edge is drawn as a curve (``edgeControl(fromX:fromY:toX:toY:)``); here it is the
     /// two straight lines through the curve's midpoint, which stay within a pixel or two of it.
-    private static func pushOffEdge(_ index: Int, _ parent: Int, _ child: Int, _ bodies: [Body],
-                                    _ forceX: inout [Double], _ forceY: inout [Double], gap: Double,
-                                    strength: Double) {
+    private static func pushOffEdge(
+        _ index: Int, _ parent: Int, _ child: Int, _ bodies: [Body],
+        _ forceX: inout [Double], _ forceY: inout [Double], gap: Double,
+        strength: Double
+    ) {
         let from = bodies[parent], to = bodies[child], box = bodies[index]
         let control = edgeControl(fromX: from.x, fromY: from.y, toX: to.x, toY: to.y)
         let middleX = (from.x + 2 * control.x + to.x) / 4, middleY = (from.y + 2 * control.y + to.y) / 4
@@ -126,8 +130,10 @@ extension MindMapLayout {
 
     /// The point of a segment nearest to a point, how far along the segment it is (0 to 1),
     /// and its distance.
-    private static func closest(toX x: Double, toY y: Double, fromX ax: Double, fromY ay: Double,
-                                toX bx: Double, toY by: Double) -> (x: Double, y: Double, along: Double, distance: Double) {
+    private static func closest(
+        toX x: Double, toY y: Double, fromX ax: Double, fromY ay: Double,
+        toX bx: Double, toY by: Double
+    ) -> (x: Double, y: Double, along: Double, distance: Double) {
         let dx = bx - ax, dy = by - ay
         let lengthSquared = dx * dx + dy * dy
         let along = lengthSquared > 1e-12 ? min(max(((x - ax) * dx + (y - ay) * dy) / lengthSquared, 0), 1) : 0

@@ -13,8 +13,10 @@ extension MindMapLayout {
     /// The starting positions: each node at the middle of its sector on the ring of its depth,
     /// sectors as wide as their share of the leaves, the first branch just clockwise of 12
     /// o'clock, and a little seeded jitter.
-    static func placeRadially(_ nodes: [Node], _ bodies: inout [Body], options: Options,
-                              random: inout SplitMix64) {
+    static func placeRadially(
+        _ nodes: [Node], _ bodies: inout [Body], options: Options,
+        random: inout SplitMix64
+    ) {
         guard nodes.count > 1 else { return }
         let children = children(of: nodes)
         var leaves = Array(repeating: 0.0, count: nodes.count)

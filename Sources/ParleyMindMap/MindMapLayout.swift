@@ -35,10 +35,12 @@ public struct MindMapLayout: Sendable, Equatable, Hashable {
         public var edgeLength: Double
 
         /// Creates options; the defaults suit a map of up to about fifty ideas.
-        public init(seed: UInt64 = 0x5EED_0F_1DEA5, iterations: Int = 300, fontSize: Double = 20,
-                    rootFontScale: Double = 1.3, lineHeight: Double = 1.5, letterSpacing: Double = 0.05,
-                    maxLineCharacters: Int = 18,
-                    padding: Double = 32, spacing: Double = 18, edgeLength: Double = 40) {
+        public init(
+            seed: UInt64 = 0x5EED_0F_1DEA5, iterations: Int = 300, fontSize: Double = 20,
+            rootFontScale: Double = 1.3, lineHeight: Double = 1.5, letterSpacing: Double = 0.05,
+            maxLineCharacters: Int = 18,
+            padding: Double = 32, spacing: Double = 18, edgeLength: Double = 40
+        ) {
             self.seed = seed
             self.iterations = iterations
             self.fontSize = fontSize
@@ -162,9 +164,10 @@ public struct MindMapLayout: Sendable, Equatable, Hashable {
                 return Edge(from: parent, to: node.id, controlX: control.x, controlY: control.y)
             }
         }
-        return MindMapLayout(nodes: nodes, edges: edges, width: maxX - minX + 2 * padding,
-                             height: maxY - minY + 2 * padding, lineHeight: options.lineHeight,
-                             letterSpacing: options.letterSpacing, spacing: options.spacing)
+        return MindMapLayout(
+            nodes: nodes, edges: edges, width: maxX - minX + 2 * padding,
+            height: maxY - minY + 2 * padding, lineHeight: options.lineHeight,
+            letterSpacing: options.letterSpacing, spacing: options.spacing)
     }
 
     /// The nodes in depth-first order with wrapped labels and box sizes, not yet placed.
@@ -181,8 +184,10 @@ public struct MindMapLayout: Sendable, Equatable, Hashable {
             let width = max(textWidth + 1.6 * size, 3 * size)
             let height = Double(lines.count) * options.lineHeight * size + 0.9 * size
             let id = nodes.count
-            nodes.append(Node(id: id, parent: parent, label: label, lines: lines, depth: depth, branch: branch,
-                              x: 0, y: 0, width: width, height: height, fontSize: size))
+            nodes.append(
+                Node(
+                    id: id, parent: parent, label: label, lines: lines, depth: depth, branch: branch,
+                    x: 0, y: 0, width: width, height: height, fontSize: size))
             return id
         }
         func addSubtree(_ node: MindMap.Node, parent: Int, depth: Int, branch: Int) {

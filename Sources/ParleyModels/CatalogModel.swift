@@ -157,9 +157,11 @@ public struct CatalogModel: Sendable, Hashable, Identifiable {
     public var speech: SpeechFacts?
 
     /// Creates a catalog entry.
-    public init(id: String, displayName: String, capability: ModelCapability, preset: ModelPreset? = nil,
-                files: [ModelFile], licence: String, contextLength: Int? = nil, memory: Int64,
-                quirks: ModelQuirks = ModelQuirks(), speech: SpeechFacts? = nil) {
+    public init(
+        id: String, displayName: String, capability: ModelCapability, preset: ModelPreset? = nil,
+        files: [ModelFile], licence: String, contextLength: Int? = nil, memory: Int64,
+        quirks: ModelQuirks = ModelQuirks(), speech: SpeechFacts? = nil
+    ) {
         self.id = id
         self.displayName = displayName
         self.capability = capability

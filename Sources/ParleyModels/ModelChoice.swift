@@ -52,36 +52,43 @@ public struct LanguageModelChoice: Sendable, Equatable {
     /// 2. otherwise the preset the machine affords (``MachineProfile/recommendedPreset(in:)``), if
     ///    installed, else the best installed preset below it;
     /// 3. otherwise the recommended one, missing: using it says which command fetches it.
-    public static func resolve(setting: String?, folder: URL, catalog: ModelCatalog = .standard,
-                               machine: MachineProfile = .current()) -> LanguageModelChoice {
+    public static func resolve(
+        setting: String?, folder: URL, catalog: ModelCatalog = .standard,
+        machine: MachineProfile = .current()
+    ) -> LanguageModelChoice {
         let library = ModelLibrary(folder: folder, catalog: catalog)
         if let setting, !setting.isEmpty {
             if let model = catalog.model(setting), model.capability == .llm {
                 return LanguageModelChoice(path: library.path(of: model), model: model, reason: "chosen in the settings (PARLEY_LLM_MODEL)")
             }
             let path = URL(fileURLWithPath: (setting as NSString).expandingTildeInPath)
-            return LanguageModelChoice(path: path, model: catalog.models.first { path.lastPathComponent == $0.files.first?.name },
-                                       reason: "the file the settings name (PARLEY_LLM_MODEL)")
+            return LanguageModelChoice(
+                path: path, model: catalog.models.first { path.lastPathComponent == $0.files.first?.name },
+                reason: "the file the settings name (PARLEY_LLM_MODEL)")
         }
         let recommended = machine.recommendedPreset(in: catalog)
         let candidates = catalog.languageModels.filter { ($0.preset ?? .fast) <= recommended }.reversed()
         for model in candidates where library.state(of: model) == .installed {
-            let why = model.preset == recommended
+            let why =
+                model.preset == recommended
                 ? "the \(recommended.rawValue) preset suits this machine (\(ByteFormat.string(machine.availableMemory)) free, \(machine.cores) cores)"
                 : "the \(recommended.rawValue) preset suits this machine but is not installed (parley models pull \(catalog.languageModel(recommended)?.id ?? "")); using the best one installed"
             return LanguageModelChoice(path: library.path(of: model), model: model, reason: why)
         }
         let model = catalog.languageModel(recommended) ?? catalog.languageModels[0]
-        return LanguageModelChoice(path: library.path(of: model), model: model,
-                                   reason: "no language model is installed; run parley models pull \(model.id)")
+        return LanguageModelChoice(
+            path: library.path(of: model), model: model,
+            reason: "no language model is installed; run parley models pull \(model.id)")
     }
 
     /// The catalog model to install: the one `PARLEY_LLM_MODEL` names, else the preset the
     /// machine affords, whatever is installed already (``resolve(setting:folder:catalog:machine:)``
     /// falls back to an installed smaller one; this is what would take its place). `nil` when
     /// the setting names a file rather than a catalog model.
-    public static func wanted(setting: String?, catalog: ModelCatalog = .standard,
-                              machine: MachineProfile = .current()) -> CatalogModel? {
+    public static func wanted(
+        setting: String?, catalog: ModelCatalog = .standard,
+        machine: MachineProfile = .current()
+    ) -> CatalogModel? {
         if let setting, !setting.isEmpty {
             guard let model = catalog.model(setting), model.capability == .llm else { return nil }
             return model

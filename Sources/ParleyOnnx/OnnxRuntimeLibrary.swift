@@ -41,7 +41,8 @@ struct OnnxRuntimeLibrary: @unchecked Sendable {
                 return .failure(error)
             }
         }
-        return .failure(OnnxError(.library, "ONNX Runtime (libonnxruntime) could not be loaded: \(reasons.joined(separator: "; ")); run scripts/setup, which installs it"))
+        return .failure(
+            OnnxError(.library, "ONNX Runtime (libonnxruntime) could not be loaded: \(reasons.joined(separator: "; ")); run scripts/setup, which installs it"))
     }
 
     private init(_ handle: UnsafeMutableRawPointer) throws(OnnxError) {
@@ -54,7 +55,8 @@ struct OnnxRuntimeLibrary: @unchecked Sendable {
         }
         let version = versionString().map { String(cString: $0) } ?? "unknown"
         guard let api = getApi(UInt32(PARLEY_ORT_API_VERSION)) else {
-            throw OnnxError(.library, "ONNX Runtime \(version) does not serve its C API at version \(PARLEY_ORT_API_VERSION) (1.13 or later is needed); run scripts/setup")
+            throw OnnxError(
+                .library, "ONNX Runtime \(version) does not serve its C API at version \(PARLEY_ORT_API_VERSION) (1.13 or later is needed); run scripts/setup")
         }
         guard let createEnv = api.pointee.CreateEnv else {
             throw OnnxError(.library, "ONNX Runtime \(version)'s API table lacks CreateEnv")

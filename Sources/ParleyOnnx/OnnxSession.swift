@@ -37,8 +37,9 @@ public final class OnnxSession: Sendable {
         var memoryInfo: OpaquePointer?
         let inputNames: [String], outputNames: [String]
         do throws(OnnxError) {
-            try library.check(createMemoryInfo(Int32(PARLEY_ORT_DEVICE_ALLOCATOR), Int32(PARLEY_ORT_MEM_TYPE_DEFAULT), &memoryInfo),
-                              .model, "could not describe CPU memory")
+            try library.check(
+                createMemoryInfo(Int32(PARLEY_ORT_DEVICE_ALLOCATOR), Int32(PARLEY_ORT_MEM_TYPE_DEFAULT), &memoryInfo),
+                .model, "could not describe CPU memory")
             inputNames = try Self.names(of: session, library: library, inputs: true)
             outputNames = try Self.names(of: session, library: library, inputs: false)
         } catch {
@@ -67,15 +68,19 @@ public final class OnnxSession: Sendable {
         var sessionOptions: OpaquePointer?
         try library.check(createOptions(&sessionOptions), .model, "could not create session options")
         defer { releaseOptions(sessionOptions) }
-        try library.check(library.function(api.SetIntraOpNumThreads, "SetIntraOpNumThreads")(sessionOptions, Int32(options.threads)),
-                          .model, "could not set \(options.threads) threads")
+        try library.check(
+            library.function(api.SetIntraOpNumThreads, "SetIntraOpNumThreads")(sessionOptions, Int32(options.threads)),
+            .model, "could not set \(options.threads) threads")
         try library.check(library.function(api.SetInterOpNumThreads, "SetInterOpNumThreads")(sessionOptions, 1), .model, "could not set the inter-op threads")
-        try library.check(library.function(api.SetSessionExecutionMode, "SetSessionExecutionMode")(sessionOptions, Int32(PARLEY_ORT_SEQUENTIAL)),
-                          .model, "could not set sequential execution")
-        try library.check(library.function(api.SetSessionGraphOptimizationLevel, "SetSessionGraphOptimizationLevel")(sessionOptions, Int32(PARLEY_ORT_ENABLE_ALL)),
-                          .model, "could not set the graph optimisations")
-        try library.check(library.function(api.SetSessionLogSeverityLevel, "SetSessionLogSeverityLevel")(sessionOptions, Int32(PARLEY_ORT_LOGGING_LEVEL_ERROR)),
-                          .model, "could not set the log level")
+        try library.check(
+            library.function(api.SetSessionExecutionMode, "SetSessionExecutionMode")(sessionOptions, Int32(PARLEY_ORT_SEQUENTIAL)),
+            .model, "could not set sequential execution")
+        try library.check(
+            library.function(api.SetSessionGraphOptimizationLevel, "SetSessionGraphOptimizationLevel")(sessionOptions, Int32(PARLEY_ORT_ENABLE_ALL)),
+            .model, "could not set the graph optimisations")
+        try library.check(
+            library.function(api.SetSessionLogSeverityLevel, "SetSessionLogSeverityLevel")(sessionOptions, Int32(PARLEY_ORT_LOGGING_LEVEL_ERROR)),
+            .model, "could not set the log level")
 
         var session: OpaquePointer?
         let created = url.path.withCString { createSession(library.environment, $0, sessionOptions, &session) }
@@ -111,8 +116,10 @@ public final class OnnxSession: Sendable {
         }
     }
 
-    private static func run(_ inputs: [(key: String, value: OnnxTensor)], _ wanted: [String], handles: Handles,
-                            library: OnnxRuntimeLibrary) throws(OnnxError) -> [String: OnnxTensor] {
+    private static func run(
+        _ inputs: [(key: String, value: OnnxTensor)], _ wanted: [String], handles: Handles,
+        library: OnnxRuntimeLibrary
+    ) throws(OnnxError) -> [String: OnnxTensor] {
         let api = library.api.pointee
         let createTensor = try library.function(api.CreateTensorWithDataAsOrtValue, "CreateTensorWithDataAsOrtValue")
         let runModel = try library.function(api.Run, "Run")
@@ -137,9 +144,10 @@ public final class OnnxSession: Sendable {
             let shape = input.value.shape.map(Int64.init)
             var value: OpaquePointer?
             let made = shape.withUnsafeBufferPointer { shape in
-                createTensor(handles.memoryInfo, UnsafeMutableRawPointer(buffers[index].baseAddress),
-                             input.value.values.count * MemoryLayout<Float>.stride,
-                             shape.baseAddress, shape.count, Int32(PARLEY_ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT), &value)
+                createTensor(
+                    handles.memoryInfo, UnsafeMutableRawPointer(buffers[index].baseAddress),
+                    input.value.values.count * MemoryLayout<Float>.stride,
+                    shape.baseAddress, shape.count, Int32(PARLEY_ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT), &value)
             }
             inputValues[index] = value
             try library.check(made, .input, "input \"\(input.key)\" could not be made a tensor")
@@ -150,8 +158,9 @@ public final class OnnxSession: Sendable {
             outputNamePointers.withUnsafeBufferPointer { outputNamesBuffer in
                 inputValues.withUnsafeBufferPointer { inputValuesBuffer in
                     outputValues.withUnsafeMutableBufferPointer { outputValuesBuffer in
-                        runModel(handles.session, nil, inputNamesBuffer.baseAddress, inputValuesBuffer.baseAddress, inputs.count,
-                                 outputNamesBuffer.baseAddress, wanted.count, outputValuesBuffer.baseAddress)
+                        runModel(
+                            handles.session, nil, inputNamesBuffer.baseAddress, inputValuesBuffer.baseAddress, inputs.count,
+                            outputNamesBuffer.baseAddress, wanted.count, outputValuesBuffer.baseAddress)
                     }
                 }
             }
@@ -193,8 +202,9 @@ public final class OnnxSession: Sendable {
     private static func names(of session: OpaquePointer, library: OnnxRuntimeLibrary, inputs: Bool) throws(OnnxError) -> [String] {
         let api = library.api.pointee
         var allocator: OpaquePointer?
-        try library.check(library.function(api.GetAllocatorWithDefaultOptions, "GetAllocatorWithDefaultOptions")(&allocator),
-                          .model, "no default allocator")
+        try library.check(
+            library.function(api.GetAllocatorWithDefaultOptions, "GetAllocatorWithDefaultOptions")(&allocator),
+            .model, "no default allocator")
         let count = try library.function(inputs ? api.SessionGetInputCount : api.SessionGetOutputCount, "SessionGet…Count")
         let name = try library.function(inputs ? api.SessionGetInputName : api.SessionGetOutputName, "SessionGet…Name")
         let free = try library.function(api.AllocatorFree, "AllocatorFree")

@@ -19,8 +19,9 @@ extension DatabaseURL {
         case .prefer: connectionTLS = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
         case .require: connectionTLS = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
         }
-        var configuration = PostgresConnection.Configuration(host: host, port: port, username: user, password: password,
-                                                             database: database, tls: connectionTLS)
+        var configuration = PostgresConnection.Configuration(
+            host: host, port: port, username: user, password: password,
+            database: database, tls: connectionTLS)
         configuration.options.connectTimeout = .nanoseconds(Self.nanoseconds(timeout))
         return configuration
     }

@@ -31,8 +31,10 @@ extension PostgresConversationStore {
     ///   rows and `intoNonEmpty` is `false`; ``StoreError/cannotConnect(location:reason:)`` or
     ///   ``StoreError/database(reason:)`` when the copy fails (and was rolled back).
     @discardableResult
-    public func importContents(_ contents: StoreContents, intoNonEmpty: Bool = false,
-                               within limit: Duration = .seconds(3_600)) async throws(StoreError) -> ImportedContents {
+    public func importContents(
+        _ contents: StoreContents, intoNonEmpty: Bool = false,
+        within limit: Duration = .seconds(3_600)
+    ) async throws(StoreError) -> ImportedContents {
         let location = location
         return try await transaction(within: limit) { connection in
             var writer = ContentsWriter(connection: connection, logger: self.logger)
@@ -70,11 +72,13 @@ private struct ContentsWriter {
     func holders(of contents: StoreContents) async throws -> [String] {
         let owners = contents.owners.map(\.owner)
         let columns = owners.map(\.column)
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             SELECT owner FROM thread WHERE owner = ANY(\(columns)) UNION SELECT owner FROM stash_item WHERE owner = ANY(\(columns))
             UNION SELECT owner FROM material WHERE owner = ANY(\(columns)) UNION SELECT owner FROM assignment WHERE owner = ANY(\(columns))
             UNION SELECT owner FROM sync_state WHERE owner = ANY(\(columns))
-            """, logger: logger).collect()
+            """, logger: logger
+        ).collect()
         let taken = Set(try rows.map { try $0.decode(String.self) })
         var holders = owners.filter { taken.contains($0.column) }.map(\.description)
         if !contents.spending.isEmpty {
@@ -100,7 +104,8 @@ private struct ContentsWriter {
         }
         for (owner, value) in Self.owned(contents, \.syncState) { try await insert(value, owner: owner) }
         for charge in contents.spending {
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO spending (provider, cost_usd, created_at) VALUES (\(charge.provider), \(charge.costUSD), \(charge.createdAt))
                 """, logger: logger)
             counts.spendingCharges += 1
@@ -114,12 +119,14 @@ private struct ContentsWriter {
 
     private mutating func insert(_ thread: ExportedThread, owner: Owner) async throws {
         let settings = thread.settings
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             INSERT INTO thread (owner, title, created_at, updated_at, backend, model_preset, system_prompt, max_tokens)
             VALUES (\(owner.column), \(thread.title), \(thread.createdAt), \(thread.updatedAt), \(settings.backend),
                     \(settings.modelPreset), \(settings.systemPrompt), \(settings.maxTokens))
             RETURNING id
-            """, logger: logger).collect()
+            """, logger: logger
+        ).collect()
         guard let row = rows.first else { throw StoreError.database(reason: "a copied thread could not be read back") }
         threadIDs[thread.id] = try row.decode(Int64.self)
         counts.threads += 1
@@ -132,13 +139,16 @@ private struct ContentsWriter {
         let content = message.content
         let encoded: (references: String, timings: String, usage: String?, result: String?, tool: String?)
         do {
-            encoded = (try PostgresRows.jsonText(content.imageReferences), try PostgresRows.jsonText(content.timingsMs),
-                       try content.usage.map(PostgresRows.jsonText), try content.structuredResult.map(PostgresRows.jsonText),
-                       try MessageToolColumn.jsonText(for: content))
+            encoded = (
+                try PostgresRows.jsonText(content.imageReferences), try PostgresRows.jsonText(content.timingsMs),
+                try content.usage.map(PostgresRows.jsonText), try content.structuredResult.map(PostgresRows.jsonText),
+                try MessageToolColumn.jsonText(for: content)
+            )
         } catch {
             throw StoreError.database(reason: "message \(message.id) could not be encoded as JSON (\(error))")
         }
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             INSERT INTO message (thread_id, created_at, role, raw_transcript, edited_text, typed_text, text, image_references,
                 provider, timings_ms, usage, interrupted, full_reply, structured_result, tool, audio_path, audio_file_shared)
             VALUES (\(thread), \(message.createdAt), \(content.role.rawValue), \(content.rawTranscript), \(content.editedText),
@@ -146,13 +156,15 @@ private struct ContentsWriter {
                 \(encoded.timings)::jsonb, \(encoded.usage)::jsonb, \(content.interrupted), \(content.fullReply),
                 \(encoded.result)::jsonb, \(encoded.tool)::jsonb, \(message.audioPath), \(message.audioPath != nil))
             RETURNING id
-            """, logger: logger).collect()
+            """, logger: logger
+        ).collect()
         guard let row = rows.first else { throw StoreError.database(reason: "a copied message could not be read back") }
         let id = try row.decode(Int64.self)
         messageIDs[message.id] = id
         counts.messages += 1
         for (position, image) in content.images.enumerated() {
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO message_image (message_id, position, mime_type, data) VALUES (\(id), \(position), \(image.mimeType), \(image.data))
                 """, logger: logger)
             counts.images += 1
@@ -169,7 +181,8 @@ private struct ContentsWriter {
     private mutating func insert(_ item: StashItem, owner: Owner) async throws {
         let thread = item.threadID.flatMap { threadIDs[$0] }
         let message = item.messageID.flatMap { messageIDs[$0] }
-        try await connection.query("""
+        try await connection.query(
+            """
             INSERT INTO stash_item (owner, created_at, kind, text, thread_id, message_id)
             VALUES (\(owner.column), \(item.createdAt), \(item.kind), \(item.text), \(thread), \(message))
             """, logger: logger)
@@ -178,7 +191,8 @@ private struct ContentsWriter {
 
     private mutating func insert(_ material: Material, owner: Owner) async throws {
         let pages = Int32(clamping: material.pageCount)
-        try await connection.query("""
+        try await connection.query(
+            """
             INSERT INTO material (owner, created_at, title, kind, source, text, page_count, read_by, origin)
             VALUES (\(owner.column), \(material.createdAt), \(material.title), \(material.kind), \(material.source), \(material.text),
                     \(pages), \(material.readBy), \(material.origin))
@@ -190,7 +204,8 @@ private struct ContentsWriter {
     }
 
     private mutating func insert(_ assignment: Assignment, owner: Owner) async throws {
-        try await connection.query("""
+        try await connection.query(
+            """
             INSERT INTO assignment (owner, created_at, updated_at, origin, source, title, details, due_day, due_at, link)
             VALUES (\(owner.column), \(assignment.createdAt), \(assignment.updatedAt), \(assignment.origin), \(assignment.source),
                     \(assignment.title), \(assignment.details), \(assignment.dueDay), \(assignment.dueAt), \(assignment.link))
@@ -202,7 +217,8 @@ private struct ContentsWriter {
     }
 
     private mutating func insert(_ value: SyncStateValue, owner: Owner) async throws {
-        try await connection.query("""
+        try await connection.query(
+            """
             INSERT INTO sync_state (owner, key, value, updated_at) VALUES (\(owner.column), \(value.key), \(value.value), \(value.updatedAt))
             ON CONFLICT (owner, key) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at
             """, logger: logger)

@@ -6,7 +6,8 @@ extension PostgresConversationStore {
     /// Adds what one instance spent of `owner`'s limits in the minute `minute` (Unix seconds
     /// / 60) to what every instance spent then.
     public func addSpending(owner: Owner, minute: Int64, requests: Int, tokens: Int) async throws {
-        _ = try await rows("""
+        _ = try await rows(
+            """
             INSERT INTO rate_spending (owner, minute, requests, tokens) VALUES (\(owner.column), \(minute), \(Int64(requests)), \(Int64(tokens)))
             ON CONFLICT (owner, minute) DO UPDATE
             SET requests = rate_spending.requests + EXCLUDED.requests, tokens = rate_spending.tokens + EXCLUDED.tokens
@@ -36,7 +37,8 @@ extension PostgresConversationStore {
     /// over.
     public func claimThread(_ thread: Int64, stale: Duration) async throws -> Bool {
         let seconds = Double(stale.components.seconds)
-        let rows = try await rows("""
+        let rows = try await rows(
+            """
             INSERT INTO response_claim (thread_id, claimed_at) VALUES (\(thread), now())
             ON CONFLICT (thread_id) DO UPDATE SET claimed_at = now()
             WHERE response_claim.claimed_at < now() - make_interval(secs => \(seconds))

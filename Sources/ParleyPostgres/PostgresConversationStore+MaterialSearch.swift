@@ -20,7 +20,8 @@ extension PostgresConversationStore {
         guard limit > 0, !words.isEmpty else { return [] }
         let expression = words.joined(separator: " | ")
         // The headlines, the costly part, are cut for the best rows only.
-        let rows = try await rows("""
+        let rows = try await rows(
+            """
             SELECT id, title, ts_headline('english', text, query, \(Self.headlineOptions)) AS snippet, score
             FROM (
                 SELECT id, title, text, query, ts_rank_cd(search, query)::float8 AS score
@@ -34,9 +35,10 @@ extension PostgresConversationStore {
         return try Self.decoding {
             try rows.map { row in
                 let row = row.makeRandomAccess()
-                return MaterialSearch.Hit(material: try row["id"].decode(Int64.self), title: try row["title"].decode(String.self),
-                                          snippet: MaterialSearch.fitted(snippet: try row["snippet"].decode(String.self)),
-                                          score: try row["score"].decode(Double.self))
+                return MaterialSearch.Hit(
+                    material: try row["id"].decode(Int64.self), title: try row["title"].decode(String.self),
+                    snippet: MaterialSearch.fitted(snippet: try row["snippet"].decode(String.self)),
+                    score: try row["score"].decode(Double.self))
             }
         }
     }

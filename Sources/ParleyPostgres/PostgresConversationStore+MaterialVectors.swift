@@ -7,7 +7,8 @@ import PostgresNIO
 extension PostgresConversationStore {
     /// The vectors `model` made of `owner`'s materials, newest material first.
     public func materialVectors(model: String, owner: Owner) async throws(StoreError) -> [MaterialVectors] {
-        let rows = try await rows("""
+        let rows = try await rows(
+            """
             SELECT material.id, material.title, material_vector.text, material_vector.vector
             FROM material_vector JOIN material ON material.id = material_vector.material
             WHERE material_vector.model = \(model) AND material.owner = \(owner.column)
@@ -41,12 +42,14 @@ extension PostgresConversationStore {
         let saved = try await transaction { connection -> Bool in
             // The material row is locked until the transaction ends: a delete waits for it.
             let owned = try await connection.query(
-                "SELECT id FROM material WHERE id = \(id) AND owner = \(ownerColumn) FOR UPDATE", logger: logger).collect()
+                "SELECT id FROM material WHERE id = \(id) AND owner = \(ownerColumn) FOR UPDATE", logger: logger
+            ).collect()
             guard !owned.isEmpty else { return false }
             try await connection.query("DELETE FROM material_vector WHERE material = \(id) AND model = \(model)", logger: logger)
             for (index, (text, bytes)) in passages.enumerated() {
                 let position = Int32(clamping: index)
-                try await connection.query("""
+                try await connection.query(
+                    """
                     INSERT INTO material_vector (material, model, passage, text, vector)
                     VALUES (\(id), \(model), \(position), \(text), \(ByteBuffer(bytes: bytes)))
                     """, logger: logger)

@@ -5,7 +5,8 @@ import PostgresNIO
 extension PostgresConversationStore {
     /// The response cached under `key` for `owner`, unless it has expired at `now`.
     public func cachedResponse(_ key: String, owner: Owner, at now: Date) async throws(StoreError) -> CachedResponse? {
-        let rows = try await rows("""
+        let rows = try await rows(
+            """
             SELECT body, created_at, expires_at FROM response_cache
             WHERE key = \(key) AND owner = \(owner.column) AND expires_at > \(now)
             """)
@@ -20,7 +21,8 @@ extension PostgresConversationStore {
     /// Caches `response` for `owner`, replacing what `owner` cached under its key (a key that
     /// holds another owner's response is left alone).
     public func cacheResponse(_ response: CachedResponse, owner: Owner) async throws(StoreError) {
-        _ = try await rows("""
+        _ = try await rows(
+            """
             INSERT INTO response_cache (key, owner, body, created_at, expires_at)
             VALUES (\(response.key), \(owner.column), \(ByteBuffer(bytes: response.body)), \(response.createdAt), \(response.expiresAt))
             ON CONFLICT (key) DO UPDATE SET body = excluded.body, created_at = excluded.created_at, expires_at = excluded.expires_at

@@ -11,7 +11,8 @@ extension PostgresConversationStore {
 
     /// The sum of the charges in `[start, end)`, in US dollars.
     public func spent(from start: Date, to end: Date) async throws -> Double {
-        let rows = try await rows("""
+        let rows = try await rows(
+            """
             SELECT COALESCE(SUM(cost_usd), 0)::double precision FROM spending WHERE created_at >= \(start) AND created_at < \(end)
             """)
         return try Self.decoding { try rows.first?.decode(Double.self) ?? 0 }

@@ -11,24 +11,29 @@ extension PostgresConversationStore {
         return try await transaction { connection in
             var threadID = item.threadID
             if let messageID = item.messageID {
-                let rows = try await connection.query("""
+                let rows = try await connection.query(
+                    """
                     SELECT message.thread_id FROM message JOIN thread ON thread.id = message.thread_id
                     WHERE message.id = \(messageID) AND thread.owner = \(owner.column)
                     FOR KEY SHARE OF message
-                    """, logger: self.logger).collect()
+                    """, logger: self.logger
+                ).collect()
                 guard let row = rows.first else { throw StoreError.messageNotFound(messageID) }
                 threadID = try threadID ?? row.decode(Int64.self)
             }
             if let threadID {
                 let owned = try await connection.query(
-                    "SELECT id FROM thread WHERE id = \(threadID) AND owner = \(owner.column) FOR KEY SHARE", logger: self.logger).collect()
+                    "SELECT id FROM thread WHERE id = \(threadID) AND owner = \(owner.column) FOR KEY SHARE", logger: self.logger
+                ).collect()
                 guard !owned.isEmpty else { throw StoreError.threadNotFound(threadID) }
             }
-            let rows = try await connection.query("""
+            let rows = try await connection.query(
+                """
                 INSERT INTO stash_item (owner, created_at, kind, text, thread_id, message_id)
                 VALUES (\(owner.column), \(date), \(item.kind), \(item.text), \(threadID), \(item.messageID))
                 RETURNING \(unescaped: PostgresRows.stashColumns)
-                """, logger: self.logger).collect()
+                """, logger: self.logger
+            ).collect()
             guard let row = rows.first else { throw StoreError.database(reason: "the stashed item could not be read back") }
             return try PostgresRows.stashItem(row)
         }
@@ -36,7 +41,8 @@ extension PostgresConversationStore {
 
     /// `owner`'s stash, newest first.
     public func stashItems(owner: Owner) async throws(StoreError) -> [StashItem] {
-        let rows = try await rows("""
+        let rows = try await rows(
+            """
             SELECT \(unescaped: PostgresRows.stashColumns) FROM stash_item WHERE owner = \(owner.column) ORDER BY id DESC
             """)
         return try Self.decoding { try rows.map(PostgresRows.stashItem) }

@@ -16,7 +16,8 @@ extension PostgresConversationStore {
         guard let origin = material.origin else { return try await addMaterial(material, owner: owner) }
         let date = now()
         let pages = Int32(clamping: material.pageCount)
-        let rows = try await rows("""
+        let rows = try await rows(
+            """
             INSERT INTO material (owner, created_at, title, kind, source, text, page_count, read_by, origin)
             VALUES (\(owner.column), \(date), \(material.title), \(material.kind), \(material.source), \(material.text), \(pages), \(material.readBy), \(origin))
             ON CONFLICT (owner, origin) WHERE origin IS NOT NULL DO UPDATE SET
@@ -30,7 +31,8 @@ extension PostgresConversationStore {
 
     /// `owner`'s material from `origin`, or `nil`.
     public func material(origin: String, owner: Owner) async throws(StoreError) -> Material? {
-        let rows = try await rows("""
+        let rows = try await rows(
+            """
             SELECT \(unescaped: PostgresRows.materialColumns) FROM material WHERE owner = \(owner.column) AND origin = \(origin)
             """)
         return try Self.decoding { try rows.first.map(PostgresRows.material) }
@@ -50,7 +52,8 @@ extension PostgresConversationStore {
     @discardableResult
     public func saveAssignment(_ assignment: NewAssignment, owner: Owner) async throws(StoreError) -> Assignment {
         let date = now()
-        let rows = try await rows("""
+        let rows = try await rows(
+            """
             INSERT INTO assignment (owner, created_at, updated_at, origin, source, title, details, due_day, due_at, link)
             VALUES (\(owner.column), \(date), \(date), \(assignment.origin), \(assignment.source), \(assignment.title),
                     \(assignment.details), \(assignment.dueDay), \(assignment.dueAt), \(assignment.link))
@@ -66,7 +69,8 @@ extension PostgresConversationStore {
     /// `owner`'s assignments, soonest due first: by day, then by time (a whole-day one after
     /// the timed ones of its day), then by id.
     public func assignments(owner: Owner) async throws(StoreError) -> [Assignment] {
-        let rows = try await rows("""
+        let rows = try await rows(
+            """
             SELECT \(unescaped: PostgresRows.assignmentColumns) FROM assignment WHERE owner = \(owner.column)
             ORDER BY due_day, due_at IS NULL, due_at, id
             """)
@@ -95,7 +99,8 @@ extension PostgresConversationStore {
             return
         }
         let date = now()
-        _ = try await rows("""
+        _ = try await rows(
+            """
             INSERT INTO sync_state (owner, key, value, updated_at) VALUES (\(owner.column), \(key), \(value), \(date))
             ON CONFLICT (owner, key) DO UPDATE SET value = EXCLUDED.value, updated_at = EXCLUDED.updated_at
             """)

@@ -6,7 +6,8 @@ extension PostgresConversationStore {
     /// Starts a conversation that belongs to `owner`.
     public func createThread(title: String?, settings: ThreadSettings, owner: Owner) async throws(StoreError) -> StoredThread {
         let date = now()
-        let rows = try await rows("""
+        let rows = try await rows(
+            """
             INSERT INTO thread (owner, title, created_at, updated_at, backend, model_preset, system_prompt, max_tokens)
             VALUES (\(owner.column), \(title), \(date), \(date), \(settings.backend), \(settings.modelPreset), \(settings.systemPrompt), \(settings.maxTokens))
             RETURNING \(unescaped: PostgresRows.threadColumns)
@@ -17,7 +18,8 @@ extension PostgresConversationStore {
 
     /// `owner`'s conversations, most recently active first, with message counts and previews.
     public func threads(owner: Owner) async throws(StoreError) -> [ThreadSummary] {
-        let rows = try await rows("""
+        let rows = try await rows(
+            """
             SELECT \(unescaped: PostgresRows.threadColumns),
                 (SELECT COUNT(*) FROM message WHERE message.thread_id = thread.id) AS message_count,
                 (SELECT text FROM message WHERE message.thread_id = thread.id AND role NOT IN ('system', 'tool')
@@ -31,8 +33,9 @@ extension PostgresConversationStore {
             try rows.map { row in
                 let columns = row.makeRandomAccess()
                 let lastText = try columns["last_text"].decode(String?.self)
-                return ThreadSummary(thread: try PostgresRows.thread(row), messageCount: try columns["message_count"].decode(Int.self),
-                                     lastMessagePreview: lastText.map(ThreadSummary.preview(of:)))
+                return ThreadSummary(
+                    thread: try PostgresRows.thread(row), messageCount: try columns["message_count"].decode(Int.self),
+                    lastMessagePreview: lastText.map(ThreadSummary.preview(of:)))
             }
         }
     }
@@ -45,7 +48,8 @@ extension PostgresConversationStore {
 
     /// Replaces a conversation's settings.
     public func updateSettings(_ settings: ThreadSettings, thread: Int64, owner: Owner) async throws(StoreError) {
-        let rows = try await rows("""
+        let rows = try await rows(
+            """
             UPDATE thread SET backend = \(settings.backend), model_preset = \(settings.modelPreset),
                 system_prompt = \(settings.systemPrompt), max_tokens = \(settings.maxTokens)
             WHERE id = \(thread) AND owner = \(owner.column)
@@ -65,12 +69,15 @@ extension PostgresConversationStore {
             change(&edited)
             let changed = edited
             let written = try await transaction { connection -> StoredThread? in
-                let current = try await connection.query("""
+                let current = try await connection.query(
+                    """
                     SELECT \(unescaped: PostgresRows.threadColumns) FROM thread WHERE id = \(id) AND owner = \(owner.column) FOR UPDATE
-                    """, logger: self.logger).collect()
+                    """, logger: self.logger
+                ).collect()
                 guard let row = current.first else { throw StoreError.threadNotFound(id) }
                 guard try PostgresRows.thread(row) == original else { return nil }
-                try await connection.query("""
+                try await connection.query(
+                    """
                     UPDATE thread SET title = \(changed.title), backend = \(changed.settings.backend),
                         model_preset = \(changed.settings.modelPreset), system_prompt = \(changed.settings.systemPrompt),
                         max_tokens = \(changed.settings.maxTokens)
@@ -94,7 +101,8 @@ extension PostgresConversationStore {
         let audioPaths = try await transaction { connection -> [String] in
             // The lock keeps an append from slipping a recording in between the two reads.
             let owned = try await connection.query(
-                "SELECT id FROM thread WHERE id = \(id) AND owner = \(owner.column) FOR UPDATE", logger: self.logger).collect()
+                "SELECT id FROM thread WHERE id = \(id) AND owner = \(owner.column) FOR UPDATE", logger: self.logger
+            ).collect()
             guard !owned.isEmpty else { throw StoreError.threadNotFound(id) }
             var paths: [String] = []
             let rows = try await connection.query(

@@ -54,8 +54,10 @@ public final class PostgresConversationStore: ConversationStoring {
     ///   - logger: Where the store and its pool log (never the password).
     /// - Throws: ``StoreError/cannotConnect(location:reason:)`` when the server cannot be
     ///   reached or logged in to, or the schema cannot be migrated.
-    public static func open(_ url: DatabaseURL, timeout: Duration = .seconds(30), now: @escaping @Sendable () -> Date = { Date() },
-                            logger: Logger = defaultLogger) async throws(StoreError) -> PostgresConversationStore {
+    public static func open(
+        _ url: DatabaseURL, timeout: Duration = .seconds(30), now: @escaping @Sendable () -> Date = { Date() },
+        logger: Logger = defaultLogger
+    ) async throws(StoreError) -> PostgresConversationStore {
         let tls: PostgresClient.Configuration.TLS
         do {
             tls = try url.clientTLS()
@@ -78,8 +80,9 @@ public final class PostgresConversationStore: ConversationStoring {
         } catch {
             throw .cannotConnect(location: url.description, reason: StoreError.postgresReason(error))
         }
-        var configuration = PostgresClient.Configuration(host: url.host, port: url.port, username: url.user, password: url.password,
-                                                         database: url.database, tls: tls)
+        var configuration = PostgresClient.Configuration(
+            host: url.host, port: url.port, username: url.user, password: url.password,
+            database: url.database, tls: tls)
         configuration.options.connectTimeout = timeout
         configuration.options.maximumConnections = url.poolSize
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
@@ -109,8 +112,10 @@ public final class PostgresConversationStore: ConversationStoring {
     /// Runs `body` on a pooled connection inside one transaction (committed when it returns,
     /// rolled back when it throws), within `limit` (the store's timeout unless given); every
     /// failure becomes a ``StoreError``.
-    func transaction<T: Sendable>(readOnly: Bool = false, within limit: Duration? = nil,
-                                  _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(StoreError) -> T {
+    func transaction<T: Sendable>(
+        readOnly: Bool = false, within limit: Duration? = nil,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws(StoreError) -> T {
         let client = client
         let logger = logger
         do {

@@ -11,11 +11,13 @@ extension Owner {
 /// The columns the store selects, and their reading into the public values.
 enum PostgresRows {
     /// A thread's columns, as ``thread(_:)`` reads them.
-    static let threadColumns = "thread.id, thread.title, thread.created_at, thread.updated_at, thread.backend, "
+    static let threadColumns =
+        "thread.id, thread.title, thread.created_at, thread.updated_at, thread.backend, "
         + "thread.model_preset, thread.system_prompt, thread.max_tokens"
 
     /// A message's columns, JSON ones as text, as ``message(_:images:)`` reads them.
-    static let messageColumns = "message.id, message.thread_id, message.created_at, message.role, message.raw_transcript, "
+    static let messageColumns =
+        "message.id, message.thread_id, message.created_at, message.role, message.raw_transcript, "
         + "message.edited_text, message.typed_text, message.text, message.image_references::text AS image_references, "
         + "message.provider, message.timings_ms::text AS timings_ms, message.usage::text AS usage, message.interrupted, "
         + "message.full_reply, message.structured_result::text AS structured_result, message.tool::text AS tool, "
@@ -29,20 +31,22 @@ enum PostgresRows {
 
     static func assignment(_ row: PostgresRow) throws -> Assignment {
         let row = row.makeRandomAccess()
-        return Assignment(id: try row["id"].decode(Int64.self), createdAt: try row["created_at"].decode(Date.self),
-                          updatedAt: try row["updated_at"].decode(Date.self), origin: try row["origin"].decode(String.self),
-                          source: try row["source"].decode(String.self), title: try row["title"].decode(String.self),
-                          details: try row["details"].decode(String.self), dueDay: try row["due_day"].decode(String.self),
-                          dueAt: try row["due_at"].decode(Date?.self), link: try row["link"].decode(String?.self))
+        return Assignment(
+            id: try row["id"].decode(Int64.self), createdAt: try row["created_at"].decode(Date.self),
+            updatedAt: try row["updated_at"].decode(Date.self), origin: try row["origin"].decode(String.self),
+            source: try row["source"].decode(String.self), title: try row["title"].decode(String.self),
+            details: try row["details"].decode(String.self), dueDay: try row["due_day"].decode(String.self),
+            dueAt: try row["due_at"].decode(Date?.self), link: try row["link"].decode(String?.self))
     }
 
     static func material(_ row: PostgresRow) throws -> Material {
         let row = row.makeRandomAccess()
-        return Material(id: try row["id"].decode(Int64.self), createdAt: try row["created_at"].decode(Date.self),
-                        title: try row["title"].decode(String.self), kind: try row["kind"].decode(String.self),
-                        source: try row["source"].decode(String.self), text: try row["text"].decode(String.self),
-                        pageCount: Int(try row["page_count"].decode(Int32.self)), readBy: try row["read_by"].decode(String.self),
-                        origin: try row["origin"].decode(String?.self))
+        return Material(
+            id: try row["id"].decode(Int64.self), createdAt: try row["created_at"].decode(Date.self),
+            title: try row["title"].decode(String.self), kind: try row["kind"].decode(String.self),
+            source: try row["source"].decode(String.self), text: try row["text"].decode(String.self),
+            pageCount: Int(try row["page_count"].decode(Int32.self)), readBy: try row["read_by"].decode(String.self),
+            origin: try row["origin"].decode(String?.self))
     }
 
     static func thread(_ row: PostgresRow) throws -> StoredThread {
@@ -50,8 +54,9 @@ enum PostgresRows {
         return StoredThread(
             id: try row["id"].decode(Int64.self), title: try row["title"].decode(String?.self),
             createdAt: try row["created_at"].decode(Date.self), updatedAt: try row["updated_at"].decode(Date.self),
-            settings: ThreadSettings(backend: try row["backend"].decode(String.self), modelPreset: try row["model_preset"].decode(String?.self),
-                                     systemPrompt: try row["system_prompt"].decode(String.self), maxTokens: try row["max_tokens"].decode(Int.self)))
+            settings: ThreadSettings(
+                backend: try row["backend"].decode(String.self), modelPreset: try row["model_preset"].decode(String?.self),
+                systemPrompt: try row["system_prompt"].decode(String.self), maxTokens: try row["max_tokens"].decode(Int.self)))
     }
 
     static func message(_ row: PostgresRow, images: [ImageAttachment]) throws -> StoredMessage {
@@ -70,15 +75,17 @@ enum PostgresRows {
             interrupted: try row["interrupted"].decode(Bool.self), fullReply: try row["full_reply"].decode(String?.self),
             structuredResult: try json(row, "structured_result"))
         try MessageToolColumn.read(try row["tool"].decode(String?.self), into: &content)
-        return StoredMessage(id: id, threadID: try row["thread_id"].decode(Int64.self), createdAt: try row["created_at"].decode(Date.self),
-                             message: content, audioPath: try row["audio_path"].decode(String?.self))
+        return StoredMessage(
+            id: id, threadID: try row["thread_id"].decode(Int64.self), createdAt: try row["created_at"].decode(Date.self),
+            message: content, audioPath: try row["audio_path"].decode(String?.self))
     }
 
     static func stashItem(_ row: PostgresRow) throws -> StashItem {
         let row = row.makeRandomAccess()
-        return StashItem(id: try row["id"].decode(Int64.self), createdAt: try row["created_at"].decode(Date.self),
-                         kind: try row["kind"].decode(String.self), text: try row["text"].decode(String.self),
-                         threadID: try row["thread_id"].decode(Int64?.self), messageID: try row["message_id"].decode(Int64?.self))
+        return StashItem(
+            id: try row["id"].decode(Int64.self), createdAt: try row["created_at"].decode(Date.self),
+            kind: try row["kind"].decode(String.self), text: try row["text"].decode(String.self),
+            threadID: try row["thread_id"].decode(Int64?.self), messageID: try row["message_id"].decode(Int64?.self))
     }
 
     /// Images by message id, each message's in order, from rows of `message_id, mime_type,

@@ -21,16 +21,20 @@ public enum BuiltInTools {
     /// as by words (``MaterialFinder``).
     /// With a `language` other than English (a code), the user's own date and time is said in
     /// it (weekday, day, month, year and time in its words and order, then the time zone).
-    public static func toolbox(store: (any ConversationStoring)?, owner: Owner, embedder: (any EmbeddingProvider)? = nil,
-                               timeZone: TimeZone = .current, language: String? = nil,
-                               now: @escaping @Sendable () -> Date = { Date() }) throws -> ToolBox {
+    public static func toolbox(
+        store: (any ConversationStoring)?, owner: Owner, embedder: (any EmbeddingProvider)? = nil,
+        timeZone: TimeZone = .current, language: String? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) throws -> ToolBox {
         var box = try ToolBox()
         try box.register(
             name: "search_materials",
             description: "Search the user's own notes and study materials; returns matching passages.",
             // A few key words: a small model otherwise writes whole sentences it imagines the notes hold.
-            parameters: .object([.init("query", .string(minLength: 1, maxLength: 60, description: "A few key words to look for, e.g. \"field trip\".")),
-                                 .optional("limit", .integer(minimum: 1, maximum: 5))]),
+            parameters: .object([
+                .init("query", .string(minLength: 1, maxLength: 60, description: "A few key words to look for, e.g. \"field trip\".")),
+                .optional("limit", .integer(minimum: 1, maximum: 5)),
+            ]),
             timeout: .seconds(5)
         ) { (arguments: SearchArguments) -> String in
             // Plain text: small models read it more reliably than nested JSON.
@@ -91,7 +95,8 @@ public enum BuiltInTools {
         /// Italian, Spanish, French and German too ("i miei appunti", "mis apuntes", "mes
         /// notes", "meine Notizen").
         public static func materials(_ text: String) -> Bool {
-            matches(text, #"\b(my|our)\b[\w\s'’-]{0,24}?\b(notes?|materials?|handouts?|worksheets?|slides|readings?|documents?|textbooks?|study guides?|files?)\b"#)
+            matches(
+                text, #"\b(my|our)\b[\w\s'’-]{0,24}?\b(notes?|materials?|handouts?|worksheets?|slides|readings?|documents?|textbooks?|study guides?|files?)\b"#)
                 || matches(text, localizedMaterials)
         }
 
@@ -102,21 +107,28 @@ public enum BuiltInTools {
         }
 
         /// Italian, Spanish, French and German: a possessive, then the notes or materials.
-        static let localizedMaterials = #"\b(mie[io]?|nostr[aieo]|mis?|nuestr[ao]s?|mes|nos|notre|mon|ma|meine?[nm]?|unsere?[nm]?)\b[\p{L}\s'’-]{0,24}?\b(appunti|note|materiali|dispense|apuntes|notas|materiales|documentos|notes|cours|documents|fiches|notizen|unterlagen|materialien|mitschriften)\b"#
+        static let localizedMaterials =
+            #"\b(mie[io]?|nostr[aieo]|mis?|nuestr[ao]s?|mes|nos|notre|mon|ma|meine?[nm]?|unsere?[nm]?)\b[\p{L}\s'’-]{0,24}?\b(appunti|note|materiali|dispense|apuntes|notas|materiales|documentos|notes|cours|documents|fiches|notizen|unterlagen|materialien|mitschriften)\b"#
         /// Italian, Spanish, French and German words for homework, assignments and deadlines.
-        static let localizedAssignments = #"\b(compiti|scadenz[ae]|consegn[ae]|deberes|tareas|entregas?|devoirs|échéances?|hausaufgaben|abgaben?|abgabetermine?)\b"#
+        static let localizedAssignments =
+            #"\b(compiti|scadenz[ae]|consegn[ae]|deberes|tareas|entregas?|devoirs|échéances?|hausaufgaben|abgaben?|abgabetermine?)\b"#
 
         /// "What's the date?", "what day is it", "what time is it now", "today's date", and the
         /// same about a place ("what time is it in Tokyo right now?", "what's the time in New
         /// York?", "the local time in Sydney"); not "what is the date of the trip?", which is a
         /// question for the notes.
         public static func dateTime(_ text: String) -> Bool {
-            matches(text, localizedDateTime) || matches(text, #"\bwhat\s+(day|date|time)\s+is\s+it\b|\bwhat(\s+is|'s|’s)\s+(the\s+)?(local\s+)?(date|day|time)(\s+in\s+\#(placeWords))?(\s+(today|now|it|right now))?\s*[?.!]*\s*$|\btoday['’]?s\s+date\b|\bcurrent\s+(date|time)\b|\blocal\s+time\s+in\b|\bwhat\s+day\s+of\s+the\s+week\s+is\s+(it|today)\b"#)
+            matches(text, localizedDateTime)
+                || matches(
+                    text,
+                    #"\bwhat\s+(day|date|time)\s+is\s+it\b|\bwhat(\s+is|'s|’s)\s+(the\s+)?(local\s+)?(date|day|time)(\s+in\s+\#(placeWords))?(\s+(today|now|it|right now))?\s*[?.!]*\s*$|\btoday['’]?s\s+date\b|\bcurrent\s+(date|time)\b|\blocal\s+time\s+in\b|\bwhat\s+day\s+of\s+the\s+week\s+is\s+(it|today)\b"#
+                )
         }
 
         /// "Che ore sono?", "che giorno è oggi", "¿Qué hora es?", "¿qué día es hoy?", "Quelle
         /// heure est-il ?", "quel jour sommes-nous", "Wie spät ist es?", "welcher Tag ist heute".
-        static let localizedDateTime = #"\bche\s+(ore\s+sono|ora\s+è|giorno\s+è)\b|\bqu[ée]\s+(hora\s+es|d[ií]a\s+es)\b|\bquelle\s+heure\s+est[\s-]il\b|\bquel\s+jour\s+(sommes[\s-]nous|est[\s-]on|on\s+est)\b|\bwie\s+spät\s+ist\s+es\b|\bwelche[rn]?\s+(tag|datum)\s+(ist|haben\s+wir)\b"#
+        static let localizedDateTime =
+            #"\bche\s+(ore\s+sono|ora\s+è|giorno\s+è)\b|\bqu[ée]\s+(hora\s+es|d[ií]a\s+es)\b|\bquelle\s+heure\s+est[\s-]il\b|\bquel\s+jour\s+(sommes[\s-]nous|est[\s-]on|on\s+est)\b|\bwie\s+spät\s+ist\s+es\b|\bwelche[rn]?\s+(tag|datum)\s+(ist|haben\s+wir)\b"#
 
         /// The place a question about the date or time names ("Tokyo" in "What time is it in
         /// Tokyo right now?"): the words after its last "in", less "right now", "now", "today"
@@ -124,8 +136,9 @@ public enum BuiltInTools {
         public static func place(in question: String) -> String? {
             let pattern = #"^.*\bin\s+(\#(placeWords))(\s+(right\s+now|now|today|at\s+the\s+moment|currently))?\s*[?.!]*\s*$"#
             guard let expression = try? NSRegularExpression(pattern: pattern, options: [.caseInsensitive]),
-                  let match = expression.firstMatch(in: question, range: NSRange(question.startIndex..., in: question)),
-                  let range = Range(match.range(at: 1), in: question) else { return nil }
+                let match = expression.firstMatch(in: question, range: NSRange(question.startIndex..., in: question)),
+                let range = Range(match.range(at: 1), in: question)
+            else { return nil }
             let place = question[range].trimmingCharacters(in: .whitespaces)
             return place.isEmpty ? nil : place
         }
@@ -212,7 +225,8 @@ public enum BuiltInTools {
     static func upcoming(_ all: [Assignment], days: Int, now: Date, in timeZone: TimeZone) -> String {
         let today = day(now, in: timeZone)
         let last = day(now.addingTimeInterval(Double(days) * 86_400), in: timeZone)
-        let due = all
+        let due =
+            all
             .map { item in (item: item, day: item.dueAt.map { day($0, in: timeZone) } ?? item.dueDay) }
             .filter { $0.day >= today && $0.day <= last }
             .sorted { ($0.day, $0.item.dueAt ?? .distantFuture) < ($1.day, $1.item.dueAt ?? .distantFuture) }

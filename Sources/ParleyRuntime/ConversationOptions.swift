@@ -105,12 +105,14 @@ public struct ConversationOptions: Sendable {
 
     /// Creates options; the defaults are a saved, hands-free, full-duplex conversation on the
     /// automatic chains.
-    public init(languageModel: ProviderSelection = .auto, speechToText: ProviderSelection = .auto,
-                textToSpeech: ProviderSelection = .auto, systemPrompt: String? = nil, maxTokens: Int? = nil,
-                temperature: Double = 0, voice: String? = nil, endSilence: Double = Tunable.endSilence.defaultValue, maxTurn: Double = Tunable.maxTurn.defaultValue,
-                partialInterval: Double? = nil, duplex: ConversationConfiguration.Duplex = .full, saves: Bool = true,
-                keepsAudio: Bool = false, owner: Owner = .local, startsListening: Bool = true,
-                reviewTranscript: (@Sendable (String) async -> String?)? = nil) {
+    public init(
+        languageModel: ProviderSelection = .auto, speechToText: ProviderSelection = .auto,
+        textToSpeech: ProviderSelection = .auto, systemPrompt: String? = nil, maxTokens: Int? = nil,
+        temperature: Double = 0, voice: String? = nil, endSilence: Double = Tunable.endSilence.defaultValue, maxTurn: Double = Tunable.maxTurn.defaultValue,
+        partialInterval: Double? = nil, duplex: ConversationConfiguration.Duplex = .full, saves: Bool = true,
+        keepsAudio: Bool = false, owner: Owner = .local, startsListening: Bool = true,
+        reviewTranscript: (@Sendable (String) async -> String?)? = nil
+    ) {
         self.languageModel = languageModel
         self.speechToText = speechToText
         self.textToSpeech = textToSpeech

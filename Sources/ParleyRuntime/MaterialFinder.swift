@@ -91,10 +91,12 @@ public struct MaterialFinder: Sendable {
         guard !passages.isEmpty else { return MaterialVectors(material: material.id, title: material.title, passages: []) }
         let embedded = try await embedder.embed(passages.map { "\(material.title): \($0)" }, model: nil)
         guard embedded.vectors.count == passages.count else {
-            throw ProviderError.engineFailure(provider: embedder.identity.description,
-                                              detail: "\(embedded.vectors.count) vectors for \(passages.count) passages")
+            throw ProviderError.engineFailure(
+                provider: embedder.identity.description,
+                detail: "\(embedded.vectors.count) vectors for \(passages.count) passages")
         }
-        return MaterialVectors(material: material.id, title: material.title,
-                               passages: zip(passages, embedded.vectors).map { MaterialVectors.Passage(text: $0, vector: $1) })
+        return MaterialVectors(
+            material: material.id, title: material.title,
+            passages: zip(passages, embedded.vectors).map { MaterialVectors.Passage(text: $0, vector: $1) })
     }
 }

@@ -109,18 +109,33 @@ public enum PlaceTimeZones {
     /// Identifiers and the places that keep them (cities first, then countries).
     private static let placeList: [(String, [String])] = [
         // North America
-        ("America/New_York", ["New York", "New York City", "NYC", "Manhattan", "Brooklyn", "Boston", "Washington DC", "Washington D.C.",
-                              "Philadelphia", "Atlanta", "Miami", "Orlando", "Detroit", "Pittsburgh", "Baltimore",
-                              "Charlotte"]),
+        (
+            "America/New_York",
+            [
+                "New York", "New York City", "NYC", "Manhattan", "Brooklyn", "Boston", "Washington DC", "Washington D.C.",
+                "Philadelphia", "Atlanta", "Miami", "Orlando", "Detroit", "Pittsburgh", "Baltimore",
+                "Charlotte",
+            ]
+        ),
         ("America/Toronto", ["Toronto", "Ottawa", "Montreal", "Quebec", "Quebec City"]),
-        ("America/Chicago", ["Chicago", "Houston", "Dallas", "Austin", "San Antonio", "New Orleans", "Minneapolis", "St. Louis",
-                             "Saint Louis", "Kansas City", "Nashville", "Milwaukee"]),
+        (
+            "America/Chicago",
+            [
+                "Chicago", "Houston", "Dallas", "Austin", "San Antonio", "New Orleans", "Minneapolis", "St. Louis",
+                "Saint Louis", "Kansas City", "Nashville", "Milwaukee",
+            ]
+        ),
         ("America/Winnipeg", ["Winnipeg"]),
         ("America/Denver", ["Denver", "Salt Lake City", "Albuquerque", "Boulder"]),
         ("America/Edmonton", ["Calgary", "Edmonton"]),
         ("America/Phoenix", ["Phoenix", "Tucson", "Arizona"]),
-        ("America/Los_Angeles", ["Los Angeles", "LA", "San Francisco", "San Diego", "San Jose", "Seattle", "Portland", "Las Vegas",
-                                 "Sacramento", "Oakland", "Silicon Valley", "California"]),
+        (
+            "America/Los_Angeles",
+            [
+                "Los Angeles", "LA", "San Francisco", "San Diego", "San Jose", "Seattle", "Portland", "Las Vegas",
+                "Sacramento", "Oakland", "Silicon Valley", "California",
+            ]
+        ),
         ("America/Vancouver", ["Vancouver"]),
         ("America/Anchorage", ["Anchorage", "Alaska"]),
         ("Pacific/Honolulu", ["Honolulu", "Hawaii"]),
@@ -139,8 +154,13 @@ public enum PlaceTimeZones {
         ("America/Panama", ["Panama", "Panama City"]),
         ("America/Costa_Rica", ["San Jose, Costa Rica", "Costa Rica"]),
         // Europe
-        ("Europe/London", ["London", "Manchester", "Birmingham", "Liverpool", "Edinburgh", "Glasgow", "Cardiff", "Belfast",
-                           "United Kingdom", "UK", "Britain", "Great Britain", "England", "Scotland", "Wales"]),
+        (
+            "Europe/London",
+            [
+                "London", "Manchester", "Birmingham", "Liverpool", "Edinburgh", "Glasgow", "Cardiff", "Belfast",
+                "United Kingdom", "UK", "Britain", "Great Britain", "England", "Scotland", "Wales",
+            ]
+        ),
         ("Europe/Dublin", ["Dublin", "Ireland"]),
         ("Europe/Lisbon", ["Lisbon", "Porto", "Portugal"]),
         ("Europe/Madrid", ["Madrid", "Barcelona", "Valencia", "Seville", "Spain"]),
@@ -184,8 +204,13 @@ public enum PlaceTimeZones {
         ("Asia/Tehran", ["Tehran", "Iran"]),
         // Asia and the Pacific
         ("Asia/Karachi", ["Karachi", "Lahore", "Islamabad", "Pakistan"]),
-        ("Asia/Kolkata", ["Mumbai", "Bombay", "Delhi", "New Delhi", "Bangalore", "Bengaluru", "Chennai", "Kolkata", "Calcutta",
-                          "Hyderabad", "Pune", "India"]),
+        (
+            "Asia/Kolkata",
+            [
+                "Mumbai", "Bombay", "Delhi", "New Delhi", "Bangalore", "Bengaluru", "Chennai", "Kolkata", "Calcutta",
+                "Hyderabad", "Pune", "India",
+            ]
+        ),
         ("Asia/Kathmandu", ["Kathmandu", "Nepal"]),
         ("Asia/Dhaka", ["Dhaka", "Bangladesh"]),
         ("Asia/Bangkok", ["Bangkok", "Thailand"]),
@@ -211,8 +236,10 @@ public enum PlaceTimeZones {
     /// Countries and regions with several time zones (normalized name → the name to say).
     private static let severalZones: [String: String] = {
         var table: [String: String] = [:]
-        for name in ["the United States", "the USA", "the US", "America", "Canada", "Mexico", "Brazil", "Russia", "Australia",
-                     "Indonesia", "Mongolia", "Europe", "Asia", "Africa"] {
+        for name in [
+            "the United States", "the USA", "the US", "America", "Canada", "Mexico", "Brazil", "Russia", "Australia",
+            "Indonesia", "Mongolia", "Europe", "Asia", "Africa",
+        ] {
             table[normalized(name)] = name
         }
         table["usa"] = "the USA"

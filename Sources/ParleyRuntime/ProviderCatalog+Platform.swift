@@ -17,7 +17,8 @@ extension ProviderCatalog {
         for provider in providers {
             let entry = ProviderEntry(platform: provider)
             let isNew = { (other: ProviderEntry) in !added.contains { $0.0 == other.capability && $0.1 == other.name } }
-            let index = entries.firstIndex { $0.capability == entry.capability && $0.placement == .onDevice && isNew($0) }
+            let index =
+                entries.firstIndex { $0.capability == entry.capability && $0.placement == .onDevice && isNew($0) }
                 ?? entries.lastIndex { $0.capability == entry.capability }.map { $0 + 1 }
                 ?? entries.endIndex
             entries.insert(entry, at: index)
@@ -44,7 +45,8 @@ extension ProviderEntry {
             capability = .textToSpeech
             factory = .textToSpeech { context in make { context.settings.value($0) } }
         }
-        self.init(capability: capability, name: provider.name, placement: .onDevice, variables: provider.variables,
-                  defaultModel: provider.defaultModel, remedy: provider.remedy, factory: factory)
+        self.init(
+            capability: capability, name: provider.name, placement: .onDevice, variables: provider.variables,
+            defaultModel: provider.defaultModel, remedy: provider.remedy, factory: factory)
     }
 }

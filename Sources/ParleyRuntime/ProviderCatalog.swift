@@ -25,8 +25,9 @@ public struct ProviderContext: Sendable {
     /// A speech service's settings from the conventional `<PREFIX>_BASE_URL` and
     /// `<PREFIX>_API_KEY`, with this context's overrides.
     func service(_ prefix: String, defaultBaseURL: String, model defaultModel: String) -> SpeechServiceConfiguration {
-        SpeechServiceConfiguration(baseURL: baseURL ?? value("\(prefix)_BASE_URL") ?? defaultBaseURL,
-                                   apiKey: value("\(prefix)_API_KEY"), model: model ?? defaultModel)
+        SpeechServiceConfiguration(
+            baseURL: baseURL ?? value("\(prefix)_BASE_URL") ?? defaultBaseURL,
+            apiKey: value("\(prefix)_API_KEY"), model: model ?? defaultModel)
     }
 }
 
@@ -102,9 +103,11 @@ public struct ProviderEntry: Sendable {
     public var factory: ProviderFactory
 
     /// Creates an entry.
-    public init(capability: ProviderCapability, name: String, placement: ProviderPlacement, variables: [String] = [],
-                configuredBy: [String] = [], defaultModel: String? = nil, chosenBy: (setting: String, value: String)? = nil,
-                remedy: String, factory: ProviderFactory) {
+    public init(
+        capability: ProviderCapability, name: String, placement: ProviderPlacement, variables: [String] = [],
+        configuredBy: [String] = [], defaultModel: String? = nil, chosenBy: (setting: String, value: String)? = nil,
+        remedy: String, factory: ProviderFactory
+    ) {
         self.chosenBy = chosenBy
         self.capability = capability
         self.name = name
@@ -177,20 +180,22 @@ public struct ProviderCatalog: Sendable {
             variables: ["ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL"], configuredBy: ["ANTHROPIC_API_KEY"],
             defaultModel: "claude-3-5-haiku-latest", remedy: "set ANTHROPIC_API_KEY",
             factory: .languageModel { context in
-                AnthropicLanguageModel(configuration: .init(
-                    baseURL: context.baseURL ?? context.value("ANTHROPIC_BASE_URL") ?? AnthropicLanguageModel.Configuration.defaultBaseURL,
-                    apiKey: context.value("ANTHROPIC_API_KEY"),
-                    model: context.model ?? context.value("ANTHROPIC_MODEL") ?? "claude-3-5-haiku-latest"))
+                AnthropicLanguageModel(
+                    configuration: .init(
+                        baseURL: context.baseURL ?? context.value("ANTHROPIC_BASE_URL") ?? AnthropicLanguageModel.Configuration.defaultBaseURL,
+                        apiKey: context.value("ANTHROPIC_API_KEY"),
+                        model: context.model ?? context.value("ANTHROPIC_MODEL") ?? "claude-3-5-haiku-latest"))
             }),
         ProviderEntry(
             capability: .languageModel, name: "openai", placement: .cloud,
             variables: ["OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"], configuredBy: ["OPENAI_API_KEY", "OPENAI_BASE_URL"],
             defaultModel: "gpt-4o-mini", remedy: "set OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server",
             factory: .languageModel { context in
-                OpenAILanguageModel(configuration: .init(
-                    baseURL: context.baseURL ?? context.value("OPENAI_BASE_URL") ?? OpenAILanguageModel.Configuration.defaultBaseURL,
-                    apiKey: context.value("OPENAI_API_KEY"),
-                    model: context.model ?? context.value("OPENAI_MODEL") ?? "gpt-4o-mini"))
+                OpenAILanguageModel(
+                    configuration: .init(
+                        baseURL: context.baseURL ?? context.value("OPENAI_BASE_URL") ?? OpenAILanguageModel.Configuration.defaultBaseURL,
+                        apiKey: context.value("OPENAI_API_KEY"),
+                        model: context.model ?? context.value("OPENAI_MODEL") ?? "gpt-4o-mini"))
             }),
         ProviderEntry(
             capability: .languageModel, name: "ollama", placement: .selfHosted,
@@ -231,7 +236,8 @@ public struct ProviderCatalog: Sendable {
             variables: ["OPENAI_API_KEY", "OPENAI_BASE_URL"], configuredBy: ["OPENAI_API_KEY"],
             defaultModel: "whisper-1", remedy: "set OPENAI_API_KEY",
             factory: .speechToText { context in
-                OpenAISpeechToText(configuration: context.service("OPENAI", defaultBaseURL: OpenAILanguageModel.Configuration.defaultBaseURL, model: "whisper-1"))
+                OpenAISpeechToText(
+                    configuration: context.service("OPENAI", defaultBaseURL: OpenAILanguageModel.Configuration.defaultBaseURL, model: "whisper-1"))
             }),
         // Moonshine base on sherpa-onnx, before whisper.cpp when chosen: on the project's real
         // recordings it was not enough better than tiny.en to be the default (`Benchmarks/run
@@ -253,7 +259,8 @@ public struct ProviderCatalog: Sendable {
             variables: ["ELEVENLABS_API_KEY", "ELEVENLABS_BASE_URL"], configuredBy: ["ELEVENLABS_API_KEY"],
             defaultModel: "eleven_flash_v2_5", remedy: "set ELEVENLABS_API_KEY",
             factory: .textToSpeech { context in
-                ElevenLabsTextToSpeech(configuration: context.service("ELEVENLABS", defaultBaseURL: ElevenLabsTextToSpeech.defaultBaseURL, model: "eleven_flash_v2_5"))
+                ElevenLabsTextToSpeech(
+                    configuration: context.service("ELEVENLABS", defaultBaseURL: ElevenLabsTextToSpeech.defaultBaseURL, model: "eleven_flash_v2_5"))
             }),
         ProviderEntry(
             capability: .textToSpeech, name: "deepgram", placement: .cloud,
@@ -267,7 +274,8 @@ public struct ProviderCatalog: Sendable {
             variables: ["OPENAI_API_KEY", "OPENAI_BASE_URL"], configuredBy: ["OPENAI_API_KEY"],
             defaultModel: "gpt-4o-mini-tts", remedy: "set OPENAI_API_KEY",
             factory: .textToSpeech { context in
-                OpenAITextToSpeech(configuration: context.service("OPENAI", defaultBaseURL: OpenAILanguageModel.Configuration.defaultBaseURL, model: "gpt-4o-mini-tts"))
+                OpenAITextToSpeech(
+                    configuration: context.service("OPENAI", defaultBaseURL: OpenAILanguageModel.Configuration.defaultBaseURL, model: "gpt-4o-mini-tts"))
             }),
         ProviderEntry(
             capability: .textToSpeech, name: "piper", placement: .selfHosted,

@@ -111,14 +111,16 @@ extension Runtime {
                 group.addTask {
                     guard let provider = maker(entry.factory)?(context) else {
                         let made = entry.make(context)
-                        var result = ProviderComparison(entry: entry.name, provider: made.identity.description, placement: "\(entry.placement)",
-                                                        outcome: .unavailable)
+                        var result = ProviderComparison(
+                            entry: entry.name, provider: made.identity.description, placement: "\(entry.placement)",
+                            outcome: .unavailable)
                         result.detail = "not a provider of this capability"
                         return (index, result)
                     }
                     let made = erase(provider)
-                    var result = ProviderComparison(entry: entry.name, provider: made.identity.description, placement: "\(entry.placement)",
-                                                    outcome: .answered)
+                    var result = ProviderComparison(
+                        entry: entry.name, provider: made.identity.description, placement: "\(entry.placement)",
+                        outcome: .answered)
                     let availability = await made.availability()
                     guard availability.isReady else {
                         result.outcome = .unavailable
@@ -174,8 +176,9 @@ extension RuntimeSettings {
         let key = "PARLEY_PRICE_\(name.uppercased().replacingOccurrences(of: "-", with: "_").replacingOccurrences(of: ".", with: "_"))"
         let values = ["INPUT", "OUTPUT", "AUDIO_MINUTE", "MILLION_CHARACTERS"].map { value("\(key)_\($0)").flatMap(Double.init) }
         guard values.contains(where: { $0 != nil }) else { return nil }
-        return Price(perMillionInputTokens: values[0] ?? 0, perMillionOutputTokens: values[1] ?? 0, perAudioMinute: values[2] ?? 0,
-                     perMillionCharacters: values[3] ?? 0)
+        return Price(
+            perMillionInputTokens: values[0] ?? 0, perMillionOutputTokens: values[1] ?? 0, perAudioMinute: values[2] ?? 0,
+            perMillionCharacters: values[3] ?? 0)
     }
 }
 

@@ -42,8 +42,10 @@ extension Runtime {
     ///   - output: where replies are played.
     /// - Throws: `StoreError.threadNotFound` for an unknown thread or another owner's;
     ///   `ProviderError.unavailable` when a provider the conversation needs cannot serve.
-    public func makeConversation(options: ConversationOptions = ConversationOptions(), thread: Int64? = nil,
-                                 output: any AudioOutput) async throws -> RuntimeConversation<C> {
+    public func makeConversation(
+        options: ConversationOptions = ConversationOptions(), thread: Int64? = nil,
+        output: any AudioOutput
+    ) async throws -> RuntimeConversation<C> {
         guard options.saves || thread == nil else {
             throw RuntimeError.invalidSelection("A conversation that is not saved cannot continue a saved thread.")
         }
@@ -68,7 +70,8 @@ extension Runtime {
         // The on-device model loads on its own thread while the first turn is heard.
         let answerer = await llm.answerer()
         let onDevice = Self.isOnDevice(answerer)
-        let systemPrompt = options.systemPrompt ?? saved?.systemPrompt
+        let systemPrompt =
+            options.systemPrompt ?? saved?.systemPrompt
             ?? (language.isEnglish ? ThreadSettings.defaultSystemPrompt : LocalizedPhrases.voicePrompt(language))
         if onDevice {
             // Loaded, and the conversation's start (instructions, tools, history) evaluated,
@@ -87,7 +90,8 @@ extension Runtime {
         let neural = engines.neuralVoice
         var preparation: Task<Void, Never>?
         if tts.identity.isLocal, (try? entries(.textToSpeech, for: options.textToSpeech))?.contains(where: { $0.name == "neural" }) == true,
-           await neural.availability().isReady, let voice = try? neural.voice(named: SpeechOptions(voice: options.voice).customVoice) {
+            await neural.availability().isReady, let voice = try? neural.voice(named: SpeechOptions(voice: options.voice).customVoice)
+        {
             // One thread count (as many as the cores are free for): a second load beside the
             // first turn would hold up its pause's score.
             preparation = Task { try? await neural.load(voice) }
@@ -172,13 +176,15 @@ extension Runtime {
         // Recordings are written beside the SQLite file (a shared store also keeps their bytes).
         let audioDirectory = databaseURL.deletingLastPathComponent().appendingPathComponent("audio", isDirectory: true)
         let journal = store.map {
-            ThreadJournal(store: $0, thread: thread, settings: settings, owner: options.owner,
-                          keepAudioIn: options.keepsAudio ? audioDirectory : nil)
+            ThreadJournal(
+                store: $0, thread: thread, settings: settings, owner: options.owner,
+                keepAudioIn: options.keepsAudio ? audioDirectory : nil)
         }
         let session = ConversationSession(
             vad: try voiceActivityDetector().activeDetector(), stt: stt, llm: llm, tts: tts,
             output: output, journal: journal, history: history, configuration: configuration, clock: clock)
-        return RuntimeConversation(session: session, journal: journal, settings: settings, preparation: preparation,
-                                   neuralVoice: neural)
+        return RuntimeConversation(
+            session: session, journal: journal, settings: settings, preparation: preparation,
+            neuralVoice: neural)
     }
 }

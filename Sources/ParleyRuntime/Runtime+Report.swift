@@ -50,12 +50,13 @@ extension Runtime {
                 let availability: Availability = configured ? await provider.availability() : .unsupported(reason: "not configured")
                 let name = provider.identity.description
                 let status = await health.status(of: name)
-                chain.append(ProviderReport(
-                    provider: name, name: entry.name, placement: entry.placement, local: provider.identity.isLocal,
-                    configured: configured, available: configured && availability.isReady && status != .down,
-                    reason: configured ? availability.description : "not configured (\(entry.remedy))",
-                    remedy: availability.isReady ? nil : (configured ? availability.remedy ?? entry.remedy : entry.remedy),
-                    health: status.rawValue))
+                chain.append(
+                    ProviderReport(
+                        provider: name, name: entry.name, placement: entry.placement, local: provider.identity.isLocal,
+                        configured: configured, available: configured && availability.isReady && status != .down,
+                        reason: configured ? availability.description : "not configured (\(entry.remedy))",
+                        remedy: availability.isReady ? nil : (configured ? availability.remedy ?? entry.remedy : entry.remedy),
+                        health: status.rawValue))
             }
             reports.append(CapabilityReport(capability: capability, chain: chain, uses: chain.first(where: \.available)?.provider))
         }

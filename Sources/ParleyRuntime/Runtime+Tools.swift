@@ -9,9 +9,12 @@ extension Runtime {
     /// (``RuntimeOptions/tools``: an MCP server's, …). One of those named like a tool already
     /// in the box is left out, with a warning.
     public func toolbox(owner: Owner, builtIns: Bool = true, warn: Bool = true, language: LanguageSetting? = nil) async throws -> ToolBox {
-        var box = builtIns ? try BuiltInTools.toolbox(store: try? store(), owner: owner, embedder: onDeviceEmbedder(warn: warn),
-                                                      language: language?.code)
-                           : try ToolBox()
+        var box =
+            builtIns
+            ? try BuiltInTools.toolbox(
+                store: try? store(), owner: owner, embedder: onDeviceEmbedder(warn: warn),
+                language: language?.code)
+            : try ToolBox()
         for tool in options.tools {
             do {
                 try box.register(tool)

@@ -59,8 +59,10 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
     private var nextSubscriber: UInt64 = 0
 
     /// Creates a runtime from `settings`.
-    public init(settings: RuntimeSettings, options: RuntimeOptions = RuntimeOptions(), catalog: ProviderCatalog = .standard,
-                clock: C, logger: Logger = Logger(label: "parley.runtime")) {
+    public init(
+        settings: RuntimeSettings, options: RuntimeOptions = RuntimeOptions(), catalog: ProviderCatalog = .standard,
+        clock: C, logger: Logger = Logger(label: "parley.runtime")
+    ) {
         self.catalog = catalog
         self.options = options
         self.clock = clock
@@ -156,8 +158,10 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
 
     /// The providers of `capability` for `selection`, each built by the factory `maker` reads
     /// (every entry of a capability builds its kind of provider).
-    private nonisolated func providers<P>(_ capability: ProviderCapability, _ selection: ProviderSelection,
-                                          _ maker: (ProviderFactory) -> (@Sendable (ProviderContext) -> P)?) throws(RuntimeError) -> [P] {
+    private nonisolated func providers<P>(
+        _ capability: ProviderCapability, _ selection: ProviderSelection,
+        _ maker: (ProviderFactory) -> (@Sendable (ProviderContext) -> P)?
+    ) throws(RuntimeError) -> [P] {
         var baseURL: String?, model: String?
         if case .named(_, let url, let name) = selection { (baseURL, model) = (url, name) }
         let context = context(baseURL: baseURL, model: model)
@@ -230,8 +234,9 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
             // Charges go to the conversation database, so the month's spending holds across
             // runs; past the budget only free (on-device) providers are used.
             let spending = try await spendingTracker(budget: budget, providers: remote)
-            let policy = RoutingPolicy(defaultChain: all.map(\.identity.description),
-                                       chains: reordered ? [.vision: seeing.map(\.identity.description)] : [:])
+            let policy = RoutingPolicy(
+                defaultChain: all.map(\.identity.description),
+                chains: reordered ? [.vision: seeing.map(\.identity.description)] : [:])
             return (RoutedLanguageModel(providers: all, policy: policy, health: health, clock: clock, spending: spending, logger: logger), nil)
         }
         let chain = LanguageModelChain(providers: all, health: health, clock: clock, logger: logger)
@@ -277,8 +282,9 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
     /// Silero cannot run.
     public nonisolated func voiceActivityDetector() -> VoiceActivityDetectorChain {
         let detectors = (try? providers(.voiceActivity, .auto, \.voiceActivity)) ?? []
-        return VoiceActivityDetectorChain(detectors.isEmpty ? [EnergyVoiceActivityDetector()] : detectors,
-                                          logger: Logger(label: "parley.chain.vad"))
+        return VoiceActivityDetectorChain(
+            detectors.isEmpty ? [EnergyVoiceActivityDetector()] : detectors,
+            logger: Logger(label: "parley.chain.vad"))
     }
 
     // MARK: - Store and spending
@@ -307,8 +313,9 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
 
     private func spendingTracker(budget: RuntimeSettings.Budget, providers: [any LanguageModelProvider]) async throws -> SpendingTracker {
         if let spending { return spending }
-        let tracker = SpendingTracker(monthlyBudget: budget.monthly, alertThreshold: budget.alert,
-                                      prices: settings.prices(for: providers), ledger: try store())
+        let tracker = SpendingTracker(
+            monthlyBudget: budget.monthly, alertThreshold: budget.alert,
+            prices: settings.prices(for: providers), ledger: try store())
         try await tracker.restore()
         spending = tracker
         return tracker
@@ -372,26 +379,31 @@ public actor Runtime<C: Clock> where C.Duration == Duration {
         guard forwarding.isEmpty else { return }
         for (capability, registry) in health {
             let changes = registry.changes
-            forwarding.append(Task { [weak self] in
-                for await change in changes {
-                    guard let self else { return }
-                    await self.publish(HealthChange(capability: capability, change: change))
-                }
-            })
+            forwarding.append(
+                Task { [weak self] in
+                    for await change in changes {
+                        guard let self else { return }
+                        await self.publish(HealthChange(capability: capability, change: change))
+                    }
+                })
         }
     }
 }
 
 extension Runtime where C == ContinuousClock {
     /// A runtime on the real clock, from `settings`.
-    public init(settings: RuntimeSettings, options: RuntimeOptions = RuntimeOptions(), catalog: ProviderCatalog = .standard,
-                logger: Logger = Logger(label: "parley.runtime")) {
+    public init(
+        settings: RuntimeSettings, options: RuntimeOptions = RuntimeOptions(), catalog: ProviderCatalog = .standard,
+        logger: Logger = Logger(label: "parley.runtime")
+    ) {
         self.init(settings: settings, options: options, catalog: catalog, clock: ContinuousClock(), logger: logger)
     }
 
     /// Reads the settings (environment, then the settings file) and makes a runtime.
-    public static func load(environment: [String: String] = ProcessInfo.processInfo.environment,
-                            options: RuntimeOptions = RuntimeOptions()) async throws -> Runtime<ContinuousClock> {
+    public static func load(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        options: RuntimeOptions = RuntimeOptions()
+    ) async throws -> Runtime<ContinuousClock> {
         Runtime(settings: try await RuntimeSettings.load(environment: environment), options: options)
     }
 }

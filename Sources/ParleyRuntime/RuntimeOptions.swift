@@ -20,8 +20,10 @@ public struct RuntimeOptions: Sendable {
     public var tools: [Tool]
 
     /// Creates options; the defaults use the data directory's models and every core.
-    public init(engines: LocalEngines.Overrides = .init(), smallModel: String? = nil, database: URL? = nil,
-                paths: ParleyPaths? = nil, tools: [Tool] = []) {
+    public init(
+        engines: LocalEngines.Overrides = .init(), smallModel: String? = nil, database: URL? = nil,
+        paths: ParleyPaths? = nil, tools: [Tool] = []
+    ) {
         self.engines = engines
         self.smallModel = smallModel
         self.database = database

@@ -84,7 +84,8 @@ public struct RuntimeSettings: Sendable {
             let key = ConfigKey(name.lowercased().split(separator: "_").map(String.init))
             let secret = Self.isSecret(name)
             // A number in the file (a budget, a price) is read as a number.
-            let value = reader.string(forKey: key, isSecret: secret)
+            let value =
+                reader.string(forKey: key, isSecret: secret)
                 ?? reader.int(forKey: key).map(String.init)
                 ?? reader.double(forKey: key).map { String($0) }
             if let value, !value.isEmpty { values[name] = value }
@@ -96,8 +97,9 @@ public struct RuntimeSettings: Sendable {
     public static func load(environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> RuntimeSettings {
         var providers: [any ConfigProvider] = [
             // A variable set to nothing counts as unset, so the file can still provide it.
-            EnvironmentVariablesProvider(environmentVariables: environment.filter { !$0.value.isEmpty },
-                                         secretsSpecifier: .dynamic { name, _ in Self.isSecret(name) })
+            EnvironmentVariablesProvider(
+                environmentVariables: environment.filter { !$0.value.isEmpty },
+                secretsSpecifier: .dynamic { name, _ in Self.isSecret(name) })
         ]
         let file = Self.file(environment: environment)
         if FileManager.default.fileExists(atPath: file.path) {

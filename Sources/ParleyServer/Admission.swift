@@ -94,12 +94,15 @@ final class Admission: Sendable {
     /// caller takes it later with ``take(_:)``).
     func admit(_ head: Head, counting: Bool = true) -> Result<Admitted, Refused> {
         let id = RequestID.sane(head.requestID) ?? RequestID.newID()
-        let origin = BrowserPolicy.Request(method: head.method, origin: head.origin, host: head.host, fetchSite: head.fetchSite,
-                                           contentType: head.contentType)
+        let origin = BrowserPolicy.Request(
+            method: head.method, origin: head.origin, host: head.host, fetchSite: head.fetchSite,
+            contentType: head.contentType)
         if let refusal = browser.refusal(of: origin) {
             let status: HTTPResponse.Status = refusal.code == "unsupported_media_type" ? .unsupportedMediaType : .forbidden
-            return .failure(Refused(error: OpenAIError(status: status, message: refusal.message, type: "invalid_request_error", code: refusal.code),
-                                    requestID: id, limitHeaders: []))
+            return .failure(
+                Refused(
+                    error: OpenAIError(status: status, message: refusal.message, type: "invalid_request_error", code: refusal.code),
+                    requestID: id, limitHeaders: []))
         }
         var admitted = Admitted(owner: .local, keyIndex: nil, role: keys.isEmpty ? .admin : .user, requestID: id, limitHeaders: [])
         let open = openPaths.contains(head.path)
@@ -134,8 +137,9 @@ final class Admission: Sendable {
         let decision = limits.admit(owner)
         guard decision.allowed else {
             let seconds = RateLimits.wholeSeconds(decision.retryAfter)
-            var failure = OpenAIError(status: .tooManyRequests, message: "Rate limit reached for this key: try again in \(seconds) s.",
-                                      type: "rate_limit_error", code: "rate_limit_exceeded")
+            var failure = OpenAIError(
+                status: .tooManyRequests, message: "Rate limit reached for this key: try again in \(seconds) s.",
+                type: "rate_limit_error", code: "rate_limit_exceeded")
             failure.retryAfter = max(1, seconds)
             return .failure(Refused(error: failure, requestID: "", limitHeaders: decision.headers))
         }
@@ -165,11 +169,12 @@ extension Admission.Head {
     /// The head of a request the router answers.
     init(_ request: HTTPRequest) {
         let fields = request.headerFields
-        self.init(method: request.method.rawValue, path: Self.path(request.path ?? "/"), authorization: fields[.authorization],
-                  origin: fields[.origin], host: request.authority, fetchSite: fields[Self.fetchSite],
-                  contentType: fields[.contentType], requestID: fields[RequestID.header],
-                  webSocketProtocols: fields[values: .secWebSocketProtocol],
-                  upgradesToWebSocket: fields[values: .upgrade].contains { $0.lowercased().contains("websocket") })
+        self.init(
+            method: request.method.rawValue, path: Self.path(request.path ?? "/"), authorization: fields[.authorization],
+            origin: fields[.origin], host: request.authority, fetchSite: fields[Self.fetchSite],
+            contentType: fields[.contentType], requestID: fields[RequestID.header],
+            webSocketProtocols: fields[values: .secWebSocketProtocol],
+            upgradesToWebSocket: fields[values: .upgrade].contains { $0.lowercased().contains("websocket") })
     }
 
     /// The head of a request the relay on the event loop reads (HTTP/1's own types).

@@ -27,7 +27,8 @@ enum BearerKey {
         while start < bytes.count, isSpace(bytes[start]) { start += 1 }
         let scheme = Array("bearer".utf8)
         guard bytes.count >= start + scheme.count,
-              zip(bytes[start..<(start + scheme.count)], scheme).allSatisfy({ $0 | 0x20 == $1 }) else { return nil }
+            zip(bytes[start..<(start + scheme.count)], scheme).allSatisfy({ $0 | 0x20 == $1 })
+        else { return nil }
         var tokenStart = start + scheme.count
         guard tokenStart < bytes.count, isSpace(bytes[tokenStart]) else { return nil }
         while tokenStart < bytes.count, isSpace(bytes[tokenStart]) { tokenStart += 1 }

@@ -23,14 +23,20 @@ import ParleyData
 enum ChatCacheKey {
     /// The key of `body` (translated into `chat`, resolved to `selection`) for `owner`, or
     /// `nil` when the request may not be cached.
-    static func key(for body: ChatCompletionRequest, chat: ChatRequest, selection: ProviderSelection, owner: Owner,
-                    headers: HTTPFields, onDeviceModel: @autoclosure () -> String = "") -> String? {
-        guard mayCache(temperature: body.temperature, personal: isPersonal(body, headers: headers), hasImages: chat.hasImages,
-                       hasTools: !chat.tools.isEmpty || chat.messages.contains(where: \.isToolExchange)) else { return nil }
-        let material = Material(owner: owner.id, selection: Selection(selection), onDeviceModel: onDeviceModel(), messages: chat.messages,
-                                temperature: chat.sampling.temperature, topP: chat.sampling.topP, maxTokens: chat.sampling.maxTokens,
-                                stop: chat.sampling.stop, seed: chat.sampling.seed, format: body.response_format?.type,
-                                schema: chat.responseSchema.map(Schema.init))
+    static func key(
+        for body: ChatCompletionRequest, chat: ChatRequest, selection: ProviderSelection, owner: Owner,
+        headers: HTTPFields, onDeviceModel: @autoclosure () -> String = ""
+    ) -> String? {
+        guard
+            mayCache(
+                temperature: body.temperature, personal: isPersonal(body, headers: headers), hasImages: chat.hasImages,
+                hasTools: !chat.tools.isEmpty || chat.messages.contains(where: \.isToolExchange))
+        else { return nil }
+        let material = Material(
+            owner: owner.id, selection: Selection(selection), onDeviceModel: onDeviceModel(), messages: chat.messages,
+            temperature: chat.sampling.temperature, topP: chat.sampling.topP, maxTokens: chat.sampling.maxTokens,
+            stop: chat.sampling.stop, seed: chat.sampling.seed, format: body.response_format?.type,
+            schema: chat.responseSchema.map(Schema.init))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(material) else { return nil }

@@ -201,13 +201,15 @@ struct ChatCompletionRequest: Decodable, Sendable {
                     throw .invalidRequest("A tool message needs 'tool_call_id', the id of the call it answers.", param: "messages[\(index)].tool_call_id")
                 }
                 guard let name = callsMade[id] else {
-                    throw .invalidRequest("The tool message answers '\(id.prefix(64))', which no earlier assistant message called.",
-                                          param: "messages[\(index)].tool_call_id")
+                    throw .invalidRequest(
+                        "The tool message answers '\(id.prefix(64))', which no earlier assistant message called.",
+                        param: "messages[\(index)].tool_call_id")
                 }
                 let content = ChatMessage(role: .tool, parts: parts).text
                 guard content.utf8.count <= Self.toolResultLimit else {
-                    throw .invalidRequest("The tool result is \(content.utf8.count) bytes; at most \(Self.toolResultLimit) are accepted.",
-                                          param: "messages[\(index)].content")
+                    throw .invalidRequest(
+                        "The tool result is \(content.utf8.count) bytes; at most \(Self.toolResultLimit) are accepted.",
+                        param: "messages[\(index)].content")
                 }
                 conversation.append(.tool(callID: id, name: name, content: content))
             default:
@@ -223,8 +225,9 @@ struct ChatCompletionRequest: Decodable, Sendable {
             throw .invalidRequest("'messages' holds no text: send a user message, or instructions to answer.", param: "messages")
         }
 
-        var request = ChatRequest(messages: conversation, sampling: sampling, tools: definitions, toolChoice: choice,
-                                  parallelToolCalls: parallel_tool_calls ?? true)
+        var request = ChatRequest(
+            messages: conversation, sampling: sampling, tools: definitions, toolChoice: choice,
+            parallelToolCalls: parallel_tool_calls ?? true)
         if let format = response_format {
             switch format.type {
             case "text":
@@ -238,8 +241,9 @@ struct ChatCompletionRequest: Decodable, Sendable {
                 guard let schema = format.json_schema?.schema else {
                     throw .invalidRequest("'response_format.json_schema.schema' is required.", param: "response_format")
                 }
-                request.responseSchema = ResponseSchema(name: format.json_schema?.name ?? "response", schema: schema,
-                                                        strict: format.json_schema?.strict ?? true)
+                request.responseSchema = ResponseSchema(
+                    name: format.json_schema?.name ?? "response", schema: schema,
+                    strict: format.json_schema?.strict ?? true)
                 request.task = .structuredOutput
             default:
                 throw .invalidRequest("Invalid 'response_format.type' \(format.type): use text, json_object or json_schema.", param: "response_format")
@@ -259,8 +263,9 @@ struct ChatCompletionRequest: Decodable, Sendable {
         } catch {
             switch error.reason {
             case .notAFunction:
-                throw .invalidRequest("Each tool must be {\"type\": \"function\", \"function\": {\"name\": …, \"parameters\": {…}}}.",
-                                      param: "tools[\(error.index)]")
+                throw .invalidRequest(
+                    "Each tool must be {\"type\": \"function\", \"function\": {\"name\": …, \"parameters\": {…}}}.",
+                    param: "tools[\(error.index)]")
             case .definition(let problem):
                 throw .invalidRequest("\(problem)", param: "tools[\(error.index)].function")
             }
@@ -277,16 +282,18 @@ struct ChatCompletionRequest: Decodable, Sendable {
         case .string("required")?: choice = .required
         case .object(let members)?:
             guard members["type"]?.string == "function", let name = members["function"]?["name"]?.string else {
-                throw .invalidRequest("'tool_choice' must be \"auto\", \"none\", \"required\" or {\"type\": \"function\", \"function\": {\"name\": …}}.",
-                                      param: "tool_choice")
+                throw .invalidRequest(
+                    "'tool_choice' must be \"auto\", \"none\", \"required\" or {\"type\": \"function\", \"function\": {\"name\": …}}.",
+                    param: "tool_choice")
             }
             guard tools.contains(where: { $0.name == name }) else {
                 throw .invalidRequest("'tool_choice' names the function '\(name.prefix(64))', which is not among 'tools'.", param: "tool_choice")
             }
             choice = .function(name)
         default:
-            throw .invalidRequest("'tool_choice' must be \"auto\", \"none\", \"required\" or {\"type\": \"function\", \"function\": {\"name\": …}}.",
-                                  param: "tool_choice")
+            throw .invalidRequest(
+                "'tool_choice' must be \"auto\", \"none\", \"required\" or {\"type\": \"function\", \"function\": {\"name\": …}}.",
+                param: "tool_choice")
         }
         if choice.forcesCall, tools.isEmpty {
             throw .invalidRequest("'tool_choice' requires a call, but no 'tools' were given.", param: "tool_choice")
@@ -321,8 +328,9 @@ struct ChatCompletionRequest: Decodable, Sendable {
     /// server does not fetch from addresses a client names.
     static func image(fromDataURL url: String, param: String) throws(OpenAIError) -> ChatMessage.Part {
         guard url.hasPrefix("data:"), let comma = url.firstIndex(of: ",") else {
-            throw .invalidRequest("Images must be sent as data: URLs (data:image/png;base64,…); this server does not fetch remote images.",
-                                  param: param, code: "invalid_image_url")
+            throw .invalidRequest(
+                "Images must be sent as data: URLs (data:image/png;base64,…); this server does not fetch remote images.",
+                param: param, code: "invalid_image_url")
         }
         let header = url[url.index(url.startIndex, offsetBy: 5)..<comma]
         let attributes = header.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }

@@ -16,15 +16,17 @@ extension ChatCompletionsEndpoint {
             headers[.contentType] = "text/event-stream"
             headers[.cacheControl] = "no-cache"
             func chunk(_ delta: ChatCompletionResponse.Chunk.Choice.Delta, finish: String? = nil) -> String {
-                ChatCompletionResponse.event(ChatCompletionResponse.Chunk(
-                    id: reply.id, created: reply.created, model: answer.model, choices: [.init(delta: delta, finish_reason: finish)]))
+                ChatCompletionResponse.event(
+                    ChatCompletionResponse.Chunk(
+                        id: reply.id, created: reply.created, model: answer.model, choices: [.init(delta: delta, finish_reason: finish)]))
             }
             var events = chunk(.init(role: "assistant", content: ""))
             for piece in Self.words(of: answer.text) { events += chunk(.init(content: piece)) }
             events += chunk(.init(), finish: answer.finishReason)
             if includeUsage {
-                events += ChatCompletionResponse.event(ChatCompletionResponse.Chunk(
-                    id: reply.id, created: reply.created, model: answer.model, choices: [], usage: .init(answer.usage)))
+                events += ChatCompletionResponse.event(
+                    ChatCompletionResponse.Chunk(
+                        id: reply.id, created: reply.created, model: answer.model, choices: [], usage: .init(answer.usage)))
             }
             events += ChatCompletionResponse.done
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: events)))

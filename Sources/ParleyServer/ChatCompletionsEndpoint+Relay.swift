@@ -32,8 +32,10 @@ extension ChatCompletionsEndpoint {
     ///
     /// A provider on a plain `http://` server that answered is remembered for `selection`, so
     /// that the next such request is relayed on the event loop (``ChatRelayHandler``).
-    func relay(_ raw: Data, streams: Bool, owner: Owner, failover ordered: LanguageModelFailover?, members providers: [any LanguageModelProvider],
-               selection: ProviderSelection) async throws -> Relayed {
+    func relay(
+        _ raw: Data, streams: Bool, owner: Owner, failover ordered: LanguageModelFailover?, members providers: [any LanguageModelProvider],
+        selection: ProviderSelection
+    ) async throws -> Relayed {
         let chain = providers.map(\.identity)
         // The relay's API speaks SwiftNIO's byte buffers, which ParleyCore (no networking)
         // cannot name, so a provider cannot declare it there: the one provider that relays is
@@ -59,9 +61,10 @@ extension ChatCompletionsEndpoint {
         if let ordered, !healthy { await ordered.health.recordSuccess(name) }
         if first.relaysOnEventLoop {
             environment.relayRoutes.remember(
-                RelayRoutes.Route(provider: first, chain: chain, health: ordered?.health, firstByte: ordered?.firstOutput,
-                                  onDeviceModel: environment.runtime.currentLanguageModelPath,
-                                  tally: environment.metrics.relayTally(provider: first.identity, chain: chain, route: ChatRelayLane.path)),
+                RelayRoutes.Route(
+                    provider: first, chain: chain, health: ordered?.health, firstByte: ordered?.firstOutput,
+                    onDeviceModel: environment.runtime.currentLanguageModelPath,
+                    tally: environment.metrics.relayTally(provider: first.identity, chain: chain, route: ChatRelayLane.path)),
                 for: selection)
         }
         environment.metrics.recordAnswer(.languageModel, provider: first.identity, chain: chain)

@@ -33,11 +33,15 @@ struct ChatCompletionsEndpoint: Sendable {
         let chat = parsed
         let runtime = environment.runtime
         let cache = environment.responseCache
-        let route = ChatRoute.of(body, chat: chat, owner: owner, headers: request.headers, caching: cache.isOn, catalog: runtime.catalog,
-                                 onDeviceModel: runtime.currentLanguageModel.path)
+        let route = ChatRoute.of(
+            body, chat: chat, owner: owner, headers: request.headers, caching: cache.isOn, catalog: runtime.catalog,
+            onDeviceModel: runtime.currentLanguageModel.path)
         let selection = route.selection
-        let builtIns = route.way == .parley(.builtinTools) ? try await environment.serverTools(for: chat, owner: owner, hasSchema: chat.responseSchema != nil,
-                                                                                                 schemaField: "response_format") : nil
+        let builtIns =
+            route.way == .parley(.builtinTools)
+            ? try await environment.serverTools(
+                for: chat, owner: owner, hasSchema: chat.responseSchema != nil,
+                schemaField: "response_format") : nil
         let cacheKey = route.cacheKey
         if let cacheKey, let answer = await cache.lookup(cacheKey, owner: owner) {
             return try replay(answer, reply: Reply(requested: body.model ?? "auto"), streams: body.streams, includeUsage: body.includesUsage)
@@ -74,12 +78,12 @@ struct ChatCompletionsEndpoint: Sendable {
         var saving: CacheSaving?
         if let cacheKey, let answering, answering == chain.first { saving = CacheSaving(key: cacheKey, owner: owner) }
         if body.streams {
-            return stream(head, reply: reply, answering: answering, includeUsage: body.includesUsage, cacheable: cacheKey != nil, saving: saving,
-                          owner: owner)
+            return stream(
+                head, reply: reply, answering: answering, includeUsage: body.includesUsage, cacheable: cacheKey != nil, saving: saving,
+                owner: owner)
         }
         return try await complete(head, reply: reply, answering: answering, cacheable: cacheKey != nil, saving: saving, owner: owner)
     }
-
 
     /// Where a complete answer is cached.
     struct CacheSaving: Sendable {
@@ -106,8 +110,10 @@ struct ChatCompletionsEndpoint: Sendable {
         }
     }
 
-    func complete(_ head: StreamHead<ChatEvent>, reply: Reply, answering: ProviderIdentity?, cacheable: Bool,
-                          saving: CacheSaving?, owner: Owner) async throws -> Response {
+    func complete(
+        _ head: StreamHead<ChatEvent>, reply: Reply, answering: ProviderIdentity?, cacheable: Bool,
+        saving: CacheSaving?, owner: Owner
+    ) async throws -> Response {
         var text = ""
         var usage = Usage()
         var finish = FinishReason.stop
@@ -127,14 +133,18 @@ struct ChatCompletionsEndpoint: Sendable {
         if let answering { environment.metrics.recordTokens(usage, provider: answering) }
         environment.admission.charge(owner, usage: usage)
         if let saving, !text.isEmpty, finish != .cancelled {
-            let answer = CachedChatAnswer(text: text, finishReason: ChatCompletionResponse.finishReason(finish), usage: usage,
-                                          provider: answering, model: reply.model(answering))
+            let answer = CachedChatAnswer(
+                text: text, finishReason: ChatCompletionResponse.finishReason(finish), usage: usage,
+                provider: answering, model: reply.model(answering))
             await environment.responseCache.save(answer, key: saving.key, owner: saving.owner)
         }
         let document = ChatCompletionResponse.Completion(
             id: reply.id, created: reply.created, model: reply.model(answering),
-            choices: [.init(message: .init(content: text, toolCalls: calls),
-                            finish_reason: ChatCompletionResponse.finishReason(calls.isEmpty ? finish : .toolCalls))],
+            choices: [
+                .init(
+                    message: .init(content: text, toolCalls: calls),
+                    finish_reason: ChatCompletionResponse.finishReason(calls.isEmpty ? finish : .toolCalls))
+            ],
             usage: .init(usage))
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
@@ -143,8 +153,10 @@ struct ChatCompletionsEndpoint: Sendable {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(document))))
     }
 
-    func stream(_ head: StreamHead<ChatEvent>, reply: Reply, answering: ProviderIdentity?, includeUsage: Bool, cacheable: Bool,
-                        saving: CacheSaving?, owner: Owner) -> Response {
+    func stream(
+        _ head: StreamHead<ChatEvent>, reply: Reply, answering: ProviderIdentity?, includeUsage: Bool, cacheable: Bool,
+        saving: CacheSaving?, owner: Owner
+    ) -> Response {
         let limits = environment.rateLimits
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
@@ -157,8 +169,9 @@ struct ChatCompletionsEndpoint: Sendable {
         let body = ResponseBody { writer in
             func send(_ text: String) async throws { try await writer.write(ByteBuffer(string: text)) }
             func chunk(_ delta: ChatCompletionResponse.Chunk.Choice.Delta, finish: String? = nil) -> String {
-                ChatCompletionResponse.event(ChatCompletionResponse.Chunk(
-                    id: reply.id, created: reply.created, model: model, choices: [.init(delta: delta, finish_reason: finish)]))
+                ChatCompletionResponse.event(
+                    ChatCompletionResponse.Chunk(
+                        id: reply.id, created: reply.created, model: model, choices: [.init(delta: delta, finish_reason: finish)]))
             }
             try await send(chunk(.init(role: "assistant", content: "")))
             var finished = false
@@ -178,8 +191,10 @@ struct ChatCompletionsEndpoint: Sendable {
                     limits.charge(owner, tokens: RateLimits.tokens(of: usage))
                     try await send(chunk(.init(), finish: ChatCompletionResponse.finishReason(reason)))
                     if includeUsage {
-                        try await send(ChatCompletionResponse.event(ChatCompletionResponse.Chunk(
-                            id: reply.id, created: reply.created, model: model, choices: [], usage: .init(usage))))
+                        try await send(
+                            ChatCompletionResponse.event(
+                                ChatCompletionResponse.Chunk(
+                                    id: reply.id, created: reply.created, model: model, choices: [], usage: .init(usage))))
                     }
                 case .toolCallDelta(let piece):
                     streamedCalls.insert(piece.index)
@@ -201,8 +216,9 @@ struct ChatCompletionsEndpoint: Sendable {
                 if !finished { try await send(chunk(.init(), finish: "stop")) }
                 // Kept before the stream ends, so a request sent after this one finds it.
                 if let saving, !text.isEmpty, ending.reason != .cancelled {
-                    let answer = CachedChatAnswer(text: text, finishReason: ChatCompletionResponse.finishReason(ending.reason), usage: ending.usage,
-                                                  provider: answering, model: model)
+                    let answer = CachedChatAnswer(
+                        text: text, finishReason: ChatCompletionResponse.finishReason(ending.reason), usage: ending.usage,
+                        provider: answering, model: model)
                     await cache.save(answer, key: saving.key, owner: saving.owner)
                 }
                 try await send(ChatCompletionResponse.done)

@@ -152,14 +152,15 @@ final class ChatRelayHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func answerRefusal(_ refusal: Admission.Refused, promise: EventLoopPromise<Void>?, context: ChannelHandlerContext) {
         replacing = true
         let body = ByteBuffer(bytes: refusal.error.body)
-        var headers = HTTPHeaders([("content-type", "application/json"), ("content-length", String(body.readableBytes)), ("connection", "close"),
-                                   ("x-request-id", refusal.requestID)])
+        var headers = HTTPHeaders([
+            ("content-type", "application/json"), ("content-length", String(body.readableBytes)), ("connection", "close"),
+            ("x-request-id", refusal.requestID),
+        ])
         headers.add(contentsOf: refusal.limitHeaders)
         let status = HTTPResponseStatus(statusCode: Int(refusal.error.status.code))
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: promise)
     }
-
 
     private func relay(_ head: HTTPRequestHead, admitted: Admission.Admitted, body: ByteBuffer, context: ChannelHandlerContext) {
         let start = ContinuousClock.now
@@ -197,8 +198,10 @@ final class ChatRelayHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    private func write(_ answer: RelayedWhole, from provider: ProviderIdentity, admitted: Admission.Admitted, limitHeaders: [(String, String)],
-                       version: HTTPVersion, context: ChannelHandlerContext) {
+    private func write(
+        _ answer: RelayedWhole, from provider: ProviderIdentity, admitted: Admission.Admitted, limitHeaders: [(String, String)],
+        version: HTTPVersion, context: ChannelHandlerContext
+    ) {
         var headers = HTTPHeaders()
         headers.reserveCapacity(7 + limitHeaders.count)
         headers.add(name: "content-type", value: "application/json")

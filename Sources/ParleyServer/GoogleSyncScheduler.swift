@@ -48,9 +48,10 @@ actor GoogleSyncScheduler {
         let session = try await session(owner: owner)
         let store = try await runtime.store()
         let namer = await namer()
-        let sync = GoogleSync(session: session, endpoints: settings.endpoints, store: store, owner: owner,
-                              reader: runtime.materialReader(),
-                              extractor: AssignmentExtractor(namer: namer), logger: logger)
+        let sync = GoogleSync(
+            session: session, endpoints: settings.endpoints, store: store, owner: owner,
+            reader: runtime.materialReader(),
+            extractor: AssignmentExtractor(namer: namer), logger: logger)
         // Each sync waits for the one asked for before it: they run one at a time, in order.
         let previous = last
         let task = Task {
@@ -66,8 +67,9 @@ actor GoogleSyncScheduler {
     private func session(owner: Owner) async throws -> GoogleSession {
         let client = try settings.requireClient()
         let store = try await runtime.store()
-        return GoogleSession(oauth: GoogleOAuth(client: client, endpoints: settings.endpoints),
-                             keeper: StoreTokenKeeper(store: store, owner: owner))
+        return GoogleSession(
+            oauth: GoogleOAuth(client: client, endpoints: settings.endpoints),
+            keeper: StoreTokenKeeper(store: store, owner: owner))
     }
 
     /// Names e-mailed assignments with the runtime's structured tasks, if it has a model.
@@ -76,7 +78,6 @@ actor GoogleSyncScheduler {
         return { subject, sentences in try await coordinator.nameAssignments(subject: subject, sentences: sentences).value.titles }
     }
 }
-
 
 /// Syncs the server machine's own Google sign-in (`parley google auth`) every
 /// `PARLEY_GOOGLE_SYNC_INTERVAL`, when an OAuth client and something to sync are set. A sync

@@ -33,8 +33,10 @@ struct HealthEndpoint: Sendable {
             let served = report.filter { $0.capability != .voiceActivity }
             let status = served.allSatisfy { $0.uses != nil } ? "ok" : "degraded"
             let detailed = !environment.admission.requiresKeys || context.keyIndex != nil
-            return ModelsEndpoint.json(Document(status: status, uptime_seconds: ServerEnvironment.now - environment.started,
-                                               api_key_required: environment.admission.requiresKeys, capabilities: detailed ? report : nil))
+            return ModelsEndpoint.json(
+                Document(
+                    status: status, uptime_seconds: ServerEnvironment.now - environment.started,
+                    api_key_required: environment.admission.requiresKeys, capabilities: detailed ? report : nil))
         }
     }
 }

@@ -47,8 +47,9 @@ struct MaterialsEndpoint: Sendable {
     }
 
     static func materialNotFound(_ id: String) -> OpenAIError {
-        OpenAIError(status: .notFound, message: "No material found with id '\(id)'; GET /v1/materials lists yours.",
-                    type: "invalid_request_error", code: "material_not_found")
+        OpenAIError(
+            status: .notFound, message: "No material found with id '\(id)'; GET /v1/materials lists yours.",
+            type: "invalid_request_error", code: "material_not_found")
     }
 
     func register(on router: Hummingbird.Router<ServerRequestContext>) {
@@ -77,8 +78,9 @@ struct MaterialsEndpoint: Sendable {
         router.get("/v1/assignments") { request, context in
             let from = request.uri.queryParameters.get("from")
             if let from, from.range(of: #"^\d{4}-\d{2}-\d{2}$"#, options: .regularExpression) == nil {
-                throw OpenAIError(status: .badRequest, message: "from must be a day written YYYY-MM-DD, e.g. 2026-12-04.",
-                                  type: "invalid_request_error", param: "from")
+                throw OpenAIError(
+                    status: .badRequest, message: "from must be a day written YYYY-MM-DD, e.g. 2026-12-04.",
+                    type: "invalid_request_error", param: "from")
             }
             let store = try await environment.store()
             var assignments = try await OpenAIError.translating { () async throws(StoreError) in try await store.assignments(owner: context.owner) }

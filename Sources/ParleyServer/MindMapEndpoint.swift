@@ -59,8 +59,10 @@ struct MindMapEndpoint: Sendable {
             environment.admission.charge(context.owner, usage: answer.result.usage)
             let outline = answer.value
             let svg = MindMapSVG.render(outline.mindMap, options: MindMapLayout.Options(seed: body.seed ?? 1))
-            return try StoreJSON.response(Document(topic: outline.topic, branches: outline.branches, svg: svg,
-                                                   provider: answer.provider.description, reason: answer.reason))
+            return try StoreJSON.response(
+                Document(
+                    topic: outline.topic, branches: outline.branches, svg: svg,
+                    provider: answer.provider.description, reason: answer.reason))
         }
     }
 
@@ -69,8 +71,9 @@ struct MindMapEndpoint: Sendable {
     func source(of body: Request, owner: Owner) async throws -> String {
         let given = [body.thread != nil, body.material != nil, body.text != nil].filter { $0 }.count
         guard given == 1 else {
-            throw OpenAIError.invalidRequest("Send exactly one of thread, material or text: what the mind map is of.", param: "thread",
-                                             code: "invalid_value")
+            throw OpenAIError.invalidRequest(
+                "Send exactly one of thread, material or text: what the mind map is of.", param: "thread",
+                code: "invalid_value")
         }
         let text: String
         if let thread = body.thread {
@@ -93,9 +96,11 @@ struct MindMapEndpoint: Sendable {
         }
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else {
-            throw OpenAIError.invalidRequest(body.thread != nil ? "The conversation has no words yet to make a mind map of."
-                                                                : "The text is empty: there is nothing to make a mind map of.",
-                                             param: body.thread != nil ? "thread" : "text", code: "empty_source")
+            throw OpenAIError.invalidRequest(
+                body.thread != nil
+                    ? "The conversation has no words yet to make a mind map of."
+                    : "The text is empty: there is nothing to make a mind map of.",
+                param: body.thread != nil ? "thread" : "text", code: "empty_source")
         }
         return String(trimmed.suffix(Self.textLimit))
     }

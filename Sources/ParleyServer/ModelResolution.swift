@@ -34,7 +34,8 @@ enum ModelResolution {
     /// as it is, without Foundation's character sets.
     private static func trimmed(_ model: String) -> String {
         guard let first = model.unicodeScalars.first, let last = model.unicodeScalars.last,
-              first.properties.isWhitespace || last.properties.isWhitespace else { return model }
+            first.properties.isWhitespace || last.properties.isWhitespace
+        else { return model }
         return model.trimmingCharacters(in: .whitespaces)
     }
 }

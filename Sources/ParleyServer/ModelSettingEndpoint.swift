@@ -43,14 +43,17 @@ struct ModelSettingEndpoint: Sendable {
         router.get("/v1/settings/model") { _, _ in
             let runtime = environment.runtime
             let current = runtime.currentLanguageModel
-            return ModelsEndpoint.json(Current(model: current.catalogID, provider: current.identity.description, path: current.path,
-                                               loaded: await runtime.engines.llm.isLoaded))
+            return ModelsEndpoint.json(
+                Current(
+                    model: current.catalogID, provider: current.identity.description, path: current.path,
+                    loaded: await runtime.engines.llm.isLoaded))
         }
         router.put("/v1/settings/model") { request, context in
             // The model serves every key: only an admin's may change it.
             guard context.role == .admin else {
-                throw OpenAIError(status: .forbidden, message: "Only an admin key (PARLEY_ADMIN_KEYS) may switch the server's model.",
-                                  type: "invalid_request_error", code: "admin_key_required")
+                throw OpenAIError(
+                    status: .forbidden, message: "Only an admin key (PARLEY_ADMIN_KEYS) may switch the server's model.",
+                    type: "invalid_request_error", code: "admin_key_required")
             }
             let body = try await request.decodeJSON(Change.self, limit: environment.configuration.maxJSONBytes)
             let runtime = environment.runtime
@@ -68,8 +71,10 @@ struct ModelSettingEndpoint: Sendable {
                 throw unusable
             }
             environment.logger.notice("[models] on-device language model switched from \(change.from) to \(change.to)")
-            return ModelsEndpoint.json(Switched(model: change.catalogID, provider: change.to.description, path: change.path,
-                                                previous: change.from.description))
+            return ModelsEndpoint.json(
+                Switched(
+                    model: change.catalogID, provider: change.to.description, path: change.path,
+                    previous: change.from.description))
         }
     }
 
@@ -79,7 +84,9 @@ struct ModelSettingEndpoint: Sendable {
         let trimmed = model.trimmingCharacters(in: .whitespacesAndNewlines)
         if ModelCatalog.standard.model(trimmed) != nil { return true }
         let base = folder.standardizedFileURL.resolvingSymlinksInPath().path
-        let relative = trimmed.hasPrefix("/") || trimmed.hasPrefix("~") ? URL(fileURLWithPath: (trimmed as NSString).expandingTildeInPath)
+        let relative =
+            trimmed.hasPrefix("/") || trimmed.hasPrefix("~")
+            ? URL(fileURLWithPath: (trimmed as NSString).expandingTildeInPath)
             : folder.appendingPathComponent(trimmed)
         let path = relative.standardizedFileURL.resolvingSymlinksInPath().path
         return path.hasPrefix(base.hasSuffix("/") ? base : base + "/")

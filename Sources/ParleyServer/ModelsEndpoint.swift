@@ -57,22 +57,29 @@ struct ModelsEndpoint: Sendable {
         let catalog = environment.runtime.catalog
         let settings = environment.runtime.settings
         let served: [ProviderCapability] = [.languageModel, .speechToText, .textToSpeech]
-        var models = [Model(id: "auto", created: environment.started, owned_by: "parley",
-                            capabilities: served.map(\.rawValue), configured: true)]
+        var models = [
+            Model(
+                id: "auto", created: environment.started, owned_by: "parley",
+                capabilities: served.map(\.rawValue), configured: true)
+        ]
         // `local` is the on-device engines of every capability, whatever their entries are named
         // (the voice's are `neural` and `espeak-ng`).
         let onDevice = served.filter { capability in catalog.entries(for: capability).contains { $0.placement == .onDevice } }
         if !onDevice.isEmpty {
-            models.append(Model(id: "local", created: environment.started, owned_by: ProviderPlacement.onDevice.rawValue,
-                                capabilities: onDevice.map(\.rawValue), configured: true))
+            models.append(
+                Model(
+                    id: "local", created: environment.started, owned_by: ProviderPlacement.onDevice.rawValue,
+                    capabilities: onDevice.map(\.rawValue), configured: true))
         }
         for entry in catalog.entries where served.contains(entry.capability) && entry.name != "local" {
             if let index = models.firstIndex(where: { $0.id == entry.name }) {
                 models[index].capabilities.append(entry.capability.rawValue)
                 models[index].configured = models[index].configured || entry.isConfigured(in: settings)
             } else {
-                models.append(Model(id: entry.name, created: environment.started, owned_by: entry.placement.rawValue,
-                                    capabilities: [entry.capability.rawValue], configured: entry.isConfigured(in: settings)))
+                models.append(
+                    Model(
+                        id: entry.name, created: environment.started, owned_by: entry.placement.rawValue,
+                        capabilities: [entry.capability.rawValue], configured: entry.isConfigured(in: settings)))
             }
         }
         // The on-device embedding model, when installed: under its own name and as part of `local`.
@@ -80,11 +87,15 @@ struct ModelsEndpoint: Sendable {
             if let index = models.firstIndex(where: { $0.id == "local" }) {
                 models[index].capabilities.append(Self.embeddings)
             } else {
-                models.append(Model(id: "local", created: environment.started, owned_by: ProviderPlacement.onDevice.rawValue,
-                                    capabilities: [Self.embeddings], configured: true))
+                models.append(
+                    Model(
+                        id: "local", created: environment.started, owned_by: ProviderPlacement.onDevice.rawValue,
+                        capabilities: [Self.embeddings], configured: true))
             }
-            models.append(Model(id: embedder.modelName, created: environment.started, owned_by: ProviderPlacement.onDevice.rawValue,
-                                capabilities: [Self.embeddings], configured: true))
+            models.append(
+                Model(
+                    id: embedder.modelName, created: environment.started, owned_by: ProviderPlacement.onDevice.rawValue,
+                    capabilities: [Self.embeddings], configured: true))
         }
         return models
     }

@@ -43,34 +43,40 @@ public struct OpenAIError: Error, HTTPResponseError, Sendable, Equatable, Custom
 
     /// 401: no key, or not one of the server's.
     public static func unauthorized(keyGiven: Bool) -> OpenAIError {
-        OpenAIError(status: .unauthorized,
-                    message: keyGiven ? "Incorrect API key provided; use one of the keys in the server's PARLEY_API_KEYS."
-                                      : "You didn't provide an API key: send it as `Authorization: Bearer KEY`.",
-                    type: "invalid_request_error", code: "invalid_api_key")
+        OpenAIError(
+            status: .unauthorized,
+            message: keyGiven
+                ? "Incorrect API key provided; use one of the keys in the server's PARLEY_API_KEYS."
+                : "You didn't provide an API key: send it as `Authorization: Bearer KEY`.",
+            type: "invalid_request_error", code: "invalid_api_key")
     }
 
     /// 404: no such endpoint.
     public static func unknownURL(method: HTTPRequest.Method, path: String) -> OpenAIError {
-        OpenAIError(status: .notFound, message: "Invalid URL (\(method.rawValue) \(path)).", type: "invalid_request_error",
-                    code: "unknown_url")
+        OpenAIError(
+            status: .notFound, message: "Invalid URL (\(method.rawValue) \(path)).", type: "invalid_request_error",
+            code: "unknown_url")
     }
 
     /// 404: no such model.
     public static func modelNotFound(_ model: String) -> OpenAIError {
-        OpenAIError(status: .notFound, message: "The model `\(model)` does not exist; GET /v1/models lists the ones this server knows.",
-                    type: "invalid_request_error", param: "model", code: "model_not_found")
+        OpenAIError(
+            status: .notFound, message: "The model `\(model)` does not exist; GET /v1/models lists the ones this server knows.",
+            type: "invalid_request_error", param: "model", code: "model_not_found")
     }
 
     /// 413: the body is larger than the server accepts.
     public static func tooLarge(limit: Int) -> OpenAIError {
-        OpenAIError(status: .contentTooLarge, message: "The request body is larger than this server accepts (\(limit) bytes).",
-                    type: "invalid_request_error", code: "request_too_large")
+        OpenAIError(
+            status: .contentTooLarge, message: "The request body is larger than this server accepts (\(limit) bytes).",
+            type: "invalid_request_error", code: "request_too_large")
     }
 
     /// 504: the request ran out of time.
     public static func timedOut(after limit: Duration) -> OpenAIError {
-        OpenAIError(status: .gatewayTimeout, message: "The request took longer than the server allows (\(limit)).",
-                    type: "server_error", code: "timeout")
+        OpenAIError(
+            status: .gatewayTimeout, message: "The request took longer than the server allows (\(limit)).",
+            type: "server_error", code: "timeout")
     }
 
     /// The error a client sees for `error`, whatever was thrown while serving it.

@@ -63,9 +63,11 @@ public struct ParleyServer: Service, CustomStringConvertible {
     ///   such as a non-loopback address without keys, or settings that cannot be used (a
     ///   `PARLEY_DATABASE_URL` that is not a PostgreSQL URL, a `PARLEY_CACHE_TTL` that is not
     ///   a number of seconds).
-    public init(runtime: Runtime<ContinuousClock>, configuration: ServerConfiguration, metrics: ServerMetrics = ServerMetrics(),
-                logger: Logger = Logger(label: "parley.server"),
-                onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }) throws(ServerConfiguration.Invalid) {
+    public init(
+        runtime: Runtime<ContinuousClock>, configuration: ServerConfiguration, metrics: ServerMetrics = ServerMetrics(),
+        logger: Logger = Logger(label: "parley.server"),
+        onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
+    ) throws(ServerConfiguration.Invalid) {
         try configuration.validate()
         sharedDatabase = try configuration.sharedDatabase(runtime.settings)
         self.metrics = metrics
@@ -76,12 +78,14 @@ public struct ParleyServer: Service, CustomStringConvertible {
         let settings = runtime.settings
         let admission = Admission(
             keys: configuration.apiKeys, adminKeys: configuration.adminKeys,
-            browser: BrowserPolicy(listening: configuration.host, allowedOrigins: ServerConfiguration.list("PARLEY_ALLOWED_ORIGINS", in: settings),
-                                   allowedHosts: ServerConfiguration.list("PARLEY_ALLOWED_HOSTS", in: settings)),
+            browser: BrowserPolicy(
+                listening: configuration.host, allowedOrigins: ServerConfiguration.list("PARLEY_ALLOWED_ORIGINS", in: settings),
+                allowedHosts: ServerConfiguration.list("PARLEY_ALLOWED_HOSTS", in: settings)),
             limits: rateLimits, openPaths: WebClientFiles.bundled.paths.union(["/health"]), logger: logger)
-        let environment = ServerEnvironment(runtime: runtime, configuration: configuration, metrics: metrics, logger: logger,
-                                            responseCache: cache, google: GoogleSyncScheduler(runtime: runtime, logger: logger),
-                                            rateLimits: rateLimits, admission: admission, started: ServerEnvironment.now)
+        let environment = ServerEnvironment(
+            runtime: runtime, configuration: configuration, metrics: metrics, logger: logger,
+            responseCache: cache, google: GoogleSyncScheduler(runtime: runtime, logger: logger),
+            rateLimits: rateLimits, admission: admission, started: ServerEnvironment.now)
         self.environment = environment
         let router = Self.router(environment)
         let idleTimeout = configuration.idleTimeout.map { TimeAmount.nanoseconds(Self.nanoseconds($0)) }
@@ -98,14 +102,18 @@ public struct ParleyServer: Service, CustomStringConvertible {
     /// HTTP/1 with the WebSocket upgrade, and plain chat completions relayed on the event loop
     /// right behind HTTP/1's decoder (``ChatRelayHandler``, which also keeps the connection's
     /// idle timeout and graceful shutdown: it sees every request, relayed or not).
-    static func http1(_ environment: ServerEnvironment, webSocketRouter: Hummingbird.Router<ServerRequestContext>,
-                      webSocket: WebSocketServerConfiguration, idleTimeout: TimeAmount?) -> HTTPServerBuilder {
+    static func http1(
+        _ environment: ServerEnvironment, webSocketRouter: Hummingbird.Router<ServerRequestContext>,
+        webSocket: WebSocketServerConfiguration, idleTimeout: TimeAmount?
+    ) -> HTTPServerBuilder {
         let lane = ChatRelayLane(environment: environment)
         let webSocketResponder = webSocketRouter.buildResponder()
         return HTTPServerBuilder { responder in
-            RelayingHTTPChannel(upgrading: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
-                                                                         configuration: .init(http1: .init(idleTimeout: nil), ws: webSocket)),
-                                lane: lane, idleTimeout: idleTimeout)
+            RelayingHTTPChannel(
+                upgrading: HTTP1WebSocketUpgradeChannel(
+                    responder: responder, webSocketResponder: webSocketResponder,
+                    configuration: .init(http1: .init(idleTimeout: nil), ws: webSocket)),
+                lane: lane, idleTimeout: idleTimeout)
         }
     }
 

@@ -85,7 +85,7 @@ struct ClientPreferences: Codable, Sendable, Equatable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(model, forKey: .model)
         try container.encode(systemPrompt, forKey: .systemPrompt)
-        try container.encode(maxTokens, forKey: .maxTokens) // null, not absent: the client sees every member
+        try container.encode(maxTokens, forKey: .maxTokens)  // null, not absent: the client sees every member
         try container.encode(voice, forKey: .voice)
         try container.encode(silenceMs, forKey: .silenceMs)
         try container.encode(turnDetection, forKey: .turnDetection)

@@ -27,8 +27,9 @@ final class ProtocolErrorHandler: ChannelInboundHandler, RemovableChannelHandler
             return
         }
         if let refusal = Self.refusal(of: head) {
-            answer(context: context, status: .upgradeRequired, message: refusal, code: "unsupported_websocket_version",
-                   extra: [("Sec-WebSocket-Version", "13")])
+            answer(
+                context: context, status: .upgradeRequired, message: refusal, code: "unsupported_websocket_version",
+                extra: [("Sec-WebSocket-Version", "13")])
             return
         }
         context.fireChannelRead(data)
@@ -45,9 +46,10 @@ final class ProtocolErrorHandler: ChannelInboundHandler, RemovableChannelHandler
             return
         }
         if case .headerOverflow = parse {
-            answer(context: context, status: .requestHeaderFieldsTooLarge,
-                   message: "The request's headers are larger than this server accepts (about 80 KB); send fewer or shorter headers.",
-                   code: "request_header_fields_too_large")
+            answer(
+                context: context, status: .requestHeaderFieldsTooLarge,
+                message: "The request's headers are larger than this server accepts (about 80 KB); send fewer or shorter headers.",
+                code: "request_header_fields_too_large")
         } else {
             answer(context: context, status: .badRequest, message: "The request is not well-formed HTTP/1.1 (\(parse)).", code: "malformed_request")
         }
@@ -62,8 +64,10 @@ final class ProtocolErrorHandler: ChannelInboundHandler, RemovableChannelHandler
         return "This server speaks WebSocket version 13 (RFC 6455); the upgrade asked for \(given)."
     }
 
-    private func answer(context: ChannelHandlerContext, status: HTTPResponseStatus, message: String, code: String,
-                        extra: [(String, String)] = []) {
+    private func answer(
+        context: ChannelHandlerContext, status: HTTPResponseStatus, message: String, code: String,
+        extra: [(String, String)] = []
+    ) {
         answered = true
         let body = ByteBuffer(bytes: OpenAIError(status: .init(code: Int(status.code)), message: message, type: "invalid_request_error", code: code).body)
         var headers = HTTPHeaders([("Content-Type", "application/json"), ("Content-Length", String(body.readableBytes)), ("Connection", "close")])

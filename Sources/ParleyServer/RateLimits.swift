@@ -144,8 +144,11 @@ final class RateLimits: Sendable {
             for (name, perMinute, bucket) in [("requests", requestsPerMinute, current?.requests), ("tokens", tokensPerMinute, current?.tokens)] {
                 guard let perMinute else { continue }
                 let level = bucket.map { Self.refilled($0, perMinute: perMinute, at: now).level } ?? Double(perMinute)
-                entries.append(.object(["name": .string(name), "limit": .number(Double(perMinute)), "remaining": .number(max(0, level.rounded(.down))),
-                                        "reset_seconds": .number(((Double(perMinute) - level) * 60 / Double(perMinute) * 100).rounded() / 100)]))
+                entries.append(
+                    .object([
+                        "name": .string(name), "limit": .number(Double(perMinute)), "remaining": .number(max(0, level.rounded(.down))),
+                        "reset_seconds": .number(((Double(perMinute) - level) * 60 / Double(perMinute) * 100).rounded() / 100),
+                    ]))
             }
             return entries
         }
@@ -163,13 +166,17 @@ final class RateLimits: Sendable {
         var fields: [(String, String)] = []
         if let rpm = requestsPerMinute {
             let remaining = max(0, Int(entry.requests.level.rounded(.down)))
-            fields += [("x-ratelimit-limit-requests", "\(rpm)"), ("x-ratelimit-remaining-requests", "\(remaining)"),
-                       ("x-ratelimit-reset-requests", Self.duration((Double(rpm) - entry.requests.level) * 60 / Double(rpm)))]
+            fields += [
+                ("x-ratelimit-limit-requests", "\(rpm)"), ("x-ratelimit-remaining-requests", "\(remaining)"),
+                ("x-ratelimit-reset-requests", Self.duration((Double(rpm) - entry.requests.level) * 60 / Double(rpm))),
+            ]
         }
         if let tpm = tokensPerMinute {
             let remaining = max(0, Int(entry.tokens.level.rounded(.down)))
-            fields += [("x-ratelimit-limit-tokens", "\(tpm)"), ("x-ratelimit-remaining-tokens", "\(remaining)"),
-                       ("x-ratelimit-reset-tokens", Self.duration((Double(tpm) - entry.tokens.level) * 60 / Double(tpm)))]
+            fields += [
+                ("x-ratelimit-limit-tokens", "\(tpm)"), ("x-ratelimit-remaining-tokens", "\(remaining)"),
+                ("x-ratelimit-reset-tokens", Self.duration((Double(tpm) - entry.tokens.level) * 60 / Double(tpm))),
+            ]
         }
         return fields
     }

@@ -20,8 +20,9 @@ extension Request {
             throw error
         } catch {
             // The client's fault: a body that ends before its Content-Length, or a broken upload.
-            throw OpenAIError.invalidRequest("The request body could not be read whole: it ended before its Content-Length, or the upload broke off.",
-                                             code: "incomplete_body")
+            throw OpenAIError.invalidRequest(
+                "The request body could not be read whole: it ended before its Content-Length, or the upload broke off.",
+                code: "incomplete_body")
         }
         return collected
     }

@@ -23,8 +23,10 @@ final class ResponseCache: Sendable {
     /// The least time between two sweeps of expired entries.
     static let sweepInterval: TimeInterval = 60
 
-    init(ttl: Duration, runtime: Runtime<ContinuousClock>, metrics: ServerMetrics, logger: Logger,
-         now: @escaping @Sendable () -> Date = { Date() }) {
+    init(
+        ttl: Duration, runtime: Runtime<ContinuousClock>, metrics: ServerMetrics, logger: Logger,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.ttl = ttl
         self.runtime = runtime
         self.metrics = metrics
@@ -59,8 +61,10 @@ final class ResponseCache: Sendable {
         do {
             let store = try await runtime.store()
             let body = try JSONEncoder().encode(answer)
-            try await store.cacheResponse(CachedResponse(key: key, body: body, createdAt: date,
-                                                         expiresAt: date.addingTimeInterval(Self.seconds(ttl))), owner: owner)
+            try await store.cacheResponse(
+                CachedResponse(
+                    key: key, body: body, createdAt: date,
+                    expiresAt: date.addingTimeInterval(Self.seconds(ttl))), owner: owner)
             if sweepIsDue(at: date) {
                 let removed = try await store.removeExpiredResponses(at: date)
                 if removed > 0 { logger.debug("removed \(removed) expired cached responses") }

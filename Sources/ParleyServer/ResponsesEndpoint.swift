@@ -144,8 +144,9 @@ struct ResponsesEndpoint: Sendable {
                     pendingCalls = []
                 }
                 guard called.contains(callID), let name = callNames[callID] else {
-                    throw OpenAIError.invalidRequest("The function_call_output answers '\(callID.prefix(64))', which no earlier function_call made.",
-                                                     param: "input[\(index)].call_id")
+                    throw OpenAIError.invalidRequest(
+                        "The function_call_output answers '\(callID.prefix(64))', which no earlier function_call made.",
+                        param: "input[\(index)].call_id")
                 }
                 fresh.append(ConversationMessage(toolExchange: .tool(callID: callID, name: name, content: output)))
             }
@@ -161,13 +162,15 @@ struct ResponsesEndpoint: Sendable {
         // Instructions alone are a request too, as OpenAI takes them (an assistant that speaks
         // first), as in chat completions; input with neither is not.
         guard messages.contains(where: { $0.role == .user || $0.role == .tool }) || !instructions.isEmpty else {
-            throw OpenAIError.invalidRequest("'input' holds no text: send a user message, a function_call_output or instructions to answer.",
-                                             param: "input")
+            throw OpenAIError.invalidRequest(
+                "'input' holds no text: send a user message, a function_call_output or instructions to answer.",
+                param: "input")
         }
         if !instructions.isEmpty { messages.insert(.system(instructions), at: 0) }
 
-        var chat = ChatRequest(messages: messages, sampling: parsed.sampling, tools: parsed.tools, toolChoice: parsed.toolChoice,
-                               parallelToolCalls: parsed.parallelToolCalls)
+        var chat = ChatRequest(
+            messages: messages, sampling: parsed.sampling, tools: parsed.tools, toolChoice: parsed.toolChoice,
+            parallelToolCalls: parsed.parallelToolCalls)
         if let schema = parsed.schema {
             chat.responseSchema = schema
             chat.task = .structuredOutput
@@ -223,8 +226,10 @@ struct ResponsesEndpoint: Sendable {
     /// last message and no other reply is being written into it; else a copy of the thread up
     /// to the previous response (so a branch never rewrites another); a new thread when there
     /// is no previous response.
-    private func reserve(after previous: (id: StoredID, messages: [StoredMessage])?, for reply: Reply,
-                         in store: any ConversationStoring, owner: Owner) async throws -> Keeping {
+    private func reserve(
+        after previous: (id: StoredID, messages: [StoredMessage])?, for reply: Reply,
+        in store: any ConversationStoring, owner: Owner
+    ) async throws -> Keeping {
         if let previous {
             let count = try await store.messages(in: previous.id.thread, owner: owner).count
             if count == previous.messages.count, await claims.claim(previous.id.thread) {
@@ -236,8 +241,9 @@ struct ResponsesEndpoint: Sendable {
             for message in previous.messages { _ = try await store.append(message.content, to: copy.id, owner: owner) }
             return Keeping(id: StoredID(thread: copy.id, position: previous.messages.count + reply.fresh.count), isNew: false)
         }
-        let settings = ThreadSettings(backend: reply.provider.map { $0.isLocal ? "local" : $0.name } ?? "auto", modelPreset: reply.provider?.model,
-                                      systemPrompt: reply.request.instructions ?? "", maxTokens: reply.request.sampling.maxTokens)
+        let settings = ThreadSettings(
+            backend: reply.provider.map { $0.isLocal ? "local" : $0.name } ?? "auto", modelPreset: reply.provider?.model,
+            systemPrompt: reply.request.instructions ?? "", maxTokens: reply.request.sampling.maxTokens)
         let thread = try await store.createThread(title: reply.title, settings: settings, owner: owner)
         _ = await claims.claim(thread.id)
         return Keeping(id: StoredID(thread: thread.id, position: reply.fresh.count), isNew: true)
@@ -253,16 +259,19 @@ struct ResponsesEndpoint: Sendable {
     /// (A failure leaves the thread to ``abandon(_:in:owner:)``.)
     private func save(_ reply: Reply, keeping: Keeping, in store: any ConversationStoring, owner: Owner) async throws {
         for message in reply.fresh { _ = try await store.append(message, to: keeping.id.thread, owner: owner) }
-        let answer = ConversationMessage(role: .assistant, text: reply.text, provider: reply.provider?.description, usage: reply.usage,
-                                         structuredResult: reply.structured, toolCalls: reply.calls)
+        let answer = ConversationMessage(
+            role: .assistant, text: reply.text, provider: reply.provider?.description, usage: reply.usage,
+            structuredResult: reply.structured, toolCalls: reply.calls)
         _ = try await store.append(answer, to: keeping.id.thread, owner: owner)
         await claims.release(keeping.id.thread)
     }
 
     // MARK: - Streaming
 
-    private func stream(_ head: StreamHead<ChatEvent>, reply start: Reply, keeping: Keeping?, store: (any ConversationStoring)?,
-                        owner: Owner) -> Response {
+    private func stream(
+        _ head: StreamHead<ChatEvent>, reply start: Reply, keeping: Keeping?, store: (any ConversationStoring)?,
+        owner: Owner
+    ) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-cache"
@@ -287,15 +296,23 @@ struct ResponsesEndpoint: Sendable {
                 guard !opened else { return }
                 opened = true
                 try await send("response.output_item.added", ["output_index": 0, "item": reply.messageItem(status: "in_progress", text: nil)])
-                try await send("response.content_part.added", ["item_id": .string(reply.messageID), "output_index": 0, "content_index": 0,
-                                                               "part": Reply.textPart("")])
+                try await send(
+                    "response.content_part.added",
+                    [
+                        "item_id": .string(reply.messageID), "output_index": 0, "content_index": 0,
+                        "part": Reply.textPart(""),
+                    ])
             }
             func relay(_ event: ChatEvent) async throws {
                 reply.take(event)
                 guard case .text(let piece) = event, !piece.isEmpty else { return }
                 try await open()
-                try await send("response.output_text.delta", ["item_id": .string(reply.messageID), "output_index": 0, "content_index": 0,
-                                                              "delta": .string(piece), "logprobs": .array([])])
+                try await send(
+                    "response.output_text.delta",
+                    [
+                        "item_id": .string(reply.messageID), "output_index": 0, "content_index": 0,
+                        "delta": .string(piece), "logprobs": .array([]),
+                    ])
             }
             do {
                 if let first = head.first { try await relay(first) }
@@ -315,10 +332,14 @@ struct ResponsesEndpoint: Sendable {
                 for (offset, call) in reply.calls.enumerated() {
                     let output = JSONValue.number(Double(index + offset))
                     let itemID = JSONValue.string(reply.callItemID(offset))
-                    try await send("response.output_item.added", ["output_index": output, "item": reply.callItem(call, offset: offset, status: "in_progress", arguments: "")])
+                    try await send(
+                        "response.output_item.added",
+                        ["output_index": output, "item": reply.callItem(call, offset: offset, status: "in_progress", arguments: "")])
                     try await send("response.function_call_arguments.delta", ["item_id": itemID, "output_index": output, "delta": .string(call.arguments)])
                     try await send("response.function_call_arguments.done", ["item_id": itemID, "output_index": output, "arguments": .string(call.arguments)])
-                    try await send("response.output_item.done", ["output_index": output, "item": reply.callItem(call, offset: offset, status: "completed", arguments: call.arguments)])
+                    try await send(
+                        "response.output_item.done",
+                        ["output_index": output, "item": reply.callItem(call, offset: offset, status: "completed", arguments: call.arguments)])
                 }
                 try await send("response.completed", ["response": reply.document(status: "completed", id: id)])
             } catch {
@@ -364,8 +385,9 @@ struct ResponsesEndpoint: Sendable {
     }
 
     static func notFound(_ id: String, param: String) -> OpenAIError {
-        OpenAIError(status: .notFound, message: "No response with id '\(id.prefix(80))' was found.", type: "invalid_request_error",
-                    param: param, code: "response_not_found")
+        OpenAIError(
+            status: .notFound, message: "No response with id '\(id.prefix(80))' was found.", type: "invalid_request_error",
+            param: param, code: "response_not_found")
     }
 
     /// A new thread's title: the first words of the first user message.

@@ -34,12 +34,13 @@ extension ResponsesEndpoint {
 
         /// A kept reply read back.
         init(retrieved message: ConversationMessage, thread: StoredThread?, created: Int) {
-            let request = ResponsesRequest(model: nil, input: [], instructions: thread?.settings.systemPrompt.isEmpty == false ? thread?.settings.systemPrompt : nil,
-                                           streams: false, stores: true, previousResponseID: nil, tools: [], toolsJSON: [], toolChoice: .auto,
-                                           toolChoiceJSON: "auto", parallelToolCalls: true,
-                                           sampling: SamplingOptions(temperature: 1, topP: 1, maxTokens: thread?.settings.maxTokens ?? 512),
-                                           maxOutputTokens: nil, schema: nil, textJSON: .object(["format": .object(["type": "text"])]),
-                                           metadata: .object([:]), temperature: 1, topP: 1)
+            let request = ResponsesRequest(
+                model: nil, input: [], instructions: thread?.settings.systemPrompt.isEmpty == false ? thread?.settings.systemPrompt : nil,
+                streams: false, stores: true, previousResponseID: nil, tools: [], toolsJSON: [], toolChoice: .auto,
+                toolChoiceJSON: "auto", parallelToolCalls: true,
+                sampling: SamplingOptions(temperature: 1, topP: 1, maxTokens: thread?.settings.maxTokens ?? 512),
+                maxOutputTokens: nil, schema: nil, textJSON: .object(["format": .object(["type": "text"])]),
+                metadata: .object([:]), temperature: 1, topP: 1)
             self.init(request: request, requested: message.provider ?? "auto", thread: thread?.id, fresh: [], title: nil)
             text = message.text
             calls = message.toolCalls
@@ -74,13 +75,17 @@ extension ResponsesEndpoint {
         }
 
         func messageItem(status: String, text: String?) -> JSONValue {
-            ["type": "message", "id": .string(messageID), "status": .string(status), "role": "assistant",
-             "content": .array(text.map { [Self.textPart($0)] } ?? [])]
+            [
+                "type": "message", "id": .string(messageID), "status": .string(status), "role": "assistant",
+                "content": .array(text.map { [Self.textPart($0)] } ?? []),
+            ]
         }
 
         func callItem(_ call: ToolCall, offset: Int, status: String, arguments: String) -> JSONValue {
-            ["type": "function_call", "id": .string(callItemID(offset)), "call_id": .string(call.id), "name": .string(call.name),
-             "arguments": .string(arguments), "status": .string(status)]
+            [
+                "type": "function_call", "id": .string(callItemID(offset)), "call_id": .string(call.id), "name": .string(call.name),
+                "arguments": .string(arguments), "status": .string(status),
+            ]
         }
 
         /// The output items: the message (when there is text, or no call), then each call.
@@ -94,13 +99,16 @@ extension ResponsesEndpoint {
         /// The response object.
         func document(status: String, id: String, output: [JSONValue]? = nil) -> JSONValue {
             let incomplete = status == "completed" && finish == .length
-            let usageJSON: JSONValue = status == "in_progress" ? .null : [
-                "input_tokens": .number(Double(usage.inputTokens)),
-                "input_tokens_details": ["cached_tokens": .number(Double(usage.cachedInputTokens))],
-                "output_tokens": .number(Double(usage.outputTokens)),
-                "output_tokens_details": ["reasoning_tokens": 0],
-                "total_tokens": .number(Double(usage.totalTokens)),
-            ]
+            let usageJSON: JSONValue =
+                status == "in_progress"
+                ? .null
+                : [
+                    "input_tokens": .number(Double(usage.inputTokens)),
+                    "input_tokens_details": ["cached_tokens": .number(Double(usage.cachedInputTokens))],
+                    "output_tokens": .number(Double(usage.outputTokens)),
+                    "output_tokens_details": ["reasoning_tokens": 0],
+                    "total_tokens": .number(Double(usage.totalTokens)),
+                ]
             return .object([
                 "id": .string(id), "object": "response", "created_at": .number(Double(created)),
                 "status": .string(incomplete ? "incomplete" : status),

@@ -98,11 +98,12 @@ struct ResponsesRequest: Sendable {
                 builtinTools = flag
             }
         }
-        var request = ResponsesRequest(model: model, input: items, instructions: instructions, streams: streams, stores: stores,
-                                previousResponseID: previous, tools: definitions, toolsJSON: toolsJSON, toolChoice: choice,
-                                toolChoiceJSON: choiceJSON, parallelToolCalls: parallel, sampling: sampling, maxOutputTokens: maxOutput,
-                                schema: schema, textJSON: textJSON, metadata: metadata.isNull ? .object([:]) : metadata,
-                                temperature: sampling.temperature, topP: sampling.topP)
+        var request = ResponsesRequest(
+            model: model, input: items, instructions: instructions, streams: streams, stores: stores,
+            previousResponseID: previous, tools: definitions, toolsJSON: toolsJSON, toolChoice: choice,
+            toolChoiceJSON: choiceJSON, parallelToolCalls: parallel, sampling: sampling, maxOutputTokens: maxOutput,
+            schema: schema, textJSON: textJSON, metadata: metadata.isNull ? .object([:]) : metadata,
+            temperature: sampling.temperature, topP: sampling.topP)
         request.builtinTools = builtinTools
         return request
     }
@@ -135,13 +136,15 @@ struct ResponsesRequest: Sendable {
                 }
                 let output = try outputText(item["output"], param: param + ".output")
                 guard output.utf8.count <= ChatCompletionRequest.toolResultLimit else {
-                    throw .invalidRequest("The output is \(output.utf8.count) bytes; at most \(ChatCompletionRequest.toolResultLimit) are accepted.",
-                                          param: param + ".output")
+                    throw .invalidRequest(
+                        "The output is \(output.utf8.count) bytes; at most \(ChatCompletionRequest.toolResultLimit) are accepted.",
+                        param: param + ".output")
                 }
                 items.append(.output(callID: callID, output: output))
             default:
-                throw .invalidRequest("Unsupported input item type '\(type.prefix(40))': use message, function_call or function_call_output.",
-                                      param: param + ".type")
+                throw .invalidRequest(
+                    "Unsupported input item type '\(type.prefix(40))': use message, function_call or function_call_output.",
+                    param: param + ".type")
             }
         }
         return items
@@ -174,8 +177,9 @@ struct ResponsesRequest: Sendable {
             case "refusal":
                 converted.append(.text(part["refusal"]?.string ?? ""))
             default:
-                throw .invalidRequest("Unsupported content part type '\((part["type"]?.string ?? "").prefix(40))': use input_text, output_text or input_image.",
-                                      param: partParam)
+                throw .invalidRequest(
+                    "Unsupported content part type '\((part["type"]?.string ?? "").prefix(40))': use input_text, output_text or input_image.",
+                    param: partParam)
             }
         }
         return ChatMessage(role: role, parts: converted)

@@ -47,7 +47,7 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
     /// may turn them off with `session.parley.builtin_tools: false`) and may be asked for in
     /// `/v1/chat/completions` (`"parley": {"builtin_tools": true}`).
     public var builtinTools: Bool
-    /// The longest audio upload, in seconds (``Tunable/maxAudioLength`` by default); a longer
+    /// The longest audio upload, in seconds (`Tunable.maxAudioLength` by default); a longer
     /// file is refused without decoding past the limit, so a small file of hours of silence
     /// costs little.
     public var maxAudioSeconds: Double
@@ -59,14 +59,16 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
     public var language: LanguageSetting?
 
     /// Creates a configuration; the defaults suit a sidecar on this machine.
-    public init(host: String = "127.0.0.1", port: Int = 8080, apiKeys: [String] = [], adminKeys: [String] = [],
-                maxJSONBytes: Int = Tunable.bytes(megabytes: Tunable.maxJSONBody.defaultValue),
-                maxChatBytes: Int = Tunable.bytes(megabytes: Tunable.maxJSONBody.defaultValue * Tunable.chatBodyFactor),
-                maxAudioBytes: Int = Tunable.bytes(megabytes: Tunable.maxAudioUpload.defaultValue), maxRealtimeMessageBytes: Int = 8 << 20,
-                requestTimeout: Duration = .seconds(Tunable.requestTimeout.defaultValue),
-                idleTimeout: Duration? = .seconds(60), probeInterval: Duration? = .seconds(Tunable.probeInterval.defaultValue),
-                responseCacheTTL: Duration? = nil,
-                builtinTools: Bool = true, maxAudioSeconds: Double = Tunable.maxAudioLength.defaultValue * 60, ffmpeg: String = "ffmpeg") {
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, apiKeys: [String] = [], adminKeys: [String] = [],
+        maxJSONBytes: Int = Tunable.bytes(megabytes: Tunable.maxJSONBody.defaultValue),
+        maxChatBytes: Int = Tunable.bytes(megabytes: Tunable.maxJSONBody.defaultValue * Tunable.chatBodyFactor),
+        maxAudioBytes: Int = Tunable.bytes(megabytes: Tunable.maxAudioUpload.defaultValue), maxRealtimeMessageBytes: Int = 8 << 20,
+        requestTimeout: Duration = .seconds(Tunable.requestTimeout.defaultValue),
+        idleTimeout: Duration? = .seconds(60), probeInterval: Duration? = .seconds(Tunable.probeInterval.defaultValue),
+        responseCacheTTL: Duration? = nil,
+        builtinTools: Bool = true, maxAudioSeconds: Double = Tunable.maxAudioLength.defaultValue * 60, ffmpeg: String = "ffmpeg"
+    ) {
         self.host = host
         self.port = port
         self.apiKeys = apiKeys
@@ -135,7 +137,10 @@ public struct ServerConfiguration: Sendable, CustomStringConvertible {
     public func validate() throws(Invalid) {
         guard (0...65_535).contains(port) else { throw Invalid(description: "The port must be between 0 and 65535.") }
         if apiKeys.isEmpty, adminKeys.isEmpty, !Self.isLoopback(host) {
-            throw Invalid(description: "Refusing to listen on \(host) without API keys: set PARLEY_API_KEYS=key1,key2 (or parley.api.keys in the settings file), or listen on 127.0.0.1.")
+            throw Invalid(
+                description:
+                    "Refusing to listen on \(host) without API keys: set PARLEY_API_KEYS=key1,key2 (or parley.api.keys in the settings file), or listen on 127.0.0.1."
+            )
         }
         guard maxJSONBytes > 0, maxChatBytes > 0, maxAudioBytes > 0, maxRealtimeMessageBytes > 0, maxRealtimeQueuedAudioBytes > 0 else {
             throw Invalid(description: "The body limits must be positive.")

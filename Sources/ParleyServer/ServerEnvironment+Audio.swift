@@ -31,8 +31,9 @@ extension ServerEnvironment {
     /// decoders: 503 with `Retry-After` when they are all busy.
     func decodeAudio(_ data: Data) async throws -> AudioBuffer {
         guard decoders.take() else {
-            var busy = OpenAIError(status: .serviceUnavailable, message: "Every audio decoder is busy (\(decoders.limit) at once): try again in a moment.",
-                                   type: "server_error", code: "decoders_busy")
+            var busy = OpenAIError(
+                status: .serviceUnavailable, message: "Every audio decoder is busy (\(decoders.limit) at once): try again in a moment.",
+                type: "server_error", code: "decoders_busy")
             busy.retryAfter = 1
             throw busy
         }
@@ -43,8 +44,9 @@ extension ServerEnvironment {
         // A file that claims a rate no recorder uses (1 Hz: a few bytes that stand for minutes
         // of audio once resampled) is refused; samples that are no numbers are silence.
         guard audio.sampleRate >= Self.lowestSampleRate else {
-            throw OpenAIError.invalidRequest("The audio's sample rate is \(audio.sampleRate) Hz; send audio recorded at \(Self.lowestSampleRate) Hz or more.",
-                                             param: "file", code: "invalid_audio")
+            throw OpenAIError.invalidRequest(
+                "The audio's sample rate is \(audio.sampleRate) Hz; send audio recorded at \(Self.lowestSampleRate) Hz or more.",
+                param: "file", code: "invalid_audio")
         }
         if audio.samples.contains(where: { !$0.isFinite }) {
             audio.samples = audio.samples.map { $0.isFinite ? min(1, max(-1, $0)) : 0 }

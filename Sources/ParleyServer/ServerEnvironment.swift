@@ -85,8 +85,9 @@ extension ServerEnvironment {
     /// beside a JSON schema (`schemaField` names where the request set it).
     func serverTools(for chat: ChatRequest, owner: Owner, hasSchema: Bool, schemaField: String) async throws -> ToolBox {
         guard configuration.builtinTools else {
-            throw OpenAIError.invalidRequest("This server has its built-in tools turned off (parley serve --no-builtin-tools); leave out 'parley.builtin_tools'.",
-                                             param: "parley.builtin_tools")
+            throw OpenAIError.invalidRequest(
+                "This server has its built-in tools turned off (parley serve --no-builtin-tools); leave out 'parley.builtin_tools'.",
+                param: "parley.builtin_tools")
         }
         guard !hasSchema else {
             throw OpenAIError.invalidRequest("'parley.builtin_tools' cannot be combined with a JSON schema '\(schemaField)'.", param: "parley.builtin_tools")

@@ -99,8 +99,10 @@ public final class ServerMetrics: Sendable {
         for passed in chain[..<position] {
             let name = passed.description
             let reason = reasons.withLock { $0["\(capability.rawValue)/\(name)"] }.map(Self.reasonClass) ?? "skipped"
-            CoreMetrics.Counter(label: "parley_fallbacks_total",
-                    dimensions: [("capability", capability.rawValue), ("provider", name), ("reason", reason)], factory: factory).increment()
+            CoreMetrics.Counter(
+                label: "parley_fallbacks_total",
+                dimensions: [("capability", capability.rawValue), ("provider", name), ("reason", reason)], factory: factory
+            ).increment()
         }
     }
 
@@ -176,9 +178,11 @@ public final class ServerMetrics: Sendable {
     /// A provider's current health, as a state set.
     func recordHealth(_ capability: ProviderCapability, provider: String, status: String) {
         for candidate in ["healthy", "degraded", "down", "recovering"] {
-            CoreMetrics.Gauge(label: "parley_provider_health",
-                  dimensions: [("capability", capability.rawValue), ("provider", provider), ("status", candidate)], factory: factory)
-                .record(candidate == status ? 1 : 0)
+            CoreMetrics.Gauge(
+                label: "parley_provider_health",
+                dimensions: [("capability", capability.rawValue), ("provider", provider), ("status", candidate)], factory: factory
+            )
+            .record(candidate == status ? 1 : 0)
         }
     }
 
@@ -197,9 +201,13 @@ public final class ServerMetrics: Sendable {
     func recordHealthChange(_ change: Runtime<ContinuousClock>.HealthChange) {
         let provider = change.change.provider
         reasons.withLock { $0["\(change.capability.rawValue)/\(provider)"] = change.change.reason }
-        CoreMetrics.Counter(label: "parley_provider_health_changes_total",
-                dimensions: [("capability", change.capability.rawValue), ("provider", provider), ("to", change.change.to.rawValue),
-                             ("reason", Self.reasonClass(change.change.reason))], factory: factory).increment()
+        CoreMetrics.Counter(
+            label: "parley_provider_health_changes_total",
+            dimensions: [
+                ("capability", change.capability.rawValue), ("provider", provider), ("to", change.change.to.rawValue),
+                ("reason", Self.reasonClass(change.change.reason)),
+            ], factory: factory
+        ).increment()
         recordHealth(change.capability, provider: provider, status: change.change.to.rawValue)
     }
 

@@ -81,8 +81,9 @@ struct SpeechEndpoint: Sendable {
             }
         } catch let error as ChainExhaustedError where options.customVoice != nil {
             // A voice of its own naming that no voice here has is the client's to change.
-            throw OpenAIError.invalidRequest("No voice here is called \(options.customVoice?.prefix(100) ?? ""): name one of OpenAI's voices (alloy, echo, nova, …) or an installed one. (\(error))",
-                                             param: "voice", code: "invalid_voice")
+            throw OpenAIError.invalidRequest(
+                "No voice here is called \(options.customVoice?.prefix(100) ?? ""): name one of OpenAI's voices (alloy, echo, nova, …) or an installed one. (\(error))",
+                param: "voice", code: "invalid_voice")
         }
         // Each chunk names who spoke it: a chain's member, or the provider asked.
         let answered = head.first?.provider
@@ -114,26 +115,31 @@ struct SpeechEndpoint: Sendable {
             headers[.contentType] = "text/event-stream"
             headers[.cacheControl] = "no-cache"
             let inputTokens = (input.utf8.count + 3) / 4
-            return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-                do {
-                    for try await chunk in encoded {
-                        try await writer.write(ByteBuffer(string: Self.event(["type": "speech.audio.delta", "audio": .string(chunk.base64EncodedString())])))
+            return Response(
+                status: .ok, headers: headers,
+                body: ResponseBody { writer in
+                    do {
+                        for try await chunk in encoded {
+                            try await writer.write(
+                                ByteBuffer(string: Self.event(["type": "speech.audio.delta", "audio": .string(chunk.base64EncodedString())])))
+                        }
+                        let usage: JSONValue = ["input_tokens": .number(Double(inputTokens)), "output_tokens": 0, "total_tokens": .number(Double(inputTokens))]
+                        try await writer.write(ByteBuffer(string: Self.event(["type": "speech.audio.done", "usage": usage])))
+                    } catch {
+                        // The status is sent: the error goes out as an event the SDKs raise.
+                        logger.warning("speech stream failed: \(error)")
+                        try await writer.write(ByteBuffer(string: OpenAIError.from(error).streamEvent))
                     }
-                    let usage: JSONValue = ["input_tokens": .number(Double(inputTokens)), "output_tokens": 0, "total_tokens": .number(Double(inputTokens))]
-                    try await writer.write(ByteBuffer(string: Self.event(["type": "speech.audio.done", "usage": usage])))
-                } catch {
-                    // The status is sent: the error goes out as an event the SDKs raise.
-                    logger.warning("speech stream failed: \(error)")
-                    try await writer.write(ByteBuffer(string: OpenAIError.from(error).streamEvent))
-                }
-                try await writer.finish(nil)
-            })
+                    try await writer.finish(nil)
+                })
         }
         headers[.contentType] = format.contentType
-        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-            for try await chunk in encoded { try await writer.write(ByteBuffer(bytes: chunk)) }
-            try await writer.finish(nil)
-        })
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                for try await chunk in encoded { try await writer.write(ByteBuffer(bytes: chunk)) }
+                try await writer.finish(nil)
+            })
     }
 
     /// The format named by `response_format`: OpenAI's default, mp3, when it is left out,
@@ -145,8 +151,9 @@ struct SpeechEndpoint: Sendable {
             throw .invalidRequest("Unsupported 'response_format' \(name): use one of \(known).", param: "response_format")
         }
         guard format.isBuiltIn || encoderInstalled else {
-            throw .invalidRequest("'response_format' \(name) needs ffmpeg, which this server does not have: ask for wav or pcm (or install ffmpeg on the server).",
-                                  param: "response_format")
+            throw .invalidRequest(
+                "'response_format' \(name) needs ffmpeg, which this server does not have: ask for wav or pcm (or install ffmpeg on the server).",
+                param: "response_format")
         }
         return format
     }

@@ -18,8 +18,10 @@ struct StreamHead<Element: Sendable>: Sendable {
     }
 
     /// Consumes `source` (made by `start`) until its first element arrives.
-    static func start(deadline: ContinuousClock.Instant, timeout: any Error,
-                      _ source: @escaping @Sendable () -> AsyncThrowingStream<Element, any Error>) async throws -> StreamHead {
+    static func start(
+        deadline: ContinuousClock.Instant, timeout: any Error,
+        _ source: @escaping @Sendable () -> AsyncThrowingStream<Element, any Error>
+    ) async throws -> StreamHead {
         let (head, headSink) = AsyncStream.makeStream(of: Head.self, bufferingPolicy: .bufferingOldest(1))
         let (rest, restSink) = AsyncThrowingStream.makeStream(of: Element.self)
         let driver = Task {
@@ -73,8 +75,10 @@ struct StreamHead<Element: Sendable>: Sendable {
 }
 
 /// Runs `operation`, throwing `timeout` if it has not finished by `deadline` (it is cancelled).
-func withDeadline<T: Sendable>(_ deadline: ContinuousClock.Instant, timeout: any Error,
-                               _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+func withDeadline<T: Sendable>(
+    _ deadline: ContinuousClock.Instant, timeout: any Error,
+    _ operation: @escaping @Sendable () async throws -> T
+) async throws -> T {
     try await withThrowingTaskGroup(of: T?.self) { group in
         group.addTask { try await operation() }
         group.addTask {

@@ -29,8 +29,9 @@ struct ThreadSettingsPatch: Decodable, Sendable {
     /// Refuses values no conversation can run with.
     func validate() throws(OpenAIError) {
         if let backend, backend.trimmingCharacters(in: .whitespaces).isEmpty {
-            throw .invalidRequest("'settings.backend' must not be empty: name the backend that answers, e.g. local or openai.",
-                                  param: "settings.backend")
+            throw .invalidRequest(
+                "'settings.backend' must not be empty: name the backend that answers, e.g. local or openai.",
+                param: "settings.backend")
         }
         if let maxTokens, !ChatCompletionRequest.maxTokensRange.contains(maxTokens) {
             throw .invalidRequest("'settings.max_tokens' must be from 1 to \(ChatCompletionRequest.maxTokensRange.upperBound).", param: "settings.max_tokens")

@@ -46,8 +46,9 @@ struct TranscriptionsEndpoint: Sendable {
         guard Self.formats.contains(format) else {
             throw OpenAIError.invalidRequest("Invalid 'response_format' \(format): use \(Self.formats.joined(separator: ", ")).", param: "response_format")
         }
-        let granularities = Set(form.parts.filter { $0.name == "timestamp_granularities[]" || $0.name == "timestamp_granularities" }
-            .map { $0.text.trimmingCharacters(in: .whitespaces) })
+        let granularities = Set(
+            form.parts.filter { $0.name == "timestamp_granularities[]" || $0.name == "timestamp_granularities" }
+                .map { $0.text.trimmingCharacters(in: .whitespaces) })
         if let unknown = granularities.subtracting(["word", "segment"]).first {
             throw OpenAIError.invalidRequest("Invalid 'timestamp_granularities[]' \(unknown): use word or segment.", param: "timestamp_granularities")
         }
@@ -60,8 +61,9 @@ struct TranscriptionsEndpoint: Sendable {
         }
         let audio = try await environment.decodeAudio(Data(file.data))
         guard audio.duration >= 0.05 else {
-            throw OpenAIError.invalidRequest("The audio is too short to transcribe (\(String(format: "%.3f", audio.duration)) s).", param: "file",
-                                             code: "audio_too_short")
+            throw OpenAIError.invalidRequest(
+                "The audio is too short to transcribe (\(String(format: "%.3f", audio.duration)) s).", param: "file",
+                code: "audio_too_short")
         }
         // `language`: a code, or `auto` to detect it; without it the server's
         // (`parley serve --language`), else English.
@@ -119,8 +121,10 @@ struct TranscriptionsEndpoint: Sendable {
             body = Data(timed.vtt.utf8)
         case "verbose_json":
             headers[.contentType] = "application/json"
-            let verbose = Verbose(timed, task: translate ? "translate" : "transcribe", language: translate ? "english" : Self.languageName(transcript.language ?? options.language),
-                                  words: options.wordTimestamps, segments: granularities.isEmpty || granularities.contains("segment"))
+            let verbose = Verbose(
+                timed, task: translate ? "translate" : "transcribe",
+                language: translate ? "english" : Self.languageName(transcript.language ?? options.language),
+                words: options.wordTimestamps, segments: granularities.isEmpty || granularities.contains("segment"))
             body = try JSONEncoder().encode(verbose)
         default:
             headers[.contentType] = "application/json"
@@ -172,7 +176,8 @@ struct TranscriptionsEndpoint: Sendable {
             self.language = language
             self.duration = timed.duration
             self.text = timed.text
-            self.segments = segments ? timed.segments.enumerated().map { Segment(id: $0.offset, start: $0.element.start, end: $0.element.end, text: $0.element.text) } : nil
+            self.segments =
+                segments ? timed.segments.enumerated().map { Segment(id: $0.offset, start: $0.element.start, end: $0.element.end, text: $0.element.text) } : nil
             self.words = words ? timed.words.map { Word(word: $0.text, start: $0.start, end: $0.end) } : nil
         }
     }

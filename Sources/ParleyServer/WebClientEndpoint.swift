@@ -10,7 +10,8 @@ struct WebClientEndpoint: Sendable {
 
     /// What the page may load and connect to: its own origin only (its WebSocket included),
     /// images it was given as data or blob URLs, and nothing inline.
-    static let contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+    static let contentSecurityPolicy =
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
         + "media-src 'self' blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
     static let referrerPolicy = HTTPField.Name("Referrer-Policy")!

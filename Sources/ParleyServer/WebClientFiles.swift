@@ -41,8 +41,9 @@ struct WebClientFiles: Sendable {
             let path = url.standardizedFileURL.resolvingSymlinksInPath().path
             guard path.hasPrefix(root + "/"), !url.lastPathComponent.hasPrefix(".") else { continue }
             let data = try Data(contentsOf: url)
-            let file = File(body: ByteBuffer(bytes: data), contentType: Self.contentType(of: url.pathExtension),
-                            etag: "\"" + SHA256.hash(data: data).prefix(16).map { String(format: "%02x", $0) }.joined() + "\"")
+            let file = File(
+                body: ByteBuffer(bytes: data), contentType: Self.contentType(of: url.pathExtension),
+                etag: "\"" + SHA256.hash(data: data).prefix(16).map { String(format: "%02x", $0) }.joined() + "\"")
             let served = String(path.dropFirst(root.count))
             files[served] = file
             if served == "/index.html" { files["/"] = file }

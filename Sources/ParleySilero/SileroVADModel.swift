@@ -79,8 +79,9 @@ public struct SileroVADModel: Sendable {
         var offset = basisOffset + 2 * bins * window
         var steps = frames
         for (inputs, outputs, stride) in [(bins, 128, 1), (128, 64, 2), (64, 64, 2), (64, hidden, 1)] {
-            let layer = Convolution(inputs: inputs, outputs: outputs, stride: stride, steps: steps,
-                                    weight: offset, bias: offset + outputs * inputs * 3)
+            let layer = Convolution(
+                inputs: inputs, outputs: outputs, stride: stride, steps: steps,
+                weight: offset, bias: offset + outputs * inputs * 3)
             layers.append(layer)
             offset = layer.bias + outputs
             steps = layer.outputSteps
@@ -217,9 +218,11 @@ public struct SileroVADModel: Sendable {
     }
 
     /// The network on one chunk; `state` is [h | c | context].
-    private static func forward(_ p: UnsafePointer<Float>, _ chunk: UnsafePointer<Float>,
-                                _ state: UnsafeMutablePointer<Float>, _ scratch: UnsafeMutablePointer<Float>,
-                                _ spectrum: WindowedSpectrum?) -> Float {
+    private static func forward(
+        _ p: UnsafePointer<Float>, _ chunk: UnsafePointer<Float>,
+        _ state: UnsafeMutablePointer<Float>, _ scratch: UnsafeMutablePointer<Float>,
+        _ spectrum: WindowedSpectrum?
+    ) -> Float {
         let hidden = Self.hidden, bins = Self.bins, window = Self.window, frames = Self.frames
         let h = state, c = state + hidden, context = state + 2 * hidden
 
@@ -245,8 +248,9 @@ public struct SileroVADModel: Sendable {
         var frame = 0
         if let spectrum {
             while frame < frames {
-                spectrum.magnitudes(of: signal + frame * Self.hop, into: source + 1 + frame, stride: frames + 2,
-                                    scratch: scratch + Scratch.fft)
+                spectrum.magnitudes(
+                    of: signal + frame * Self.hop, into: source + 1 + frame, stride: frames + 2,
+                    scratch: scratch + Scratch.fft)
                 frame += 1
             }
         }

@@ -55,14 +55,17 @@ struct WindowedSpectrum: Sendable {
     /// The 129 magnitudes of the windowed `samples` (256 of them), written `stride` apart from
     /// `output`; `scratch` holds 512 floats. Loops over raw pointers, like the rest of the
     /// network, so that an unoptimized build is fast too.
-    func magnitudes(of samples: UnsafePointer<Float>, into output: UnsafeMutablePointer<Float>, stride: Int,
-                    scratch: UnsafeMutablePointer<Float>) {
+    func magnitudes(
+        of samples: UnsafePointer<Float>, into output: UnsafeMutablePointer<Float>, stride: Int,
+        scratch: UnsafeMutablePointer<Float>
+    ) {
         window.withUnsafeBufferPointer { window in
             cosines.withUnsafeBufferPointer { cosines in
                 sines.withUnsafeBufferPointer { sines in
                     order.withUnsafeBufferPointer { order in
                         guard let window = window.baseAddress, let cosines = cosines.baseAddress,
-                              let sines = sines.baseAddress, let order = order.baseAddress else { return }
+                            let sines = sines.baseAddress, let order = order.baseAddress
+                        else { return }
                         Self.transform(samples, window, cosines, sines, order, output, stride, scratch)
                     }
                 }
@@ -70,9 +73,11 @@ struct WindowedSpectrum: Sendable {
         }
     }
 
-    private static func transform(_ samples: UnsafePointer<Float>, _ window: UnsafePointer<Float>, _ cosines: UnsafePointer<Float>,
-                                  _ sines: UnsafePointer<Float>, _ order: UnsafePointer<Int>, _ output: UnsafeMutablePointer<Float>,
-                                  _ stride: Int, _ scratch: UnsafeMutablePointer<Float>) {
+    private static func transform(
+        _ samples: UnsafePointer<Float>, _ window: UnsafePointer<Float>, _ cosines: UnsafePointer<Float>,
+        _ sines: UnsafePointer<Float>, _ order: UnsafePointer<Int>, _ output: UnsafeMutablePointer<Float>,
+        _ stride: Int, _ scratch: UnsafeMutablePointer<Float>
+    ) {
         let size = Self.size
         let real = scratch, imaginary = scratch + size
         var index = 0

@@ -45,7 +45,8 @@ struct AssignmentRecord: Codable, FetchableRecord, MutablePersistableRecord {
     /// The public value; a row always has an id once saved.
     func stored() throws -> Assignment {
         guard let id else { throw StoreError.database(reason: "an assignment row has no id") }
-        return Assignment(id: id, createdAt: createdAt, updatedAt: updatedAt, origin: origin, source: source, title: title,
-                          details: details, dueDay: dueDay, dueAt: dueAt, link: link)
+        return Assignment(
+            id: id, createdAt: createdAt, updatedAt: updatedAt, origin: origin, source: source, title: title,
+            details: details, dueDay: dueDay, dueAt: dueAt, link: link)
     }
 }

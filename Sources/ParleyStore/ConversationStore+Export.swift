@@ -22,16 +22,20 @@ extension ConversationStore {
     /// order they were created.
     static func exportedThreads(_ db: Database, owner: Owner, newestFirst: Bool) throws -> [ExportedThread] {
         let id = Column(ThreadRecord.CodingKeys.id)
-        let threads = try ThreadRecord
+        let threads =
+            try ThreadRecord
             .filter(Column(ThreadRecord.CodingKeys.owner) == owner.id)
             .order(newestFirst ? [Column(ThreadRecord.CodingKeys.updatedAt).desc, id.desc] : [id.asc])
             .fetchAll(db)
         let images = try MessageImageRecord.images(db, owner: owner)
-        let messages = try MessageRecord.fetchAll(db, sql: """
-            SELECT message.* FROM message JOIN thread ON thread.id = message.thread_id
-            WHERE thread.owner IS ? ORDER BY message.thread_id, message.id
-            """, arguments: [owner.id])
-            .map { try $0.stored(images: images[$0.id ?? -1] ?? []) }
+        let messages = try MessageRecord.fetchAll(
+            db,
+            sql: """
+                SELECT message.* FROM message JOIN thread ON thread.id = message.thread_id
+                WHERE thread.owner IS ? ORDER BY message.thread_id, message.id
+                """, arguments: [owner.id]
+        )
+        .map { try $0.stored(images: images[$0.id ?? -1] ?? []) }
         let byThread = Dictionary(grouping: messages, by: \.threadID)
         return try threads.map { record in
             let stored = try record.stored()

@@ -19,7 +19,8 @@ extension ConversationStore {
         guard limit > 0, let expression = Self.matchExpression(query) else { return [] }
         return try read { db in
             guard try db.tableExists(StoreSchema.materialSearchTable, in: "main") else {
-                let materials = try MaterialRecord
+                let materials =
+                    try MaterialRecord
                     .filter(Column(MaterialRecord.CodingKeys.owner) == owner.id)
                     .order(Column(MaterialRecord.CodingKeys.id).desc)
                     .fetchAll(db)
@@ -29,19 +30,22 @@ extension ConversationStore {
             // CROSS JOIN keeps the index as the outer loop, where its MATCH, bm25() and
             // snippet() apply; the owner is matched as the other material queries match it.
             // bm25() is lower for better hits: the score is its negation.
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT material.id, material.title,
-                       snippet(material_search, 1, '', '', '…', ?) AS snippet,
-                       bm25(material_search, ?, 1.0) AS ranking
-                FROM material_search CROSS JOIN material ON material.id = material_search.rowid
-                WHERE material_search MATCH ? AND material.owner IS ?
-                ORDER BY ranking, material.id DESC
-                LIMIT ?
-                """, arguments: [Self.snippetTokens, Self.titleWeight, expression, owner.id, limit])
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT material.id, material.title,
+                           snippet(material_search, 1, '', '', '…', ?) AS snippet,
+                           bm25(material_search, ?, 1.0) AS ranking
+                    FROM material_search CROSS JOIN material ON material.id = material_search.rowid
+                    WHERE material_search MATCH ? AND material.owner IS ?
+                    ORDER BY ranking, material.id DESC
+                    LIMIT ?
+                    """, arguments: [Self.snippetTokens, Self.titleWeight, expression, owner.id, limit])
             return try rows.map { row in
-                MaterialSearch.Hit(material: try row.decode(forColumn: "id"), title: try row.decode(forColumn: "title"),
-                                   snippet: MaterialSearch.fitted(snippet: try row.decode(forColumn: "snippet")),
-                                   score: -(try row.decode(Double.self, forColumn: "ranking")))
+                MaterialSearch.Hit(
+                    material: try row.decode(forColumn: "id"), title: try row.decode(forColumn: "title"),
+                    snippet: MaterialSearch.fitted(snippet: try row.decode(forColumn: "snippet")),
+                    score: -(try row.decode(Double.self, forColumn: "ranking")))
             }
         }
     }

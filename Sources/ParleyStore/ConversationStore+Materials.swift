@@ -39,7 +39,8 @@ extension ConversationStore {
     /// - Throws: ``StoreError/materialNotFound(_:)`` when `owner` has no material with the id.
     public func deleteMaterial(_ id: Int64, owner: Owner = .local) throws(StoreError) {
         try write { db in
-            let deleted = try MaterialRecord
+            let deleted =
+                try MaterialRecord
                 .filter(key: id)
                 .filter(Column(MaterialRecord.CodingKeys.owner) == owner.id)
                 .deleteAll(db)

@@ -88,9 +88,11 @@ extension ConversationStore {
     }
 
     private static func fetchMessageIfOwned(_ db: Database, id: Int64, owner: Owner) throws -> MessageRecord? {
-        try MessageRecord.fetchOne(db, sql: """
-            SELECT message.* FROM message JOIN thread ON thread.id = message.thread_id
-            WHERE message.id = ? AND thread.owner IS ?
-            """, arguments: [id, owner.id])
+        try MessageRecord.fetchOne(
+            db,
+            sql: """
+                SELECT message.* FROM message JOIN thread ON thread.id = message.thread_id
+                WHERE message.id = ? AND thread.owner IS ?
+                """, arguments: [id, owner.id])
     }
 }

@@ -43,7 +43,8 @@ extension ConversationStore {
     /// - Throws: ``StoreError/stashItemNotFound(_:)`` when `owner` has no item with the id.
     public func deleteStashItem(_ id: Int64, owner: Owner = .local) throws(StoreError) {
         try write { db in
-            let deleted = try StashItemRecord
+            let deleted =
+                try StashItemRecord
                 .filter(key: id)
                 .filter(Column(StashItemRecord.CodingKeys.owner) == owner.id)
                 .deleteAll(db)

@@ -85,8 +85,9 @@ extension ConversationStore {
     /// hold them (GRDB leaves statement arguments out of its errors).
     public func syncState(_ key: String, owner: Owner = .local) throws(StoreError) -> String? {
         try read { db in
-            try String.fetchOne(db, sql: "SELECT value FROM sync_state WHERE ifnull(owner, '') = ? AND key = ?",
-                                arguments: [Self.ownerKey(owner), key])
+            try String.fetchOne(
+                db, sql: "SELECT value FROM sync_state WHERE ifnull(owner, '') = ? AND key = ?",
+                arguments: [Self.ownerKey(owner), key])
         }
     }
 
@@ -95,8 +96,9 @@ extension ConversationStore {
         try write { db in
             try db.execute(sql: "DELETE FROM sync_state WHERE ifnull(owner, '') = ? AND key = ?", arguments: [Self.ownerKey(owner), key])
             guard let value else { return }
-            try db.execute(sql: "INSERT INTO sync_state (owner, key, value, updated_at) VALUES (?, ?, ?, ?)",
-                           arguments: [owner.id, key, value, try db.transactionDate])
+            try db.execute(
+                sql: "INSERT INTO sync_state (owner, key, value, updated_at) VALUES (?, ?, ?, ?)",
+                arguments: [owner.id, key, value, try db.transactionDate])
         }
     }
 

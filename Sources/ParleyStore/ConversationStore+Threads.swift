@@ -51,16 +51,18 @@ extension ConversationStore {
     /// calls without text).
     public func threads(owner: Owner = .local) throws(StoreError) -> [ThreadSummary] {
         try read { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT thread.*,
-                    (SELECT COUNT(*) FROM message WHERE message.thread_id = thread.id) AS message_count,
-                    (SELECT text FROM message WHERE message.thread_id = thread.id AND role NOT IN ('system', 'tool')
-                        AND (text <> '' OR tool IS NULL)
-                        ORDER BY id DESC LIMIT 1) AS last_text
-                FROM thread
-                WHERE owner IS ?
-                ORDER BY updated_at DESC, id DESC
-                """, arguments: [owner.id])
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT thread.*,
+                        (SELECT COUNT(*) FROM message WHERE message.thread_id = thread.id) AS message_count,
+                        (SELECT text FROM message WHERE message.thread_id = thread.id AND role NOT IN ('system', 'tool')
+                            AND (text <> '' OR tool IS NULL)
+                            ORDER BY id DESC LIMIT 1) AS last_text
+                    FROM thread
+                    WHERE owner IS ?
+                    ORDER BY updated_at DESC, id DESC
+                    """, arguments: [owner.id])
             return try rows.map { row in
                 let lastText: String? = try row.decode(forColumn: "last_text")
                 return ThreadSummary(
@@ -113,7 +115,8 @@ extension ConversationStore {
     /// A thread's messages in order; the caller has checked that the thread is the owner's.
     static func fetchMessages(_ db: Database, thread: Int64) throws -> [StoredMessage] {
         let images = try MessageImageRecord.images(db, thread: thread)
-        return try MessageRecord
+        return
+            try MessageRecord
             .filter(MessageRecord.Columns.threadID == thread)
             .order(MessageRecord.Columns.id)
             .fetchAll(db)

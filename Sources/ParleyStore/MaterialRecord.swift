@@ -44,6 +44,7 @@ struct MaterialRecord: Codable, FetchableRecord, MutablePersistableRecord {
     /// The public value; a row always has an id once saved.
     func stored() throws -> Material {
         guard let id else { throw StoreError.database(reason: "a material row has no id") }
-        return Material(id: id, createdAt: createdAt, title: title, kind: kind, source: source, text: text, pageCount: pageCount, readBy: readBy, origin: origin)
+        return Material(
+            id: id, createdAt: createdAt, title: title, kind: kind, source: source, text: text, pageCount: pageCount, readBy: readBy, origin: origin)
     }
 }

@@ -25,24 +25,31 @@ struct MessageImageRecord: Codable, FetchableRecord, PersistableRecord {
 
     /// The images of thread `thread`'s messages, by message id, each message's in order.
     static func images(_ db: Database, thread: Int64) throws -> [Int64: [ImageAttachment]] {
-        grouped(try MessageImageRecord.fetchAll(db, sql: """
-            SELECT message_image.* FROM message_image JOIN message ON message.id = message_image.message_id
-            WHERE message.thread_id = ? ORDER BY message_image.message_id, message_image.position
-            """, arguments: [thread]))
+        grouped(
+            try MessageImageRecord.fetchAll(
+                db,
+                sql: """
+                    SELECT message_image.* FROM message_image JOIN message ON message.id = message_image.message_id
+                    WHERE message.thread_id = ? ORDER BY message_image.message_id, message_image.position
+                    """, arguments: [thread]))
     }
 
     /// The images of every message in `owner`'s threads, by message id, each message's in order.
     static func images(_ db: Database, owner: Owner) throws -> [Int64: [ImageAttachment]] {
-        grouped(try MessageImageRecord.fetchAll(db, sql: """
-            SELECT message_image.* FROM message_image
-            JOIN message ON message.id = message_image.message_id JOIN thread ON thread.id = message.thread_id
-            WHERE thread.owner IS ? ORDER BY message_image.message_id, message_image.position
-            """, arguments: [owner.id]))
+        grouped(
+            try MessageImageRecord.fetchAll(
+                db,
+                sql: """
+                    SELECT message_image.* FROM message_image
+                    JOIN message ON message.id = message_image.message_id JOIN thread ON thread.id = message.thread_id
+                    WHERE thread.owner IS ? ORDER BY message_image.message_id, message_image.position
+                    """, arguments: [owner.id]))
     }
 
     /// The images of message `message`, in order.
     static func images(_ db: Database, message: Int64) throws -> [ImageAttachment] {
-        let rows = try MessageImageRecord
+        let rows =
+            try MessageImageRecord
             .filter(Column(CodingKeys.messageID) == message)
             .order(Column(CodingKeys.position))
             .fetchAll(db)

@@ -35,23 +35,24 @@ enum StoreSchema {
     /// falls back to ``MaterialSearch``.
     private static func createMaterialSearch(_ db: Database) throws {
         guard try hasFTS5(db) else { return }
-        try db.execute(sql: """
-            CREATE VIRTUAL TABLE material_search USING fts5(
-                title, text, content='material', content_rowid='id', tokenize='porter unicode61');
-            CREATE TRIGGER material_search_after_insert AFTER INSERT ON material BEGIN
-                INSERT INTO material_search (rowid, title, text) VALUES (new.id, new.title, new.text);
-            END;
-            CREATE TRIGGER material_search_after_delete AFTER DELETE ON material BEGIN
-                INSERT INTO material_search (material_search, rowid, title, text)
-                VALUES ('delete', old.id, old.title, old.text);
-            END;
-            CREATE TRIGGER material_search_after_update AFTER UPDATE ON material BEGIN
-                INSERT INTO material_search (material_search, rowid, title, text)
-                VALUES ('delete', old.id, old.title, old.text);
-                INSERT INTO material_search (rowid, title, text) VALUES (new.id, new.title, new.text);
-            END;
-            INSERT INTO material_search (material_search) VALUES ('rebuild');
-            """)
+        try db.execute(
+            sql: """
+                CREATE VIRTUAL TABLE material_search USING fts5(
+                    title, text, content='material', content_rowid='id', tokenize='porter unicode61');
+                CREATE TRIGGER material_search_after_insert AFTER INSERT ON material BEGIN
+                    INSERT INTO material_search (rowid, title, text) VALUES (new.id, new.title, new.text);
+                END;
+                CREATE TRIGGER material_search_after_delete AFTER DELETE ON material BEGIN
+                    INSERT INTO material_search (material_search, rowid, title, text)
+                    VALUES ('delete', old.id, old.title, old.text);
+                END;
+                CREATE TRIGGER material_search_after_update AFTER UPDATE ON material BEGIN
+                    INSERT INTO material_search (material_search, rowid, title, text)
+                    VALUES ('delete', old.id, old.title, old.text);
+                    INSERT INTO material_search (rowid, title, text) VALUES (new.id, new.title, new.text);
+                END;
+                INSERT INTO material_search (material_search) VALUES ('rebuild');
+                """)
     }
 
     /// The embedding vectors of the materials' passages, per embedding model, for searching by
@@ -59,20 +60,21 @@ enum StoreSchema {
     /// material, and a change to its title or text drops them (they are made again from the new
     /// text when next searched).
     private static func createMaterialVectors(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE material_vector (
-                material INTEGER NOT NULL REFERENCES material (id) ON DELETE CASCADE,
-                model TEXT NOT NULL,
-                passage INTEGER NOT NULL,
-                text TEXT NOT NULL,
-                vector BLOB NOT NULL,
-                PRIMARY KEY (material, model, passage)
-            );
-            CREATE TRIGGER material_vector_after_update AFTER UPDATE OF title, text ON material
-            WHEN old.title IS NOT new.title OR old.text IS NOT new.text BEGIN
-                DELETE FROM material_vector WHERE material = old.id;
-            END;
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE material_vector (
+                    material INTEGER NOT NULL REFERENCES material (id) ON DELETE CASCADE,
+                    model TEXT NOT NULL,
+                    passage INTEGER NOT NULL,
+                    text TEXT NOT NULL,
+                    vector BLOB NOT NULL,
+                    PRIMARY KEY (material, model, passage)
+                );
+                CREATE TRIGGER material_vector_after_update AFTER UPDATE OF title, text ON material
+                WHEN old.title IS NOT new.title OR old.text IS NOT new.text BEGIN
+                    DELETE FROM material_vector WHERE material = old.id;
+                END;
+                """)
     }
 
     /// Whether the linked SQLite has the FTS5 module: built in (its compile options say so), or

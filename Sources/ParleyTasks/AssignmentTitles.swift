@@ -11,8 +11,11 @@ public struct AssignmentTitles: StructuredOutput, Equatable {
     }
 
     public static let schema: JSONSchema = .object([
-        .init("titles", .array(of: .string(minLength: 1, maxLength: 80), minItems: 1, maxItems: 12,
-                               description: "One short name per numbered sentence, in order.")),
+        .init(
+            "titles",
+            .array(
+                of: .string(minLength: 1, maxLength: 80), minItems: 1, maxItems: 12,
+                description: "One short name per numbered sentence, in order."))
     ])
 }
 
@@ -22,11 +25,14 @@ extension TaskCoordinator {
     /// it stays on this machine.
     public func nameAssignments(subject: String, sentences: [String]) async throws -> TaskAnswer<AssignmentTitles> {
         let numbered = sentences.enumerated().map { "\($0.offset + 1). \($0.element)" }.joined(separator: "\n")
-        return try await run(.entityExtraction, AssignmentTitles.self, system: """
-            A teacher's message states assignments with due dates. For each numbered sentence, name the assignment \
-            it states in two to six words, such as "Water cycle essay" or "Chapter 3 exercises", without the date. \
-            Give exactly one name per sentence, in order.
-            """, user: "Subject: \(subject)\n\(numbered)", maxTokens: 160, isPrivate: true) { value in
+        return try await run(
+            .entityExtraction, AssignmentTitles.self,
+            system: """
+                A teacher's message states assignments with due dates. For each numbered sentence, name the assignment \
+                it states in two to six words, such as "Water cycle essay" or "Chapter 3 exercises", without the date. \
+                Give exactly one name per sentence, in order.
+                """, user: "Subject: \(subject)\n\(numbered)", maxTokens: 160, isPrivate: true
+        ) { value in
             guard case .array(let titles)? = value["titles"], titles.count == sentences.count else {
                 return ["give exactly \(sentences.count) title(s), one per numbered sentence"]
             }

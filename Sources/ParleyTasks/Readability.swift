@@ -68,7 +68,8 @@ public struct Readability: Sendable, Equatable, CustomStringConvertible {
         }
         if lower.hasSuffix("e"), !lower.hasSuffix("le"), count > 1 { count -= 1 }
         if lower.hasSuffix("es") || lower.hasSuffix("ed"), count > 1, lower.count > 3,
-           !["ted", "ded", "ses", "zes", "ces", "ges", "xes"].contains(where: { lower.hasSuffix($0) }) {
+            !["ted", "ded", "ses", "zes", "ces", "ges", "xes"].contains(where: { lower.hasSuffix($0) })
+        {
             count -= 1
         }
         return max(1, count)

@@ -71,10 +71,13 @@ public struct TaskBreakdown: StructuredOutput, Equatable {
 
     public static let schema = JSONSchema.object([
         .init("goal", .string(minLength: 1, maxLength: 100, description: "The task, in a few words.")),
-        .init("steps", .array(of: .object([
-            .init("action", .string(minLength: 3, maxLength: 100, description: "One concrete action, in plain words.")),
-            .init("minutes", .integer(minimum: 1, maximum: 30, description: "How long it takes.")),
-        ]), minItems: 3, maxItems: 7)),
+        .init(
+            "steps",
+            .array(
+                of: .object([
+                    .init("action", .string(minLength: 3, maxLength: 100, description: "One concrete action, in plain words.")),
+                    .init("minutes", .integer(minimum: 1, maximum: 30, description: "How long it takes.")),
+                ]), minItems: 3, maxItems: 7)),
     ])
 }
 
@@ -85,7 +88,7 @@ public struct SimplifiedText: StructuredOutput, Equatable {
     public init(text: String) { self.text = text }
 
     public static let schema = JSONSchema.object([
-        .init("text", .string(minLength: 1, description: "The rewritten text: short sentences, common words.")),
+        .init("text", .string(minLength: 1, description: "The rewritten text: short sentences, common words."))
     ])
 }
 
@@ -120,11 +123,14 @@ public struct Resolution: StructuredOutput, Equatable {
     public static let schema = JSONSchema.object([
         .init("intent", .oneOf(intents, description: "What the user wants.")),
         .init("answer", .string(minLength: 1, maxLength: 400, description: "The answer, from the context where it applies.")),
-        .init("candidates", .array(of: .object([
-            .init("title", .string(minLength: 1, maxLength: 80)),
-            .init("detail", .string(maxLength: 200)),
-            .init("confidence", .number(minimum: 0, maximum: 1)),
-        ]), maxItems: 5, description: "Context items that match, best first.")),
+        .init(
+            "candidates",
+            .array(
+                of: .object([
+                    .init("title", .string(minLength: 1, maxLength: 80)),
+                    .init("detail", .string(maxLength: 200)),
+                    .init("confidence", .number(minimum: 0, maximum: 1)),
+                ]), maxItems: 5, description: "Context items that match, best first.")),
     ])
 }
 
@@ -164,13 +170,19 @@ public struct MindMapOutline: StructuredOutput, Equatable {
 
     public static let schema = JSONSchema.object([
         .init("topic", label),
-        .init("branches", .array(of: .object([
-            .init("label", label),
-            .init("ideas", .array(of: .object([
-                .init("label", label),
-                .init("details", .array(of: label, maxItems: 3)),
-            ]), maxItems: 4)),
-        ]), minItems: 2, maxItems: 6)),
+        .init(
+            "branches",
+            .array(
+                of: .object([
+                    .init("label", label),
+                    .init(
+                        "ideas",
+                        .array(
+                            of: .object([
+                                .init("label", label),
+                                .init("details", .array(of: label, maxItems: 3)),
+                            ]), maxItems: 4)),
+                ]), minItems: 2, maxItems: 6)),
     ])
 }
 
@@ -178,10 +190,14 @@ extension MindMapOutline {
     /// The outline as a mind map to lay out and draw: the topic in the centre, branches,
     /// their ideas, and the ideas' details.
     public var mindMap: MindMap {
-        MindMap(title: topic, branches: branches.map { branch in
-            MindMap.Node(branch.label, children: branch.ideas.map { idea in
-                MindMap.Node(idea.label, children: idea.details.map { MindMap.Node($0) })
+        MindMap(
+            title: topic,
+            branches: branches.map { branch in
+                MindMap.Node(
+                    branch.label,
+                    children: branch.ideas.map { idea in
+                        MindMap.Node(idea.label, children: idea.details.map { MindMap.Node($0) })
+                    })
             })
-        })
     }
 }

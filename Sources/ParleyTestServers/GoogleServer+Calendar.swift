@@ -57,15 +57,17 @@ extension GoogleState {
         if let syncToken {
             for name in ["timeMin", "timeMax", "orderBy", "q", "updatedMin", "iCalUID", "privateExtendedProperty", "sharedExtendedProperty"]
             where query.nonEmpty(name) != nil {
-                throw GoogleRejection(GoogleWire.invalidParameter(
-                    "syncToken", "The sync token cannot be used together with \(name); send the same request without it for a full sync."))
+                throw GoogleRejection(
+                    GoogleWire.invalidParameter(
+                        "syncToken", "The sync token cannot be used together with \(name); send the same request without it for a full sync."))
             }
             guard let data = GoogleWire.decodeBase64URL(syncToken), let text = String(data: data, encoding: .utf8) else {
                 throw Self.fullSyncRequired()
             }
             let parts = text.components(separatedBy: "\u{1F}")
             guard parts.count == 4, parts[0] == "sync", parts[1] == calendarId, Int(parts[2]) == book.generation,
-                  let sequence = Int(parts[3]) else { throw Self.fullSyncRequired() }
+                let sequence = Int(parts[3])
+            else { throw Self.fullSyncRequired() }
             syncFrom = sequence
         } else {
             syncFrom = nil

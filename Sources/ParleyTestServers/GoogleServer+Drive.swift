@@ -88,10 +88,11 @@ extension GoogleState {
 
     private func download(_ file: GoogleServer.DriveFile) throws(GoogleRejection) -> GoogleReply {
         guard !file.isGoogleApps else {
-            throw GoogleRejection(GoogleWire.apiError(
-                403, reason: "fileNotDownloadable",
-                message: "Only files with binary content can be downloaded. Use Export with Docs Editors files.",
-                location: ("parameter", "alt")))
+            throw GoogleRejection(
+                GoogleWire.apiError(
+                    403, reason: "fileNotDownloadable",
+                    message: "Only files with binary content can be downloaded. Use Export with Docs Editors files.",
+                    location: ("parameter", "alt")))
         }
         return GoogleReply(status: 200, contentType: file.mimeType, body: file.content)
     }
@@ -99,12 +100,16 @@ extension GoogleState {
     private func export(_ file: GoogleServer.DriveFile, query: GoogleParameters) throws(GoogleRejection) -> GoogleReply {
         guard let target = query.nonEmpty("mimeType") else { throw GoogleRejection(GoogleWire.missingParameter("mimeType")) }
         guard file.isGoogleApps, file.mimeType != "application/vnd.google-apps.folder" else {
-            throw GoogleRejection(GoogleWire.apiError(403, reason: "fileNotExportable", message: "Export only supports Docs Editors files.",
-                                                      location: ("parameter", "fileId")))
+            throw GoogleRejection(
+                GoogleWire.apiError(
+                    403, reason: "fileNotExportable", message: "Export only supports Docs Editors files.",
+                    location: ("parameter", "fileId")))
         }
         guard target.hasPrefix("text/") else {
-            throw GoogleRejection(GoogleWire.apiError(400, reason: "badRequest", message: "The requested conversion is not supported.",
-                                                      location: ("parameter", "mimeType")))
+            throw GoogleRejection(
+                GoogleWire.apiError(
+                    400, reason: "badRequest", message: "The requested conversion is not supported.",
+                    location: ("parameter", "mimeType")))
         }
         return GoogleReply(status: 200, contentType: target, body: file.content)
     }
@@ -130,7 +135,8 @@ extension GoogleState {
         for piece in text.split(separator: ",") {
             let words = piece.split(separator: " ").map(String.init)
             guard let key = words.first, ["folder", "name", "name_natural", "modifiedTime", "createdTime", "recency", "viewedByMeTime"].contains(key),
-                  words.count == 1 || (words.count == 2 && words[1].lowercased() == "desc") else {
+                words.count == 1 || (words.count == 2 && words[1].lowercased() == "desc")
+            else {
                 throw GoogleRejection(GoogleWire.invalidParameter("orderBy", "Invalid Value"))
             }
             keys.append((key, words.count == 2))
@@ -145,7 +151,9 @@ extension GoogleState {
                 case "name", "name_natural":
                     comparison = left.file.name.localizedStandardCompare(right.file.name)
                 case "modifiedTime", "recency":
-                    comparison = left.file.modifiedTime == right.file.modifiedTime ? .orderedSame
+                    comparison =
+                        left.file.modifiedTime == right.file.modifiedTime
+                        ? .orderedSame
                         : (left.file.modifiedTime < right.file.modifiedTime ? .orderedAscending : .orderedDescending)
                 default:
                     comparison = left.order == right.order ? .orderedSame : (left.order < right.order ? .orderedAscending : .orderedDescending)

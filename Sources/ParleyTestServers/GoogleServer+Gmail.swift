@@ -10,8 +10,9 @@ extension GoogleState {
         currentHistoryId += 1
         let order = mail[message.id]?.order ?? nextNumber()
         let received = GoogleWire.parseMailDate(message.date) ?? Date()
-        mail[message.id] = MailEntry(message: message, historyId: currentHistoryId,
-                                     internalDate: Int64((received.timeIntervalSince1970 * 1000).rounded()), order: order)
+        mail[message.id] = MailEntry(
+            message: message, historyId: currentHistoryId,
+            internalDate: Int64((received.timeIntervalSince1970 * 1000).rounded()), order: order)
         history.append(HistoryRecord(id: currentHistoryId, messageId: message.id))
     }
 
@@ -31,10 +32,12 @@ extension GoogleState {
         let rest = Array(path.dropFirst(2))
         switch rest.count {
         case 1 where rest[0] == "profile":
-            return GoogleWire.json(200, [
-                "emailAddress": emailAddress, "messagesTotal": mail.count,
-                "threadsTotal": Set(mail.values.map(\.message.threadId)).count, "historyId": String(currentHistoryId),
-            ])
+            return GoogleWire.json(
+                200,
+                [
+                    "emailAddress": emailAddress, "messagesTotal": mail.count,
+                    "threadsTotal": Set(mail.values.map(\.message.threadId)).count, "historyId": String(currentHistoryId),
+                ])
         case 1 where rest[0] == "messages":
             return try listMessages(query)
         case 2 where rest[0] == "messages":
@@ -95,8 +98,11 @@ extension GoogleState {
             var headers = Self.messageHeaders(entry.message) + tree.headers
             let wanted = query.all("metadataHeaders").flatMap { $0.split(separator: ",").map { $0.lowercased() } }
             if !wanted.isEmpty { headers = headers.filter { wanted.contains($0.name.lowercased()) } }
-            json["payload"] = ["partId": "", "mimeType": tree.mimeType, "filename": "",
-                               "headers": headers.map { ["name": $0.name, "value": $0.value] }, "body": ["size": 0]] as [String: Any]
+            json["payload"] =
+                [
+                    "partId": "", "mimeType": tree.mimeType, "filename": "",
+                    "headers": headers.map { ["name": $0.name, "value": $0.value] }, "body": ["size": 0],
+                ] as [String: Any]
         case "minimal":
             break
         case "raw":
@@ -109,14 +115,17 @@ extension GoogleState {
 
     private func attachment(message: String, id: String) throws(GoogleRejection) -> GoogleReply {
         guard let entry = mail[message],
-              let index = entry.message.attachments.indices.first(where: { Self.attachmentId(message, $0) == id }) else { throw Self.notFound() }
+            let index = entry.message.attachments.indices.first(where: { Self.attachmentId(message, $0) == id })
+        else { throw Self.notFound() }
         let data = entry.message.attachments[index].data
         return GoogleWire.json(200, ["attachmentId": id, "size": data.count, "data": GoogleWire.base64URL(data)])
     }
 
     private func labels() -> GoogleReply {
-        let system: Set<String> = ["INBOX", "SPAM", "TRASH", "UNREAD", "STARRED", "IMPORTANT", "SENT", "DRAFT",
-                                   "CATEGORY_PERSONAL", "CATEGORY_SOCIAL", "CATEGORY_PROMOTIONS", "CATEGORY_UPDATES", "CATEGORY_FORUMS"]
+        let system: Set<String> = [
+            "INBOX", "SPAM", "TRASH", "UNREAD", "STARRED", "IMPORTANT", "SENT", "DRAFT",
+            "CATEGORY_PERSONAL", "CATEGORY_SOCIAL", "CATEGORY_PROMOTIONS", "CATEGORY_UPDATES", "CATEGORY_FORUMS",
+        ]
         let ids = system.union(mail.values.flatMap(\.message.labelIds)).sorted()
         return GoogleWire.json(200, ["labels": ids.map { ["id": $0, "name": $0, "type": system.contains($0) ? "system" : "user"] }])
     }
@@ -144,7 +153,8 @@ extension GoogleState {
         }
         let records = history.filter { record in
             guard record.id > position, record.id <= snapshot, types.isEmpty || types.contains("messageAdded"),
-                  let entry = mail[record.messageId] else { return false }
+                let entry = mail[record.messageId]
+            else { return false }
             return label.map(entry.message.labelIds.contains) ?? true
         }
         let page = records.prefix(size)
@@ -153,8 +163,10 @@ extension GoogleState {
             body["history"] = page.compactMap { record -> [String: Any]? in
                 guard let message = mail[record.messageId]?.message else { return nil }
                 let reference: [String: Any] = ["id": message.id, "threadId": message.threadId]
-                return ["id": String(record.id), "messages": [reference],
-                        "messagesAdded": [["message": ["id": message.id, "threadId": message.threadId, "labelIds": message.labelIds] as [String: Any]]]]
+                return [
+                    "id": String(record.id), "messages": [reference],
+                    "messagesAdded": [["message": ["id": message.id, "threadId": message.threadId, "labelIds": message.labelIds] as [String: Any]]],
+                ]
             }
         }
         if page.count < records.count, let last = page.last {
@@ -181,21 +193,25 @@ extension GoogleState {
 
     /// The headers of the message itself (the top part's content headers come on top).
     static func messageHeaders(_ message: GoogleServer.GmailMessage) -> [(name: String, value: String)] {
-        [("MIME-Version", "1.0"), ("Date", message.date), ("Message-ID", "<\(message.id)@mail.example.com>"),
-         ("Subject", message.subject), ("From", message.from), ("To", message.to)]
+        [
+            ("MIME-Version", "1.0"), ("Date", message.date), ("Message-ID", "<\(message.id)@mail.example.com>"),
+            ("Subject", message.subject), ("From", message.from), ("To", message.to),
+        ]
     }
 
     /// `multipart/alternative` for plain text and HTML, one part for either alone, inside
     /// `multipart/mixed` when there are attachments.
     static func mimeTree(_ message: GoogleServer.GmailMessage) -> MimePart {
         func text(_ type: String, _ content: String) -> MimePart {
-            MimePart(mimeType: type, headers: [("Content-Type", "\(type); charset=\"UTF-8\""), ("Content-Transfer-Encoding", "base64")],
-                     data: Data(content.utf8))
+            MimePart(
+                mimeType: type, headers: [("Content-Type", "\(type); charset=\"UTF-8\""), ("Content-Transfer-Encoding", "base64")],
+                data: Data(content.utf8))
         }
         func multipart(_ subtype: String, _ parts: [MimePart], _ tag: Int) -> MimePart {
             let boundary = "00000000000\(tag)" + GoogleDigest.hex(Array(GoogleDigest.md5(Data(message.id.utf8)).prefix(8)))
-            return MimePart(mimeType: "multipart/\(subtype)", headers: [("Content-Type", "multipart/\(subtype); boundary=\"\(boundary)\"")],
-                            parts: parts)
+            return MimePart(
+                mimeType: "multipart/\(subtype)", headers: [("Content-Type", "multipart/\(subtype); boundary=\"\(boundary)\"")],
+                parts: parts)
         }
         var body: MimePart
         switch (message.plainText, message.html) {
@@ -206,11 +222,14 @@ extension GoogleState {
         }
         guard !message.attachments.isEmpty else { return body }
         let attachments = message.attachments.enumerated().map { index, file in
-            MimePart(mimeType: file.mimeType, filename: file.filename,
-                     headers: [("Content-Type", "\(file.mimeType); name=\"\(file.filename)\""),
-                               ("Content-Disposition", "attachment; filename=\"\(file.filename)\""),
-                               ("Content-Transfer-Encoding", "base64")],
-                     data: file.data, attachmentId: attachmentId(message.id, index))
+            MimePart(
+                mimeType: file.mimeType, filename: file.filename,
+                headers: [
+                    ("Content-Type", "\(file.mimeType); name=\"\(file.filename)\""),
+                    ("Content-Disposition", "attachment; filename=\"\(file.filename)\""),
+                    ("Content-Transfer-Encoding", "base64"),
+                ],
+                data: file.data, attachmentId: attachmentId(message.id, index))
         }
         body = multipart("mixed", [body] + attachments, 2)
         return body
@@ -245,7 +264,8 @@ extension GoogleState {
         if part.parts.isEmpty {
             text += part.data.base64EncodedString(options: [.lineLength76Characters, .endLineWithCarriageReturn, .endLineWithLineFeed]) + "\r\n"
         } else {
-            let boundary = part.headers.first { $0.name == "Content-Type" }?.value
+            let boundary =
+                part.headers.first { $0.name == "Content-Type" }?.value
                 .components(separatedBy: "boundary=\"").last?.replacingOccurrences(of: "\"", with: "") ?? "boundary"
             for child in part.parts { text += "--\(boundary)\r\n" + render(child, headers: child.headers) }
             text += "--\(boundary)--\r\n"
@@ -327,7 +347,10 @@ struct GmailSearch {
             case "from": return { $0.message.from.lowercased().contains(lowered) }
             case "to": return { $0.message.to.lowercased().contains(lowered) }
             case "subject": return { $0.message.subject.lowercased().contains(lowered) }
-            case "label": return { entry in entry.message.labelIds.contains { $0.lowercased() == lowered.replacingOccurrences(of: "-", with: " ") || $0.lowercased() == lowered } }
+            case "label":
+                return { entry in
+                    entry.message.labelIds.contains { $0.lowercased() == lowered.replacingOccurrences(of: "-", with: " ") || $0.lowercased() == lowered }
+                }
             case "in":
                 if ["anywhere", "spam", "trash"].contains(lowered) { reachesSpamTrash = true }
                 if lowered == "anywhere" { return { _ in true } }

@@ -11,8 +11,9 @@ extension GoogleState {
     }
 
     func acceptAuthorizationCode(_ code: String, challenge: String?, scope: String?) {
-        authorizationCodes[code] = AuthorizationCode(challenge: challenge, challengeMethod: "S256", redirectURI: nil,
-                                                     scope: scope ?? Self.readOnlyScopes, clientId: nil)
+        authorizationCodes[code] = AuthorizationCode(
+            challenge: challenge, challengeMethod: "S256", redirectURI: nil,
+            scope: scope ?? Self.readOnlyScopes, clientId: nil)
     }
 
     func issueTokens(scope: String?) -> (accessToken: String, refreshToken: String) {
@@ -37,12 +38,15 @@ extension GoogleState {
         let deviceCode = "AH-1Ng\(number)" + Self.randomText(40)
         let letters = Array("BCDFGHJKLMNPQRSTVWXZ")
         let userCode = String((0..<4).map { _ in letters.randomElement()! }) + "-" + String((0..<4).map { _ in letters.randomElement()! })
-        devices[deviceCode] = DeviceSession(clientId: clientId, scope: scope, pendingPolls: devicePlan.pendingPolls,
-                                            slowDownAtPoll: devicePlan.slowDownAtPoll, outcome: devicePlan.outcome)
-        return GoogleWire.json(200, [
-            "device_code": deviceCode, "user_code": userCode, "verification_url": "https://www.google.com/device",
-            "expires_in": 1800, "interval": deviceInterval,
-        ])
+        devices[deviceCode] = DeviceSession(
+            clientId: clientId, scope: scope, pendingPolls: devicePlan.pendingPolls,
+            slowDownAtPoll: devicePlan.slowDownAtPoll, outcome: devicePlan.outcome)
+        return GoogleWire.json(
+            200,
+            [
+                "device_code": deviceCode, "user_code": userCode, "verification_url": "https://www.google.com/device",
+                "expires_in": 1800, "interval": deviceInterval,
+            ])
     }
 
     /// `POST /token`.
@@ -171,10 +175,12 @@ extension GoogleState {
                 redirectURI: redirect, scope: scope, clientId: query["client_id"])
             parameters += [("code", code), ("scope", scope)]
         }
-        let location = redirect + (redirect.contains("?") ? "&" : "?")
+        let location =
+            redirect + (redirect.contains("?") ? "&" : "?")
             + parameters.map { "\($0.0)=\(GoogleWire.escape($0.1))" }.joined(separator: "&")
-        return GoogleReply(status: 302, contentType: "text/html; charset=UTF-8",
-                           body: Data("<a href=\"\(location)\">Continue</a>".utf8), headers: ["Location": location])
+        return GoogleReply(
+            status: 302, contentType: "text/html; charset=UTF-8",
+            body: Data("<a href=\"\(location)\">Continue</a>".utf8), headers: ["Location": location])
     }
 
     // MARK: Tokens
@@ -210,7 +216,8 @@ extension GoogleState {
         let header = request.headers["authorization"] ?? ""
         let parts = header.split(separator: " ", maxSplits: 1)
         if parts.count == 2, parts[0].lowercased() == "basic", let data = Data(base64Encoded: String(parts[1])),
-           let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":") {
+            let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":")
+        {
             let id = String(text[..<colon]).removingPercentEncoding
             let secret = String(text[text.index(after: colon)...]).removingPercentEncoding
             return (id, secret)

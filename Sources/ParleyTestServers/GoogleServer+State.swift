@@ -240,20 +240,24 @@ actor GoogleState {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw Self.unauthenticated() }
         let token = parts[1].trimmingCharacters(in: .whitespaces)
         guard let access = accessTokens[token], !access.forcedExpired, access.expiresAt > Date(),
-              !grants[access.grant].revoked else { throw Self.unauthenticated() }
+            !grants[access.grant].revoked
+        else { throw Self.unauthenticated() }
         guard service.granted(by: grants[access.grant].scope) else {
-            throw GoogleRejection(GoogleWire.apiError(403, reason: "insufficientPermissions",
-                                                      message: "Request had insufficient authentication scopes."))
+            throw GoogleRejection(
+                GoogleWire.apiError(
+                    403, reason: "insufficientPermissions",
+                    message: "Request had insufficient authentication scopes."))
         }
     }
 
     private static func unauthenticated() -> GoogleRejection {
-        GoogleRejection(GoogleWire.apiError(
-            401, reason: "authError",
-            message: "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid "
-                + "authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
-            location: ("header", "Authorization"),
-            headers: ["WWW-Authenticate": "Bearer realm=\"https://accounts.google.com/\", error=\"invalid_token\""]))
+        GoogleRejection(
+            GoogleWire.apiError(
+                401, reason: "authError",
+                message: "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid "
+                    + "authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
+                location: ("header", "Authorization"),
+                headers: ["WWW-Authenticate": "Bearer realm=\"https://accounts.google.com/\", error=\"invalid_token\""]))
     }
 
     /// The effective page size: the client's (when given and positive) capped by the server's.

@@ -35,7 +35,8 @@ struct GoogleParameters: Sendable {
     func integer(_ name: String) -> Result<Int?, GoogleRejection> {
         guard let text = nonEmpty(name) else { return .success(nil) }
         guard let value = Int(text) else {
-            return .failure(GoogleRejection(GoogleWire.invalidParameter(name, "Invalid value '\(text)'. Values must match the following regular expression: '[0-9]+'")))
+            return .failure(
+                GoogleRejection(GoogleWire.invalidParameter(name, "Invalid value '\(text)'. Values must match the following regular expression: '[0-9]+'")))
         }
         return .success(value)
     }
@@ -71,8 +72,10 @@ enum GoogleWire {
 
     /// The error shape of Google's REST APIs:
     /// `{"error":{"code","message","errors":[{"domain","reason","message",…}],"status"}}`.
-    static func apiError(_ status: Int, reason: String, message: String, domain: String? = nil,
-                         location: (type: String, name: String)? = nil, headers: [String: String] = [:]) -> GoogleReply {
+    static func apiError(
+        _ status: Int, reason: String, message: String, domain: String? = nil,
+        location: (type: String, name: String)? = nil, headers: [String: String] = [:]
+    ) -> GoogleReply {
         var detail: [String: Any] = ["domain": domain ?? defaultDomain(reason), "reason": reason, "message": message]
         if let location {
             detail["locationType"] = location.type

@@ -25,8 +25,10 @@ public final class GoogleServer: Sendable {
         public var modifiedTime: Date
         public var trashed: Bool
 
-        public init(id: String, name: String, mimeType: String = "text/plain", parents: [String] = [], content: Data = Data(),
-                    modifiedTime: Date = Date(), trashed: Bool = false) {
+        public init(
+            id: String, name: String, mimeType: String = "text/plain", parents: [String] = [], content: Data = Data(),
+            modifiedTime: Date = Date(), trashed: Bool = false
+        ) {
             self.id = id
             self.name = name
             self.mimeType = mimeType
@@ -108,9 +110,11 @@ public final class GoogleServer: Sendable {
         public var attachments: [GmailAttachment]
 
         /// `threadId` defaults to `id`; `date` to now.
-        public init(id: String, threadId: String? = nil, from: String, to: String = "me@example.com", subject: String,
-                    date: String? = nil, plainText: String? = nil, html: String? = nil, labelIds: [String] = ["INBOX"],
-                    attachments: [GmailAttachment] = []) {
+        public init(
+            id: String, threadId: String? = nil, from: String, to: String = "me@example.com", subject: String,
+            date: String? = nil, plainText: String? = nil, html: String? = nil, labelIds: [String] = ["INBOX"],
+            attachments: [GmailAttachment] = []
+        ) {
             self.id = id
             self.threadId = threadId ?? id
             self.from = from
@@ -145,8 +149,9 @@ public final class GoogleServer: Sendable {
             return response(await state.handle(recorded))
         }
         let (task, port) = try await Loopback.run { onServerRunning in
-            Application(responder: responder, configuration: Loopback.configuration, onServerRunning: onServerRunning,
-                        logger: Loopback.quietLogger("parley.google-server"))
+            Application(
+                responder: responder, configuration: Loopback.configuration, onServerRunning: onServerRunning,
+                logger: Loopback.quietLogger("parley.google-server"))
         }
         await state.setBaseURL("http://127.0.0.1:\(port)")
         return GoogleServer(port: port, task: task, log: log, state: state)

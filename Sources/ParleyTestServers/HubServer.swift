@@ -129,8 +129,11 @@ public final class HubServer: Sendable {
     private static func repository(_ name: String, _ request: WireServer.Recorded, _ state: State) -> Result<Repository, Refusal> {
         guard let repository = state.repositories.withLock({ $0[name] }) else { return .failure(Refusal(reply: notFound("RepoNotFound"))) }
         if repository.gated, request.headers["authorization"] != "Bearer \(state.token)" {
-            return .failure(Refusal(reply: .json(401, #"{"error": "Access to model \#(name) is restricted. You must have access to it and be authenticated to access it."}"#,
-                                                 headers: ["x-error-code": "GatedRepo"])))
+            return .failure(
+                Refusal(
+                    reply: .json(
+                        401, #"{"error": "Access to model \#(name) is restricted. You must have access to it and be authenticated to access it."}"#,
+                        headers: ["x-error-code": "GatedRepo"])))
         }
         return .success(repository)
     }
@@ -147,13 +150,15 @@ public final class HubServer: Sendable {
         if isLFS(file) {
             let sha = hex(SHA256.hash(data: data))
             let base = state.baseURL.withLock { $0 }
-            return .body(status: 302, contentType: "text/plain", Data(), headers: [
-                "location": "\(base)/cdn/\(sha)",
-                "x-repo-commit": repository.commit,
-                "x-linked-etag": "\"\(sha)\"",
-                "x-linked-size": "\(data.count)",
-                "etag": "\"\(String(hex(Insecure.SHA1.hash(data: data))))\"",
-            ])
+            return .body(
+                status: 302, contentType: "text/plain", Data(),
+                headers: [
+                    "location": "\(base)/cdn/\(sha)",
+                    "x-repo-commit": repository.commit,
+                    "x-linked-etag": "\"\(sha)\"",
+                    "x-linked-size": "\(data.count)",
+                    "etag": "\"\(String(hex(Insecure.SHA1.hash(data: data))))\"",
+                ])
         }
         var reply = bytes(data, request, cut: nil)
         if case .body(let status, let type, let body, var headers) = reply {
@@ -175,7 +180,8 @@ public final class HubServer: Sendable {
             let oid = hex(Insecure.SHA1.hash(data: data))
             guard isLFS(path) else { return #"{"type": "file", "oid": "\#(oid)", "size": \#(data.count), "path": "\#(path)"}"# }
             let sha = hex(SHA256.hash(data: data))
-            return #"{"type": "file", "oid": "\#(oid)", "size": \#(data.count), "lfs": {"oid": "\#(sha)", "size": \#(data.count), "pointerSize": 134}, "path": "\#(path)"}"#
+            return
+                #"{"type": "file", "oid": "\#(oid)", "size": \#(data.count), "lfs": {"oid": "\#(sha)", "size": \#(data.count), "pointerSize": 134}, "path": "\#(path)"}"#
         }
         return .json(200, "[" + entries.joined(separator: ", ") + "]")
     }
@@ -202,12 +208,14 @@ public final class HubServer: Sendable {
     /// `206`, optionally cut after `cut` bytes.
     private static func bytes(_ data: Data, _ request: WireServer.Recorded, cut: Int?) -> WireServer.Reply {
         if request.method == "HEAD" {
-            return .body(status: 200, contentType: "application/octet-stream", Data(),
-                         headers: ["content-length": "\(data.count)", "accept-ranges": "bytes"])
+            return .body(
+                status: 200, contentType: "application/octet-stream", Data(),
+                headers: ["content-length": "\(data.count)", "accept-ranges": "bytes"])
         }
         var start = 0
         if let range = request.headers["range"], range.hasPrefix("bytes="),
-           let first = Int(range.dropFirst("bytes=".count).split(separator: "-").first ?? "") {
+            let first = Int(range.dropFirst("bytes=".count).split(separator: "-").first ?? "")
+        {
             guard first < data.count else {
                 return .body(status: 416, contentType: "text/plain", Data(), headers: ["content-range": "bytes */\(data.count)"])
             }

@@ -40,7 +40,8 @@ enum Loopback {
         let body = try await request.body.collect(upTo: 64 << 20)
         var headers: [String: String] = [:]
         for field in request.headers { headers[field.name.canonicalName] = field.value }
-        return WireServer.Recorded(method: request.method.rawValue, path: request.uri.path, query: request.uri.query ?? "",
-                                   headers: headers, body: Data(body.readableBytesView))
+        return WireServer.Recorded(
+            method: request.method.rawValue, path: request.uri.path, query: request.uri.query ?? "",
+            headers: headers, body: Data(body.readableBytesView))
     }
 }

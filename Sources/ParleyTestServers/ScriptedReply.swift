@@ -38,8 +38,10 @@ public struct ScriptedReply: Sendable {
     public var ending: Ending
 
     /// Creates a reply.
-    public init(status: Int = 200, contentType: String, headers: [String: String] = [:], headDelay: Duration? = nil,
-                steps: [Step], ending: Ending = .finish) {
+    public init(
+        status: Int = 200, contentType: String, headers: [String: String] = [:], headDelay: Duration? = nil,
+        steps: [Step], ending: Ending = .finish
+    ) {
         self.status = status
         self.contentType = contentType
         self.headers = headers
@@ -50,10 +52,13 @@ public struct ScriptedReply: Sendable {
 
     /// A streamed body written as `chunks`, each write followed by a short `gap` so that it
     /// leaves as its own TCP segment.
-    public static func chunks(_ chunks: [Data], contentType: String, gap: Duration = .milliseconds(3),
-                              headDelay: Duration? = nil, ending: Ending = .finish) -> ScriptedReply {
-        ScriptedReply(contentType: contentType, headDelay: headDelay,
-                      steps: chunks.flatMap { [Step.write($0), .pause(gap)] }, ending: ending)
+    public static func chunks(
+        _ chunks: [Data], contentType: String, gap: Duration = .milliseconds(3),
+        headDelay: Duration? = nil, ending: Ending = .finish
+    ) -> ScriptedReply {
+        ScriptedReply(
+            contentType: contentType, headDelay: headDelay,
+            steps: chunks.flatMap { [Step.write($0), .pause(gap)] }, ending: ending)
     }
 
     /// A whole JSON body with `status` (an error body, for instance).

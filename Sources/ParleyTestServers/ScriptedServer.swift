@@ -39,8 +39,9 @@ public final class ScriptedServer: Sendable {
             return response(reply, observer: observer)
         }
         let (task, port) = try await Loopback.run { onServerRunning in
-            Application(responder: responder, configuration: Loopback.configuration, onServerRunning: onServerRunning,
-                        logger: Loopback.quietLogger("parley.scripted-server"))
+            Application(
+                responder: responder, configuration: Loopback.configuration, onServerRunning: onServerRunning,
+                logger: Loopback.quietLogger("parley.scripted-server"))
         }
         return ScriptedServer(port: port, observer: observer, task: task, log: log)
     }

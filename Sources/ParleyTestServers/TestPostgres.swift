@@ -80,11 +80,14 @@ public enum TestPostgres {
         }
     }
 
-    private static func withConnection<T: Sendable>(_ url: DatabaseURL,
-                                                    _ body: (PostgresConnection, Logger) async throws -> T) async throws -> T {
+    private static func withConnection<T: Sendable>(
+        _ url: DatabaseURL,
+        _ body: (PostgresConnection, Logger) async throws -> T
+    ) async throws -> T {
         let logger = Logger(label: "parley.test-postgres")
-        let configuration = PostgresConnection.Configuration(host: url.host, port: url.port, username: url.user, password: url.password,
-                                                             database: url.database, tls: .disable)
+        let configuration = PostgresConnection.Configuration(
+            host: url.host, port: url.port, username: url.user, password: url.password,
+            database: url.database, tls: .disable)
         let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
         do {
             let value = try await body(connection, logger)

@@ -69,8 +69,9 @@ public final class WireServer: Sendable {
             return Self.response(await handler(recorded), log: log)
         }
         let (task, port) = try await Loopback.run { onServerRunning in
-            Application(responder: responder, configuration: Loopback.configuration, onServerRunning: onServerRunning,
-                        logger: Loopback.quietLogger("parley.wire-server"))
+            Application(
+                responder: responder, configuration: Loopback.configuration, onServerRunning: onServerRunning,
+                logger: Loopback.quietLogger("parley.wire-server"))
         }
         return WireServer(task: task, port: port, log: log)
     }

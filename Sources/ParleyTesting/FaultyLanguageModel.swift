@@ -25,8 +25,10 @@ public actor FaultyLanguageModel: LanguageModelProvider {
     public private(set) var cancellations = 0
 
     /// Creates a model named `name` that streams `pieces` and then does `fault`.
-    public init(name: String, pieces: [String], fault: Fault = .none, availability: Availability = .ready,
-                isLocal: Bool = false, capabilities: LanguageModelCapabilities = .textOnly) {
+    public init(
+        name: String, pieces: [String], fault: Fault = .none, availability: Availability = .ready,
+        isLocal: Bool = false, capabilities: LanguageModelCapabilities = .textOnly
+    ) {
         self.identity = ProviderIdentity(name: name, isLocal: isLocal)
         self.pieces = pieces
         self.fault = fault
@@ -35,10 +37,13 @@ public actor FaultyLanguageModel: LanguageModelProvider {
     }
 
     /// Creates a model that reads images or not, and declares nothing else.
-    public init(name: String, pieces: [String], fault: Fault = .none, availability: Availability = .ready,
-                isLocal: Bool = false, supportsImages: Bool) {
-        self.init(name: name, pieces: pieces, fault: fault, availability: availability, isLocal: isLocal,
-                  capabilities: LanguageModelCapabilities(images: supportsImages))
+    public init(
+        name: String, pieces: [String], fault: Fault = .none, availability: Availability = .ready,
+        isLocal: Bool = false, supportsImages: Bool
+    ) {
+        self.init(
+            name: name, pieces: pieces, fault: fault, availability: availability, isLocal: isLocal,
+            capabilities: LanguageModelCapabilities(images: supportsImages))
     }
 
     public func availability() async -> Availability { reported }

@@ -46,8 +46,10 @@ extension RealRecording {
     /// few spellings that differ only in form made one ("mr" → "mister", "metres" → "meters",
     /// "gonna" → "going to"), as Whisper's own English normaliser does among much else.
     public static func words(_ text: String) -> [String] {
-        let equivalents: [String: [String]] = ["mr": ["mister"], "mrs": ["missus"], "metres": ["meters"], "gonna": ["going", "to"],
-                                               "wanna": ["want", "to"], "okay": ["ok"]]
+        let equivalents: [String: [String]] = [
+            "mr": ["mister"], "mrs": ["missus"], "metres": ["meters"], "gonna": ["going", "to"],
+            "wanna": ["want", "to"], "okay": ["ok"],
+        ]
         let cleaned = String(text.lowercased().map { $0.isLetter || $0.isNumber || $0 == "'" ? $0 : " " })
         return cleaned.split(separator: " ").flatMap { piece -> [String] in
             let word = String(piece).trimmingCharacters(in: CharacterSet(charactersIn: "'"))
@@ -60,8 +62,10 @@ extension RealRecording {
     /// `number` in words (0 to 999,999), "one hundred twenty": without "and", as the
     /// references write numbers.
     static func spelledNumber(_ number: Int) -> [String] {
-        let small = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-                     "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+        let small = [
+            "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+            "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+        ]
         let tens = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
         switch number {
         case ..<0, 1_000_000...: return [String(number)]

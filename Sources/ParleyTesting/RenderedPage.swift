@@ -40,7 +40,9 @@ public struct RenderedPage: Sendable {
             let y = Int(40 + titleSize + lineHeight * Double(index + 1) + fontSize * 0.5)
             body += #"<text x="40" y="\#(y)" font-family="DejaVu Serif" font-size="\#(fontSize)">\#(Self.escape(paragraph))</text>"# + "\n"
         }
-        let filter = noisy ? """
+        let filter =
+            noisy
+            ? """
             <filter id="photo"><feTurbulence type="fractalNoise" baseFrequency="0.8" numOctaves="2" seed="7" result="grain"/>\
             <feColorMatrix in="grain" type="matrix" values="0 0 0 0 0.45  0 0 0 0 0.4  0 0 0 0 0.35  0 0 0 0.4 0" result="tint"/>\
             <feComposite in="tint" in2="SourceGraphic" operator="over"/><feGaussianBlur stdDeviation="0.7"/></filter>
@@ -67,7 +69,8 @@ public struct RenderedPage: Sendable {
     public static func scannedPDF(_ pages: [RenderedPage]) throws -> Data {
         let svgs = try pages.map { page in
             let png = try page.png()
-            return #"<svg xmlns="http://www.w3.org/2000/svg" width="800" height="500"><image width="800" height="500" preserveAspectRatio="xMinYMin meet" href="data:image/png;base64,\#(png.base64EncodedString())"/></svg>"#
+            return
+                #"<svg xmlns="http://www.w3.org/2000/svg" width="800" height="500"><image width="800" height="500" preserveAspectRatio="xMinYMin meet" href="data:image/png;base64,\#(png.base64EncodedString())"/></svg>"#
         }
         return try convert(svgs, format: "pdf")
     }

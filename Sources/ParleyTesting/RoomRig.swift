@@ -52,8 +52,10 @@ public actor RoomRig {
     /// A room in which `speaker` plays and `lines` are said; `canceller` (if any) cleans the
     /// microphone. The microphone closes `tailSeconds` after the last line and reply, or at
     /// `maximumSeconds`.
-    public init(acoustics: RoomAcoustics, speaker: PulledSpeaker, lines: [Line], canceller: (any EchoCanceller)?,
-                realtime: Bool = true, tailSeconds: Double = 3, maximumSeconds: Double = 60) {
+    public init(
+        acoustics: RoomAcoustics, speaker: PulledSpeaker, lines: [Line], canceller: (any EchoCanceller)?,
+        realtime: Bool = true, tailSeconds: Double = 3, maximumSeconds: Double = 60
+    ) {
         precondition(acoustics.sampleRate == 16_000 && speaker.sampleRate == 16_000, "the rig runs at 16 kHz")
         self.speaker = speaker
         self.echo = RoomEcho(acoustics)

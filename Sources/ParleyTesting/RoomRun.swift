@@ -59,13 +59,15 @@ public enum RoomRun {
         if let canceller, let warmUp { await warm(canceller, in: acoustics, on: warmUp) }
         let speaker = PulledSpeaker(sampleRate: 16_000)
         let lines = [RoomRig.Line(samples: question, start: .atSecond(0.3), overReply: false)] + over
-        let rig = RoomRig(acoustics: acoustics, speaker: speaker, lines: lines, canceller: canceller, realtime: realtime,
-                           maximumSeconds: maximumSeconds)
+        let rig = RoomRig(
+            acoustics: acoustics, speaker: speaker, lines: lines, canceller: canceller, realtime: realtime,
+            maximumSeconds: maximumSeconds)
         let journal = Journal()
         var configuration = ConversationConfiguration(duplex: .full)
         configuration.rules.interruption = interruption
-        let session = ConversationSession(vad: vad, stt: stt, llm: llm, tts: tts, output: speaker, journal: journal,
-                                          configuration: configuration)
+        let session = ConversationSession(
+            vad: vad, stt: stt, llm: llm, tts: tts, output: speaker, journal: journal,
+            configuration: configuration)
         let tally = Tally()
         let updates = await session.updates()
         let watcher = Task {
@@ -75,11 +77,15 @@ public enum RoomRun {
                 switch update {
                 case .transition(_, .paused):
                     let meant = await rig.userSpeaksOverReply
-                    await tally.update { $0.pauses += 1; if !meant { $0.selfInterruptions += 1 } }
+                    await tally.update {
+                        $0.pauses += 1; if !meant { $0.selfInterruptions += 1 }
+                    }
                 case .replyInterrupted:
                     let meant = await rig.userSpeaksOverReply
                     // A cut that follows a pause was counted with the pause.
-                    await tally.update { $0.cuts += 1; if !meant, $0.pauses == 0 { $0.selfInterruptions += 1 } }
+                    await tally.update {
+                        $0.cuts += 1; if !meant, $0.pauses == 0 { $0.selfInterruptions += 1 }
+                    }
                 case .replyResumed: await tally.update { $0.resumes += 1 }
                 case .finalTranscript(let text): await tally.update { $0.transcripts.append(text) }
                 default: break

@@ -15,8 +15,10 @@ public actor ScriptedLanguageModel: LanguageModelProvider {
     public let pieceDelay: Duration
 
     /// Creates a model that answers the n-th request with `replies[n]`'s pieces (cycling).
-    public init(name: String = "scripted", replies: [[String]], capabilities: LanguageModelCapabilities = .textOnly,
-                pieceDelay: Duration = .zero) {
+    public init(
+        name: String = "scripted", replies: [[String]], capabilities: LanguageModelCapabilities = .textOnly,
+        pieceDelay: Duration = .zero
+    ) {
         self.identity = ProviderIdentity(name: name, isLocal: true)
         self.replies = replies
         self.capabilities = capabilities

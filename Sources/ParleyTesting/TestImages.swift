@@ -3,7 +3,8 @@ import Foundation
 /// Small whole images for tests that need an image to pass the checks (``ImageAttachment/validated(_:name:limit:)``).
 public enum TestImages {
     /// A 1×1 PNG: signature, IHDR, IDAT, IEND (70 bytes).
-    public static let onePixelPNG = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==") ?? Data()
+    public static let onePixelPNG =
+        Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==") ?? Data()
 
     /// The 1×1 PNG grown to `size` bytes (at least 82) with a comment chunk, for tests of size limits.
     public static func png(size: Int) -> Data {

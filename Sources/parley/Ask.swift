@@ -57,7 +57,9 @@ struct Ask: AsyncParsableCommand {
                 let store = try await runtime.store()
                 for id in materials {
                     guard let material = try await store.material(id, owner: .local) else { throw StoreError.materialNotFound(id) }
-                    context.append(MaterialContext.excerpt(of: material, budget: MaterialContext.characterBudget(tokens: runtime.options.engines.contextLength, materials: materials.count)))
+                    context.append(
+                        MaterialContext.excerpt(
+                            of: material, budget: MaterialContext.characterBudget(tokens: runtime.options.engines.contextLength, materials: materials.count)))
                 }
             }
             let llm = try await runtime.languageModel(model.selection)
@@ -78,7 +80,9 @@ struct Ask: AsyncParsableCommand {
                 }
             }
             if json {
-                let document: JSONValue = ["answer": .string(answer.trimmingCharacters(in: .whitespacesAndNewlines)), "provider": .string(provider.description)]
+                let document: JSONValue = [
+                    "answer": .string(answer.trimmingCharacters(in: .whitespacesAndNewlines)), "provider": .string(provider.description),
+                ]
                 print(document.text)
             } else {
                 emit("\n")

@@ -110,8 +110,10 @@ struct Bench: AsyncParsableCommand {
         let history: [ChatMessage] = [.system(configuration.systemPrompt), .user(turn.transcript)]
         let promptFile = scratch.appendingPathComponent("prompt.txt")
         try Data(try await engines.llm.renderedPrompt(for: history).utf8).write(to: promptFile)
-        let llama = try await harnessJSON(["llama", engines.llm.configuration.modelPath, promptFile.path,
-                                           String(max(1, turn.usage.outputTokens)), String(common.threads)])
+        let llama = try await harnessJSON([
+            "llama", engines.llm.configuration.modelPath, promptFile.path,
+            String(max(1, turn.usage.outputTokens)), String(common.threads),
+        ])
 
         // espeak-ng speaking the first sentence, then the whole reply, each in one process.
         var chunker = SentenceChunker()
@@ -119,10 +121,11 @@ struct Bench: AsyncParsableCommand {
         let engineFirst = try await timeEspeak(first)
         let engineAll = try await timeEspeak(turn.reply)
 
-        return Sample(question: question.0, parley: turn.latency, parleyLLMTotal: turn.timings.llmTotal,
-                      engineSTT: whisper["transcribe_ms"] ?? 0,
-                      engineLLMFirstToken: llama["first_token_ms"] ?? 0, engineLLM: llama["total_ms"] ?? 0,
-                      engineTTSFirstSentence: engineFirst, engineTTS: engineAll, outputTokens: turn.usage.outputTokens)
+        return Sample(
+            question: question.0, parley: turn.latency, parleyLLMTotal: turn.timings.llmTotal,
+            engineSTT: whisper["transcribe_ms"] ?? 0,
+            engineLLMFirstToken: llama["first_token_ms"] ?? 0, engineLLM: llama["total_ms"] ?? 0,
+            engineTTSFirstSentence: engineFirst, engineTTS: engineAll, outputTokens: turn.usage.outputTokens)
     }
 
     private func timeEspeak(_ text: String) async throws -> Double {
@@ -136,7 +139,8 @@ struct Bench: AsyncParsableCommand {
     private func harnessJSON(_ arguments: [String]) async throws -> [String: Double] {
         let output = try await runProcess(harness, arguments)
         guard output.status == 0,
-              let object = try JSONSerialization.jsonObject(with: output.standardOutput) as? [String: Any] else {
+            let object = try JSONSerialization.jsonObject(with: output.standardOutput) as? [String: Any]
+        else {
             throw ValidationError("The engine harness failed: \(String(decoding: output.standardError, as: UTF8.self))")
         }
         return object.compactMapValues { ($0 as? NSNumber)?.doubleValue }
@@ -155,12 +159,18 @@ struct Bench: AsyncParsableCommand {
         let rows: [(String, [Double], [Double]?)] = [
             ("final transcript", samples.map(\.parley.finalTranscript), samples.map(\.engineSTT)),
             ("first token", samples.map(\.parley.firstToken), samples.map { $0.engineSTT + $0.engineLLMFirstToken }),
-            ("first audio", samples.map(\.parley.firstAudio),
-             samples.map { $0.engineSTT + $0.engineLLMFirstToken + $0.engineTTSFirstSentence }),
-            ("first audio after final transcript", samples.map { $0.parley.firstAudio - $0.parley.finalTranscript },
-             samples.map { $0.engineLLMFirstToken + $0.engineTTSFirstSentence }),
-            ("sequential engines, no streaming", samples.map(\.parley.firstAudio),
-             samples.map { $0.engineSTT + $0.engineLLM + $0.engineTTS }),
+            (
+                "first audio", samples.map(\.parley.firstAudio),
+                samples.map { $0.engineSTT + $0.engineLLMFirstToken + $0.engineTTSFirstSentence }
+            ),
+            (
+                "first audio after final transcript", samples.map { $0.parley.firstAudio - $0.parley.finalTranscript },
+                samples.map { $0.engineLLMFirstToken + $0.engineTTSFirstSentence }
+            ),
+            (
+                "sequential engines, no streaming", samples.map(\.parley.firstAudio),
+                samples.map { $0.engineSTT + $0.engineLLM + $0.engineTTS }
+            ),
         ]
         func stats(_ values: [Double]) -> (Double, Double) { (Self.percentile(values, 0.5), Self.percentile(values, 0.95)) }
         if json {
@@ -176,8 +186,12 @@ struct Bench: AsyncParsableCommand {
                 }
                 return entry
             }
-            object["samples"] = samples.map { ["question": $0.question, "first_audio_ms": $0.parley.firstAudio,
-                                               "final_transcript_ms": $0.parley.finalTranscript, "output_tokens": $0.outputTokens] }
+            object["samples"] = samples.map {
+                [
+                    "question": $0.question, "first_audio_ms": $0.parley.firstAudio,
+                    "final_transcript_ms": $0.parley.finalTranscript, "output_tokens": $0.outputTokens,
+                ]
+            }
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
             return String(decoding: data, as: UTF8.self)
         }

@@ -141,7 +141,8 @@ struct Chat: AsyncParsableCommand {
 /// `parley tools`: the built-in tools the model may call.
 struct Tools: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List the built-in tools the assistant may call (on in talk, chat, the server's conversations and the page), and with --mcp those of MCP servers.")
+        abstract:
+            "List the built-in tools the assistant may call (on in talk, chat, the server's conversations and the page), and with --mcp those of MCP servers.")
 
     @Flag(help: "Print the tools as JSON, in OpenAI's tool format.")
     var json = false
@@ -156,8 +157,13 @@ struct Tools: AsyncParsableCommand {
         await hub?.close()
         if json {
             let items: [JSONValue] = definitions.map { tool in
-                ["type": "function", "function": ["name": .string(tool.name), "description": .string(tool.description ?? ""),
-                                                  "parameters": tool.parameters]]
+                [
+                    "type": "function",
+                    "function": [
+                        "name": .string(tool.name), "description": .string(tool.description ?? ""),
+                        "parameters": tool.parameters,
+                    ],
+                ]
             }
             print(JSONValue.array(items).prettyText)
             return

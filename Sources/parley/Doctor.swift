@@ -25,8 +25,9 @@ struct Doctor: AsyncParsableCommand {
                 // A missing on-device model: the command line's own remedy.
                 var entry = entry
                 if let remedy = entry.remedy,
-                   case .missingModel(_, let hint) = commandLineRemedy(.missingModel(path: "", hint: remedy), provider: entry.provider),
-                   hint != remedy {
+                    case .missingModel(_, let hint) = commandLineRemedy(.missingModel(path: "", hint: remedy), provider: entry.provider),
+                    hint != remedy
+                {
                     entry.reason = entry.reason.replacingOccurrences(of: remedy, with: hint)
                     entry.remedy = hint
                 }
@@ -55,10 +56,11 @@ struct Doctor: AsyncParsableCommand {
             let document = Report(
                 capabilities: report,
                 embeddings: embeddings,
-                resources: Resources(available_memory_mb: resources.availableMemory.map { $0 >> 20 },
-                                     total_memory_mb: resources.totalMemory.map { $0 >> 20 },
-                                     memory_pressure_percent: resources.memoryPressure,
-                                     thermal_state: resources.thermalState?.description),
+                resources: Resources(
+                    available_memory_mb: resources.availableMemory.map { $0 >> 20 },
+                    total_memory_mb: resources.totalMemory.map { $0 >> 20 },
+                    memory_pressure_percent: resources.memoryPressure,
+                    thermal_state: resources.thermalState?.description),
                 settings_file: settingsFile)
             print(String(decoding: try encoder.encode(document), as: UTF8.self))
             return
@@ -80,7 +82,8 @@ struct Doctor: AsyncParsableCommand {
         if let budget = settings.budget {
             print(String(format: "Budget: $%.2f a month, alert at $%.2f; charges kept in %@", budget.monthly, budget.alert, runtime.databaseURL.path))
         }
-        let chains = report.map { ("\($0.capability)", $0.chain, $0.uses) }
+        let chains =
+            report.map { ("\($0.capability)", $0.chain, $0.uses) }
             + [("Embeddings", embeddings, embeddings.first(where: \.available)?.provider)]
         for (capability, chain, uses) in chains {
             print("\(capability): uses \(uses ?? "nothing — no provider can serve")")

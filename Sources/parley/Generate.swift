@@ -59,8 +59,9 @@ struct Generate: AsyncParsableCommand {
             let runtime = try await common.runtime(smallModel: model.smallModel)
             let generator = try await runtime.structuredGenerator(model.selection)
             let name = URL(fileURLWithPath: schema).deletingPathExtension().lastPathComponent
-            let request = StructuredRequest(messages: [.system(systemPrompt), .user(task)], schema: parsed, name: name,
-                                            sampling: SamplingOptions(temperature: temperature, maxTokens: maxTokens))
+            let request = StructuredRequest(
+                messages: [.system(systemPrompt), .user(task)], schema: parsed, name: name,
+                sampling: SamplingOptions(temperature: temperature, maxTokens: maxTokens))
             let result = try await generator.generate(request)
             emit((compact ? result.value.text : result.value.prettyText) + "\n")
             let note = result.repaired ? ", after a repair round" : ""

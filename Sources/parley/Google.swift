@@ -135,12 +135,15 @@ struct Google: AsyncParsableCommand {
                 }
                 options.gmailLimit = max(1, gmailLimit)
                 guard !options.isEmpty else {
-                    throw ValidationError("Say what to sync: --drive FOLDER_ID, --calendar ID or --gmail QUERY (or set PARLEY_GOOGLE_DRIVE_FOLDER, PARLEY_GOOGLE_CALENDAR, PARLEY_GOOGLE_GMAIL_QUERY).")
+                    throw ValidationError(
+                        "Say what to sync: --drive FOLDER_ID, --calendar ID or --gmail QUERY (or set PARLEY_GOOGLE_DRIVE_FOLDER, PARLEY_GOOGLE_CALENDAR, PARLEY_GOOGLE_GMAIL_QUERY)."
+                    )
                 }
                 let namer: AssignmentExtractor.Namer? = noModel || options.gmailQuery == nil ? nil : try await assignmentNamer()
-                let sync = GoogleSync(session: context.session, endpoints: context.configuration.endpoints, store: context.store,
-                                      reader: MaterialReader(ocr: TesseractImageReader(languages: context.settings.ocrLanguages)),
-                                      extractor: AssignmentExtractor(namer: namer))
+                let sync = GoogleSync(
+                    session: context.session, endpoints: context.configuration.endpoints, store: context.store,
+                    reader: MaterialReader(ocr: TesseractImageReader(languages: context.settings.ocrLanguages)),
+                    extractor: AssignmentExtractor(namer: namer))
                 let report = try await sync.run(options) { event in
                     guard !json else { return }
                     FileHandle.standardError.write(Data((Self.line(event) + "\n").utf8))
@@ -190,7 +193,8 @@ struct Google: AsyncParsableCommand {
 
         static func summary(_ name: String, _ report: SourceSyncReport, noun: String) -> String {
             if let error = report.error { return "\(name) (\(report.target)): failed: \(error)" }
-            var line = "\(name) (\(report.target)): \(report.full ? "full sync" : "incremental"), \(report.fetched) fetched, "
+            var line =
+                "\(name) (\(report.target)): \(report.full ? "full sync" : "incremental"), \(report.fetched) fetched, "
                 + "\(report.added) \(noun)(s) added, \(report.updated) updated, \(report.removed) removed"
             if !report.skipped.isEmpty { line += "; skipped: " + report.skipped.joined(separator: "; ") }
             return line + "."
@@ -209,7 +213,8 @@ struct Google: AsyncParsableCommand {
                     print("Not signed in to Google: run parley google auth.")
                     return
                 }
-                print("Signed in to Google: " + scopes.map { $0.replacingOccurrences(of: "https://www.googleapis.com/auth/", with: "") }.joined(separator: ", "))
+                print(
+                    "Signed in to Google: " + scopes.map { $0.replacingOccurrences(of: "https://www.googleapis.com/auth/", with: "") }.joined(separator: ", "))
             } catch {
                 throw fail(error)
             }
@@ -266,7 +271,9 @@ struct Assignments: AsyncParsableCommand {
                     writeLine(try MaterialJSON.encoder.encode(["assignments": assignments]))
                     return
                 }
-                if assignments.isEmpty { print("No assignments\(all ? "" : " due from today on"): sync them with parley google sync --calendar ID --gmail QUERY.") }
+                if assignments.isEmpty {
+                    print("No assignments\(all ? "" : " due from today on"): sync them with parley google sync --calendar ID --gmail QUERY.")
+                }
                 for assignment in assignments {
                     let time = assignment.dueAt.map { " " + Self.time($0) } ?? ""
                     print("\(assignment.dueDay)\(time)  \(assignment.title)  [\(assignment.source)]")

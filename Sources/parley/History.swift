@@ -13,7 +13,11 @@ struct History: AsyncParsableCommand {
 
     /// Where the conversations are.
     struct DatabaseOptions: ParsableArguments {
-        @Option(name: .customLong("database"), help: "The conversation database (default: the setting PARLEY_DATABASE, from the environment or config.json, else parley.sqlite in the data directory).")
+        @Option(
+            name: .customLong("database"),
+            help:
+                "The conversation database (default: the setting PARLEY_DATABASE, from the environment or config.json, else parley.sqlite in the data directory)."
+        )
         var path: String?
 
         /// The database: `--database`, else the settings' (the same one `parley talk` writes).
@@ -66,8 +70,9 @@ struct History: AsyncParsableCommand {
                     if let title = summary.thread.title, !title.isEmpty {
                         preview = preview.isEmpty ? "[\(title)]" : "[\(title)] \(preview)"
                     }
-                    print(pad(String(summary.thread.id), idWidth) + "  " + localTime(summary.thread.updatedAt)
-                        + "  " + pad(String(summary.messageCount), 4) + "  " + preview)
+                    print(
+                        pad(String(summary.thread.id), idWidth) + "  " + localTime(summary.thread.updatedAt)
+                            + "  " + pad(String(summary.messageCount), 4) + "  " + preview)
                 }
             } catch {
                 throw fail(error)

@@ -5,7 +5,10 @@ import ParleyCore
 /// `--language`: the language spoken and answered in (`auto` or a code), by default
 /// `PARLEY_LANGUAGE`, else English.
 struct LanguageOption: ParsableArguments {
-    @Option(help: "The language spoken and answered in: auto (detected each time) or a code such as en, it, es, fr, de (default: PARLEY_LANGUAGE, else en). Other than en, the multilingual Whisper model hears it.")
+    @Option(
+        help:
+            "The language spoken and answered in: auto (detected each time) or a code such as en, it, es, fr, de (default: PARLEY_LANGUAGE, else en). Other than en, the multilingual Whisper model hears it."
+    )
     var language: String?
 
     func validate() throws {

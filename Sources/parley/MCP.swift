@@ -7,9 +7,11 @@ import ParleyRuntime
 
 /// `--mcp CONFIG`: the MCP servers whose tools the assistant may call beside the built-ins.
 struct MCPOptions: ParsableArguments {
-    @Option(name: .customLong("mcp"), help: ArgumentHelp(
-        "A JSON file of MCP servers whose tools the model may call, in the usual {\"mcpServers\": {NAME: {\"command\", \"args\", \"env\"} or {\"url\", \"headers\"}}} shape.",
-        valueName: "config"))
+    @Option(
+        name: .customLong("mcp"),
+        help: ArgumentHelp(
+            "A JSON file of MCP servers whose tools the model may call, in the usual {\"mcpServers\": {NAME: {\"command\", \"args\", \"env\"} or {\"url\", \"headers\"}}} shape.",
+            valueName: "config"))
     var configuration: String?
 
     /// The servers of the file, connected (a server that fails is a warning and its tools are

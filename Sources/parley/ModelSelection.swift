@@ -5,7 +5,10 @@ import ParleyRuntime
 
 /// Options choosing the language model.
 struct ModelSelection: ParsableArguments {
-    @Option(help: "The language model: auto (configured cloud and self-hosted providers, then on-device), local, or a provider: \(ProviderCatalog.standard.selectionNames(for: .languageModel).dropFirst(2).joined(separator: ", ")).")
+    @Option(
+        help:
+            "The language model: auto (configured cloud and self-hosted providers, then on-device), local, or a provider: \(ProviderCatalog.standard.selectionNames(for: .languageModel).dropFirst(2).joined(separator: ", "))."
+    )
     var provider: String = "auto"
 
     @Option(name: .customLong("base-url"), help: "The provider's base URL, e.g. http://127.0.0.1:8080/v1 for an OpenAI-compatible server.")

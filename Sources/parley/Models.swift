@@ -15,8 +15,9 @@ struct Models: AsyncParsableCommand {
     /// The library over the settings' data directory, and the language model they choose.
     static func context() async throws -> (library: ModelLibrary, choice: LanguageModelChoice, settings: RuntimeSettings) {
         let settings = try await RuntimeSettings.load()
-        let library = ModelLibrary(folder: settings.paths.models, index: .current(environment: settings.values),
-                                   hub: .current(environment: settings.values), mirror: ModelLibrary.mirror(environment: settings.values))
+        let library = ModelLibrary(
+            folder: settings.paths.models, index: .current(environment: settings.values),
+            hub: .current(environment: settings.values), mirror: ModelLibrary.mirror(environment: settings.values))
         let choice = LanguageModelChoice.resolve(setting: settings.value("PARLEY_LLM_MODEL"), folder: settings.paths.models)
         return (library, choice, settings)
     }
@@ -31,8 +32,9 @@ struct Models: AsyncParsableCommand {
             do {
                 let (library, choice, settings) = try await Models.context()
                 let rows = library.catalog.models.map { model in
-                    ModelRow(model: model, state: library.state(of: model), inUse: choice.model?.id == model.id && choice.path == library.path(of: model),
-                             sources: model.files.map { library.sources(of: $0).map(\.description) })
+                    ModelRow(
+                        model: model, state: library.state(of: model), inUse: choice.model?.id == model.id && choice.path == library.path(of: model),
+                        sources: model.files.map { library.sources(of: $0).map(\.description) })
                 }
                 let others = library.otherFiles()
                 if json {
@@ -52,8 +54,9 @@ struct Models: AsyncParsableCommand {
                 for row in rows {
                     let hears = ears.model?.id == row.model.id && ears.path == library.path(of: row.model)
                     let marker = row.inUse || hears ? "  ← in use" : ""
-                    print(pad(row.model.id, width) + pad(row.model.capability.rawValue, 6) + pad(row.model.preset?.rawValue ?? "-", 10)
-                          + pad(ByteFormat.string(row.model.size), 10) + pad(row.stateText, 22) + row.model.licence + marker)
+                    print(
+                        pad(row.model.id, width) + pad(row.model.capability.rawValue, 6) + pad(row.model.preset?.rawValue ?? "-", 10)
+                            + pad(ByteFormat.string(row.model.size), 10) + pad(row.stateText, 22) + row.model.licence + marker)
                 }
                 for file in others { print("other file: \(file.path)") }
                 print("\nLanguage model: \(choice.path.lastPathComponent) — \(choice.reason).")
@@ -73,12 +76,12 @@ struct Models: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Download a catalog model (resuming, verified), any GGUF from the Hugging Face hub, or any file by URL.",
             discussion: """
-            parley models pull qwen2.5-coder-1.5b
-            parley models pull hf.co/OWNER/REPO[:QUANT]      (the file of that quantization, Q4_K_M by default)
-            parley models pull hf.co/OWNER/REPO/FILE.gguf
-            parley models pull --url https://host/model.gguf --sha256 HEX [--name NAME]
-            HF_TOKEN is sent for gated repositories; HF_ENDPOINT points at a hub mirror; PARLEY_MODEL_MIRROR at a folder of catalog files.
-            """)
+                parley models pull qwen2.5-coder-1.5b
+                parley models pull hf.co/OWNER/REPO[:QUANT]      (the file of that quantization, Q4_K_M by default)
+                parley models pull hf.co/OWNER/REPO/FILE.gguf
+                parley models pull --url https://host/model.gguf --sha256 HEX [--name NAME]
+                HF_TOKEN is sent for gated repositories; HF_ENDPOINT points at a hub mirror; PARLEY_MODEL_MIRROR at a folder of catalog files.
+                """)
 
         @Argument(help: "The catalog id of the model (see `parley models list`), or hf.co/OWNER/REPO[:QUANT] or hf.co/OWNER/REPO/FILE.gguf.")
         var id: String?
@@ -92,7 +95,9 @@ struct Models: AsyncParsableCommand {
         @Option(help: "The file name in the models folder (default: the URL's last part).")
         var name: String?
 
-        @Flag(help: "Pull the language model the settings name, else the preset this machine affords (even when a smaller one is installed and in use meanwhile).")
+        @Flag(
+            help: "Pull the language model the settings name, else the preset this machine affords (even when a smaller one is installed and in use meanwhile)."
+        )
         var chosen = false
 
         @Flag(name: .shortAndLong, help: "Print nothing but errors.")
@@ -260,10 +265,11 @@ struct ModelRow {
     }
 
     var document: ModelListDocument.Model {
-        ModelListDocument.Model(id: model.id, name: model.displayName, capability: model.capability.rawValue, preset: model.preset?.rawValue,
-                                size: model.size, licence: model.licence, state: stateText, inUse: inUse,
-                                memory: model.memory, contextLength: model.contextLength, files: model.files.map(\.name),
-                                sources: sources)
+        ModelListDocument.Model(
+            id: model.id, name: model.displayName, capability: model.capability.rawValue, preset: model.preset?.rawValue,
+            size: model.size, licence: model.licence, state: stateText, inUse: inUse,
+            memory: model.memory, contextLength: model.contextLength, files: model.files.map(\.name),
+            sources: sources)
     }
 }
 

@@ -10,7 +10,11 @@ struct Parley: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "parley",
         abstract: "A voice-first assistant engine that works offline.",
-        subcommands: [Talk.self, Transcribe.self, Speak.self, Chat.self, Tools.self, Ask.self, Materials.self, Google.self, Assignments.self, Generate.self, Extract.self, Summarize.self, Simplify.self, Breakdown.self, MindMapCommand.self, Compare.self, Serve.self, MCPCommand.self, History.self, StoreCommand.self, Models.self, Doctor.self, Bench.self]
+        subcommands: [
+            Talk.self, Transcribe.self, Speak.self, Chat.self, Tools.self, Ask.self, Materials.self, Google.self, Assignments.self, Generate.self, Extract.self,
+            Summarize.self, Simplify.self, Breakdown.self, MindMapCommand.self, Compare.self, Serve.self, MCPCommand.self, History.self, StoreCommand.self,
+            Models.self, Doctor.self, Bench.self,
+        ]
     )
 }
 
@@ -60,8 +64,10 @@ struct CommonOptions: ParsableArguments {
     /// The runtime these options describe, on the settings (environment, then the settings file).
     /// `tools` are offered by every face beside the built-ins (an MCP server's).
     func runtime(smallModel: String? = nil, database: String? = nil, tools: [Tool] = []) async throws -> Runtime<ContinuousClock> {
-        Runtime(settings: try await RuntimeSettings.load(), options: RuntimeOptions(
-            engines: overrides, smallModel: smallModel, database: database.map { URL(fileURLWithPath: $0) }, tools: tools))
+        Runtime(
+            settings: try await RuntimeSettings.load(),
+            options: RuntimeOptions(
+                engines: overrides, smallModel: smallModel, database: database.map { URL(fileURLWithPath: $0) }, tools: tools))
     }
 }
 

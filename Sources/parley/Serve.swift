@@ -54,7 +54,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The SQLite conversation database (default: parley.sqlite in the data directory; unused with PARLEY_DATABASE_URL).")
     var database: String?
 
-    @Flag(name: .customLong("no-builtin-tools"), help: "Leave out the built-in tools (materials search, assignments, date and time) and those of --mcp servers in realtime sessions and the page, and refuse them in chat completions.")
+    @Flag(
+        name: .customLong("no-builtin-tools"),
+        help:
+            "Leave out the built-in tools (materials search, assignments, date and time) and those of --mcp servers in realtime sessions and the page, and refuse them in chat completions."
+    )
     var noBuiltinTools = false
 
     @OptionGroup var common: CommonOptions
@@ -63,8 +67,10 @@ struct Serve: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
-        for (value, tunable) in [(maxAudioMB, Tunable.maxAudioUpload), (maxAudioMinutes, .maxAudioLength), (maxJSONMB, .maxJSONBody),
-                                 (requestTimeout, .requestTimeout), (probeInterval, .probeInterval)] {
+        for (value, tunable) in [
+            (maxAudioMB, Tunable.maxAudioUpload), (maxAudioMinutes, .maxAudioLength), (maxJSONMB, .maxJSONBody),
+            (requestTimeout, .requestTimeout), (probeInterval, .probeInterval),
+        ] {
             try Talk.check(value, tunable)
         }
     }

@@ -16,7 +16,10 @@ struct Speak: AsyncParsableCommand {
     @Option(help: "Speaking rate relative to normal.")
     var rate: Double = 1.0
 
-    @Option(help: "The text-to-speech provider: auto (configured cloud and self-hosted providers, then the neural voice and espeak-ng on device), local (the on-device ones), or a provider: \(ProviderCatalog.standard.selectionNames(for: .textToSpeech).dropFirst(2).joined(separator: ", ")).")
+    @Option(
+        help:
+            "The text-to-speech provider: auto (configured cloud and self-hosted providers, then the neural voice and espeak-ng on device), local (the on-device ones), or a provider: \(ProviderCatalog.standard.selectionNames(for: .textToSpeech).dropFirst(2).joined(separator: ", "))."
+    )
     var provider: String = "auto"
 
     @Option(name: .customLong("base-url"), help: "The provider's base URL (e.g. a Piper server).")

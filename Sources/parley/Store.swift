@@ -26,12 +26,16 @@ struct StoreCommand: AsyncParsableCommand {
                 the database.
                 """)
 
-        @Option(help: ArgumentHelp("The SQLite database to copy (default: the setting PARLEY_DATABASE, else parley.sqlite in the data directory).",
-                                    valueName: "file"))
+        @Option(
+            help: ArgumentHelp(
+                "The SQLite database to copy (default: the setting PARLEY_DATABASE, else parley.sqlite in the data directory).",
+                valueName: "file"))
         var from: String?
 
-        @Option(help: ArgumentHelp("The PostgreSQL database to copy into (default: the setting PARLEY_DATABASE_URL).",
-                                    valueName: "postgres://USER:PASSWORD@HOST:PORT/DATABASE"))
+        @Option(
+            help: ArgumentHelp(
+                "The PostgreSQL database to copy into (default: the setting PARLEY_DATABASE_URL).",
+                valueName: "postgres://USER:PASSWORD@HOST:PORT/DATABASE"))
         var to: String?
 
         @Flag(name: .customLong("into-nonempty"), help: "Add the copy to a database that already holds data of the same owners (theirs stays).")
@@ -45,8 +49,9 @@ struct StoreCommand: AsyncParsableCommand {
             do {
                 _ = try DatabaseURL(parsing: to)
             } catch {
-                throw ValidationError("--to cannot be used (\(error.reason ?? "it is not a PostgreSQL URL")): "
-                    + "write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE.")
+                throw ValidationError(
+                    "--to cannot be used (\(error.reason ?? "it is not a PostgreSQL URL")): "
+                        + "write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE.")
             }
         }
 

@@ -40,14 +40,17 @@ struct Talk: AsyncParsableCommand {
     @Option(name: .tunable(.maxTurn), help: ArgumentHelp(Tunable.maxTurn.summary))
     var maxTurn: Double = Tunable.maxTurn.defaultValue
 
-    @Option(name: .tunable(.partialInterval),
-            help: "Seconds of speech between partial transcripts (default: \(Tunable.partialInterval.defaultText) in real time, none otherwise; 0 for none).")
+    @Option(
+        name: .tunable(.partialInterval),
+        help: "Seconds of speech between partial transcripts (default: \(Tunable.partialInterval.defaultText) in real time, none otherwise; 0 for none).")
     var partialInterval: Double?
 
     @Option(name: .customLong("system-prompt"), help: "The assistant's instructions (default: a continued conversation's, else short spoken answers).")
     var systemPrompt: String?
 
-    @Option(name: .customLong("max-tokens"), help: "The longest answer in tokens (default: a continued conversation's, else \(ConversationOptions.defaultMaxTokens)).")
+    @Option(
+        name: .customLong("max-tokens"),
+        help: "The longest answer in tokens (default: a continued conversation's, else \(ConversationOptions.defaultMaxTokens)).")
     var maxTokens: Int?
 
     @Option(help: "Continue the saved conversation with this id (see parley history).")
@@ -59,43 +62,75 @@ struct Talk: AsyncParsableCommand {
     @Flag(name: .customLong("no-save"), help: "Do not save the conversation.")
     var noSave = false
 
-    @Flag(name: .customLong("keep-audio"), help: "Keep each question's recorded speech with the saved conversation (audio/ in the data directory; parley history delete removes it).")
+    @Flag(
+        name: .customLong("keep-audio"),
+        help: "Keep each question's recorded speech with the saved conversation (audio/ in the data directory; parley history delete removes it).")
     var keepAudio = false
 
-    @Option(name: .tunable(.shortSilence), help: "\(Tunable.shortSilence.summary) (default: \(Tunable.shortSilence.defaultText) with --realtime or live input; a file read at full speed waits for --end-silence).")
+    @Option(
+        name: .tunable(.shortSilence),
+        help:
+            "\(Tunable.shortSilence.summary) (default: \(Tunable.shortSilence.defaultText) with --realtime or live input; a file read at full speed waits for --end-silence)."
+    )
     var predictTurnEnd: Double?
 
     @Flag(name: .customLong("no-turn-prediction"), help: "End every turn after --end-silence, however complete the words sound.")
     var noTurnPrediction = false
 
-    @Option(name: .customLong("turn-signals"), help: "With turn prediction, what judges a pause: words (the language model's text score; the default), both (the voice by the on-device audio turn model, Smart Turn, then the words when it is unsure), or voice.")
+    @Option(
+        name: .customLong("turn-signals"),
+        help:
+            "With turn prediction, what judges a pause: words (the language model's text score; the default), both (the voice by the on-device audio turn model, Smart Turn, then the words when it is unsure), or voice."
+    )
     var turnSignals: String = TurnSignals.words.rawValue
 
-    @Flag(name: .customLong("no-early-reply"), help: "With --predict-turn-end: do not start the reply during the pause (by default the on-device model starts it on the words so far, held back until the turn ends, and dropped unheard if you go on).")
+    @Flag(
+        name: .customLong("no-early-reply"),
+        help:
+            "With --predict-turn-end: do not start the reply during the pause (by default the on-device model starts it on the words so far, held back until the turn ends, and dropped unheard if you go on)."
+    )
     var noEarlyReply = false
 
-    @Flag(name: .customLong("no-prefill"), help: "Do not evaluate the reply's prompt while you speak (by default the on-device model evaluates the conversation and the words of each partial transcript ahead, so the reply waits only for your last words).")
+    @Flag(
+        name: .customLong("no-prefill"),
+        help:
+            "Do not evaluate the reply's prompt while you speak (by default the on-device model evaluates the conversation and the words of each partial transcript ahead, so the reply waits only for your last words)."
+    )
     var noPrefill = false
 
-    @Flag(name: .customLong("no-tools"), help: "Offer the model none of the built-in tools (parley tools): no search of your materials, assignments or the date.")
+    @Flag(
+        name: .customLong("no-tools"), help: "Offer the model none of the built-in tools (parley tools): no search of your materials, assignments or the date.")
     var noTools = false
 
     @Option(name: .tunable(.minInterruption), help: ArgumentHelp(Tunable.minInterruption.summary))
     var minInterruption: Double = Tunable.minInterruption.defaultValue
 
-    @Option(name: .customLong("backchannels"), help: "Comma-separated words that never cut a reply, replacing the built-in English, Spanish, German and French lists (e.g. \"mm-hmm,yeah,okay\").")
+    @Option(
+        name: .customLong("backchannels"),
+        help: "Comma-separated words that never cut a reply, replacing the built-in English, Spanish, German and French lists (e.g. \"mm-hmm,yeah,okay\").")
     var backchannels: String?
 
     @Flag(name: .customLong("interrupt-at-once"), help: "Cut a reply on the first speech over it, without pausing it to hear whether the words are meant.")
     var interruptAtOnce = false
 
-    @Option(help: "Play the replies with this command, which reads raw 16-bit mono PCM at 22,050 Hz (e.g. \"aplay -q -f S16_LE -r 22050 -c 1 -t raw\"), instead of writing them to --output only.")
+    @Option(
+        help:
+            "Play the replies with this command, which reads raw 16-bit mono PCM at 22,050 Hz (e.g. \"aplay -q -f S16_LE -r 22050 -c 1 -t raw\"), instead of writing them to --output only."
+    )
     var speaker: String?
 
-    @Flag(name: .customLong("echo-cancellation"), help: "With --input - and --speaker: take the replies' echo out of the microphone (SpeexDSP), so the assistant does not hear itself; a short chime on start lets it learn the room.")
+    @Flag(
+        name: .customLong("echo-cancellation"),
+        help:
+            "With --input - and --speaker: take the replies' echo out of the microphone (SpeexDSP), so the assistant does not hear itself; a short chime on start lets it learn the room."
+    )
     var echoCancellation = false
 
-    @Flag(name: .customLong("wake-word"), help: "Wait for \"Hey Parley\" (heard on device) before listening: nothing before it is transcribed, saved or sent. After the phrase and after each reply it listens for --wake-word-follow-up seconds, then waits for the phrase again.")
+    @Flag(
+        name: .customLong("wake-word"),
+        help:
+            "Wait for \"Hey Parley\" (heard on device) before listening: nothing before it is transcribed, saved or sent. After the phrase and after each reply it listens for --wake-word-follow-up seconds, then waits for the phrase again."
+    )
     var wakeWord = false
 
     @Option(name: .tunable(.wakeWordFollowUp), help: ArgumentHelp(Tunable.wakeWordFollowUp.summary))
@@ -129,7 +164,9 @@ struct Talk: AsyncParsableCommand {
         try Self.check(minInterruption, .minInterruption)
         if interruptAtOnce, backchannels != nil { throw ValidationError("--backchannels has no effect with --interrupt-at-once: leave one out.") }
         if let backchannels, Self.phrases(backchannels).isEmpty { throw ValidationError("--backchannels needs at least one word, such as \"mm-hmm,yeah\".") }
-        if echoCancellation, speaker == nil || !live { throw ValidationError("--echo-cancellation needs --input - (a live microphone) and --speaker (the replies played by Parley).") }
+        if echoCancellation, speaker == nil || !live {
+            throw ValidationError("--echo-cancellation needs --input - (a live microphone) and --speaker (the replies played by Parley).")
+        }
         if noSave, keepAudio { throw ValidationError("--keep-audio keeps audio with a saved conversation; it cannot be used with --no-save.") }
     }
 
@@ -203,7 +240,8 @@ struct Talk: AsyncParsableCommand {
                 // A chime says that Parley listens, and lets the canceller learn the room before
                 // the first reply (one that has never heard it lets that reply's echo through).
                 if let speaker = player?.output { Task { await speaker.playCue(ReadyChime.audio(sampleRate: TalkSpeaker.sampleRate)) } }
-                turns = try await conversation.run(EchoCancellingInput.frames(AudioFrames.standardInput(sampleRate: rate), canceller: canceller, reference: reference))
+                turns = try await conversation.run(
+                    EchoCancellingInput.frames(AudioFrames.standardInput(sampleRate: rate), canceller: canceller, reference: reference))
             } else {
                 turns = try await conversation.run(AudioFrames.standardInput(sampleRate: rate))
             }
@@ -297,11 +335,15 @@ enum TalkReport {
         print("You said:  \(turn.transcript)")
         print("Parley:    \(turn.reply)\(turn.interrupted ? " [interrupted]" : "")")
         print("Providers: vad \(turn.providers.vad) · stt \(turn.providers.stt) · llm \(turn.providers.llm) · tts \(turn.providers.tts)")
-        print(String(format: "Timings:   stt %.0f ms · first token %.0f ms · first audio %.0f ms · llm %.0f ms · tts %.0f ms",
-                     t.stt, t.llmFirstToken, t.firstAudio, t.llmTotal, t.tts))
-        print(String(format: "Latency:   after the %.1f s end silence: transcript %.0f ms → first token %.0f ms → first audio %.0f ms",
-                     l.endpointSilence / 1000, l.finalTranscript, l.firstToken, l.firstAudio)
-              + (l.voiceToVoice.map { String(format: " (voice to voice %.0f ms)", $0) } ?? ""))
+        print(
+            String(
+                format: "Timings:   stt %.0f ms · first token %.0f ms · first audio %.0f ms · llm %.0f ms · tts %.0f ms",
+                t.stt, t.llmFirstToken, t.firstAudio, t.llmTotal, t.tts))
+        print(
+            String(
+                format: "Latency:   after the %.1f s end silence: transcript %.0f ms → first token %.0f ms → first audio %.0f ms",
+                l.endpointSilence / 1000, l.finalTranscript, l.firstToken, l.firstAudio)
+                + (l.voiceToVoice.map { String(format: " (voice to voice %.0f ms)", $0) } ?? ""))
     }
 
     struct Document: Encodable {
@@ -332,11 +374,12 @@ enum TalkReport {
     static func json(_ turns: [TurnResult], output: String, thread: Int64?) throws -> String {
         let document = Document(
             turns: turns.map {
-                .init(transcript: $0.transcript, reply: $0.reply, interrupted: $0.interrupted, full_reply: $0.fullReply,
-                      partial_transcripts: $0.partialTranscripts, providers: $0.providers, timings_ms: $0.timings,
-                      latency_ms: $0.latency, speech: [$0.segment.startTime, $0.segment.endTime],
-                      reply_audio_seconds: $0.replyAudioDuration, usage: $0.usage, end_of_turn: $0.endOfTurn,
-                      reply_started_early: $0.startedEarly, language: $0.language)
+                .init(
+                    transcript: $0.transcript, reply: $0.reply, interrupted: $0.interrupted, full_reply: $0.fullReply,
+                    partial_transcripts: $0.partialTranscripts, providers: $0.providers, timings_ms: $0.timings,
+                    latency_ms: $0.latency, speech: [$0.segment.startTime, $0.segment.endTime],
+                    reply_audio_seconds: $0.replyAudioDuration, usage: $0.usage, end_of_turn: $0.endOfTurn,
+                    reply_started_early: $0.startedEarly, language: $0.language)
             },
             output: output, thread: thread)
         let encoder = JSONEncoder()

@@ -52,7 +52,8 @@ func readText(_ path: String) async throws -> String {
         }
         let database = try await RuntimeSettings.load().database
         guard FileManager.default.fileExists(atPath: database.path),
-              let material = try LocalStore(path: database).material(id) else { throw StoreError.materialNotFound(id) }
+            let material = try LocalStore(path: database).material(id)
+        else { throw StoreError.materialNotFound(id) }
         text = material.text
     } else {
         do {
@@ -123,8 +124,10 @@ struct Simplify: AsyncParsableCommand {
         let text = try await readText(file)
         try await options.perform { coordinator in
             let (answer, simplification) = try await coordinator.simplify(text)
-            let grades: JSONObject = ["grade_before": .number((simplification.before.grade * 10).rounded() / 10),
-                                      "grade_after": .number((simplification.after.grade * 10).rounded() / 10)]
+            let grades: JSONObject = [
+                "grade_before": .number((simplification.before.grade * 10).rounded() / 10),
+                "grade_after": .number((simplification.after.grade * 10).rounded() / 10),
+            ]
             options.print(answer, extra: grades) {
                 simplification.text + "\n\nReadability: \(simplification.before) → \(simplification.after)"
             }

@@ -13,7 +13,10 @@ struct Transcribe: AsyncParsableCommand {
     @Flag(help: "Print the result as JSON.")
     var json = false
 
-    @Option(help: "The speech-to-text provider: auto (configured cloud providers, then on-device), local, or a provider: \(ProviderCatalog.standard.selectionNames(for: .speechToText).dropFirst(2).joined(separator: ", ")).")
+    @Option(
+        help:
+            "The speech-to-text provider: auto (configured cloud providers, then on-device), local, or a provider: \(ProviderCatalog.standard.selectionNames(for: .speechToText).dropFirst(2).joined(separator: ", "))."
+    )
     var provider: String = "auto"
 
     @Option(name: .customLong("base-url"), help: "The provider's base URL (e.g. a self-hosted OpenAI-compatible server).")
@@ -50,7 +53,8 @@ struct Transcribe: AsyncParsableCommand {
                 let document = Document(
                     text: transcript.text,
                     segments: transcript.segments.map { ["start": String($0.start), "end": String($0.end), "text": $0.text] },
-                    provider: (transcript.provider ?? stt.identity).description, language: transcript.language, audio_seconds: audio.duration, elapsed_ms: elapsed)
+                    provider: (transcript.provider ?? stt.identity).description, language: transcript.language, audio_seconds: audio.duration,
+                    elapsed_ms: elapsed)
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys]
                 print(String(decoding: try encoder.encode(document), as: UTF8.self))

@@ -81,7 +81,9 @@ struct AppleSupportTests {
         #expect(mapping.dropped == ["/title: maxLength"])
     }
 
-    @Test("a conversation as one Foundation Models call: system text alone in the instructions, earlier turns as transcript entries, the last user message as the prompt")
+    @Test(
+        "a conversation as one Foundation Models call: system text alone in the instructions, earlier turns as transcript entries, the last user message as the prompt"
+    )
     func foundationPrompt() {
         let prompt = FoundationPrompt([
             .system("You are brief."),
@@ -127,12 +129,13 @@ struct AppleSupportTests {
             .tool(callID: "call_2", content: "timeout", isError: true),
         ])
         #expect(prompt.instructions.isEmpty)
-        #expect(prompt.history == [
-            .prompt("What time is it in Tokyo?"),
-            .toolCalls([earlier]),
-            .toolOutput(callID: "call_1", toolName: "get_time", text: "09:00"),
-            .response("It is nine in the morning."),
-        ])
+        #expect(
+            prompt.history == [
+                .prompt("What time is it in Tokyo?"),
+                .toolCalls([earlier]),
+                .toolOutput(callID: "call_1", toolName: "get_time", text: "09:00"),
+                .response("It is nine in the morning."),
+            ])
         #expect(prompt.prompt.hasPrefix("And the weather in Paris?\n\nFor this message you already called tools"))
         #expect(prompt.prompt.contains(#"Assistant called the tool get_weather with {"city":"Paris"}"#))
         #expect(prompt.prompt.contains("The tool call_2 failed: timeout"))
@@ -142,8 +145,10 @@ struct AppleSupportTests {
     @Test("a failed tool's output says so in the transcript")
     func foundationPromptToolError() {
         let call = ToolCall(id: "call_1", name: "get_time", arguments: "{}")
-        let prompt = FoundationPrompt([.user("Time?"), .assistant(toolCalls: [call]), .tool(callID: "call_1", content: "down", isError: true),
-                                       .assistant("I could not tell."), .user("OK")])
+        let prompt = FoundationPrompt([
+            .user("Time?"), .assistant(toolCalls: [call]), .tool(callID: "call_1", content: "down", isError: true),
+            .assistant("I could not tell."), .user("OK"),
+        ])
         #expect(prompt.history[2] == .toolOutput(callID: "call_1", toolName: "get_time", text: "The tool failed: down"))
     }
 
@@ -179,12 +184,14 @@ struct AppleSupportTests {
         #expect(counter.withLock { $0 } == 100)
         final class Task { var cancelled = 0 }
         let held = Locked<Task?>(Task())
-        let cancel: @Sendable () -> Int = { held.withLock { task in
-            guard let running = task else { return 0 }
-            running.cancelled += 1
-            task = nil
-            return running.cancelled
-        } }
+        let cancel: @Sendable () -> Int = {
+            held.withLock { task in
+                guard let running = task else { return 0 }
+                running.cancelled += 1
+                task = nil
+                return running.cancelled
+            }
+        }
         #expect(cancel() == 1)
         #expect(cancel() == 0)
     }

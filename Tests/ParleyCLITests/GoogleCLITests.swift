@@ -11,10 +11,14 @@ struct GoogleCLITests {
     func notConfigured() async throws {
         let database = CLI.temporaryDatabase()
         defer { try? FileManager.default.removeItem(at: database.deletingLastPathComponent()) }
-        let result = try await CLI.run(["google", "sync", "--drive", "folder"],
-                                       environment: ["PARLEY_DATABASE": database.path, "GOOGLE_CLIENT_ID": "", "GOOGLE_CLIENT_SECRET": ""])
+        let result = try await CLI.run(
+            ["google", "sync", "--drive", "folder"],
+            environment: ["PARLEY_DATABASE": database.path, "GOOGLE_CLIENT_ID": "", "GOOGLE_CLIENT_SECRET": ""])
         #expect(result.status == 1)
-        #expect(result.stderr == "error: No Google OAuth client is set: create one (type Desktop app) in a Google Cloud project and set GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET.\n")
+        #expect(
+            result.stderr
+                == "error: No Google OAuth client is set: create one (type Desktop app) in a Google Cloud project and set GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET.\n"
+        )
     }
 
     @Test("sign in with a device code, sync, list offline; no token is ever printed")
@@ -26,8 +30,10 @@ struct GoogleCLITests {
         await server.setClient(id: "cli.apps.googleusercontent.com", secret: secret)
         await server.setDeviceInterval(1)
         await server.setDeviceFlow(pendingPolls: 1, outcome: .approve)
-        let env = ["PARLEY_DATABASE": database.path, "GOOGLE_CLIENT_ID": "cli.apps.googleusercontent.com", "GOOGLE_CLIENT_SECRET": secret,
-                   "GOOGLE_API_BASE_URL": server.baseURL, "GOOGLE_OAUTH_BASE_URL": server.baseURL]
+        let env = [
+            "PARLEY_DATABASE": database.path, "GOOGLE_CLIENT_ID": "cli.apps.googleusercontent.com", "GOOGLE_CLIENT_SECRET": secret,
+            "GOOGLE_API_BASE_URL": server.baseURL, "GOOGLE_OAUTH_BASE_URL": server.baseURL,
+        ]
         var outputs: [String] = []
 
         let notYet = try await CLI.run(["google", "sync", "--calendar", "primary"], environment: env)
@@ -44,13 +50,18 @@ struct GoogleCLITests {
         let mode = try FileManager.default.attributesOfItem(atPath: database.path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
 
-        await server.addDriveFile(.init(id: "doc1", name: "Volcanoes", mimeType: "application/vnd.google-apps.document",
-                                        parents: ["f1"], content: Data("Magma rises through the crust.".utf8)))
+        await server.addDriveFile(
+            .init(
+                id: "doc1", name: "Volcanoes", mimeType: "application/vnd.google-apps.document",
+                parents: ["f1"], content: Data("Magma rises through the crust.".utf8)))
         await server.addEvent(calendar: "primary", .init(id: "e1", summary: "Volcano poster", start: .date("2099-03-02"), end: .date("2099-03-03")))
-        await server.addMessage(.init(id: "m1", from: "Ms Rossi <rossi@school.example>", subject: "Lab report",
-                                      date: "Tue, 17 Nov 2099 09:15:00 +0100", plainText: "The lab report is due 2099-03-05 at 17:00.", html: nil))
-        let sync = try await CLI.run(["google", "sync", "--drive", "f1", "--calendar", "primary", "--gmail", "from:school.example", "--no-model", "--verbose"],
-                                     environment: env)
+        await server.addMessage(
+            .init(
+                id: "m1", from: "Ms Rossi <rossi@school.example>", subject: "Lab report",
+                date: "Tue, 17 Nov 2099 09:15:00 +0100", plainText: "The lab report is due 2099-03-05 at 17:00.", html: nil))
+        let sync = try await CLI.run(
+            ["google", "sync", "--drive", "f1", "--calendar", "primary", "--gmail", "from:school.example", "--no-model", "--verbose"],
+            environment: env)
         outputs += [sync.stdout, sync.stderr]
         #expect(sync.status == 0, "\(sync.stderr)")
         #expect(sync.stdout.contains("Drive (f1): full sync, 1 fetched, 1 material(s) added"))
@@ -58,7 +69,8 @@ struct GoogleCLITests {
         #expect(sync.stdout.contains("Gmail (from:school.example): full sync, 1 fetched, 1 assignment(s) added"))
         #expect(sync.stderr.contains("drive [1/1] Volcanoes"))
 
-        let again = try await CLI.run(["google", "sync", "--drive", "f1", "--calendar", "primary", "--gmail", "from:school.example", "--no-model"], environment: env)
+        let again = try await CLI.run(
+            ["google", "sync", "--drive", "f1", "--calendar", "primary", "--gmail", "from:school.example", "--no-model"], environment: env)
         outputs += [again.stdout, again.stderr]
         #expect(again.stdout.contains("Drive (f1): incremental, 0 fetched"))
         #expect(again.stdout.contains("Gmail (from:school.example): incremental, 0 fetched"))

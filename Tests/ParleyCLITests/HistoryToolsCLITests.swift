@@ -15,10 +15,12 @@ struct HistoryToolsCLITests {
         let long = String(repeating: "sunny ", count: 60)
         let exchange = [
             NewMessage(role: .user, text: "Weather in Lyon and Oslo?"),
-            NewMessage(role: .assistant, text: "", provider: "openai", toolCalls: [
-                ToolCall(id: "call_lyon", name: "weather", arguments: #"{"city":"Lyon"}"#),
-                ToolCall(id: "call_oslo", name: "weather", arguments: #"{"city":"Oslo"}"#),
-            ]),
+            NewMessage(
+                role: .assistant, text: "", provider: "openai",
+                toolCalls: [
+                    ToolCall(id: "call_lyon", name: "weather", arguments: #"{"city":"Lyon"}"#),
+                    ToolCall(id: "call_oslo", name: "weather", arguments: #"{"city":"Oslo"}"#),
+                ]),
             NewMessage(role: .tool, text: long, toolCallID: "call_lyon", toolName: "weather"),
             NewMessage(role: .tool, text: "the weather service did not answer", toolCallID: "call_oslo", toolName: "weather", isToolError: true),
             NewMessage(role: .assistant, text: "Lyon is sunny.", provider: "openai"),

@@ -21,8 +21,9 @@ struct HubCLITests {
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("set HF_TOKEN"))
 
-        let pulled = try await CLI.run(["models", "pull", "hf.co/someone/Tiny-GGUF", "--quiet"],
-                                       environment: environment.merging(["HF_TOKEN": hub.token]) { $1 })
+        let pulled = try await CLI.run(
+            ["models", "pull", "hf.co/someone/Tiny-GGUF", "--quiet"],
+            environment: environment.merging(["HF_TOKEN": hub.token]) { $1 })
         #expect(pulled.status == 0, "\(pulled.stderr)")
         let file = home.appendingPathComponent("models/Tiny-Q4_K_M.gguf")
         #expect(try Data(contentsOf: file) == data)

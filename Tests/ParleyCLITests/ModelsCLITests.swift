@@ -24,8 +24,9 @@ struct ModelsCLITests {
         func answer(_ request: WireServer.Recorded) -> WireServer.Reply {
             guard request.path == "/files/model.gguf" else { return .json(404, "{}") }
             if request.method == "HEAD" {
-                return .body(status: 200, contentType: "application/octet-stream", Data(),
-                             headers: ["content-length": "\(data.count)", "accept-ranges": "bytes"])
+                return .body(
+                    status: 200, contentType: "application/octet-stream", Data(),
+                    headers: ["content-length": "\(data.count)", "accept-ranges": "bytes"])
             }
             var start = 0
             if let range = request.headers["range"], let first = Int(range.dropFirst("bytes=".count).split(separator: "-").first ?? "") {
@@ -39,8 +40,9 @@ struct ModelsCLITests {
                 return .stream(status: start > 0 ? 206 : 200, contentType: "application/octet-stream", chunks: chunks, headers: headers)
             }
             let sent = chunks.prefix(stallAfter / (32 * 1024))
-            return .stream(status: start > 0 ? 206 : 200, contentType: "application/octet-stream", chunks: Array(sent),
-                           ending: .stall(keepAlive: nil), headers: headers)
+            return .stream(
+                status: start > 0 ? 206 : 200, contentType: "application/octet-stream", chunks: Array(sent),
+                ending: .stall(keepAlive: nil), headers: headers)
         }
     }
 

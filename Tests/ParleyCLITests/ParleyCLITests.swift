@@ -25,8 +25,10 @@ enum CLI {
     /// Runs `parley` and waits for it without holding a thread of Swift's cooperative pool: a
     /// test that serves the child from this process (a wire server) needs those threads free,
     /// and on two cores a blocking wait in each of two tests would starve the server.
-    static func run(_ arguments: [String], environment: [String: String] = [:], standardInput: URL? = nil,
-                    executable: URL? = nil) async throws -> Result {
+    static func run(
+        _ arguments: [String], environment: [String: String] = [:], standardInput: URL? = nil,
+        executable: URL? = nil
+    ) async throws -> Result {
         let process = Process()
         process.executableURL = executable ?? Self.executable
         process.arguments = arguments
@@ -57,8 +59,9 @@ enum CLI {
         }
         try outputHandle.close()
         try errorHandle.close()
-        return Result(status: status, stdout: String(decoding: try Data(contentsOf: outputFile), as: UTF8.self),
-                      stderr: String(decoding: try Data(contentsOf: errorFile), as: UTF8.self))
+        return Result(
+            status: status, stdout: String(decoding: try Data(contentsOf: outputFile), as: UTF8.self),
+            stderr: String(decoding: try Data(contentsOf: errorFile), as: UTF8.self))
     }
 
     /// The exit status of a run (for commands whose output does not matter).
@@ -92,12 +95,14 @@ struct ParleyCLITests {
         WAV.encode(AudioBuffer(samples: [Float](repeating: 0, count: Int(seconds * 16_000)), sampleRate: 16_000))
     }
 
-    @Test("talk: the interruption flags are checked before anything loads", arguments: [
-        (["--min-interruption", "9"], "--min-interruption must be between 0 and 5 seconds."),
-        (["--backchannels", " , "], "--backchannels needs at least one word"),
-        (["--interrupt-at-once", "--backchannels", "yeah"], "--backchannels has no effect with --interrupt-at-once"),
-        (["--echo-cancellation"], "--echo-cancellation needs --input - (a live microphone) and --speaker"),
-    ])
+    @Test(
+        "talk: the interruption flags are checked before anything loads",
+        arguments: [
+            (["--min-interruption", "9"], "--min-interruption must be between 0 and 5 seconds."),
+            (["--backchannels", " , "], "--backchannels needs at least one word"),
+            (["--interrupt-at-once", "--backchannels", "yeah"], "--backchannels has no effect with --interrupt-at-once"),
+            (["--echo-cancellation"], "--echo-cancellation needs --input - (a live microphone) and --speaker"),
+        ])
     func interruptionFlags(_ flags: [String], _ message: String) async throws {
         let result = try await CLI.run(["talk", "--input", "-"] + flags)
         #expect(result.status != 0)
@@ -215,7 +220,9 @@ struct ParleyCLITests {
                 : .json(404, #"{"error":{"message":"no such route"}}"#)
         }
         defer { server.stop() }
-        let result = try await CLI.run(["chat", "--provider", "openai", "--base-url", server.baseURL + "/v1", "--remote-model", "served-model", "Capital of France?"])
+        let result = try await CLI.run([
+            "chat", "--provider", "openai", "--base-url", server.baseURL + "/v1", "--remote-model", "served-model", "Capital of France?",
+        ])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "Paris is the capital.")
         let sent = try #require(await server.requests.last?.json)
@@ -231,8 +238,9 @@ struct ParleyCLITests {
         }
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("parley-fallback-\(UUID()).wav")
         defer { try? FileManager.default.removeItem(at: output) }
-        let result = try await CLI.run(["talk", "--input", sample.path, "--output", output.path, "--json", "--no-save"],
-                                 environment: ["OPENAI_API_KEY": "sk-do-not-log-me", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"])
+        let result = try await CLI.run(
+            ["talk", "--input", sample.path, "--output", output.path, "--json", "--no-save"],
+            environment: ["OPENAI_API_KEY": "sk-do-not-log-me", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stderr.contains("[LLM] openai"))
         #expect(result.stderr.contains("unreachable"))
@@ -243,8 +251,12 @@ struct ParleyCLITests {
 
     @Test("doctor shows each chain, why each provider can or cannot serve, and what a request would use")
     func doctor() async throws {
-        let result = try await CLI.run(["doctor", "--json"], environment: ["OPENAI_API_KEY": "sk-hidden", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
-                                                                  "ANTHROPIC_API_KEY": "", "DEEPGRAM_API_KEY": ""])
+        let result = try await CLI.run(
+            ["doctor", "--json"],
+            environment: [
+                "OPENAI_API_KEY": "sk-hidden", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
+                "ANTHROPIC_API_KEY": "", "DEEPGRAM_API_KEY": "",
+            ])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         struct Report: Decodable {
             struct Capability: Decodable {
@@ -319,8 +331,9 @@ struct TalkTunableFlagsTests {
         }
     }
 
-    @Test("a value beyond a tunable's range is refused with the table's sentence, before anything loads",
-          arguments: [Tunable.endSilence, .maxTurn, .minInterruption, .partialInterval])
+    @Test(
+        "a value beyond a tunable's range is refused with the table's sentence, before anything loads",
+        arguments: [Tunable.endSilence, .maxTurn, .minInterruption, .partialInterval])
     func range(_ tunable: Tunable) async throws {
         let flag = try #require(tunable.flag)
         let result = try await CLI.run(["talk", "--input", "-", "--\(flag)", String(tunable.range.upperBound + 1)])
@@ -349,8 +362,9 @@ struct ServeTunableFlagsTests {
         }
     }
 
-    @Test("a limit beyond its range is refused with the table's sentence, before anything loads",
-          arguments: Tunable.server)
+    @Test(
+        "a limit beyond its range is refused with the table's sentence, before anything loads",
+        arguments: Tunable.server)
     func range(_ tunable: Tunable) async throws {
         let flag = try #require(tunable.flag)
         let result = try await CLI.run(["serve", "--port", "0", "--\(flag)", String(tunable.range.upperBound * 2)])

@@ -40,11 +40,16 @@ struct StoreCopyCLITests {
     @Test("a URL that is not PostgreSQL's is one sentence saying how to write it")
     func badURL() async throws {
         try await withFolder { folder, environment in
-            let result = try await CLI.run(["store", "copy", "--from", folder.appendingPathComponent("none.sqlite").path,
-                                            "--to", "mysql://parley:hunter2@db.internal/parley"], environment: environment)
-            expectFailure(result, status: 64, mentioning: [
-                "--to cannot be used (only postgres:// and postgresql:// URLs are supported): write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE.",
-            ])
+            let result = try await CLI.run(
+                [
+                    "store", "copy", "--from", folder.appendingPathComponent("none.sqlite").path,
+                    "--to", "mysql://parley:hunter2@db.internal/parley",
+                ], environment: environment)
+            expectFailure(
+                result, status: 64,
+                mentioning: [
+                    "--to cannot be used (only postgres:// and postgresql:// URLs are supported): write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE."
+                ])
             #expect(!result.stderr.contains("hunter2"))
         }
     }
@@ -53,8 +58,9 @@ struct StoreCopyCLITests {
     func missingEnds() async throws {
         try await withFolder { folder, environment in
             let absent = folder.appendingPathComponent("absent.sqlite")
-            let noSource = try await CLI.run(["store", "copy", "--from", absent.path, "--to", "postgres://parley@127.0.0.1:1/parley"],
-                                             environment: environment)
+            let noSource = try await CLI.run(
+                ["store", "copy", "--from", absent.path, "--to", "postgres://parley@127.0.0.1:1/parley"],
+                environment: environment)
             expectFailure(noSource, mentioning: ["there is no conversation database at \(absent.path): pass --from"])
             #expect(!FileManager.default.fileExists(atPath: absent.path))
 
@@ -69,11 +75,18 @@ struct StoreCopyCLITests {
             let database = folder.appendingPathComponent("parley.sqlite")
             _ = try ConversationStore(path: database).createThread(title: "kept", settings: ThreadSettings())
             let port = RefusingPort.find()
-            let result = try await CLI.run(["store", "copy", "--from", database.path,
-                                            "--to", "postgres://parley:hunter2@127.0.0.1:\(port)/parley?sslmode=disable"],
-                                           environment: environment)
-            expectFailure(result, mentioning: ["cannot use the PostgreSQL database at postgresql://parley@127.0.0.1:\(port)/parley",
-                                               "--to names the right user, password and database"])
+            let result = try await CLI.run(
+                [
+                    "store", "copy", "--from", database.path,
+                    "--to", "postgres://parley:hunter2@127.0.0.1:\(port)/parley?sslmode=disable",
+                ],
+                environment: environment)
+            expectFailure(
+                result,
+                mentioning: [
+                    "cannot use the PostgreSQL database at postgresql://parley@127.0.0.1:\(port)/parley",
+                    "--to names the right user, password and database",
+                ])
             #expect(!result.stderr.contains("hunter2"))
         }
     }
@@ -104,9 +117,11 @@ extension StoreCopyCLITests {
             let database = folder.appendingPathComponent("parley.sqlite")
             let store = try ConversationStore(path: database)
             let thread = try store.createThread(title: "Trip", settings: ThreadSettings())
-            let question = try store.append(ConversationMessage(role: .user, text: "capitol of france?", rawTranscript: "capitol of france?",
-                                                                images: [ImageAttachment(data: Data([1, 2, 3]), mimeType: "image/png")]),
-                                             to: thread.id)
+            let question = try store.append(
+                ConversationMessage(
+                    role: .user, text: "capitol of france?", rawTranscript: "capitol of france?",
+                    images: [ImageAttachment(data: Data([1, 2, 3]), mimeType: "image/png")]),
+                to: thread.id)
             try store.editTranscript(message: question.id, text: "capital of France?")
             try store.append(ConversationMessage(role: .assistant, text: "Paris."), to: thread.id)
             try store.stash(NewStashItem(kind: "transcript", text: "capital of France?", messageID: question.id))
@@ -122,18 +137,23 @@ extension StoreCopyCLITests {
             #expect(copy.status == 0, "stderr: \(copy.stderr)")
             let document = try JSONDecoder().decode(CopyDocument.self, from: Data(copy.stdout.utf8))
             #expect(document.from == database.path && document.to == target.description)
-            #expect(document.copied == CopyDocument.Counts(owners: 2, threads: 2, messages: 3, images: 1, recordings: 0, materials: 0,
-                                                           assignments: 1, missing_recordings: 0, stash_items: 1, sync_values: 1,
-                                                           spending_charges: 1))
+            #expect(
+                document.copied
+                    == CopyDocument.Counts(
+                        owners: 2, threads: 2, messages: 3, images: 1, recordings: 0, materials: 0,
+                        assignments: 1, missing_recordings: 0, stash_items: 1, sync_values: 1,
+                        spending_charges: 1))
             #expect(!copy.stdout.contains(target.password ?? "\u{0}"))
 
             // The copy as the server will read it: the edited transcript, the stash pointing at the copied message.
-            let edited = try await TestPostgres.integer("""
+            let edited = try await TestPostgres.integer(
+                """
                 SELECT COUNT(*) FROM message JOIN thread ON thread.id = message.thread_id
                 WHERE thread.owner = '' AND message.raw_transcript = 'capitol of france?' AND message.edited_text = 'capital of France?'
                 """, on: target)
             #expect(edited == 1)
-            let pointed = try await TestPostgres.integer("""
+            let pointed = try await TestPostgres.integer(
+                """
                 SELECT COUNT(*) FROM stash_item JOIN message ON message.id = stash_item.message_id
                 WHERE stash_item.thread_id = message.thread_id AND message.text = 'capitol of france?'
                 """, on: target)
@@ -144,8 +164,9 @@ extension StoreCopyCLITests {
             settings["PARLEY_DATABASE_URL"] = url
             let again = try await CLI.run(["store", "copy", "--from", database.path], environment: settings)
             #expect(again.status == 1)
-            #expect(again.stderr.contains("already holds conversations or other data of local, key-00000000000000aa, the spending ledger"),
-                    "stderr: \(again.stderr)")
+            #expect(
+                again.stderr.contains("already holds conversations or other data of local, key-00000000000000aa, the spending ledger"),
+                "stderr: \(again.stderr)")
             #expect(again.stderr.contains("pass --into-nonempty"))
             #expect(try await TestPostgres.integer("SELECT COUNT(*) FROM thread", on: target) == 2)
             #expect(try await TestPostgres.integer("SELECT COUNT(*) FROM message", on: target) == 3)

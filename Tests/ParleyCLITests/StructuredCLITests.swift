@@ -16,7 +16,9 @@ struct StructuredCLITests {
 
     @Test("generate prints one JSON value that follows the schema, and who answered to stderr")
     func generate() async throws {
-        let schema = try Self.temporary("city.json", #"""
+        let schema = try Self.temporary(
+            "city.json",
+            #"""
             {"type": "object", "properties": {"city": {"type": "string", "maxLength": 40}, "country": {"type": "string"},
              "rank": {"type": "integer", "minimum": 1, "maximum": 10}}, "required": ["city", "country", "rank"]}
             """#)

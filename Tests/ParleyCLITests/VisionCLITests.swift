@@ -7,10 +7,12 @@ import Testing
 /// `parley ask --image` and `parley materials`, as a user runs them, on pages the test draws.
 @Suite("images and study materials from the command line", .serialized, .onDeviceEngines)
 struct VisionCLITests {
-    static let page = RenderedPage(title: "The Water Cycle", paragraphs: [
-        "Water evaporates from the oceans and rises as vapour.",
-        "It cools, condenses into clouds and falls as rain.",
-    ])
+    static let page = RenderedPage(
+        title: "The Water Cycle",
+        paragraphs: [
+            "Water evaporates from the oceans and rises as vapour.",
+            "It cools, condenses into clouds and falls as rain.",
+        ])
 
     @Test("offline, a question about a photographed page is answered from its text, with a warning saying so")
     func offlineOCR() async throws {
@@ -38,8 +40,9 @@ struct VisionCLITests {
                 : .json(404, #"{"error":{"message":"no such route"}}"#)
         }
         defer { server.stop() }
-        let seen = try await CLI.run(["ask", "--image", image.path, "--json", "What is the title?"],
-                                     environment: ["OPENAI_API_KEY": "sk-test-vision", "OPENAI_BASE_URL": server.baseURL + "/v1"])
+        let seen = try await CLI.run(
+            ["ask", "--image", image.path, "--json", "What is the title?"],
+            environment: ["OPENAI_API_KEY": "sk-test-vision", "OPENAI_BASE_URL": server.baseURL + "/v1"])
         #expect(seen.status == 0, "stderr: \(seen.stderr)")
         #expect(seen.stdout.contains("I see a page titled The Water Cycle."))
         #expect(seen.stdout.contains(#""provider":"openai"#))
@@ -52,8 +55,9 @@ struct VisionCLITests {
         #expect(parts.contains { $0["type"] as? String == "text" && $0["text"] as? String == "What is the title?" })
 
         server.stop()
-        let fallen = try await CLI.run(["ask", "--image", image.path, "What is the title of this page?"],
-                                       environment: ["OPENAI_API_KEY": "sk-test-vision", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"])
+        let fallen = try await CLI.run(
+            ["ask", "--image", image.path, "What is the title of this page?"],
+            environment: ["OPENAI_API_KEY": "sk-test-vision", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"])
         #expect(fallen.status == 0, "stderr: \(fallen.stderr)")
         #expect(fallen.stdout.lowercased().contains("water cycle"), "answer: \(fallen.stdout)")
         #expect(fallen.stderr.contains("read as text only by tesseract"))

@@ -8,7 +8,10 @@ import Testing
 struct AnthropicLanguageModelTests {
     // Events as the Messages streaming documentation shows them, with a ping between.
     static let streamText = sse([
-        ("message_start", #"{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude-test","stop_reason":null,"usage":{"input_tokens":25,"output_tokens":1}}}"#),
+        (
+            "message_start",
+            #"{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude-test","stop_reason":null,"usage":{"input_tokens":25,"output_tokens":1}}}"#
+        ),
         ("content_block_start", #"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#),
         ("ping", #"{"type": "ping"}"#),
         ("content_block_delta", #"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Paris is "}}"#),
@@ -64,7 +67,9 @@ struct AnthropicLanguageModelTests {
         #expect((result.error as? HTTPProviderError)?.message == "Overloaded")
     }
 
-    @Test("documented error bodies and statuses", arguments: [(401, "authentication_error"), (429, "rate_limit_error"), (529, "overloaded_error"), (400, "invalid_request_error")])
+    @Test(
+        "documented error bodies and statuses",
+        arguments: [(401, "authentication_error"), (429, "rate_limit_error"), (529, "overloaded_error"), (400, "invalid_request_error")])
     func errorStatus(status: Int, type: String) async throws {
         let server = try await WireServer.start { _ in
             .json(status, #"{"type":"error","error":{"type":"\#(type)","message":"said the server"}}"#, headers: status == 429 ? ["retry-after": "20"] : [:])
@@ -104,7 +109,9 @@ struct AnthropicLanguageModelTests {
     func cancellation() async throws {
         let first = Self.streamText.components(separatedBy: "\n\n").prefix(4).joined(separator: "\n\n") + "\n\n"
         let server = try await WireServer.start { _ in
-            .stream(contentType: "text/event-stream", chunks: [Data(first.utf8)], ending: .stall(keepAlive: Data("event: ping\ndata: {\"type\": \"ping\"}\n\n".utf8)))
+            .stream(
+                contentType: "text/event-stream", chunks: [Data(first.utf8)],
+                ending: .stall(keepAlive: Data("event: ping\ndata: {\"type\": \"ping\"}\n\n".utf8)))
         }
         defer { server.stop() }
         let provider = model(server)
@@ -136,7 +143,8 @@ struct OllamaLanguageModelTests {
     @Test("streams NDJSON split at awkward boundaries; sends the documented request")
     func streaming() async throws {
         let server = try await WireServer.start { request in
-            request.path == "/api/tags" ? .json(200, Self.tags)
+            request.path == "/api/tags"
+                ? .json(200, Self.tags)
                 : .stream(contentType: "application/x-ndjson", chunks: chunked(Self.lines.joined(separator: "\n") + "\n", size: 13))
         }
         defer { server.stop() }
@@ -170,7 +178,8 @@ struct OllamaLanguageModelTests {
     func installedModel() async throws {
         let installed = #"{"models":[{"name":"nomic-embed-text:latest"},{"name":"qwen2.5:0.5b"},{"name":"mistral:latest"}]}"#
         let server = try await WireServer.start { request in
-            request.path == "/api/tags" ? .json(200, installed)
+            request.path == "/api/tags"
+                ? .json(200, installed)
                 : .stream(contentType: "application/x-ndjson", chunks: [Data((Self.lines.joined(separator: "\n") + "\n").utf8)])
         }
         defer { server.stop() }

@@ -34,9 +34,11 @@ struct AnthropicToolCallingTests {
         #expect(bodies.last?["tools"] == nil && bodies.last?["tool_choice"] == nil)
     }
 
-    @Test("tool_choice maps to auto, none, any, or the named tool", arguments: [
-        (ToolChoice.auto, "auto", String?.none), (.none, "none", nil), (.required, "any", nil), (.function("get_time"), "tool", "get_time"),
-    ])
+    @Test(
+        "tool_choice maps to auto, none, any, or the named tool",
+        arguments: [
+            (ToolChoice.auto, "auto", String?.none), (.none, "none", nil), (.required, "any", nil), (.function("get_time"), "tool", "get_time"),
+        ])
     func choices(choice: ToolChoice, type: String, name: String?) async throws {
         let server = try await WireServer.start { _ in Self.textReply }
         defer { server.stop() }
@@ -69,14 +71,20 @@ struct AnthropicToolCallingTests {
     @Test("two tool_use blocks are two calls in order, their positions counted from 0", arguments: [3, 11, 64])
     func streamedParallel(size: Int) async throws {
         let server = try await WireServer.start { _ in
-            ToolWire.anthropicStream([.text("Both."), .toolUse(id: "toolu_w", name: "get_weather", input: [#"{"ci"#, #"ty":"Zürich"}"#]),
-                                      .toolUse(id: "toolu_t", name: "get_time", input: [#"{"zone":"#, #""Asia/Tokyo"}"#])], size: size)
+            ToolWire.anthropicStream(
+                [
+                    .text("Both."), .toolUse(id: "toolu_w", name: "get_weather", input: [#"{"ci"#, #"ty":"Zürich"}"#]),
+                    .toolUse(id: "toolu_t", name: "get_time", input: [#"{"zone":"#, #""Asia/Tokyo"}"#]),
+                ], size: size)
         }
         defer { server.stop() }
         let transcript = await ToolTranscript.collect(model(server), ToolWire.request())
         #expect(transcript.error == nil)
-        #expect(transcript.calls == [ToolCall(id: "toolu_w", name: "get_weather", arguments: #"{"city":"Zürich"}"#),
-                                     ToolCall(id: "toolu_t", name: "get_time", arguments: #"{"zone":"Asia/Tokyo"}"#)])
+        #expect(
+            transcript.calls == [
+                ToolCall(id: "toolu_w", name: "get_weather", arguments: #"{"city":"Zürich"}"#),
+                ToolCall(id: "toolu_t", name: "get_time", arguments: #"{"zone":"Asia/Tokyo"}"#),
+            ])
         #expect(Set(transcript.deltas.map(\.index)) == [0, 1])
         #expect(transcript.finish == .toolCalls)
     }
@@ -85,16 +93,21 @@ struct AnthropicToolCallingTests {
     func wholeInput() async throws {
         let empty = try ToolDefinition(name: "list_timers", description: "The running timers.")
         let server = try await WireServer.start { _ in
-            ToolWire.anthropicStream([.toolUse(id: "toolu_1", name: "get_time", input: [#"{"zone":"Europe/Zurich"}"#]),
-                                      .toolUse(id: "toolu_2", name: "list_timers", input: [])])
+            ToolWire.anthropicStream([
+                .toolUse(id: "toolu_1", name: "get_time", input: [#"{"zone":"Europe/Zurich"}"#]),
+                .toolUse(id: "toolu_2", name: "list_timers", input: []),
+            ])
         }
         defer { server.stop() }
         var request = ToolWire.request()
         request.tools.append(empty)
         let transcript = await ToolTranscript.collect(model(server), request)
         #expect(transcript.error == nil)
-        #expect(transcript.calls == [ToolCall(id: "toolu_1", name: "get_time", arguments: #"{"zone":"Europe/Zurich"}"#),
-                                     ToolCall(id: "toolu_2", name: "list_timers", arguments: "{}")])
+        #expect(
+            transcript.calls == [
+                ToolCall(id: "toolu_1", name: "get_time", arguments: #"{"zone":"Europe/Zurich"}"#),
+                ToolCall(id: "toolu_2", name: "list_timers", arguments: "{}"),
+            ])
     }
 
     @Test("the history's calls go as tool_use blocks, the results as tool_result blocks merged into one user message")

@@ -25,14 +25,17 @@ struct ProviderCapabilityTests {
     func declarations() {
         let openAI = OpenAILanguageModel(configuration: .init(apiKey: "k"))
         #expect(openAI.capabilities == LanguageModelCapabilities(images: true, jsonSchema: true, tools: true))
-        let server = OpenAILanguageModel(configuration: .init(baseURL: "http://127.0.0.1:8080/v1", supportsImages: false,
-                                                              supportsJSONSchema: false, supportsTools: false, contextTokens: 4_096))
+        let server = OpenAILanguageModel(
+            configuration: .init(
+                baseURL: "http://127.0.0.1:8080/v1", supportsImages: false,
+                supportsJSONSchema: false, supportsTools: false, contextTokens: 4_096))
         #expect(server.capabilities == LanguageModelCapabilities(contextTokens: 4_096))
         let anthropic = AnthropicLanguageModel(configuration: .init(apiKey: "k"))
         #expect(anthropic.capabilities == LanguageModelCapabilities(images: true, jsonSchema: true, tools: true))
         #expect(OllamaLanguageModel(configuration: .init()).capabilities == LanguageModelCapabilities(jsonSchema: true, tools: true))
-        #expect(OllamaLanguageModel(configuration: .init(supportsImages: true, supportsTools: false, contextTokens: 8_192)).capabilities
-            == LanguageModelCapabilities(images: true, jsonSchema: true, contextTokens: 8_192))
+        #expect(
+            OllamaLanguageModel(configuration: .init(supportsImages: true, supportsTools: false, contextTokens: 8_192)).capabilities
+                == LanguageModelCapabilities(images: true, jsonSchema: true, contextTokens: 8_192))
     }
 
     @Test("an Ollama model not marked as vision-capable refuses images")
@@ -45,13 +48,16 @@ struct ProviderCapabilityTests {
         #expect(await server.requests.isEmpty)
     }
 
-    @Test("an OpenAI-compatible server configured without images or schemas refuses them",
-          arguments: [(true, LanguageModelCapabilities.Feature.images), (false, .jsonSchema)])
+    @Test(
+        "an OpenAI-compatible server configured without images or schemas refuses them",
+        arguments: [(true, LanguageModelCapabilities.Feature.images), (false, .jsonSchema)])
     func openAICompatible(picture: Bool, missing: LanguageModelCapabilities.Feature) async throws {
         let server = try await Self.untouchedServer()
         defer { server.stop() }
-        let model = OpenAILanguageModel(configuration: .init(baseURL: server.baseURL + "/v1", model: "local", name: "vllm",
-                                                             supportsImages: false, supportsJSONSchema: false))
+        let model = OpenAILanguageModel(
+            configuration: .init(
+                baseURL: server.baseURL + "/v1", model: "local", name: "vllm",
+                supportsImages: false, supportsJSONSchema: false))
         let error = try #require(await run(model, picture ? pictureRequest : Self.schemaRequest).error as? UnsupportedCapabilityError)
         #expect(error == UnsupportedCapabilityError(missing: [missing], providers: ["vllm (local)"]))
         #expect(await server.requests.isEmpty)

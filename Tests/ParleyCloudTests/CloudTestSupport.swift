@@ -40,8 +40,10 @@ func httpKind(_ error: (any Error)?) -> HTTPProviderError.Kind? {
 
 /// A short request with an image, to check how each provider encodes images.
 let pictureRequest = ChatRequest(
-    messages: [.system("Be brief."),
-               ChatMessage(role: .user, parts: [.text("What is in the picture?"), .image(data: Data([0x89, 0x50, 0x4E, 0x47]), mimeType: "image/png")])],
+    messages: [
+        .system("Be brief."),
+        ChatMessage(role: .user, parts: [.text("What is in the picture?"), .image(data: Data([0x89, 0x50, 0x4E, 0x47]), mimeType: "image/png")]),
+    ],
     sampling: SamplingOptions(temperature: 0.3, maxTokens: 64))
 
 let plainRequest = ChatRequest(messages: [.system("Be brief."), .user("Capital of France?")], sampling: SamplingOptions(temperature: 0, maxTokens: 32))

@@ -58,9 +58,10 @@ struct ExactSplitStreamingTests {
         let gate = Gate()
         let server = try await ScriptedServer.start { _ in
             // The cut waits until the client has shown the first text, so it cannot overtake it.
-            ScriptedReply(contentType: format.contentType,
-                          steps: bytes.split(at: awkwardOffsets(bytes)).flatMap { [.write($0), .pause(.milliseconds(3))] } + [.wait(gate)],
-                          ending: .cut)
+            ScriptedReply(
+                contentType: format.contentType,
+                steps: bytes.split(at: awkwardOffsets(bytes)).flatMap { [.write($0), .pause(.milliseconds(3))] } + [.wait(gate)],
+                ending: .cut)
         }
         defer { server.stop() }
         var text = ""

@@ -35,8 +35,9 @@ struct HTTPErrorMappingTests {
     func statusClasses(format: WireFormat, index: Int) async throws {
         let (status, kind, failure) = Self.statuses[index]
         let server = try await ScriptedServer.start { _ in
-            .json(status, Self.body(format, type: "some_error", message: "told by the server \(status)"),
-                  headers: status == 429 ? ["retry-after": "7"] : [:])
+            .json(
+                status, Self.body(format, type: "some_error", message: "told by the server \(status)"),
+                headers: status == 429 ? ["retry-after": "7"] : [:])
         }
         defer { server.stop() }
         let transcript = await ChatTranscript.collect(format.provider(server.baseURL), plainRequest)
@@ -85,11 +86,14 @@ struct HTTPErrorMappingTests {
     @Test("an error event in the middle of the stream is a typed error after the text", arguments: WireFormat.allCases)
     func midStreamError(format: WireFormat) async throws {
         let (opening, _) = format.reply("Partial", "never")
-        let error: String = switch format {
-        case .openAI: "data: " + #"{"error":{"message":"The server had an error while processing your request.","type":"server_error"}}"# + "\n\n"
-        case .anthropic: "event: error\ndata: " + #"{"type":"error","error":{"type":"api_error","message":"The server had an error while processing your request."}}"# + "\n\n"
-        case .ollama: #"{"error":"The server had an error while processing your request."}"# + "\n"
-        }
+        let error: String =
+            switch format {
+            case .openAI: "data: " + #"{"error":{"message":"The server had an error while processing your request.","type":"server_error"}}"# + "\n\n"
+            case .anthropic:
+                "event: error\ndata: " + #"{"type":"error","error":{"type":"api_error","message":"The server had an error while processing your request."}}"#
+                    + "\n\n"
+            case .ollama: #"{"error":"The server had an error while processing your request."}"# + "\n"
+            }
         let server = try await ScriptedServer.start { _ in .chunks(chunked(opening + error, size: 9), contentType: format.contentType) }
         defer { server.stop() }
         let transcript = await ChatTranscript.collect(format.provider(server.baseURL), plainRequest)
@@ -98,14 +102,16 @@ struct HTTPErrorMappingTests {
         #expect((transcript.error as? HTTPProviderError)?.message == "The server had an error while processing your request.")
     }
 
-    @Test("Anthropic's error event types map to the matching kinds", arguments: [
-        ("rate_limit_error", HTTPProviderError.Kind.rateLimited(retryAfter: nil)),
-        ("authentication_error", .authentication(status: 401)),
-        ("permission_error", .authentication(status: 403)),
-        ("invalid_request_error", .badRequest(status: 400)),
-        ("overloaded_error", .server(status: 529)),
-        ("api_error", .server(status: 500)),
-    ])
+    @Test(
+        "Anthropic's error event types map to the matching kinds",
+        arguments: [
+            ("rate_limit_error", HTTPProviderError.Kind.rateLimited(retryAfter: nil)),
+            ("authentication_error", .authentication(status: 401)),
+            ("permission_error", .authentication(status: 403)),
+            ("invalid_request_error", .badRequest(status: 400)),
+            ("overloaded_error", .server(status: 529)),
+            ("api_error", .server(status: 500)),
+        ])
     func anthropicErrorEvents(type: String, kind: HTTPProviderError.Kind) async throws {
         let (opening, _) = WireFormat.anthropic.reply("Hi", "never")
         let event = "event: error\ndata: " + #"{"type":"error","error":{"type":"\#(type)","message":"m"}}"# + "\n\n"

@@ -13,12 +13,17 @@ struct OllamaToolCallingTests {
         OllamaLanguageModel(configuration: .init(host: server.baseURL, model: "llama3.2"))
     }
 
-    static let textLines = [ToolWire.ollamaLine(["role": "assistant", "content": "Hello."]),
-                            ToolWire.ollamaLine(["role": "assistant", "content": ""], done: true)]
+    static let textLines = [
+        ToolWire.ollamaLine(["role": "assistant", "content": "Hello."]),
+        ToolWire.ollamaLine(["role": "assistant", "content": ""], done: true),
+    ]
 
-    @Test("the tools the model may call are sent in the function shape; none for .none, only the named one for a named choice",
-          arguments: [(ToolChoice.auto, ["get_weather", "get_time"]), (.required, ["get_weather", "get_time"]), (.none, []),
-                      (.function("get_time"), ["get_time"])])
+    @Test(
+        "the tools the model may call are sent in the function shape; none for .none, only the named one for a named choice",
+        arguments: [
+            (ToolChoice.auto, ["get_weather", "get_time"]), (.required, ["get_weather", "get_time"]), (.none, []),
+            (.function("get_time"), ["get_time"]),
+        ])
     func requestBody(choice: ToolChoice, sent: [String]) async throws {
         let server = try await WireServer.start { ToolWire.ollamaReply($0, Self.textLines) }
         defer { server.stop() }
@@ -42,8 +47,12 @@ struct OllamaToolCallingTests {
     func streamedSingle() async throws {
         let arguments: JSONValue = ["unit": "c", "city": "Zürich"]
         let server = try await WireServer.start {
-            ToolWire.ollamaReply($0, [ToolWire.ollamaLine(["role": "assistant", "content": "", "tool_calls": [ToolWire.ollamaCall("get_weather", arguments)]]),
-                                      ToolWire.ollamaLine(["role": "assistant", "content": ""], done: true)])
+            ToolWire.ollamaReply(
+                $0,
+                [
+                    ToolWire.ollamaLine(["role": "assistant", "content": "", "tool_calls": [ToolWire.ollamaCall("get_weather", arguments)]]),
+                    ToolWire.ollamaLine(["role": "assistant", "content": ""], done: true),
+                ])
         }
         defer { server.stop() }
         let transcript = await ToolTranscript.collect(model(server), ToolWire.request())
@@ -61,12 +70,16 @@ struct OllamaToolCallingTests {
     @Test("parallel calls in one chunk, and a later chunk's call, each with its own id, in order")
     func parallel() async throws {
         let server = try await WireServer.start {
-            ToolWire.ollamaReply($0, [
-                ToolWire.ollamaLine(["role": "assistant", "content": "",
-                                     "tool_calls": [ToolWire.ollamaCall("get_weather", ["city": "Zürich"]), ToolWire.ollamaCall("get_time", ["zone": "Asia/Tokyo"])]]),
-                ToolWire.ollamaLine(["role": "assistant", "content": "", "tool_calls": [ToolWire.ollamaCall("get_time", ["zone": "Europe/Zurich"])]]),
-                ToolWire.ollamaLine(["role": "assistant", "content": ""], done: true),
-            ])
+            ToolWire.ollamaReply(
+                $0,
+                [
+                    ToolWire.ollamaLine([
+                        "role": "assistant", "content": "",
+                        "tool_calls": [ToolWire.ollamaCall("get_weather", ["city": "Zürich"]), ToolWire.ollamaCall("get_time", ["zone": "Asia/Tokyo"])],
+                    ]),
+                    ToolWire.ollamaLine(["role": "assistant", "content": "", "tool_calls": [ToolWire.ollamaCall("get_time", ["zone": "Europe/Zurich"])]]),
+                    ToolWire.ollamaLine(["role": "assistant", "content": ""], done: true),
+                ])
         }
         defer { server.stop() }
         let transcript = await ToolTranscript.collect(model(server), ToolWire.request())
@@ -80,8 +93,15 @@ struct OllamaToolCallingTests {
     @Test("a whole answer (one line, done) with a call, and the arguments a string from a proxy")
     func whole() async throws {
         let server = try await WireServer.start {
-            ToolWire.ollamaReply($0, [ToolWire.ollamaLine(["role": "assistant", "content": "",
-                                                           "tool_calls": [ToolWire.ollamaCall("get_time", .string(#"{"zone":"UTC"}"#))]], done: true)])
+            ToolWire.ollamaReply(
+                $0,
+                [
+                    ToolWire.ollamaLine(
+                        [
+                            "role": "assistant", "content": "",
+                            "tool_calls": [ToolWire.ollamaCall("get_time", .string(#"{"zone":"UTC"}"#))],
+                        ], done: true)
+                ])
         }
         defer { server.stop() }
         let transcript = await ToolTranscript.collect(model(server), ToolWire.request())
@@ -112,8 +132,13 @@ struct OllamaToolCallingTests {
     @Test("arguments that break the schema, also after the repair round, are a clear error")
     func invalidArguments() async throws {
         let server = try await WireServer.start {
-            ToolWire.ollamaReply($0, [ToolWire.ollamaLine(["role": "assistant", "content": "", "tool_calls": [ToolWire.ollamaCall("get_weather", [:])]],
-                                                          done: true)])
+            ToolWire.ollamaReply(
+                $0,
+                [
+                    ToolWire.ollamaLine(
+                        ["role": "assistant", "content": "", "tool_calls": [ToolWire.ollamaCall("get_weather", [:])]],
+                        done: true)
+                ])
         }
         defer { server.stop() }
         let transcript = await ToolTranscript.collect(model(server), ToolWire.request())
@@ -124,8 +149,9 @@ struct OllamaToolCallingTests {
         let chats = await server.requests.filter { $0.path == "/api/chat" }.compactMap(\.json)
         #expect(chats.count == 2)
         let repairTools = try #require(chats.last?["tools"] as? [[String: Any]])
-        #expect(repairTools.compactMap { ($0["function"] as? [String: Any])?["name"] as? String } == ["get_weather"],
-                "the repair round offers only the tool to call again")
+        #expect(
+            repairTools.compactMap { ($0["function"] as? [String: Any])?["name"] as? String } == ["get_weather"],
+            "the repair round offers only the tool to call again")
         let messages = try #require(chats.last?["messages"] as? [[String: Any]])
         #expect(messages.last?["role"] as? String == "tool" && messages.last?["tool_name"] as? String == "get_weather")
     }

@@ -12,7 +12,10 @@ struct OpenAILanguageModelTests {
         (nil, #"{"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Paris, "},"finish_reason":null}]}"#),
         (nil, #"{"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"café capital."},"finish_reason":null}]}"#),
         (nil, #"{"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#),
-        (nil, #"{"id":"c1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":12,"completion_tokens":5,"total_tokens":17,"prompt_tokens_details":{"cached_tokens":4}}}"#),
+        (
+            nil,
+            #"{"id":"c1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":12,"completion_tokens":5,"total_tokens":17,"prompt_tokens_details":{"cached_tokens":4}}}"#
+        ),
         (nil, "[DONE]"),
     ])
 
@@ -58,13 +61,16 @@ struct OpenAILanguageModelTests {
         #expect((format["json_schema"] as? [String: Any])?["name"] as? String == "answer")
     }
 
-    @Test("error statuses map to typed errors with the provider's message", arguments: [
-        (401, "", "authentication"), (403, "", "authentication"), (429, "3", "rate"), (500, "", "server"), (503, "", "server"), (400, "", "bad"),
-    ])
+    @Test(
+        "error statuses map to typed errors with the provider's message",
+        arguments: [
+            (401, "", "authentication"), (403, "", "authentication"), (429, "3", "rate"), (500, "", "server"), (503, "", "server"), (400, "", "bad"),
+        ])
     func errors(status: Int, retryAfter: String, expected: String) async throws {
         let server = try await WireServer.start { _ in
-            .json(status, #"{"error":{"message":"documented failure","type":"x","code":null}}"#,
-                  headers: retryAfter.isEmpty ? [:] : ["retry-after": retryAfter])
+            .json(
+                status, #"{"error":{"message":"documented failure","type":"x","code":null}}"#,
+                headers: retryAfter.isEmpty ? [:] : ["retry-after": retryAfter])
         }
         defer { server.stop() }
         let result = await run(model(server), plainRequest)
@@ -105,7 +111,8 @@ struct OpenAILanguageModelTests {
 
     @Test("a server that ignores stream and answers whole JSON is read as one completion")
     func wholeAnswer() async throws {
-        let body = #"{"id":"c","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Paris."},"finish_reason":"length"}],"usage":{"prompt_tokens":7,"completion_tokens":2}}"#
+        let body =
+            #"{"id":"c","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Paris."},"finish_reason":"length"}],"usage":{"prompt_tokens":7,"completion_tokens":2}}"#
         let server = try await WireServer.start { _ in .stream(contentType: "application/json", chunks: [Data(body.utf8)]) }
         defer { server.stop() }
         let result = await run(model(server), plainRequest)
@@ -131,8 +138,9 @@ struct OpenAILanguageModelTests {
     @Test("cancelling the consumer closes the connection; the server sees it")
     func cancellation() async throws {
         let server = try await WireServer.start { _ in
-            .stream(contentType: "text/event-stream", chunks: [Data(Self.firstEvents.utf8)],
-                    ending: .stall(keepAlive: Data(": keep-alive\n\n".utf8)))
+            .stream(
+                contentType: "text/event-stream", chunks: [Data(Self.firstEvents.utf8)],
+                ending: .stall(keepAlive: Data(": keep-alive\n\n".utf8)))
         }
         defer { server.stop() }
         let provider = model(server)

@@ -36,9 +36,11 @@ struct OpenAIToolCallingTests {
         #expect(bodies[1]["tools"] == nil && bodies[1]["tool_choice"] == nil && bodies[1]["parallel_tool_calls"] == nil)
     }
 
-    @Test("tool_choice maps to auto, none, required, or the named function", arguments: [
-        (ToolChoice.auto, "auto"), (.none, "none"), (.required, "required"), (.function("get_time"), "get_time"),
-    ])
+    @Test(
+        "tool_choice maps to auto, none, required, or the named function",
+        arguments: [
+            (ToolChoice.auto, "auto"), (.none, "none"), (.required, "required"), (.function("get_time"), "get_time"),
+        ])
     func choices(choice: ToolChoice, expected: String) async throws {
         let server = try await WireServer.start { _ in ToolWire.openAIStream([ToolWire.openAIChunk(["content": "Hi."])] + ToolWire.openAIEnd("stop")) }
         defer { server.stop() }
@@ -89,8 +91,11 @@ struct OpenAIToolCallingTests {
         let transcript = await ToolTranscript.collect(model(server), ToolWire.request())
         #expect(transcript.error == nil)
         #expect(transcript.text == "Checking… ")
-        #expect(transcript.calls == [ToolCall(id: "call_w", name: "get_weather", arguments: weather),
-                                     ToolCall(id: "call_t", name: "get_time", arguments: time)])
+        #expect(
+            transcript.calls == [
+                ToolCall(id: "call_w", name: "get_weather", arguments: weather),
+                ToolCall(id: "call_t", name: "get_time", arguments: time),
+            ])
         #expect(transcript.deltas.map(\.index) == [0, 1, 0, 1, 0])
         #expect(transcript.streamedArguments(0) == weather && transcript.streamedArguments(1) == time)
         #expect(transcript.finish == .toolCalls)
@@ -99,17 +104,20 @@ struct OpenAIToolCallingTests {
     @Test("a whole completion (a server that ignores stream) with message.tool_calls")
     func wholeCompletion() async throws {
         let completion = #"""
-        {"id":"c1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":null,
-        "tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Zürich\"}"}},
-        {"id":"call_2","type":"function","function":{"name":"get_time","arguments":"{\"zone\":\"Asia/Tokyo\"}"}}]},
-        "finish_reason":"tool_calls"}],"usage":{"prompt_tokens":50,"completion_tokens":20}}
-        """#
+            {"id":"c1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":null,
+            "tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Zürich\"}"}},
+            {"id":"call_2","type":"function","function":{"name":"get_time","arguments":"{\"zone\":\"Asia/Tokyo\"}"}}]},
+            "finish_reason":"tool_calls"}],"usage":{"prompt_tokens":50,"completion_tokens":20}}
+            """#
         let server = try await WireServer.start { _ in .json(200, completion) }
         defer { server.stop() }
         let transcript = await ToolTranscript.collect(model(server), ToolWire.request())
         #expect(transcript.error == nil)
-        #expect(transcript.calls == [ToolCall(id: "call_1", name: "get_weather", arguments: #"{"city":"Zürich"}"#),
-                                     ToolCall(id: "call_2", name: "get_time", arguments: #"{"zone":"Asia/Tokyo"}"#)])
+        #expect(
+            transcript.calls == [
+                ToolCall(id: "call_1", name: "get_weather", arguments: #"{"city":"Zürich"}"#),
+                ToolCall(id: "call_2", name: "get_time", arguments: #"{"zone":"Asia/Tokyo"}"#),
+            ])
         #expect(transcript.deltas.isEmpty)
         #expect(transcript.finish == .toolCalls)
         #expect(transcript.usage == Usage(inputTokens: 50, outputTokens: 20))

@@ -16,27 +16,35 @@ struct PlainHTTPClientTests {
     static let patient = HTTPTimeouts(connect: .seconds(10), firstByte: .seconds(30), idle: .seconds(30))
 
     static func head(_ path: String = "/v1/chat/completions", port: Int, length: Int) -> HTTPRequestHead {
-        HTTPRequestHead(version: .http1_1, method: .POST, uri: path,
-                        headers: ["host": "127.0.0.1:\(port)", "content-type": "application/json", "content-length": String(length)])
+        HTTPRequestHead(
+            version: .http1_1, method: .POST, uri: path,
+            headers: ["host": "127.0.0.1:\(port)", "content-type": "application/json", "content-length": String(length)])
     }
 
-    static func send(_ client: PlainHTTPClient, to server: RawServer, _ text: String = #"{"n": 1}"#,
-                     timeouts: HTTPTimeouts = patient, limit: Int = 1 << 20) async throws -> (status: Int, body: String) {
+    static func send(
+        _ client: PlainHTTPClient, to server: RawServer, _ text: String = #"{"n": 1}"#,
+        timeouts: HTTPTimeouts = patient, limit: Int = 1 << 20
+    ) async throws -> (status: Int, body: String) {
         let body = ByteBuffer(string: text)
-        let response = try await client.whole(.init(host: "127.0.0.1", port: server.port), head: head(port: server.port, length: body.readableBytes),
-                                              body: body, timeouts: timeouts, limit: limit)
+        let response = try await client.whole(
+            .init(host: "127.0.0.1", port: server.port), head: head(port: server.port, length: body.readableBytes),
+            body: body, timeouts: timeouts, limit: limit)
         return (Int(response.head.status.code), String(buffer: response.body))
     }
 
     /// Sends from `loop` with the event-loop form, as a server's connection does; also says
     /// whether the answer came on that loop.
-    static func send(_ client: PlainHTTPClient, to server: RawServer, _ text: String = #"{"n": 1}"#, on loop: any EventLoop,
-                     timeouts: HTTPTimeouts = patient) async throws -> (status: Int, body: String, onLoop: Bool) {
+    static func send(
+        _ client: PlainHTTPClient, to server: RawServer, _ text: String = #"{"n": 1}"#, on loop: any EventLoop,
+        timeouts: HTTPTimeouts = patient
+    ) async throws -> (status: Int, body: String, onLoop: Bool) {
         let body = ByteBuffer(string: text)
         let promise = loop.makePromise(of: (status: Int, body: String, onLoop: Bool).self)
         loop.execute {
-            client.whole(.init(host: "127.0.0.1", port: server.port), head: head(port: server.port, length: body.readableBytes),
-                         body: body, timeouts: timeouts, limit: 1 << 20, on: loop) { result in
+            client.whole(
+                .init(host: "127.0.0.1", port: server.port), head: head(port: server.port, length: body.readableBytes),
+                body: body, timeouts: timeouts, limit: 1 << 20, on: loop
+            ) { result in
                 promise.completeWith(result.map { (Int($0.status.code), String(buffer: $1), loop.inEventLoop) })
             }
         }
@@ -160,8 +168,9 @@ struct PlainHTTPClientTests {
         let client = PlainHTTPClient(group: MultiThreadedEventLoopGroup.singleton)
         let port = RefusingPort.find()
         await #expect(throws: (any Error).self) {
-            _ = try await client.whole(.init(host: "127.0.0.1", port: port), head: Self.head(port: port, length: 0), body: ByteBuffer(),
-                                       timeouts: Self.patient, limit: 1000)
+            _ = try await client.whole(
+                .init(host: "127.0.0.1", port: port), head: Self.head(port: port, length: 0), body: ByteBuffer(),
+                timeouts: Self.patient, limit: 1000)
         }
     }
 
@@ -171,8 +180,10 @@ struct PlainHTTPClientTests {
             ScriptedReply(contentType: "application/json", headDelay: .seconds(60), steps: [.write(Data("{}".utf8))])
         }
         defer { server.stop() }
-        let model = OpenAILanguageModel(configuration: .init(baseURL: server.baseURL + "/v1", model: "m",
-                                                             timeouts: HTTPTimeouts(firstByte: .seconds(30))))
+        let model = OpenAILanguageModel(
+            configuration: .init(
+                baseURL: server.baseURL + "/v1", model: "m",
+                timeouts: HTTPTimeouts(firstByte: .seconds(30))))
         do {
             _ = try await model.relay(Array(#"{"messages": []}"#.utf8), streams: false, firstByte: .milliseconds(300))
             Issue.record("the relay waited for the answer")
@@ -285,7 +296,8 @@ private final class RawHandler: ChannelInboundHandler {
         pending += String(buffer: unwrapInboundIn(data))
         while let end = pending.range(of: "\r\n\r\n") {
             let head = String(pending[..<end.lowerBound])
-            let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+            let length =
+                head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
                 .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
             let rest = pending[end.upperBound...]
             guard rest.utf8.count >= length else { return }

@@ -44,11 +44,12 @@ struct SSEConformanceTests {
     func typeAndID() {
         var parser = SSEParser()
         let events = parser.feed(Array("event: first\nid: 1\ndata: a\n\ndata: b\n\nid\ndata: c\n\n".utf8))
-        #expect(events == [
-            SSEParser.Event(type: "first", data: "a", id: "1"),
-            SSEParser.Event(type: "message", data: "b", id: "1"),
-            SSEParser.Event(type: "message", data: "c", id: ""),
-        ])
+        #expect(
+            events == [
+                SSEParser.Event(type: "first", data: "a", id: "1"),
+                SSEParser.Event(type: "message", data: "b", id: "1"),
+                SSEParser.Event(type: "message", data: "c", id: ""),
+            ])
     }
 
     @Test("SSE: blank lines and comments alone dispatch nothing; an event type without data dispatches nothing")

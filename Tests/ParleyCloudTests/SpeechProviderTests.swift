@@ -10,10 +10,11 @@ struct SpeechProviderTests {
 
     /// Raw little-endian 16-bit PCM of `count` samples of a ramp.
     static func pcm(_ count: Int) -> Data {
-        Data((0..<count).flatMap { index -> [UInt8] in
-            let value = Int16(truncatingIfNeeded: index * 10)
-            return [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8)]
-        })
+        Data(
+            (0..<count).flatMap { index -> [UInt8] in
+                let value = Int16(truncatingIfNeeded: index * 10)
+                return [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8)]
+            })
     }
 
     @Test("OpenAI transcription: multipart upload with model, language and a WAV file")
@@ -72,8 +73,9 @@ struct SpeechProviderTests {
             }
         }
         defer { server.stop() }
-        let stt = AssemblyAISpeechToText(configuration: .init(baseURL: server.baseURL, apiKey: "aai-key", model: "universal"),
-                                         pause: { _ in await Task.yield() })
+        let stt = AssemblyAISpeechToText(
+            configuration: .init(baseURL: server.baseURL, apiKey: "aai-key", model: "universal"),
+            pause: { _ in await Task.yield() })
         #expect(try await stt.transcribe(speech, options: TranscriptionOptions()).text == "Turn on the lights.")
         let requests = await server.requests
         #expect(requests.map(\.path) == ["/v2/upload", "/v2/transcript", "/v2/transcript/t1", "/v2/transcript/t1", "/v2/transcript/t1"])
@@ -102,11 +104,12 @@ struct SpeechProviderTests {
         let server = try await WireServer.start { _ in .stream(contentType: "application/octet-stream", chunks: chunks) }
         defer { server.stop() }
         let configuration = SpeechServiceConfiguration(baseURL: server.baseURL + (name == "openai" ? "/v1" : ""), apiKey: "key", model: "m1")
-        let tts: any TextToSpeechProvider = switch name {
-        case "openai": OpenAITextToSpeech(configuration: configuration)
-        case "deepgram": DeepgramTextToSpeech(configuration: configuration)
-        default: ElevenLabsTextToSpeech(configuration: configuration, defaultVoice: "voice9")
-        }
+        let tts: any TextToSpeechProvider =
+            switch name {
+            case "openai": OpenAITextToSpeech(configuration: configuration)
+            case "deepgram": DeepgramTextToSpeech(configuration: configuration)
+            default: ElevenLabsTextToSpeech(configuration: configuration, defaultVoice: "voice9")
+            }
         var received: [Float] = []
         var chunkCount = 0
         var rate = 0

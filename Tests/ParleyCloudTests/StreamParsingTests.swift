@@ -44,13 +44,15 @@ struct StreamParsingTests {
         }
     }
 
-    @Test("error bodies of each provider yield their message", arguments: [
-        ("{\"error\":{\"message\":\"Invalid model\",\"type\":\"invalid_request_error\"}}", "Invalid model"),
-        ("{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}", "Overloaded"),
-        ("{\"error\":\"model 'x' not found\"}", "model 'x' not found"),
-        ("{\"err_code\":\"INVALID_AUTH\",\"err_msg\":\"Invalid credentials.\"}", "Invalid credentials."),
-        ("{\"detail\":{\"status\":\"quota_exceeded\",\"message\":\"Quota exceeded\"}}", "Quota exceeded"),
-    ])
+    @Test(
+        "error bodies of each provider yield their message",
+        arguments: [
+            ("{\"error\":{\"message\":\"Invalid model\",\"type\":\"invalid_request_error\"}}", "Invalid model"),
+            ("{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}", "Overloaded"),
+            ("{\"error\":\"model 'x' not found\"}", "model 'x' not found"),
+            ("{\"err_code\":\"INVALID_AUTH\",\"err_msg\":\"Invalid credentials.\"}", "Invalid credentials."),
+            ("{\"detail\":{\"status\":\"quota_exceeded\",\"message\":\"Quota exceeded\"}}", "Quota exceeded"),
+        ])
     func errorBodies(body: String, message: String) {
         #expect(HTTPProviderError.errorMessage(in: Data(body.utf8)) == message)
     }

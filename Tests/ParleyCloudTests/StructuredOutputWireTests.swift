@@ -24,20 +24,27 @@ struct StructuredOutputWireTests {
 
     /// An OpenAI stream whose content arrives in `pieces`.
     static func openAIStream(_ pieces: [String]) -> WireServer.Reply {
-        let events = pieces.map { piece in
-            (String?.none, #"{"choices":[{"index":0,"delta":{"content":\#(JSONValue.string(piece).text)},"finish_reason":null}]}"#)
-        } + [(nil, #"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":30,"completion_tokens":12}}"#), (nil, "[DONE]")]
+        let events =
+            pieces.map { piece in
+                (String?.none, #"{"choices":[{"index":0,"delta":{"content":\#(JSONValue.string(piece).text)},"finish_reason":null}]}"#)
+            } + [(nil, #"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":30,"completion_tokens":12}}"#), (nil, "[DONE]")]
         return .stream(contentType: "text/event-stream", chunks: chunked(sse(events), size: 13))
     }
 
     /// Anthropic's stream for a forced tool whose input arrives as `pieces`.
     static func anthropicToolStream(_ pieces: [String]) -> WireServer.Reply {
         var events: [(String?, String)] = [
-            ("message_start", #"{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"usage":{"input_tokens":40,"output_tokens":1}}}"#),
+            (
+                "message_start",
+                #"{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"usage":{"input_tokens":40,"output_tokens":1}}}"#
+            ),
             ("content_block_start", #"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"city","input":{}}}"#),
         ]
         events += pieces.map { piece in
-            ("content_block_delta", #"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":\#(JSONValue.string(piece).text)}}"#)
+            (
+                "content_block_delta",
+                #"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":\#(JSONValue.string(piece).text)}}"#
+            )
         }
         events += [
             ("content_block_stop", #"{"type":"content_block_stop","index":0}"#),
@@ -145,7 +152,8 @@ struct StructuredOutputWireTests {
     func failover() async throws {
         let prose = try await WireServer.start { _ in Self.openAIStream(["Paris is the largest city of France."]) }
         defer { prose.stop() }
-        let line = #"{"message":{"role":"assistant","content":"{\"city\":\"Paris\",\"country\":\"France\",\"population\":2102650}"},"done":true,"done_reason":"stop","prompt_eval_count":3,"eval_count":9}"#
+        let line =
+            #"{"message":{"role":"assistant","content":"{\"city\":\"Paris\",\"country\":\"France\",\"population\":2102650}"},"done":true,"done_reason":"stop","prompt_eval_count":3,"eval_count":9}"#
         let ollama = try await WireServer.start { recorded in
             recorded.path == "/api/tags"
                 ? .json(200, #"{"models":[{"name":"llama3.2:latest","model":"llama3.2:latest"}]}"#)

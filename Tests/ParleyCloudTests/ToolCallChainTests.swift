@@ -11,8 +11,10 @@ struct ToolCallChainTests {
     @Test("OpenAI cuts the stream mid-call; Ollama answers the call whole; the consumer sees one whole call, no half call")
     func cutMidCall() async throws {
         let arguments = #"{"city":"Zürich","unit":"c"}"#
-        var events = [ToolWire.openAIChunk(["role": "assistant", "content": nil]),
-                      ToolWire.openAIPiece(0, id: "call_cut", name: "get_weather", "")]
+        var events = [
+            ToolWire.openAIChunk(["role": "assistant", "content": nil]),
+            ToolWire.openAIPiece(0, id: "call_cut", name: "get_weather", ""),
+        ]
         let fragments = stride(from: 0, to: arguments.count, by: 4).map { start in
             String(arguments.dropFirst(start).prefix(4))
         }
@@ -23,15 +25,23 @@ struct ToolCallChainTests {
         }
         defer { openAI.stop() }
         let ollama = try await WireServer.start {
-            ToolWire.ollamaReply($0, [ToolWire.ollamaLine(["role": "assistant", "content": "",
-                                                           "tool_calls": [ToolWire.ollamaCall("get_weather", ["city": "Zürich", "unit": "c"])]]),
-                                      ToolWire.ollamaLine(["role": "assistant", "content": ""], done: true)])
+            ToolWire.ollamaReply(
+                $0,
+                [
+                    ToolWire.ollamaLine([
+                        "role": "assistant", "content": "",
+                        "tool_calls": [ToolWire.ollamaCall("get_weather", ["city": "Zürich", "unit": "c"])],
+                    ]),
+                    ToolWire.ollamaLine(["role": "assistant", "content": ""], done: true),
+                ])
         }
         defer { ollama.stop() }
         let clock = ContinuousClock()
         let chain = LanguageModelChain(
-            providers: [OpenAILanguageModel(configuration: .init(baseURL: openAI.baseURL + "/v1", apiKey: "sk-test", model: "gpt-test")),
-                        OllamaLanguageModel(configuration: .init(host: ollama.baseURL, model: "llama3.2"))],
+            providers: [
+                OpenAILanguageModel(configuration: .init(baseURL: openAI.baseURL + "/v1", apiKey: "sk-test", model: "gpt-test")),
+                OllamaLanguageModel(configuration: .init(host: ollama.baseURL, model: "llama3.2")),
+            ],
             health: ProviderHealth(clock: clock), clock: clock)
         let transcript = await ToolTranscript.collect(chain, ToolWire.request())
         #expect(transcript.error == nil)

@@ -15,15 +15,20 @@ enum ToolWire {
 
     /// A question that calls for both tools.
     static func request(_ choice: ToolChoice = .auto, parallel: Bool = true, history: [ChatMessage] = []) -> ChatRequest {
-        ChatRequest(messages: [.system("Be brief."), .user("Weather in Zürich, and the time in Tokyo?")] + history,
-                    sampling: SamplingOptions(temperature: 0, maxTokens: 64), tools: [weather, time], toolChoice: choice,
-                    parallelToolCalls: parallel)
+        ChatRequest(
+            messages: [.system("Be brief."), .user("Weather in Zürich, and the time in Tokyo?")] + history,
+            sampling: SamplingOptions(temperature: 0, maxTokens: 64), tools: [weather, time], toolChoice: choice,
+            parallelToolCalls: parallel)
     }
 
     /// A finished exchange: the assistant called both tools, and both answered (the second with an error).
     static let history: [ChatMessage] = [
-        .assistant("Let me look.", toolCalls: [ToolCall(id: "call_w1", name: "get_weather", arguments: #"{"city":"Zürich"}"#),
-                                               ToolCall(id: "call_t1", name: "get_time", arguments: #"{"zone":"Asia/Tokyo"}"#)]),
+        .assistant(
+            "Let me look.",
+            toolCalls: [
+                ToolCall(id: "call_w1", name: "get_weather", arguments: #"{"city":"Zürich"}"#),
+                ToolCall(id: "call_t1", name: "get_time", arguments: #"{"zone":"Asia/Tokyo"}"#),
+            ]),
         .tool(callID: "call_w1", name: "get_weather", content: #"{"celsius":21}"#),
         .tool(callID: "call_t1", content: "The clock service is down.", isError: true),
     ]
@@ -55,9 +60,11 @@ enum ToolWire {
 
     /// The events that end an OpenAI stream: the finish reason, usage, `[DONE]`.
     static func openAIEnd(_ finish: String = "tool_calls") -> [(String?, String)] {
-        [openAIChunk([:], finish: finish),
-         (nil, #"{"id":"c1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":50,"completion_tokens":20,"total_tokens":70}}"#),
-         (nil, "[DONE]")]
+        [
+            openAIChunk([:], finish: finish),
+            (nil, #"{"id":"c1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":50,"completion_tokens":20,"total_tokens":70}}"#),
+            (nil, "[DONE]"),
+        ]
     }
 
     /// An OpenAI stream of `events`, in chunks of `size` bytes.
@@ -86,22 +93,48 @@ enum ToolWire {
     /// Anthropic's stream of `blocks`, ending with `stop`.
     static func anthropicEvents(_ blocks: [AnthropicBlock], stop: String = "tool_use") -> [(String?, String)] {
         var events: [(String?, String)] = [
-            ("message_start", #"{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude-test","stop_reason":null,"usage":{"input_tokens":40,"output_tokens":1}}}"#),
+            (
+                "message_start",
+                #"{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude-test","stop_reason":null,"usage":{"input_tokens":40,"output_tokens":1}}}"#
+            )
         ]
         for (index, block) in blocks.enumerated() {
             let position = JSONValue.number(Double(index))
             switch block {
             case .text(let text):
-                events.append(("content_block_start", JSONValue.object(["type": "content_block_start", "index": position,
-                                                                         "content_block": ["type": "text", "text": ""]]).text))
-                events.append(("content_block_delta", JSONValue.object(["type": "content_block_delta", "index": position,
-                                                                         "delta": ["type": "text_delta", "text": .string(text)]]).text))
+                events.append(
+                    (
+                        "content_block_start",
+                        JSONValue.object([
+                            "type": "content_block_start", "index": position,
+                            "content_block": ["type": "text", "text": ""],
+                        ]).text
+                    ))
+                events.append(
+                    (
+                        "content_block_delta",
+                        JSONValue.object([
+                            "type": "content_block_delta", "index": position,
+                            "delta": ["type": "text_delta", "text": .string(text)],
+                        ]).text
+                    ))
             case .toolUse(let id, let name, let input):
-                events.append(("content_block_start", JSONValue.object(["type": "content_block_start", "index": position,
-                                                                         "content_block": ["type": "tool_use", "id": .string(id), "name": .string(name), "input": [:]]]).text))
+                events.append(
+                    (
+                        "content_block_start",
+                        JSONValue.object([
+                            "type": "content_block_start", "index": position,
+                            "content_block": ["type": "tool_use", "id": .string(id), "name": .string(name), "input": [:]],
+                        ]).text
+                    ))
                 events += input.map { piece in
-                    ("content_block_delta", JSONValue.object(["type": "content_block_delta", "index": position,
-                                                              "delta": ["type": "input_json_delta", "partial_json": .string(piece)]]).text)
+                    (
+                        "content_block_delta",
+                        JSONValue.object([
+                            "type": "content_block_delta", "index": position,
+                            "delta": ["type": "input_json_delta", "partial_json": .string(piece)],
+                        ]).text
+                    )
                 }
             }
             events.append(("ping", #"{"type":"ping"}"#))

@@ -44,26 +44,47 @@ enum WireFormat: String, Sendable, CaseIterable, CustomTestStringConvertible {
         switch self {
         case .openAI:
             let reason = finish == .length ? "length" : "stop"
-            return (sse([(nil, #"{"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":\#(quoted(first))},"finish_reason":null}]}"#)]),
-                    sse([(nil, #"{"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":\#(quoted(second))},"finish_reason":null}]}"#),
-                         (nil, #"{"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"\#(reason)"}]}"#),
-                         (nil, #"{"id":"c1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":4,"total_tokens":14}}"#),
-                         (nil, "[DONE]")]))
+            return (
+                sse([
+                    (
+                        nil,
+                        #"{"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":\#(quoted(first))},"finish_reason":null}]}"#
+                    )
+                ]),
+                sse([
+                    (nil, #"{"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":\#(quoted(second))},"finish_reason":null}]}"#),
+                    (nil, #"{"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"\#(reason)"}]}"#),
+                    (nil, #"{"id":"c1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":4,"total_tokens":14}}"#),
+                    (nil, "[DONE]"),
+                ])
+            )
         case .anthropic:
             let reason = finish == .length ? "max_tokens" : "end_turn"
-            return (sse([("message_start", #"{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude-test","usage":{"input_tokens":10,"output_tokens":1}}}"#),
-                         ("content_block_start", #"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#),
-                         ("content_block_delta", #"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":\#(quoted(first))}}"#)]),
-                    sse([("ping", #"{"type":"ping"}"#),
-                         ("content_block_delta", #"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":\#(quoted(second))}}"#),
-                         ("content_block_stop", #"{"type":"content_block_stop","index":0}"#),
-                         ("message_delta", #"{"type":"message_delta","delta":{"stop_reason":"\#(reason)","stop_sequence":null},"usage":{"output_tokens":4}}"#),
-                         ("message_stop", #"{"type":"message_stop"}"#)]))
+            return (
+                sse([
+                    (
+                        "message_start",
+                        #"{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude-test","usage":{"input_tokens":10,"output_tokens":1}}}"#
+                    ),
+                    ("content_block_start", #"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#),
+                    ("content_block_delta", #"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":\#(quoted(first))}}"#),
+                ]),
+                sse([
+                    ("ping", #"{"type":"ping"}"#),
+                    ("content_block_delta", #"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":\#(quoted(second))}}"#),
+                    ("content_block_stop", #"{"type":"content_block_stop","index":0}"#),
+                    ("message_delta", #"{"type":"message_delta","delta":{"stop_reason":"\#(reason)","stop_sequence":null},"usage":{"output_tokens":4}}"#),
+                    ("message_stop", #"{"type":"message_stop"}"#),
+                ])
+            )
         case .ollama:
             let reason = finish == .length ? "length" : "stop"
-            return (#"{"model":"llama3.2","message":{"role":"assistant","content":\#(quoted(first))},"done":false}"# + newline,
-                    #"{"model":"llama3.2","message":{"role":"assistant","content":\#(quoted(second))},"done":false}"# + newline
-                        + #"{"model":"llama3.2","message":{"role":"assistant","content":""},"done":true,"done_reason":"\#(reason)","prompt_eval_count":10,"eval_count":4}"# + newline)
+            return (
+                #"{"model":"llama3.2","message":{"role":"assistant","content":\#(quoted(first))},"done":false}"# + newline,
+                #"{"model":"llama3.2","message":{"role":"assistant","content":\#(quoted(second))},"done":false}"# + newline
+                    + #"{"model":"llama3.2","message":{"role":"assistant","content":""},"done":true,"done_reason":"\#(reason)","prompt_eval_count":10,"eval_count":4}"#
+                    + newline
+            )
         }
     }
 

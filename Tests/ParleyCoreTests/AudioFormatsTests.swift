@@ -4,8 +4,9 @@ import Testing
 
 @Suite("audio formats: G.711, containers by their bytes, timed transcripts")
 struct AudioFormatsTests {
-    @Test("G.711 μ-law and A-law: the reference codes for silence and full scale, and a round trip within one step of the curve",
-          arguments: G711.allCases)
+    @Test(
+        "G.711 μ-law and A-law: the reference codes for silence and full scale, and a round trip within one step of the curve",
+        arguments: G711.allCases)
     func g711(law: G711) {
         // Silence is 0xFF in μ-law and 0xD5 in A-law; the largest positive sample 0x80 and 0xAA.
         #expect(law.encode([Float(0)]) == [law == .muLaw ? 0xFF : 0xD5])
@@ -45,9 +46,11 @@ struct AudioFormatsTests {
 
     @Test("subtitles: srt and vtt cues with clamped times, the whole text as one cue when nothing is timed")
     func subtitles() {
-        let transcript = Transcript(text: "Hello there. How are you?", segments: [
-            .init(start: 0, end: 1.25, text: " Hello there."), .init(start: 1.25, end: 3700.5, text: "How are you?"), .init(start: 2, end: 2, text: " "),
-        ])
+        let transcript = Transcript(
+            text: "Hello there. How are you?",
+            segments: [
+                .init(start: 0, end: 1.25, text: " Hello there."), .init(start: 1.25, end: 3700.5, text: "How are you?"), .init(start: 2, end: 2, text: " "),
+            ])
         let timed = TimedTranscript(transcript, duration: 3_661.2)
         #expect(timed.srt == "1\n00:00:00,000 --> 00:00:01,250\nHello there.\n\n2\n00:00:01,250 --> 01:01:01,200\nHow are you?\n")
         #expect(timed.vtt == "WEBVTT\n\n00:00:00.000 --> 00:00:01.250\nHello there.\n\n00:00:01.250 --> 01:01:01.200\nHow are you?\n")

@@ -5,15 +5,16 @@ import Testing
 struct CallDecisionTests {
     static let weather = try! ToolDefinition(name: "get_weather", schema: .object([.init("city", .string(minLength: 1))]))
 
-    @Test("the score is the probability of opening a call times that of naming a declared tool; at or above the threshold the reply calls",
-          arguments: [
-              (0.24, 0.9999, CallDecision.Verdict.call),  // "What's the weather like in Paris?" on the default model
-              (0.046, 0.9999, .call),                     // "How many yen is 50 euros?": a tool question it would rather answer
-              (0.074, 0.39, .answer),                     // "Thank you, that's all for now.": would open, but names no tool
-              (0.036, 1, .call),                          // the threshold itself calls
-              (0.035, 1, .answer),
-              (0, 1, .answer),
-          ])
+    @Test(
+        "the score is the probability of opening a call times that of naming a declared tool; at or above the threshold the reply calls",
+        arguments: [
+            (0.24, 0.9999, CallDecision.Verdict.call),  // "What's the weather like in Paris?" on the default model
+            (0.046, 0.9999, .call),  // "How many yen is 50 euros?": a tool question it would rather answer
+            (0.074, 0.39, .answer),  // "Thank you, that's all for now.": would open, but names no tool
+            (0.036, 1, .call),  // the threshold itself calls
+            (0.035, 1, .answer),
+            (0, 1, .answer),
+        ])
     func verdicts(opening: Double, naming: Double, verdict: CallDecision.Verdict) {
         let decision = CallDecision()
         let evidence = CallDecision.Evidence(opening: opening, naming: naming)
@@ -34,8 +35,8 @@ struct CallDecisionTests {
     @Test("after a call, another is made only when opening one on the next line is likely enough")
     func nextCall() {
         let decision = CallDecision()
-        #expect(decision.callsAgain(opening: 7.4e-5))    // after "Let It Be", when a timer was asked for too
-        #expect(!decision.callsAgain(opening: 4.8e-6))   // after the only song asked for
+        #expect(decision.callsAgain(opening: 7.4e-5))  // after "Let It Be", when a timer was asked for too
+        #expect(!decision.callsAgain(opening: 4.8e-6))  // after the only song asked for
         #expect(decision.callsAgain(opening: CallDecision.calibratedNextCallThreshold))
     }
 

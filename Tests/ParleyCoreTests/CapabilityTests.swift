@@ -12,9 +12,12 @@ struct CapabilityTests {
         ChatRequest(messages: [images ? picture : .user("Capital of France?")], responseSchema: schema ? Self.schema : nil)
     }
 
-    @Test("a request needs images when a message has an image part, and JSON schema when it sets one",
-          arguments: [(false, false, [LanguageModelCapabilities.Feature]()), (true, false, [.images]),
-                      (false, true, [.jsonSchema]), (true, true, [.images, .jsonSchema])])
+    @Test(
+        "a request needs images when a message has an image part, and JSON schema when it sets one",
+        arguments: [
+            (false, false, [LanguageModelCapabilities.Feature]()), (true, false, [.images]),
+            (false, true, [.jsonSchema]), (true, true, [.images, .jsonSchema]),
+        ])
     func requirements(images: Bool, schema: Bool, expected: [LanguageModelCapabilities.Feature]) {
         let request = Self.request(images: images, schema: schema)
         #expect(request.requirements == Set(expected))
@@ -38,11 +41,14 @@ struct CapabilityTests {
     @Test("the error names the provider, what it cannot do and what to configure")
     func errorDescriptions() {
         let one = UnsupportedCapabilityError(missing: [.images], providers: ["llama.cpp (SmolLM2)"])
-        #expect(one.description == "llama.cpp (SmolLM2) cannot read images; configure a vision provider "
-            + "(OPENAI_API_KEY, ANTHROPIC_API_KEY, or an Ollama vision model).")
+        #expect(
+            one.description == "llama.cpp (SmolLM2) cannot read images; configure a vision provider "
+                + "(OPENAI_API_KEY, ANTHROPIC_API_KEY, or an Ollama vision model).")
         let many = UnsupportedCapabilityError(missing: [.jsonSchema], providers: ["anthropic (claude)", "llama.cpp (SmolLM2)"])
-        #expect(many.description.hasPrefix("No configured language model can follow a JSON schema (structured output) "
-            + "(tried anthropic (claude), llama.cpp (SmolLM2)); configure a provider with structured output"))
+        #expect(
+            many.description.hasPrefix(
+                "No configured language model can follow a JSON schema (structured output) "
+                    + "(tried anthropic (claude), llama.cpp (SmolLM2)); configure a provider with structured output"))
         #expect(UnsupportedCapabilityError(missing: [.images], providers: []).description.hasPrefix("No language model is configured that can read images"))
         #expect(one.failureKind == .configuration)
     }
@@ -104,8 +110,9 @@ struct CapabilityRoutingTests {
     @Test("a provider that refuses for lack of a capability is passed over without being rested")
     func refusalIsNotAFault() async throws {
         let refusal = UnsupportedCapabilityError(missing: [.images], providers: ["liar"])
-        let liar = FaultyLanguageModel(name: "liar", pieces: [], fault: .fail(afterPieces: 0, error: refusal),
-                                       capabilities: .init(images: true))
+        let liar = FaultyLanguageModel(
+            name: "liar", pieces: [], fault: .fail(afterPieces: 0, error: refusal),
+            capabilities: .init(images: true))
         let honest = FaultyLanguageModel(name: "honest", pieces: ["a cat"], capabilities: .init(images: true))
         let health = ProviderHealth(clock: clock)
         let chain = LanguageModelChain(providers: [liar, honest], health: health, clock: clock)
@@ -122,11 +129,13 @@ struct CapabilityRoutingTests {
 
     @Test("the router keeps only providers that have what the request needs")
     func router() throws {
-        let router = Router(policy: RoutingPolicy(defaultChain: ["anthropic", "openai", "llama.cpp"]), providers: [
-            "anthropic": ProviderTraits(isLocal: false, capabilities: .init(images: true)),
-            "openai": ProviderTraits(isLocal: false, capabilities: .init(images: true, jsonSchema: true)),
-            "llama.cpp": ProviderTraits(isLocal: true),
-        ])
+        let router = Router(
+            policy: RoutingPolicy(defaultChain: ["anthropic", "openai", "llama.cpp"]),
+            providers: [
+                "anthropic": ProviderTraits(isLocal: false, capabilities: .init(images: true)),
+                "openai": ProviderTraits(isLocal: false, capabilities: .init(images: true, jsonSchema: true)),
+                "llama.cpp": ProviderTraits(isLocal: true),
+            ])
         let structured = try router.route(CapabilityTests.request(schema: true))
         #expect(structured.providers == ["openai"])
         #expect(structured.rules.last == "needs to follow a JSON schema (structured output): capable providers only")
@@ -138,10 +147,12 @@ struct CapabilityRoutingTests {
 
     @Test("a schema request uses the structured-output chain when its task has none")
     func structuredChain() throws {
-        let router = Router(policy: RoutingPolicy(defaultChain: ["a", "b"], chains: [.structuredOutput: ["b"]]), providers: [
-            "a": ProviderTraits(isLocal: false, capabilities: .init(jsonSchema: true)),
-            "b": ProviderTraits(isLocal: false, capabilities: .init(jsonSchema: true)),
-        ])
+        let router = Router(
+            policy: RoutingPolicy(defaultChain: ["a", "b"], chains: [.structuredOutput: ["b"]]),
+            providers: [
+                "a": ProviderTraits(isLocal: false, capabilities: .init(jsonSchema: true)),
+                "b": ProviderTraits(isLocal: false, capabilities: .init(jsonSchema: true)),
+            ])
         #expect(try router.route(CapabilityTests.request(schema: true)).providers == ["b"])
         #expect(try router.route(CapabilityTests.request()).providers == ["a", "b"])
     }
@@ -149,8 +160,9 @@ struct CapabilityRoutingTests {
     @Test("the routed model fails with the capability error when no configured provider can serve")
     func routedModel() async throws {
         let local = ScriptedLanguageModel(name: "local", replies: [["text"]])
-        let routed = RoutedLanguageModel(providers: [local], policy: RoutingPolicy(defaultChain: ["local"]),
-                                         health: ProviderHealth(clock: clock), clock: clock)
+        let routed = RoutedLanguageModel(
+            providers: [local], policy: RoutingPolicy(defaultChain: ["local"]),
+            health: ProviderHealth(clock: clock), clock: clock)
         #expect(routed.capabilities == .textOnly)
         await #expect(throws: UnsupportedCapabilityError(missing: [.images], providers: ["local"])) {
             _ = try await routed.completeText(CapabilityTests.request(images: true))

@@ -5,7 +5,8 @@ import Testing
 struct ContextWindowTests {
     @Test("old turns are dropped first; the system prompt and the newest message stay")
     func trims() {
-        let history: [ChatMessage] = [.system("Be brief.")]
+        let history: [ChatMessage] =
+            [.system("Be brief.")]
             + (0..<50).flatMap { [ChatMessage.user("question \($0) " + String(repeating: "x", count: 100)), .assistant("answer \($0)")] }
             + [.user("last question")]
         let trimmed = ContextWindow(tokens: 400, reservedForReply: 100).trim(history)

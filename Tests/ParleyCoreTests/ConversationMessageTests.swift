@@ -17,10 +17,12 @@ struct ConversationMessageTests {
 
     @Test("the journal's spellings still build a message")
     func journalEntrySpellings() {
-        let user = JournalEntry(role: .user, text: "hi", rawTranscript: "hi", editedText: nil, provider: "stt",
-                                timingsMs: ["stt": 1], audio: AudioBuffer(samples: [0.1], sampleRate: 16_000))
-        let reply = JournalEntry(role: .assistant, text: "hello", provider: "llm", timingsMs: [:],
-                                 usage: Usage(outputTokens: 1), interrupted: false, fullReply: nil)
+        let user = JournalEntry(
+            role: .user, text: "hi", rawTranscript: "hi", editedText: nil, provider: "stt",
+            timingsMs: ["stt": 1], audio: AudioBuffer(samples: [0.1], sampleRate: 16_000))
+        let reply = JournalEntry(
+            role: .assistant, text: "hello", provider: "llm", timingsMs: [:],
+            usage: Usage(outputTokens: 1), interrupted: false, fullReply: nil)
         #expect(user.audio?.samples == [0.1])
         #expect(reply.usage == Usage(outputTokens: 1))
         #expect(user.images.isEmpty && reply.structuredResult == nil)
@@ -31,8 +33,11 @@ struct ConversationMessageTests {
         let data = try JSONEncoder().encode(message)
         #expect(try JSONDecoder().decode(ConversationMessage.self, from: data) == message)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        #expect(Set(object.keys) == ["role", "text", "raw_transcript", "edited_text", "typed_text", "images", "image_references",
-                                     "provider", "timings_ms", "usage", "interrupted", "full_reply", "structured_result"])
+        #expect(
+            Set(object.keys) == [
+                "role", "text", "raw_transcript", "edited_text", "typed_text", "images", "image_references",
+                "provider", "timings_ms", "usage", "interrupted", "full_reply", "structured_result",
+            ])
     }
 
     @Test("images travel as base64 with their media type; usage and results as JSON")

@@ -92,8 +92,11 @@ struct ConversationSessionInputTests {
         #expect(await llm.requests.last?.messages.map(\.text).suffix(3) == ["What is the capital of France?", "Paris.", "And of Italy?"])
         let seen = await updates.value
         #expect(seen.filter { if case .turn = $0 { true } else { false } }.count == 2)
-        #expect(seen.states == [.armed, .listening, .thinking, .speaking, .listening, .idle,
-                                .armed, .listening, .thinking, .speaking, .listening, .idle])
+        #expect(
+            seen.states == [
+                .armed, .listening, .thinking, .speaking, .listening, .idle,
+                .armed, .listening, .thinking, .speaking, .listening, .idle,
+            ])
     }
 
     @Test("every subscriber gets every update, until the session is closed")

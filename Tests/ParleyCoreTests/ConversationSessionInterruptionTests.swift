@@ -43,8 +43,9 @@ struct ConversationSessionInterruptionTests {
         }
         for frame in TestAudio.frames(TestAudio.speech(1) + TestAudio.silence(1.5)) { feed.yield(frame) }
         let turns = try await session.run(input)
-        return Outcome(turns: turns, states: await states.value, entries: await journal.entries, requests: await llm.requests,
-                       transcriptions: await stt.received.count, pauses: await output.pauses, resumes: await output.resumes)
+        return Outcome(
+            turns: turns, states: await states.value, entries: await journal.entries, requests: await llm.requests,
+            transcriptions: await stt.received.count, pauses: await output.pauses, resumes: await output.resumes)
     }
 
     @Test("a backchannel pauses the reply, which then resumes; nothing of it is a turn")

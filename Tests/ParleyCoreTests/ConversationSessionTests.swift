@@ -139,7 +139,9 @@ struct ConversationSessionTests {
         let felt = try #require(turn.latency.voiceToVoice)
         // The speech ends 1 s in, the turn 1.2 s of silence later; the rest is the reply's own
         // first audio after the endpoint.
-        #expect(abs(felt - turn.latency.firstAudio - 1200) <= 100, "voice to voice \(felt) ms, first audio \(turn.latency.firstAudio) ms, speech \(turn.segment.startTime)–\(turn.segment.endTime)")
+        #expect(
+            abs(felt - turn.latency.firstAudio - 1200) <= 100,
+            "voice to voice \(felt) ms, first audio \(turn.latency.firstAudio) ms, speech \(turn.segment.startTime)–\(turn.segment.endTime)")
         // A typed turn has no voice to measure from.
         let typed = try #require(try await session.send(text: "and you?"))
         #expect(typed.latency.voiceToVoice == nil)
@@ -166,8 +168,9 @@ struct ConversationSessionTests {
     @Test("an earlier conversation's history goes to the model")
     func continuesHistory() async throws {
         let llm = ScriptedLanguageModel(replies: [["Sure."]])
-        let session = makeSession(stt: ScriptedSpeechToText(transcripts: ["again"]), llm: llm,
-                                  history: [.system("old prompt"), .user("before"), .assistant("answer before")])
+        let session = makeSession(
+            stt: ScriptedSpeechToText(transcripts: ["again"]), llm: llm,
+            history: [.system("old prompt"), .user("before"), .assistant("answer before")])
         _ = try await session.run(TestAudio.stream(TestAudio.speech(1) + TestAudio.silence(1.5)))
         #expect(await llm.requests.first?.messages.map(\.text) == [ConversationConfiguration().systemPrompt, "before", "answer before", "again"])
     }
@@ -251,8 +254,10 @@ struct ConversationSessionTests {
     func reviewedTranscript() async throws {
         let llm = ScriptedLanguageModel(replies: [["Rome."]])
         let journal = RecordingJournal()
-        let session = makeSession(stt: ScriptedSpeechToText(transcripts: ["What is the capital of Italie?", "never mind"]),
-                                  llm: llm, journal: journal) { configuration in
+        let session = makeSession(
+            stt: ScriptedSpeechToText(transcripts: ["What is the capital of Italie?", "never mind"]),
+            llm: llm, journal: journal
+        ) { configuration in
             configuration.reviewTranscript = { heard in heard == "never mind" ? nil : "What is the capital of Italy?" }
         }
         let audio = TestAudio.speech(1) + TestAudio.silence(1.5) + TestAudio.speech(1) + TestAudio.silence(1.5)
@@ -270,8 +275,9 @@ struct ConversationSessionTests {
     func emptyReply() async throws {
         let logs = CapturedLogs()
         let journal = RecordingJournal()
-        let session = makeSession(stt: ScriptedSpeechToText(transcripts: ["hi"]), llm: ScriptedLanguageModel(name: "quiet", replies: [[]]),
-                                  journal: journal, logger: logs)
+        let session = makeSession(
+            stt: ScriptedSpeechToText(transcripts: ["hi"]), llm: ScriptedLanguageModel(name: "quiet", replies: [[]]),
+            journal: journal, logger: logs)
         let turns = try await session.run(TestAudio.stream(TestAudio.speech(1) + TestAudio.silence(1.5)))
         #expect(turns.map(\.reply) == [""])
         #expect(await journal.entries.map(\.role) == [.user])
@@ -284,8 +290,9 @@ struct ConversationSessionTests {
         struct FailingJournal: ConversationJournal {
             func record(_ entry: JournalEntry) async throws { throw DiskFull() }
         }
-        let session = makeSession(stt: ScriptedSpeechToText(transcripts: ["hi"]), llm: ScriptedLanguageModel(replies: [["Hello."]]),
-                                  journal: FailingJournal())
+        let session = makeSession(
+            stt: ScriptedSpeechToText(transcripts: ["hi"]), llm: ScriptedLanguageModel(replies: [["Hello."]]),
+            journal: FailingJournal())
         await #expect(throws: DiskFull.self) {
             try await session.run(TestAudio.stream(TestAudio.speech(1) + TestAudio.silence(1.5)))
         }
@@ -332,8 +339,9 @@ struct LiveTranscriptionTests {
         #expect(logs.messages(at: .warning).contains { $0.contains("live session failed") })
     }
 
-    @Test("a chain whose first provider is not live gets one whole-buffer call per turn, plus partials at most every interval",
-          arguments: [(nil, 1), (1.0, 3)] as [(Double?, Int)])
+    @Test(
+        "a chain whose first provider is not live gets one whole-buffer call per turn, plus partials at most every interval",
+        arguments: [(nil, 1), (1.0, 3)] as [(Double?, Int)])
     func nonLiveChain(partialInterval: Double?, mostCalls: Int) async throws {
         let assembly = SessionCountingTranscriber(name: "assemblyai", live: false, text: "What is the capital of France?")
         let deepgram = SessionCountingTranscriber(name: "deepgram", live: true, text: "unused")
@@ -410,8 +418,9 @@ extension ConversationSessionTests {
     @Test("counted updates: a reply's audio is played after the turn's transcript was broadcast, as the counts tell a late subscriber")
     func countedUpdates() async throws {
         let output = CountingOutput()
-        let session = makeSession(stt: ScriptedSpeechToText(transcripts: ["hi"]),
-                                  llm: ScriptedLanguageModel(replies: [["Hello."]]), output: output)
+        let session = makeSession(
+            stt: ScriptedSpeechToText(transcripts: ["hi"]),
+            llm: ScriptedLanguageModel(replies: [["Hello."]]), output: output)
         await output.follow(session)
         #expect(await session.updatesBroadcast == 0)
         let first = await session.countedUpdates()

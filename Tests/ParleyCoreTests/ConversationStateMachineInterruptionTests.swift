@@ -73,8 +73,11 @@ struct ConversationStateMachineInterruptionTests {
         #expect(!machine.awaitsTranscript)
         // The reply plays on to its end; listening starts then, with its timeout.
         clock.advance(by: .seconds(2))
-        #expect(accept(&machine, .replyFinished(at: clock.now)) == .init(from: .speaking, to: .listening,
-                                                                          action: .finishReply(listenTimeout: clock.now.advanced(by: .seconds(5)))))
+        #expect(
+            accept(&machine, .replyFinished(at: clock.now))
+                == .init(
+                    from: .speaking, to: .listening,
+                    action: .finishReply(listenTimeout: clock.now.advanced(by: .seconds(5)))))
     }
 
     @Test("a long backchannel is transcribed, then resumes the reply", arguments: ["Mm-hmm.", "Yeah, yeah.", "okay", "Uh-huh, right.", "", "  "])
@@ -108,7 +111,8 @@ struct ConversationStateMachineInterruptionTests {
         #expect(machine.userIsSpeaking)
         // The utterance goes on as the user's turn.
         #expect(accept(&machine, .speechEnded(at: clock.now)) == .init(from: .listening, to: .thinking, action: .transcribe))
-        #expect(accept(&machine, .transcribed("Stop, wait, tell me something else.", at: clock.now))?.action
+        #expect(
+            accept(&machine, .transcribed("Stop, wait, tell me something else.", at: clock.now))?.action
                 == .saveUserTurnAndReply("Stop, wait, tell me something else."))
         // Length first, then words; before playback, nothing is saved of the reply.
         var preparing = paused(playing: false)
@@ -121,7 +125,8 @@ struct ConversationStateMachineInterruptionTests {
         var machine = paused()
         _ = accept(&machine, .speechLasted(.seconds(1.2)))
         _ = accept(&machine, .speechEnded(at: clock.now))
-        #expect(accept(&machine, .transcribed("Tell me something else.", at: clock.now))
+        #expect(
+            accept(&machine, .transcribed("Tell me something else.", at: clock.now))
                 == .init(from: .paused, to: .thinking, action: .interruptAndReply(.duringPlayback, "Tell me something else.")))
         #expect(accept(&machine, .replyAudioStarted)?.to == .speaking)
     }
@@ -182,7 +187,8 @@ struct ConversationStateMachineInterruptionTests {
     @Test("cancel, stop and failure cut a paused reply as far as it had come")
     func cancelStopFail() {
         var cancelled = paused()
-        #expect(accept(&cancelled, .cancelReply(at: clock.now)) == .init(from: .paused, to: .listening, action: .cancelReply(.duringPlayback, listenTimeout: nil)))
+        #expect(
+            accept(&cancelled, .cancelReply(at: clock.now)) == .init(from: .paused, to: .listening, action: .cancelReply(.duringPlayback, listenTimeout: nil)))
         #expect(cancelled.userIsSpeaking)
         var stopped = paused(playing: false)
         #expect(accept(&stopped, .stop) == .init(from: .paused, to: .idle, action: .shutDown(cutting: .beforePlayback)))
@@ -212,16 +218,21 @@ struct ConversationStateMachineInterruptionTests {
 
 @Suite("Backchannels")
 struct BackchannelsTests {
-    @Test("backchannels and noise, in each default language", arguments: [
-        ("Mm-hmm.", "en"), ("Uh-huh", "en"), ("Yeah, yeah, okay.", "en"), ("Right.", "en"), ("I see.", "en"), ("", "en"), ("...", "en"),
-        ("Mm-mm.", "en"), ("Mmhmm, hmm.", "de"), ("Sí, claro.", "es"), ("Vale", "es"), ("Ja, genau.", "de"), ("Ach so.", "de"), ("D’accord.", "fr"), ("Oui, je vois.", "fr"),
-    ])
+    @Test(
+        "backchannels and noise, in each default language",
+        arguments: [
+            ("Mm-hmm.", "en"), ("Uh-huh", "en"), ("Yeah, yeah, okay.", "en"), ("Right.", "en"), ("I see.", "en"), ("", "en"), ("...", "en"),
+            ("Mm-mm.", "en"), ("Mmhmm, hmm.", "de"), ("Sí, claro.", "es"), ("Vale", "es"), ("Ja, genau.", "de"), ("Ach so.", "de"), ("D’accord.", "fr"),
+            ("Oui, je vois.", "fr"),
+        ])
     func backchannel(_ text: String, _ language: String) {
         #expect(Backchannels().contains(text, language: language))
         #expect(Backchannels().contains(text, language: nil))
     }
 
-    @Test("words that are meant", arguments: ["Stop.", "Stop, wait, tell me something else.", "Yeah, but what about Paris?", "No.", "okay okay okay okay okay okay okay"])
+    @Test(
+        "words that are meant",
+        arguments: ["Stop.", "Stop, wait, tell me something else.", "Yeah, but what about Paris?", "No.", "okay okay okay okay okay okay okay"])
     func meant(_ text: String) {
         #expect(!Backchannels().contains(text, language: "en-US"))
     }

@@ -56,10 +56,12 @@ struct ConversationStateMachineTests {
         #expect(machine.userIsSpeaking)
         #expect(accept(&machine, .speechEnded(at: clock.now)) == .init(from: .listening, to: .thinking, action: .transcribe))
         #expect(machine.awaitsTranscript)
-        #expect(accept(&machine, .transcribed("What is the capital of France?", at: clock.now))
+        #expect(
+            accept(&machine, .transcribed("What is the capital of France?", at: clock.now))
                 == .init(from: .thinking, to: .thinking, action: .saveUserTurnAndReply("What is the capital of France?")))
         #expect(accept(&machine, .replyAudioStarted) == .init(from: .thinking, to: .speaking, action: .startPlayback))
-        #expect(accept(&machine, .replyFinished(at: clock.now))
+        #expect(
+            accept(&machine, .replyFinished(at: clock.now))
                 == .init(from: .speaking, to: .listening, action: .finishReply(listenTimeout: nil)))
         #expect(!machine.userIsSpeaking)
     }
@@ -127,7 +129,8 @@ struct ConversationStateMachineTests {
         var machine = listening()
         _ = accept(&machine, .speechStarted(at: clock.now))
         _ = accept(&machine, .speechEnded(at: clock.now))
-        #expect(accept(&machine, .transcribed("  ", at: clock.now)) == .init(from: .thinking, to: .listening, action: .discardUtterance(rescheduleTimeout: nil)))
+        #expect(
+            accept(&machine, .transcribed("  ", at: clock.now)) == .init(from: .thinking, to: .listening, action: .discardUtterance(rescheduleTimeout: nil)))
     }
 
     @Test("barge-in while speaking cancels the reply, stops playback and saves it as interrupted")
@@ -235,7 +238,8 @@ struct ConversationStateMachineTests {
         var listening = listening(.init(listenTimeout: .seconds(5)))
         #expect(accept(&listening, .typed("Hello"))?.to == .thinking)
         #expect(listening.listenDeadline == nil)
-        #expect(accept(&listening, .replyFinished(at: clock.now))
+        #expect(
+            accept(&listening, .replyFinished(at: clock.now))
                 == .init(from: .thinking, to: .listening, action: .finishReply(listenTimeout: clock.now.advanced(by: .seconds(5)))))
     }
 
@@ -274,7 +278,8 @@ struct ConversationStateMachineTests {
     @Test("the host cancels a reply: before playback nothing is saved, during playback what was heard is")
     func cancelReply() {
         var playing = speaking(.init(listenTimeout: .seconds(2)))
-        #expect(accept(&playing, .cancelReply(at: clock.now))
+        #expect(
+            accept(&playing, .cancelReply(at: clock.now))
                 == .init(from: .speaking, to: .listening, action: .cancelReply(.duringPlayback, listenTimeout: clock.now.advanced(by: .seconds(2)))))
         refuse(&playing, .cancelReply(at: clock.now), because: "No reply is in progress")
 
@@ -282,7 +287,8 @@ struct ConversationStateMachineTests {
         _ = accept(&preparing, .speechStarted(at: clock.now))
         _ = accept(&preparing, .speechEnded(at: clock.now))
         _ = accept(&preparing, .transcribed("Hello", at: clock.now))
-        #expect(accept(&preparing, .cancelReply(at: clock.now))
+        #expect(
+            accept(&preparing, .cancelReply(at: clock.now))
                 == .init(from: .thinking, to: .armed, action: .cancelReply(.beforePlayback, listenTimeout: nil)))
         // The cancelled reply's late events are refused.
         refuse(&preparing, .replyAudioStarted, because: "No reply is being prepared")

@@ -20,7 +20,8 @@ struct EnergyVADTests {
 
     @Test("finds two utterances separated by a pause, in light noise")
     func twoUtterances() throws {
-        let samples = noise(seconds: 0.5, level: 0.002) + voice(seconds: 1.0) + noise(seconds: 1.5, level: 0.002)
+        let samples =
+            noise(seconds: 0.5, level: 0.002) + voice(seconds: 1.0) + noise(seconds: 1.5, level: 0.002)
             + voice(seconds: 0.8) + noise(seconds: 0.5, level: 0.002)
         let audio = AudioBuffer(samples: samples, sampleRate: 16_000)
         let segments = try EnergyVoiceActivityDetector().segments(in: audio, configuration: .init(endSilence: 0.8, padding: 0))

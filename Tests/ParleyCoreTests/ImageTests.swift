@@ -128,8 +128,9 @@ struct ImageReadingTests {
 
     @Test("when the model that sees fails before any text, the image is read as text instead")
     func seeingFails() async throws {
-        let failing = FaultyLanguageModel(name: "vision", pieces: ["never"], fault: .fail(afterPieces: 0, error: ProviderError.engineFailure(provider: "vision", detail: "down")),
-                                          capabilities: LanguageModelCapabilities(images: true))
+        let failing = FaultyLanguageModel(
+            name: "vision", pieces: ["never"], fault: .fail(afterPieces: 0, error: ProviderError.engineFailure(provider: "vision", detail: "down")),
+            capabilities: LanguageModelCapabilities(images: true))
         let base = ScriptedLanguageModel(replies: [["From the text."]], supportsImages: false)
         let model = ImageReadingLanguageModel(base, seeing: failing, reader: FixedTextReader(text: "Page"))
         #expect(try await answer(model, question) == "From the text.")
@@ -138,16 +139,18 @@ struct ImageReadingTests {
 
     @Test("a failure after part of the answer is not papered over")
     func partialFailure() async throws {
-        let failing = FaultyLanguageModel(name: "vision", pieces: ["Half ", "never"], fault: .fail(afterPieces: 1, error: ProviderError.engineFailure(provider: "vision", detail: "cut")),
-                                          capabilities: LanguageModelCapabilities(images: true))
+        let failing = FaultyLanguageModel(
+            name: "vision", pieces: ["Half ", "never"], fault: .fail(afterPieces: 1, error: ProviderError.engineFailure(provider: "vision", detail: "cut")),
+            capabilities: LanguageModelCapabilities(images: true))
         let model = ImageReadingLanguageModel(failing, reader: FixedTextReader(text: "Page"))
         await #expect(throws: ProviderError.self) { _ = try await answer(model, question) }
     }
 
     @Test("with no reader either, one sentence says both ways to fix it")
     func noReader() async throws {
-        let model = ImageReadingLanguageModel(ScriptedLanguageModel(replies: [["no"]], supportsImages: false),
-                                              reader: FixedTextReader(text: "", availability: .unsupported(reason: "tesseract is not installed")))
+        let model = ImageReadingLanguageModel(
+            ScriptedLanguageModel(replies: [["no"]], supportsImages: false),
+            reader: FixedTextReader(text: "", availability: .unsupported(reason: "tesseract is not installed")))
         let error = try await #require(throws: ImageReadingError.self) { _ = try await answer(model, question) }
         #expect(error.description.contains("configure a vision provider"))
         #expect(error.description.contains("install tesseract-ocr"))

@@ -17,7 +17,8 @@ struct JSONMembersTests {
 
     @Test("sets a member where it is, or adds it first when absent")
     func sets() {
-        #expect(text(JSONMembers.setting("model", to: #""b""#, in: Array(#"{"model": "a", "x": [1, {"y": null}]}"#.utf8)))
+        #expect(
+            text(JSONMembers.setting("model", to: #""b""#, in: Array(#"{"model": "a", "x": [1, {"y": null}]}"#.utf8)))
                 == #"{"model": "b", "x": [1, {"y": null}]}"#)
         #expect(text(JSONMembers.setting("model", to: #""b""#, in: Array(#" { "x": true }"#.utf8))) == #" {"model":"b", "x": true }"#)
         #expect(text(JSONMembers.setting("model", to: #""b""#, in: Array("{}".utf8))) == #"{"model":"b"}"#)

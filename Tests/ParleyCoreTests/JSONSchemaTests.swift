@@ -5,25 +5,25 @@ import Testing
 @Suite("JSON schemas: reading, writing, validating")
 struct JSONSchemaTests {
     static let document = ##"""
-    {
-      "$defs": {"step": {"type": "object", "properties": {"text": {"type": "string", "maxLength": 80},
-                                                         "minutes": {"type": "integer", "minimum": 1, "maximum": 30}},
-                         "required": ["text", "minutes"]}},
-      "type": "object",
-      "description": "A plan",
-      "properties": {
-        "title": {"type": "string", "minLength": 3},
-        "steps": {"type": "array", "items": {"$ref": "#/$defs/step"}, "minItems": 3, "maxItems": 7},
-        "level": {"enum": ["easy", "hard"]},
-        "note": {"type": ["string", "null"]},
-        "done": {"type": "boolean"},
-        "date": {"type": "string", "format": "date"},
-        "score": {"type": "number", "exclusiveMinimum": 0, "maximum": 1}
-      },
-      "required": ["title", "steps", "level"],
-      "additionalProperties": false
-    }
-    """##
+        {
+          "$defs": {"step": {"type": "object", "properties": {"text": {"type": "string", "maxLength": 80},
+                                                             "minutes": {"type": "integer", "minimum": 1, "maximum": 30}},
+                             "required": ["text", "minutes"]}},
+          "type": "object",
+          "description": "A plan",
+          "properties": {
+            "title": {"type": "string", "minLength": 3},
+            "steps": {"type": "array", "items": {"$ref": "#/$defs/step"}, "minItems": 3, "maxItems": 7},
+            "level": {"enum": ["easy", "hard"]},
+            "note": {"type": ["string", "null"]},
+            "done": {"type": "boolean"},
+            "date": {"type": "string", "format": "date"},
+            "score": {"type": "number", "exclusiveMinimum": 0, "maximum": 1}
+          },
+          "required": ["title", "steps", "level"],
+          "additionalProperties": false
+        }
+        """##
 
     @Test("a document reads into typed rules, properties in order, references resolved")
     func reads() throws {
@@ -43,16 +43,21 @@ struct JSONSchemaTests {
         #expect(try JSONSchema(json: schema.json) == schema)
     }
 
-    @Test("unsupported or broken schemas are refused with where and why", arguments: [
-        (#"{"not": {"type": "string"}}"#, "`not` is not supported"),
-        (##"{"type": "object", "properties": {"a": {"$ref": "#/$defs/a"}}, "$defs": {"a": {"type": "array", "items": {"$ref": "#/$defs/a"}}}}"##, "recursive schemas are not supported"),
-        (#"{"type": "strin"}"#, "unknown type \"strin\""),
-        (#"{"type": "object", "properties": {"a": {"type": "string"}}, "required": ["b"]}"#, "`required` names \"b\""),
-        (#"{"type": "array", "minItems": 3, "maxItems": 2}"#, "`maxItems` is below `minItems`"),
-        (##"{"$ref": "#/$defs/missing"}"##, "points to nothing"),
-        (#"{"allOf": [{"type": "string"}, {"minLength": 2}]}"#, "merge them into one schema"),
-        ("[1, 2]", "a schema must be an object"),
-    ])
+    @Test(
+        "unsupported or broken schemas are refused with where and why",
+        arguments: [
+            (#"{"not": {"type": "string"}}"#, "`not` is not supported"),
+            (
+                ##"{"type": "object", "properties": {"a": {"$ref": "#/$defs/a"}}, "$defs": {"a": {"type": "array", "items": {"$ref": "#/$defs/a"}}}}"##,
+                "recursive schemas are not supported"
+            ),
+            (#"{"type": "strin"}"#, "unknown type \"strin\""),
+            (#"{"type": "object", "properties": {"a": {"type": "string"}}, "required": ["b"]}"#, "`required` names \"b\""),
+            (#"{"type": "array", "minItems": 3, "maxItems": 2}"#, "`maxItems` is below `minItems`"),
+            (##"{"$ref": "#/$defs/missing"}"##, "points to nothing"),
+            (#"{"allOf": [{"type": "string"}, {"minLength": 2}]}"#, "merge them into one schema"),
+            ("[1, 2]", "a schema must be an object"),
+        ])
     func refused(text: String, reason: String) {
         do {
             _ = try JSONSchema(parsing: text)
@@ -65,33 +70,36 @@ struct JSONSchemaTests {
     @Test("a valid value has no violations")
     func valid() throws {
         let schema = try JSONSchema(parsing: Self.document)
-        let value = try JSONValue(parsing: #"""
-            {"title": "Tidy the room", "steps": [{"text": "Clothes", "minutes": 5}, {"text": "Desk", "minutes": 10},
-             {"text": "Floor", "minutes": 5}], "level": "easy", "note": null, "date": "2026-11-23", "score": 0.5}
-            """#)
+        let value = try JSONValue(
+            parsing: #"""
+                {"title": "Tidy the room", "steps": [{"text": "Clothes", "minutes": 5}, {"text": "Desk", "minutes": 10},
+                 {"text": "Floor", "minutes": 5}], "level": "easy", "note": null, "date": "2026-11-23", "score": 0.5}
+                """#)
         #expect(schema.violations(of: value) == [])
     }
 
     @Test("every violation is reported with its path")
     func violations() throws {
         let schema = try JSONSchema(parsing: Self.document)
-        let value = try JSONValue(parsing: #"""
-            {"title": "Hi", "steps": [{"text": "Clothes", "minutes": 0}, {"minutes": 2.5}], "level": "medium",
-             "note": 3, "done": "yes", "date": "2026-13-01", "score": 0, "extra": 1}
-            """#)
-        #expect(schema.violations(of: value).map(\.description) == [
-            "$.title: expected at least 3 characters, got 2",
-            "$.steps: expected at least 3 items, got 2",
-            "$.steps[0].minutes: expected at least 1, got 0",
-            "$.steps[1].text: is required but missing",
-            "$.steps[1].minutes: expected a whole number, got 2.5",
-            #"$.level: expected one of "easy", "hard", got "medium""#,
-            "$.note: expected a string, got a number (or null)",
-            "$.done: expected true or false, got a string",
-            "$.date: is not a valid date",
-            "$.score: expected more than 0, got 0",
-            "$.extra: is not a property of this object",
-        ])
+        let value = try JSONValue(
+            parsing: #"""
+                {"title": "Hi", "steps": [{"text": "Clothes", "minutes": 0}, {"minutes": 2.5}], "level": "medium",
+                 "note": 3, "done": "yes", "date": "2026-13-01", "score": 0, "extra": 1}
+                """#)
+        #expect(
+            schema.violations(of: value).map(\.description) == [
+                "$.title: expected at least 3 characters, got 2",
+                "$.steps: expected at least 3 items, got 2",
+                "$.steps[0].minutes: expected at least 1, got 0",
+                "$.steps[1].text: is required but missing",
+                "$.steps[1].minutes: expected a whole number, got 2.5",
+                #"$.level: expected one of "easy", "hard", got "medium""#,
+                "$.note: expected a string, got a number (or null)",
+                "$.done: expected true or false, got a string",
+                "$.date: is not a valid date",
+                "$.score: expected more than 0, got 0",
+                "$.extra: is not a property of this object",
+            ])
     }
 
     @Test("OpenAI strict mode is used only for schemas it accepts")

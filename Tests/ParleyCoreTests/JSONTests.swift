@@ -29,9 +29,11 @@ struct JSONTests {
         #expect(JSONValue.number(.infinity).text == "null")
     }
 
-    @Test("malformed text fails with the place it goes wrong", arguments: [
-        (#"{"a":1,}"#, 7), ("[1 2]", 3), (#"{"a" 1}"#, 5), ("01", 0), (#""open"#, 5), ("tru", 0), ("{} x", 3), ("", 0), ("[1,]", 3),
-    ])
+    @Test(
+        "malformed text fails with the place it goes wrong",
+        arguments: [
+            (#"{"a":1,}"#, 7), ("[1 2]", 3), (#"{"a" 1}"#, 5), ("01", 0), (#""open"#, 5), ("tru", 0), ("{} x", 3), ("", 0), ("[1,]", 3),
+        ])
     func malformed(text: String, offset: Int) {
         #expect(throws: JSONSyntaxError.self) { try JSONValue(parsing: text) }
         do {
@@ -49,19 +51,21 @@ struct JSONTests {
         #expect(JSONValue.object(["a": 1, "b": 2]) == JSONValue.object(["b": 2, "a": 1]))
     }
 
-    @Test("a prefix of a streaming reply reads as far as it goes", arguments: [
-        ("", nil),
-        ("  ", nil),
-        (#"{"ci"#, JSONValue.object([:])),
-        (#"{"city": "Pa"#, .object(["city": "Pa"])),
-        (#"{"city": "Paris", "pop": 21"#, .object(["city": "Paris"])),
-        (#"{"city": "Paris", "pop": 21,"#, .object(["city": "Paris", "pop": 21])),
-        (#"{"list": [1, 2, {"x": tr"#, .object(["list": [1, 2, .object([:])]])),
-        (#"{"a": "x\"#, .object(["a": "x"])),
-        (#"{"a": "\u00"#, .object(["a": ""])),
-        (#"[{"k": null}, "tw"#, .array([.object(["k": .null]), "tw"])),
-        (#"Sure! {"a": 1}"#, nil),
-    ] as [(String, JSONValue?)])
+    @Test(
+        "a prefix of a streaming reply reads as far as it goes",
+        arguments: [
+            ("", nil),
+            ("  ", nil),
+            (#"{"ci"#, JSONValue.object([:])),
+            (#"{"city": "Pa"#, .object(["city": "Pa"])),
+            (#"{"city": "Paris", "pop": 21"#, .object(["city": "Paris"])),
+            (#"{"city": "Paris", "pop": 21,"#, .object(["city": "Paris", "pop": 21])),
+            (#"{"list": [1, 2, {"x": tr"#, .object(["list": [1, 2, .object([:])]])),
+            (#"{"a": "x\"#, .object(["a": "x"])),
+            (#"{"a": "\u00"#, .object(["a": ""])),
+            (#"[{"k": null}, "tw"#, .array([.object(["k": .null]), "tw"])),
+            (#"Sure! {"a": 1}"#, nil),
+        ] as [(String, JSONValue?)])
     func prefixes(text: String, expected: JSONValue?) {
         #expect(JSONValue.prefix(of: text) == expected)
     }

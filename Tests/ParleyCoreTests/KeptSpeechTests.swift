@@ -141,8 +141,10 @@ struct KeptSpeechTests {
 
     /// A session with end-of-turn prediction: words that sound whole end the turn after 0.4 s
     /// of silence, any after 1.2 s.
-    func makePredictingSession(stt: StretchTranscriber, llm: ScriptedLanguageModel, predictor: FixedTurnPredictor,
-                               duplex: ConversationConfiguration.Duplex = .full) -> TestSession {
+    func makePredictingSession(
+        stt: StretchTranscriber, llm: ScriptedLanguageModel, predictor: FixedTurnPredictor,
+        duplex: ConversationConfiguration.Duplex = .full
+    ) -> TestSession {
         makeSession(stt: stt, llm: llm, clock: ManualClock()) {
             $0.duplex = duplex
             $0.segmentation.endSilence = 1.2

@@ -49,8 +49,9 @@ struct LanguageModelChainTests {
     let request = ChatRequest(messages: [.system("Be brief."), .user("What is the capital of France?")])
 
     func chain(_ providers: [any LanguageModelProvider], health: ProviderHealth<ManualClock>? = nil) -> LanguageModelChain<ManualClock> {
-        LanguageModelChain(providers: providers, health: health ?? ProviderHealth(clock: clock), clock: clock,
-                           timeouts: .init(firstOutput: .seconds(5), idle: .seconds(2)), logger: logs.logger())
+        LanguageModelChain(
+            providers: providers, health: health ?? ProviderHealth(clock: clock), clock: clock,
+            timeouts: .init(firstOutput: .seconds(5), idle: .seconds(2)), logger: logs.logger())
     }
 
     @Test("a server error before any text replays the whole request on the next provider")
@@ -65,8 +66,9 @@ struct LanguageModelChainTests {
 
     @Test("a failure mid-stream continues on the next provider and nothing is said twice")
     func continueMidStream() async throws {
-        let cloud = FaultyLanguageModel(name: "cloud", pieces: ["The capital", " of France", " is"],
-                                        fault: .fail(afterPieces: 2, error: ServiceError(status: 502)))
+        let cloud = FaultyLanguageModel(
+            name: "cloud", pieces: ["The capital", " of France", " is"],
+            fault: .fail(afterPieces: 2, error: ServiceError(status: 502)))
         // The fallback starts the answer over; the listener must not hear the start again.
         let local = FaultyLanguageModel(name: "local", pieces: ["The capital of", " France is", " Paris."])
         let result = try await chain([cloud, local]).completeText(request)
@@ -138,7 +140,8 @@ struct LanguageModelChainTests {
     @Test("with every provider down the error names what to configure")
     func exhausted() async {
         let openai = FaultyLanguageModel(name: "openai", pieces: [], availability: .missingKey(variable: "OPENAI_API_KEY"))
-        let ollama = FaultyLanguageModel(name: "ollama", pieces: [], availability: .serverUnreachable(url: "http://127.0.0.1:11434", reason: "connection refused"))
+        let ollama = FaultyLanguageModel(
+            name: "ollama", pieces: [], availability: .serverUnreachable(url: "http://127.0.0.1:11434", reason: "connection refused"))
         do {
             _ = try await chain([openai, ollama]).completeText(request)
             Issue.record("expected an error")

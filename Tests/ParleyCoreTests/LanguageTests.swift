@@ -18,22 +18,24 @@ struct LanguageTests {
         }
     }
 
-    @Test("each sentence's language is told from its words", arguments: [
-        ("What is the capital of France?", "en"),
-        ("The weather is nice today, and I am going for a walk.", "en"),
-        ("Qual è la capitale della Francia?", "it"),
-        ("La capitale della Francia è Parigi.", "it"),
-        ("Oggi fa bel tempo e vado a fare una passeggiata.", "it"),
-        ("¿Cuál es la capital de Francia?", "es"),
-        ("La capital de Francia es París.", "es"),
-        ("Hoy hace buen tiempo y voy a dar un paseo.", "es"),
-        ("Quelle est la capitale de la France ?", "fr"),
-        ("La capitale de la France est Paris.", "fr"),
-        ("Aujourd'hui il fait beau et je vais me promener.", "fr"),
-        ("Was ist die Hauptstadt von Frankreich?", "de"),
-        ("Die Hauptstadt von Frankreich ist Paris.", "de"),
-        ("Heute ist das Wetter schön und ich gehe spazieren.", "de"),
-    ])
+    @Test(
+        "each sentence's language is told from its words",
+        arguments: [
+            ("What is the capital of France?", "en"),
+            ("The weather is nice today, and I am going for a walk.", "en"),
+            ("Qual è la capitale della Francia?", "it"),
+            ("La capitale della Francia è Parigi.", "it"),
+            ("Oggi fa bel tempo e vado a fare una passeggiata.", "it"),
+            ("¿Cuál es la capital de Francia?", "es"),
+            ("La capital de Francia es París.", "es"),
+            ("Hoy hace buen tiempo y voy a dar un paseo.", "es"),
+            ("Quelle est la capitale de la France ?", "fr"),
+            ("La capitale de la France est Paris.", "fr"),
+            ("Aujourd'hui il fait beau et je vais me promener.", "fr"),
+            ("Was ist die Hauptstadt von Frankreich?", "de"),
+            ("Die Hauptstadt von Frankreich ist Paris.", "de"),
+            ("Heute ist das Wetter schön und ich gehe spazieren.", "de"),
+        ])
     func identifier(sentence: String, language: String) {
         #expect(TextLanguageIdentifier().language(of: sentence, fallback: "xx") == language)
     }

@@ -18,13 +18,17 @@ struct MachineReadingsTests {
 
     @Test("free memory: MemAvailable, within the control group's room")
     func memory() throws {
-        let root = try Self.tree(["proc/meminfo": "MemTotal: 16384000 kB\nMemAvailable: 8192000 kB\n",
-                                  "sys/fs/cgroup/memory.max": "4294967296\n", "sys/fs/cgroup/memory.current": "1073741824\n"])
+        let root = try Self.tree([
+            "proc/meminfo": "MemTotal: 16384000 kB\nMemAvailable: 8192000 kB\n",
+            "sys/fs/cgroup/memory.max": "4294967296\n", "sys/fs/cgroup/memory.current": "1073741824\n",
+        ])
         defer { try? FileManager.default.removeItem(at: root) }
         #if os(Linux)
         #expect(MachineReadings(root: root).availableMemory() == 3_221_225_472)
-        let unlimited = try Self.tree(["proc/meminfo": "MemAvailable: 1000 kB\n", "sys/fs/cgroup/memory.max": "max\n",
-                                       "sys/fs/cgroup/memory.current": "5\n"])
+        let unlimited = try Self.tree([
+            "proc/meminfo": "MemAvailable: 1000 kB\n", "sys/fs/cgroup/memory.max": "max\n",
+            "sys/fs/cgroup/memory.current": "5\n",
+        ])
         defer { try? FileManager.default.removeItem(at: unlimited) }
         #expect(MachineReadings(root: unlimited).availableMemory() == 1_024_000)
         #expect(MachineReadings(root: root.appendingPathComponent("nothing")).availableMemory() == nil)

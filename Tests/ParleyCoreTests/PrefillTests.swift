@@ -14,9 +14,12 @@ actor RecordingPrefiller: PromptPrefiller {
 
 @Suite("The reply's prompt evaluated while the user speaks, with test doubles")
 struct PrefillTests {
-    @Test("the words of a partial transcript that will stay: all but the last, without the transcriber's punctuation",
-          arguments: [("What is the capy?", "What is the"), ("Can you tell me?", "Can you tell"), ("Hello.", ""), ("", ""),
-                      ("I would like to know, how", "I would like to know"), ("What is the name of ...", "What is the name of")])
+    @Test(
+        "the words of a partial transcript that will stay: all but the last, without the transcriber's punctuation",
+        arguments: [
+            ("What is the capy?", "What is the"), ("Can you tell me?", "Can you tell"), ("Hello.", ""), ("", ""),
+            ("I would like to know, how", "I would like to know"), ("What is the name of ...", "What is the name of"),
+        ])
     func settledWords(partial: String, settled: String) {
         #expect(ConversationSession<ContinuousClock>.settledWords(of: partial) == settled)
     }

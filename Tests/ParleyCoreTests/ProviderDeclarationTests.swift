@@ -48,7 +48,9 @@ struct ProviderDeclarationTests {
         let seeing = ScriptedLanguageModel(name: "eyes", replies: [], supportsImages: true)
         let reading = ImageReadingLanguageModel(base, seeing: seeing, reader: FixedTextReader(text: ""))
         let text = ChatRequest(messages: [.user("Hi")])
-        let picture = ChatRequest(messages: [ChatMessage(role: .user, parts: [.text("What is this?"), .image(data: TestImages.onePixelPNG, mimeType: "image/png")])])
+        let picture = ChatRequest(messages: [
+            ChatMessage(role: .user, parts: [.text("What is this?"), .image(data: TestImages.onePixelPNG, mimeType: "image/png")])
+        ])
         #expect(reading.members(for: text).map(\.identity) == [base.providers[0].identity])
         #expect(reading.members(for: picture).map(\.identity) == [seeing.identity])
         #expect(reading.failover(for: text) != nil && reading.failover(for: picture) == nil)

@@ -52,7 +52,9 @@ struct ResamplerTests {
 
 @Suite("Streaming resampling")
 struct StreamingResamplerTests {
-    @Test("pieces of any size give exactly the whole-buffer output", arguments: [(48_000, 16_000), (44_100, 16_000), (22_050, 16_000), (8_000, 16_000), (16_000, 16_000)])
+    @Test(
+        "pieces of any size give exactly the whole-buffer output",
+        arguments: [(48_000, 16_000), (44_100, 16_000), (22_050, 16_000), (8_000, 16_000), (16_000, 16_000)])
     func matchesBatch(from: Int, to: Int) {
         var generator = SystemRandomNumberGenerator()
         let input = (0..<(from / 2 + 123)).map { index in

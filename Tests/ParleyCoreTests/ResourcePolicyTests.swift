@@ -51,11 +51,13 @@ struct ResourcePolicyTests {
         #expect(policy.assess(snapshot, modelBytes: gigabyte, isLoaded: true) == .run)
     }
 
-    @Test("memory pressure: moderate avoids loading; severe unloads", arguments: [
-        (30.0, false, ResourcePolicy.Assessment.avoid(reason: "memory pressure is 30%", unload: false)),
-        (30.0, true, .run),
-        (75.0, true, .avoid(reason: "memory pressure is 75%", unload: true)),
-    ])
+    @Test(
+        "memory pressure: moderate avoids loading; severe unloads",
+        arguments: [
+            (30.0, false, ResourcePolicy.Assessment.avoid(reason: "memory pressure is 30%", unload: false)),
+            (30.0, true, .run),
+            (75.0, true, .avoid(reason: "memory pressure is 75%", unload: true)),
+        ])
     func pressure(pressure: Double, loaded: Bool, expected: ResourcePolicy.Assessment) {
         let snapshot = ResourceSnapshot(availableMemory: 64 * gigabyte, memoryPressure: pressure)
         #expect(policy.assess(snapshot, modelBytes: gigabyte, isLoaded: loaded) == expected)
@@ -64,9 +66,11 @@ struct ResourcePolicyTests {
     @Test("a serious or critical thermal state unloads; fair does not")
     func thermal() {
         #expect(policy.assess(ResourceSnapshot(thermalState: .fair), modelBytes: gigabyte, isLoaded: true) == .run)
-        #expect(policy.assess(ResourceSnapshot(thermalState: .serious), modelBytes: gigabyte, isLoaded: true)
+        #expect(
+            policy.assess(ResourceSnapshot(thermalState: .serious), modelBytes: gigabyte, isLoaded: true)
                 == .avoid(reason: "the device is running serious hot", unload: true))
-        #expect(policy.assess(ResourceSnapshot(thermalState: .critical), modelBytes: gigabyte, isLoaded: true)
+        #expect(
+            policy.assess(ResourceSnapshot(thermalState: .critical), modelBytes: gigabyte, isLoaded: true)
                 == .avoid(reason: "the device is running critical hot", unload: true))
     }
 
@@ -103,8 +107,9 @@ struct ResourcePolicyTests {
         let monitor = FixedResourceMonitor(ResourceSnapshot(availableMemory: 64 * gigabyte, memoryPressure: 80))
         let guarded = ResourceGuardedLanguageModel(big, modelBytes: gigabyte, monitor: monitor, logger: logs.logger(label: "resources"))
         let small = ScriptedLanguageModel(name: "local-small", replies: [["From the small model."]])
-        let chain = LanguageModelChain(providers: [guarded, small], health: ProviderHealth(clock: clock), clock: clock,
-                                       logger: logs.logger(label: "chain"))
+        let chain = LanguageModelChain(
+            providers: [guarded, small], health: ProviderHealth(clock: clock), clock: clock,
+            logger: logs.logger(label: "chain"))
 
         let first = try await chain.completeText(ChatRequest(messages: [.user("hi")]))
         #expect(first.text == "From the small model.")

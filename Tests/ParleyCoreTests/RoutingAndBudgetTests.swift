@@ -13,8 +13,10 @@ struct RoutingAndBudgetTests {
         "llama.cpp": ProviderTraits(isLocal: true),
     ]
     var router: Router {
-        Router(policy: RoutingPolicy(defaultChain: ["anthropic", "openai", "ollama", "llama.cpp"],
-                                     chains: [.simplification: ["openai", "llama.cpp"]]), providers: traits)
+        Router(
+            policy: RoutingPolicy(
+                defaultChain: ["anthropic", "openai", "ollama", "llama.cpp"],
+                chains: [.simplification: ["openai", "llama.cpp"]]), providers: traits)
     }
 
     func request(task: TaskKind = .conversation, image: Bool = false, isPrivate: Bool = false, forced: String? = nil) -> ChatRequest {
@@ -23,10 +25,12 @@ struct RoutingAndBudgetTests {
         return ChatRequest(messages: [ChatMessage(role: .user, parts: parts)], task: task, isPrivate: isPrivate, forcedProvider: forced)
     }
 
-    @Test("routes by task, explaining the rule", arguments: [
-        (TaskKind.conversation, ["anthropic", "openai", "ollama", "llama.cpp"], "task conversation: the default chain"),
-        (TaskKind.simplification, ["openai", "llama.cpp"], "task simplification: its own chain"),
-    ])
+    @Test(
+        "routes by task, explaining the rule",
+        arguments: [
+            (TaskKind.conversation, ["anthropic", "openai", "ollama", "llama.cpp"], "task conversation: the default chain"),
+            (TaskKind.simplification, ["openai", "llama.cpp"], "task simplification: its own chain"),
+        ])
     func byTask(task: TaskKind, expected: [String], rule: String) throws {
         let decision = try router.route(request(task: task))
         #expect(decision.providers == expected)
@@ -80,10 +84,12 @@ struct RoutingAndBudgetTests {
         let clock = ManualClock()
         let cloud = FaultyLanguageModel(name: "openai", pieces: ["paid"])
         let local = FaultyLanguageModel(name: "llama.cpp", pieces: ["free"], isLocal: true)
-        let tracker = SpendingTracker(monthlyBudget: 1, alertThreshold: 0.5,
-                                      prices: PriceTable(["openai": Price(perMillionOutputTokens: 1_000_000)]))
-        let model = RoutedLanguageModel(providers: [cloud, local], policy: RoutingPolicy(defaultChain: ["openai", "llama.cpp"]),
-                                        health: ProviderHealth(clock: clock), clock: clock, spending: tracker)
+        let tracker = SpendingTracker(
+            monthlyBudget: 1, alertThreshold: 0.5,
+            prices: PriceTable(["openai": Price(perMillionOutputTokens: 1_000_000)]))
+        let model = RoutedLanguageModel(
+            providers: [cloud, local], policy: RoutingPolicy(defaultChain: ["openai", "llama.cpp"]),
+            health: ProviderHealth(clock: clock), clock: clock, spending: tracker)
         let first = try await model.completeText(request())
         #expect(first.text == "paid")  // 1 output token = $1: the budget is now used up
         #expect(await tracker.isExhausted)
@@ -129,9 +135,13 @@ struct RoutingAndBudgetTests {
         await limiter.acquire()
         await limiter.acquire()
         let order = Recorder()
-        let third = Task { await limiter.acquire(); await order.append(3) }
+        let third = Task {
+            await limiter.acquire(); await order.append(3)
+        }
         await eventually { await limiter.waiting == 1 }
-        let fourth = Task { await limiter.acquire(); await order.append(4) }
+        let fourth = Task {
+            await limiter.acquire(); await order.append(4)
+        }
         await eventually { await limiter.waiting == 2 }
         await clock.waitForSleepers(1)
         clock.advance(by: .milliseconds(500))

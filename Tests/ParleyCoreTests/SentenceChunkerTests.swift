@@ -20,19 +20,21 @@ struct SentenceChunkerTests {
         #expect(chunker.finish() == "It is")
     }
 
-    @Test("cases", arguments: [
-        (["Hello there! How are you? Fine."], ["Hello there!", "How are you?", "Fine."]),
-        (["Dr. Smith lives on Main St. near here. Yes."], ["Dr. Smith lives on Main St. near here.", "Yes."]),
-        (["Pi is 3.14 roughly. Next"], ["Pi is 3.14 roughly.", "Next"]),
-        (["It costs $2", ".50 today. Ok"], ["It costs $2.50 today.", "Ok"]),
-        (["Use e.g. salt. Or i.e. pepper."], ["Use e.g. salt.", "Or i.e. pepper."]),
-        (["J. R. R. Tolkien wrote it. True."], ["J. R. R. Tolkien wrote it.", "True."]),
-        (["He said \"Stop.\" Then left."], ["He said \"Stop.\"", "Then left."]),
-        (["No sentence end at all"], ["No sentence end at all"]),
-        (["First line\nSecond line"], ["First line", "Second line"]),
-        (["Wait… what?! Ok"], ["Wait…", "what?!", "Ok"]),
-        (["  ", "\n"], []),
-    ])
+    @Test(
+        "cases",
+        arguments: [
+            (["Hello there! How are you? Fine."], ["Hello there!", "How are you?", "Fine."]),
+            (["Dr. Smith lives on Main St. near here. Yes."], ["Dr. Smith lives on Main St. near here.", "Yes."]),
+            (["Pi is 3.14 roughly. Next"], ["Pi is 3.14 roughly.", "Next"]),
+            (["It costs $2", ".50 today. Ok"], ["It costs $2.50 today.", "Ok"]),
+            (["Use e.g. salt. Or i.e. pepper."], ["Use e.g. salt.", "Or i.e. pepper."]),
+            (["J. R. R. Tolkien wrote it. True."], ["J. R. R. Tolkien wrote it.", "True."]),
+            (["He said \"Stop.\" Then left."], ["He said \"Stop.\"", "Then left."]),
+            (["No sentence end at all"], ["No sentence end at all"]),
+            (["First line\nSecond line"], ["First line", "Second line"]),
+            (["Wait… what?! Ok"], ["Wait…", "what?!", "Ok"]),
+            (["  ", "\n"], []),
+        ])
     func cases(pieces: [String], expected: [String]) {
         #expect(chunk(pieces) == expected)
     }
@@ -67,8 +69,10 @@ struct FirstClauseTests {
         var short = SentenceChunker(firstClauseWords: 5)
         #expect(short.append("I know because I read it. ") == ["I know because I read it."])
         var longer = SentenceChunker(firstClauseWords: 5)
-        #expect(longer.append("The sky looks bright blue and wholly clear whichever way you look. ") ==
-                ["The sky looks bright blue and wholly clear whichever way you look."])
+        #expect(
+            longer.append("The sky looks bright blue and wholly clear whichever way you look. ") == [
+                "The sky looks bright blue and wholly clear whichever way you look."
+            ])
     }
 
     @Test("the first chunk ends before the verb of a statement once its subject has enough words, as soon as the verb is written")
@@ -97,8 +101,7 @@ struct FirstClauseTests {
         #expect(chunker.append("The") + chunker.append(" moon") + chunker.append(" is") + chunker.append(" approximately") == [])
         #expect(chunker.append(" ") == [])
         #expect(chunker.append("3") == ["The moon is approximately"])
-        #expect(chunker.append("84,400 kilometers away. It takes 3 days to get there. ") ==
-                ["384,400 kilometers away.", "It takes 3 days to get there."])
+        #expect(chunker.append("84,400 kilometers away. It takes 3 days to get there. ") == ["384,400 kilometers away.", "It takes 3 days to get there."])
         // Too few words before it, a number inside a word, and a chunker that does not cut there.
         var short = SentenceChunker(firstClauseWords: 5, firstPredicateWords: 3, firstNumberWords: 3)
         #expect(short.append("It has 95 moons. ") == ["It has 95 moons."])
@@ -154,8 +157,10 @@ struct FirstClauseTests {
         #expect(chunker.append(" I think") == ["Yes, it has 1,000 moons and more,"])
         #expect(chunker.finish() == "I think")
         var aside = SentenceChunker(firstClauseWords: 5)
-        #expect(aside.append("The moon is about 384,400 kilometers (238,855 miles) away. Yes (really).") ==
-                ["The moon is about 384,400 kilometers", "(238,855 miles) away."])
+        #expect(
+            aside.append("The moon is about 384,400 kilometers (238,855 miles) away. Yes (really).") == [
+                "The moon is about 384,400 kilometers", "(238,855 miles) away.",
+            ])
         #expect(aside.finish() == "Yes (really).")
         var plain = SentenceChunker()
         #expect(plain.append("The largest planet in our solar system, by far, is Jupiter. ") == ["The largest planet in our solar system, by far, is Jupiter."])

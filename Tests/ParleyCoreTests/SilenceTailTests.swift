@@ -36,8 +36,10 @@ struct SilenceTailTests {
         #expect(tail.play(sound) == [AudioBuffer(samples: [0.5, 0.5], sampleRate: 10)])
         #expect(tail.play(AudioBuffer(samples: [0, 0], sampleRate: 10)).isEmpty)
         // Silence between two sounds is kept whole.
-        #expect(tail.play(AudioBuffer(samples: [0.2, 0], sampleRate: 10)) ==
-                [AudioBuffer(samples: [0, 0, 0, 0, 0], sampleRate: 10), AudioBuffer(samples: [0.2], sampleRate: 10)])
+        #expect(
+            tail.play(AudioBuffer(samples: [0.2, 0], sampleRate: 10)) == [
+                AudioBuffer(samples: [0, 0, 0, 0, 0], sampleRate: 10), AudioBuffer(samples: [0.2], sampleRate: 10),
+            ])
         #expect(tail.play(AudioBuffer(samples: [0, 0, 0], sampleRate: 10)).isEmpty)
         #expect(tail.end(keeping: 0.2) == AudioBuffer(samples: [0, 0], sampleRate: 10))
         #expect(tail.end(keeping: nil) == nil)

@@ -48,14 +48,17 @@ final class FrameFeed: Sendable {
 struct SpeculationTests {
     /// A session with end-of-turn prediction (complete words end the turn after 0.4 s of
     /// silence, any after 1.2 s) and speculation.
-    func makeSpeculatingSession(stt: ScriptedSpeechToText, llm: ScriptedLanguageModel, tts: ToneTextToSpeech, output: any AudioOutput,
-                                journal: RecordingJournal, predictor: FixedTurnPredictor, clock: ManualClock,
-                                speculates: Bool = true) -> TestSession {
+    func makeSpeculatingSession(
+        stt: ScriptedSpeechToText, llm: ScriptedLanguageModel, tts: ToneTextToSpeech, output: any AudioOutput,
+        journal: RecordingJournal, predictor: FixedTurnPredictor, clock: ManualClock,
+        speculates: Bool = true
+    ) -> TestSession {
         makeSession(stt: stt, llm: llm, tts: tts, output: output, journal: journal, clock: clock) {
             $0.duplex = .full
             $0.segmentation.endSilence = 1.2
-            $0.turnPrediction = TurnPrediction(predictor: predictor, policy: TurnPolicy(shortSilence: 0.4, longSilence: 1.2),
-                                               speculates: speculates)
+            $0.turnPrediction = TurnPrediction(
+                predictor: predictor, policy: TurnPolicy(shortSilence: 0.4, longSilence: 1.2),
+                speculates: speculates)
         }
     }
 
@@ -114,11 +117,14 @@ struct SpeculationTests {
         let stt = ScriptedSpeechToText(transcripts: ["Can you tell me"])
         // A model that writes its first piece only when the clock moves, which it does not here.
         let llm = PacedLanguageModel(pieces: ["Tell you what?"], pause: .seconds(3_600), clock: clock)
-        let session = makeSession(stt: stt, llm: llm, tts: ToneTextToSpeech(), output: RecordingOutput(clock: clock, realtime: false),
-                                  clock: clock) {
+        let session = makeSession(
+            stt: stt, llm: llm, tts: ToneTextToSpeech(), output: RecordingOutput(clock: clock, realtime: false),
+            clock: clock
+        ) {
             $0.duplex = .full
-            $0.turnPrediction = TurnPrediction(predictor: FixedTurnPredictor(), policy: TurnPolicy(shortSilence: 0.4, longSilence: 1.2),
-                                               speculates: true)
+            $0.turnPrediction = TurnPrediction(
+                predictor: FixedTurnPredictor(), policy: TurnPolicy(shortSilence: 0.4, longSilence: 1.2),
+                speculates: true)
         }
         let input = FrameFeed()
         let run = Task { try await session.run(input.stream) }
@@ -150,8 +156,9 @@ struct SpeculationTests {
         let tts = ToneTextToSpeech()
         let output = RecordingOutput(clock: clock, realtime: false)
         let journal = RecordingJournal()
-        let session = makeSpeculatingSession(stt: stt, llm: llm, tts: tts, output: output, journal: journal,
-                                             predictor: FixedTurnPredictor(), clock: clock)
+        let session = makeSpeculatingSession(
+            stt: stt, llm: llm, tts: tts, output: output, journal: journal,
+            predictor: FixedTurnPredictor(), clock: clock)
         let updates = collect(await session.updates())
         let input = FrameFeed()
         let run = Task { try await session.run(input.stream) }
@@ -188,8 +195,9 @@ struct SpeculationTests {
         let output = RecordingOutput(clock: clock, realtime: false)
         // 0.01: whole for the policy (0.005), cut for this model (0.03).
         let predictor = FixedTurnPredictor(["I would like to know": 0.01], threshold: 0.03)
-        let session = makeSpeculatingSession(stt: stt, llm: llm, tts: tts, output: output, journal: RecordingJournal(),
-                                             predictor: predictor, clock: clock)
+        let session = makeSpeculatingSession(
+            stt: stt, llm: llm, tts: tts, output: output, journal: RecordingJournal(),
+            predictor: predictor, clock: clock)
         let input = FrameFeed()
         let run = Task { try await session.run(input.stream) }
         // Scored within 0.3 s of silence, and still listening 0.2 s past the short silence.
@@ -218,8 +226,9 @@ struct SpeculationTests {
         let output = RecordingOutput(clock: clock, realtime: false)
         let session = makeSession(stt: stt, llm: llm, tts: tts, output: output, clock: clock) {
             $0.duplex = .full
-            $0.turnPrediction = TurnPrediction(predictor: FixedTurnPredictor(), policy: TurnPolicy(shortSilence: 0.4, longSilence: 1.2),
-                                               speculates: true)
+            $0.turnPrediction = TurnPrediction(
+                predictor: FixedTurnPredictor(), policy: TurnPolicy(shortSilence: 0.4, longSilence: 1.2),
+                speculates: true)
             $0.reviewTranscript = { _ in "What is the capital of France?" }
         }
         let input = FrameFeed()
@@ -242,8 +251,9 @@ struct SpeculationTests {
         let clock = ManualClock()
         let stt = ScriptedSpeechToText(transcripts: ["Can you tell me", "Can you tell me what the largest planet is?"])
         let llm = ScriptedLanguageModel(replies: [["Jupiter."]])
-        let session = makeSpeculatingSession(stt: stt, llm: llm, tts: ToneTextToSpeech(), output: RecordingOutput(clock: clock, realtime: false),
-                                             journal: RecordingJournal(), predictor: FixedTurnPredictor(), clock: clock, speculates: false)
+        let session = makeSpeculatingSession(
+            stt: stt, llm: llm, tts: ToneTextToSpeech(), output: RecordingOutput(clock: clock, realtime: false),
+            journal: RecordingJournal(), predictor: FixedTurnPredictor(), clock: clock, speculates: false)
         let input = FrameFeed()
         let run = Task { try await session.run(input.stream) }
         input.feed(TestAudio.speech(1) + TestAudio.silence(0.3))

@@ -5,8 +5,9 @@ import Testing
 struct SpeechSegmenterTests {
     // 100 frames per second makes the arithmetic readable: frameSize 160 at 16 kHz = 10 ms.
     func segmenter(endSilence: Double = 0.3, minSpeech: Double = 0.1, padding: Double = 0, maxSpeech: Double = 30) -> SpeechSegmenter {
-        SpeechSegmenter(configuration: .init(minSpeech: minSpeech, endSilence: endSilence, padding: padding, maxSpeech: maxSpeech),
-                        frameSize: 160, sampleRate: 16_000)
+        SpeechSegmenter(
+            configuration: .init(minSpeech: minSpeech, endSilence: endSilence, padding: padding, maxSpeech: maxSpeech),
+            frameSize: 160, sampleRate: 16_000)
     }
 
     func run(_ probabilities: [Float], _ segmenter: SpeechSegmenter) -> [SpeechSegmenter.Event] {
@@ -20,10 +21,11 @@ struct SpeechSegmenterTests {
     func endpointing() {
         let probabilities = [Float](repeating: 0, count: 10) + [Float](repeating: 0.9, count: 50) + [Float](repeating: 0.1, count: 40)
         let events = run(probabilities, segmenter(endSilence: 0.3))
-        #expect(events == [
-            .speechStarted(at: 10 * 160),
-            .speechEnded(SpeechSegment(start: 10 * 160, end: 60 * 160, sampleRate: 16_000)),
-        ])
+        #expect(
+            events == [
+                .speechStarted(at: 10 * 160),
+                .speechEnded(SpeechSegment(start: 10 * 160, end: 60 * 160, sampleRate: 16_000)),
+            ])
     }
 
     @Test("a pause shorter than the end silence does not split the segment")

@@ -9,14 +9,16 @@ struct SpokenReplyTests {
         .init(text: "It is a lovely city by the river.", duration: 3),
     ])
 
-    @Test("cut points", arguments: [
-        (0.0, ""),
-        (0.5, "The"),
-        (2.0, "The capital is Paris."),
-        (3.0, "The capital is Paris. It is a lovely"),
-        (5.0, "The capital is Paris. It is a lovely city by the river."),
-        (9.0, "The capital is Paris. It is a lovely city by the river."),
-    ])
+    @Test(
+        "cut points",
+        arguments: [
+            (0.0, ""),
+            (0.5, "The"),
+            (2.0, "The capital is Paris."),
+            (3.0, "The capital is Paris. It is a lovely"),
+            (5.0, "The capital is Paris. It is a lovely city by the river."),
+            (9.0, "The capital is Paris. It is a lovely city by the river."),
+        ])
     func heard(played: Double, expected: String) {
         #expect(reply.heard(upTo: played) == expected)
     }

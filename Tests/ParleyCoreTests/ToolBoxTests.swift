@@ -44,8 +44,12 @@ struct ToolBoxTests {
     @Test("a typed handler gets decoded arguments and its result goes back as JSON")
     func typedHandler() async throws {
         let results = try await weatherBox().run([ToolCall(id: "call_1", name: "get_weather", arguments: #"{"city":"Oslo"}"#)])
-        #expect(results == [ToolResult(call: results[0].call, content: #"{"celsius":21,"city":"Oslo"}"#, isError: false,
-                                       milliseconds: results[0].milliseconds)])
+        #expect(
+            results == [
+                ToolResult(
+                    call: results[0].call, content: #"{"celsius":21,"city":"Oslo"}"#, isError: false,
+                    milliseconds: results[0].milliseconds)
+            ])
         #expect(results[0].message == .tool(callID: "call_1", name: "get_weather", content: #"{"celsius":21,"city":"Oslo"}"#))
     }
 
@@ -76,21 +80,30 @@ struct ToolBoxTests {
         var box = try ToolBox()
         // Each waits until both have started: run one after the other, they would never finish.
         for name in ["first", "second"] {
-            try box.register(Tool(definition: try ToolDefinition(name: name)) { _ in
-                if arrived.withLock({ $0 += 1; return $0 }) == 2 { open.finish() }
-                for await _ in gate {}
-                return name
-            })
+            try box.register(
+                Tool(definition: try ToolDefinition(name: name)) { _ in
+                    if arrived.withLock({
+                        $0 += 1; return $0
+                    }) == 2 {
+                        open.finish()
+                    }
+                    for await _ in gate {}
+                    return name
+                })
         }
-        try box.register(Tool(definition: try ToolDefinition(name: "slow"), timeout: .seconds(2)) { _ in
-            try await Task.sleep(for: .seconds(3600))
-            return "never"
-        })
+        try box.register(
+            Tool(definition: try ToolDefinition(name: "slow"), timeout: .seconds(2)) { _ in
+                try await Task.sleep(for: .seconds(3600))
+                return "never"
+            })
         let done = Mutex(false)
         let running = Task {
             defer { done.withLock { $0 = true } }
-            return await box.run([ToolCall(id: "a", name: "first", arguments: ""), ToolCall(id: "b", name: "second", arguments: ""),
-                                  ToolCall(id: "c", name: "slow", arguments: "")], clock: clock)
+            return await box.run(
+                [
+                    ToolCall(id: "a", name: "first", arguments: ""), ToolCall(id: "b", name: "second", arguments: ""),
+                    ToolCall(id: "c", name: "slow", arguments: ""),
+                ], clock: clock)
         }
         // Time passes only once both quick calls have met: the slow one's timeout then ends it.
         while !done.withLock({ $0 }) {
@@ -106,10 +119,11 @@ struct ToolBoxTests {
     func cancellation() async throws {
         let clock = ManualClock()
         var box = try ToolBox()
-        try box.register(Tool(definition: try ToolDefinition(name: "wait")) { _ in
-            try await Task.sleep(for: .seconds(3600))
-            return "done"
-        })
+        try box.register(
+            Tool(definition: try ToolDefinition(name: "wait")) { _ in
+                try await Task.sleep(for: .seconds(3600))
+                return "done"
+            })
         let running = Task { await box.run([ToolCall(id: "a", name: "wait", arguments: "")], clock: clock) }
         while clock.sleepers < 1 { await Task.yield() }
         running.cancel()
@@ -143,8 +157,11 @@ struct ToolBoxTests {
         #expect(outcome.spoken.sentences.map(\.text) == ["Let me look.", "One moment.", "It is 21 degrees", "in Oslo."])
         #expect(await voice.spoken.filter { $0 == "One moment." }.count == 1, "synthesized once")
         #expect(outcome.text == "Let me look. It is 21 degrees in Oslo.")
-        #expect(outcome.toolExchange == [.assistant("Let me look.", toolCalls: [call]),
-                                         .tool(callID: "call_9", name: "get_weather", content: #"{"celsius":21,"city":"Oslo"}"#)])
+        #expect(
+            outcome.toolExchange == [
+                .assistant("Let me look.", toolCalls: [call]),
+                .tool(callID: "call_9", name: "get_weather", content: #"{"celsius":21,"city":"Oslo"}"#),
+            ])
         let second = try #require(await model.requests.last)
         #expect(second.messages.suffix(2) == outcome.toolExchange)
         #expect(second.tools.map(\.name) == ["get_weather"])

@@ -11,8 +11,10 @@ struct ToolCueTests {
 
     static func box() throws -> ToolBox {
         var box = try ToolBox()
-        try box.register(name: "search_notes", description: "Search the notes.",
-                         parameters: .object([.init("query", .string(minLength: 1))])) { (arguments: Query) in "Notes on \(arguments.query): Friday." }
+        try box.register(
+            name: "search_notes", description: "Search the notes.",
+            parameters: .object([.init("query", .string(minLength: 1))])
+        ) { (arguments: Query) in "Notes on \(arguments.query): Friday." }
         box.cue("search_notes") { $0.lowercased().contains("my notes") }
         return box
     }
@@ -47,8 +49,10 @@ struct ToolCueTests {
     func calledFirst() async throws {
         var box = try Self.box()
         box.remove(named: "search_notes")
-        try box.register(name: "search_notes", description: "Search the notes.",
-                         parameters: .object([.init("query", .string(minLength: 1))])) { (arguments: Query) in "Notes on \(arguments.query): Friday." }
+        try box.register(
+            name: "search_notes", description: "Search the notes.",
+            parameters: .object([.init("query", .string(minLength: 1))])
+        ) { (arguments: Query) in "Notes on \(arguments.query): Friday." }
         box.cue("search_notes", when: { $0.contains("my notes") }, arguments: { _ in .object(["query": "trip"]) })
         let model = ScriptedToolModel(turns: [.text(["It is on Friday."])])
         let outcome = try await ToolLoop(llm: model, toolbox: box)

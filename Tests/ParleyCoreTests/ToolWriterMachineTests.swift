@@ -80,8 +80,10 @@ struct ToolWriterMachineTests {
         }
     }
 
-    static let states = ["decidingOpening", "decidingNaming", "text(opening)", "text(started)", "call", "decidingNextCall",
-                         "afterCall", "done", "failed"]
+    static let states = [
+        "decidingOpening", "decidingNaming", "text(opening)", "text(started)", "call", "decidingNextCall",
+        "afterCall", "done", "failed",
+    ]
     static let events: [(String, Event)] = [
         ("callOpening", .callOpening(0.5)), ("callNaming", .callNaming(0.9)), ("nextCallOpening", .nextCallOpening(0.5)),
         ("token", token(" ", at: 99)), ("endOfGeneration", .endOfGeneration), ("limit", .limit), ("cancelled", .cancelled),
@@ -116,8 +118,9 @@ struct ToolWriterMachineTests {
         }
     }
 
-    @Test("every event in every state: the illegal ones are refused and change nothing, the legal ones are taken",
-          arguments: states)
+    @Test(
+        "every event in every state: the illegal ones are refused and change nothing, the legal ones are taken",
+        arguments: states)
     func everyEvent(in name: String) throws {
         for (eventName, event) in Self.events {
             var machine = try Self.machine(in: name)

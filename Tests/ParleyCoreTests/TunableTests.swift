@@ -116,12 +116,14 @@ struct TunableTests {
     func spellings() throws {
         let cli = try Self.sources(under: "Sources/parley")
         let declarations = cli.map(\.text).joined(separator: "\n")
-        let flagged: [(id: String, flag: String)] = Tunable.all.compactMap { t in t.flag.map { (t.id, $0) } }
+        let flagged: [(id: String, flag: String)] =
+            Tunable.all.compactMap { t in t.flag.map { (t.id, $0) } }
             + Tunable.names.compactMap { n in n.flag.map { (n.id, $0) } }
         for (id, flag) in flagged {
             // Declared with the table's spelling (`.tunable(.endSilence)`), never its own literal.
-            #expect(declarations.contains(".tunable(.\(id))") || declarations.contains(".tunable(Tunable.\(id))"),
-                    "--\(flag) (\(id)) is not declared through the table")
+            #expect(
+                declarations.contains(".tunable(.\(id))") || declarations.contains(".tunable(Tunable.\(id))"),
+                "--\(flag) (\(id)) is not declared through the table")
             #expect(!declarations.contains("customLong(\"\(flag)\")"), "--\(flag) is spelt by hand")
         }
         let settings = try Self.source("Sources/ParleyRuntime/RuntimeSettings.swift")
@@ -147,8 +149,11 @@ struct TunableTests {
                 var spellings = ["Double = \(whole)\n", ".seconds(\(whole))", "\(whole) << 20", "\(whole) * 1_048_576"]
                 if tunable.unit == .minutes { spellings += ["= \(whole * 60)", "= \(whole * 60 / 1_000)_\(whole * 60 % 1_000)"] }
                 // On the lines of the faces' own names for the limit.
-                let names = ["maxAudioUpload": ["maxAudio"], "maxAudioLength": ["maxAudio"], "maxJSONBody": ["maxJSON", "maxChat"],
-                             "requestTimeout": ["requestTimeout"], "probeInterval": ["probeInterval"]][tunable.id] ?? [tunable.id]
+                let names =
+                    [
+                        "maxAudioUpload": ["maxAudio"], "maxAudioLength": ["maxAudio"], "maxJSONBody": ["maxJSON", "maxChat"],
+                        "requestTimeout": ["requestTimeout"], "probeInterval": ["probeInterval"],
+                    ][tunable.id] ?? [tunable.id]
                 let lines = text.split(separator: "\n").map { $0 + "\n" }.filter { line in names.contains { line.contains($0) } }
                 for spelling in spellings {
                     #expect(!lines.contains { $0.contains(spelling) }, "\(path) writes \(tunable)'s default as \(spelling)")

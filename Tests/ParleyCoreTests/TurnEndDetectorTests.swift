@@ -42,12 +42,15 @@ struct TurnEndDetectorTests {
     let speech = AudioBuffer(samples: [Float](repeating: 0.1, count: 16_000), sampleRate: 16_000)
     let clock = ManualClock()
 
-    func judge(audio: Double?, text: Double?, audioLatency: Duration = .milliseconds(70), textLatency: Duration = .milliseconds(300),
-               hasAudio: Bool = true, hasText: Bool = true) async -> (TurnJudgement, audioCalls: Int, textCalls: Int) {
+    func judge(
+        audio: Double?, text: Double?, audioLatency: Duration = .milliseconds(70), textLatency: Duration = .milliseconds(300),
+        hasAudio: Bool = true, hasText: Bool = true
+    ) async -> (TurnJudgement, audioCalls: Int, textCalls: Int) {
         let audioScorer = TimedScorer(audio, latency: audioLatency, clock: clock)
         let textScorer = TimedScorer(text, latency: textLatency, clock: clock)
-        let detector = TurnEndDetector(audio: hasAudio ? audioScorer : nil, text: hasText ? textScorer : nil,
-                                       bands: TurnEndDetector.Bands(complete: 0.8, incomplete: 0.2))
+        let detector = TurnEndDetector(
+            audio: hasAudio ? audioScorer : nil, text: hasText ? textScorer : nil,
+            bands: TurnEndDetector.Bands(complete: 0.8, incomplete: 0.2))
         let judgement = await detector.judge(speech: speech, words: "What is the capital of France", textThreshold: 0.02, clock: clock)
         return (judgement, await audioScorer.calls, await textScorer.calls)
     }

@@ -29,8 +29,9 @@ struct TurnSignalsSessionTests {
         let audio = FixedAudioScorer(voice)
         let session = makeSession(stt: stt, llm: llm, clock: ManualClock()) {
             $0.segmentation.endSilence = 1.2
-            $0.turnPrediction = TurnPrediction(predictor: predictor, audio: audio, bands: TurnEndDetector.Bands(complete: 0.8, incomplete: 0.2),
-                                               policy: TurnPolicy(shortSilence: 0.4, longSilence: 1.2))
+            $0.turnPrediction = TurnPrediction(
+                predictor: predictor, audio: audio, bands: TurnEndDetector.Bands(complete: 0.8, incomplete: 0.2),
+                policy: TurnPolicy(shortSilence: 0.4, longSilence: 1.2))
         }
         let input = FrameFeed()
         let run = Task { try await session.run(input.stream) }

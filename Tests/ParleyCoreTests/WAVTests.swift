@@ -3,8 +3,10 @@ import Testing
 @testable import ParleyCore
 
 /// Builds WAV bytes by hand, so decoding is tested against the format, not against our encoder.
-func makeWAV(formatTag: UInt16, channels: UInt16, sampleRate: UInt32, bits: UInt16, payload: [UInt8],
-             extensible: Bool = false, declaredDataSize: UInt32? = nil, extraChunk: Bool = false) -> Data {
+func makeWAV(
+    formatTag: UInt16, channels: UInt16, sampleRate: UInt32, bits: UInt16, payload: [UInt8],
+    extensible: Bool = false, declaredDataSize: UInt32? = nil, extraChunk: Bool = false
+) -> Data {
     var out = [UInt8]()
     func put(_ text: String) { out += Array(text.utf8) }
     func put32(_ v: UInt32) { out += withUnsafeBytes(of: v.littleEndian, Array.init) }
@@ -49,8 +51,10 @@ struct WAVTests {
     func pcm24Stereo() throws {
         // Left 0.5, right -0.25 → mono 0.125; then left -1, right -1 → -1.
         let half: [UInt8] = [0x00, 0x00, 0x40], quarterNeg: [UInt8] = [0x00, 0x00, 0xE0], minusOne: [UInt8] = [0x00, 0x00, 0x80]
-        let audio = try WAV.decode(makeWAV(formatTag: 1, channels: 2, sampleRate: 44_100, bits: 24,
-                                           payload: half + quarterNeg + minusOne + minusOne))
+        let audio = try WAV.decode(
+            makeWAV(
+                formatTag: 1, channels: 2, sampleRate: 44_100, bits: 24,
+                payload: half + quarterNeg + minusOne + minusOne))
         #expect(audio.sampleRate == 44_100)
         #expect(audio.samples == [0.125, -1])
     }
@@ -64,15 +68,19 @@ struct WAVTests {
     @Test("32-bit float in an extensible header, after an odd-sized extra chunk")
     func float32Extensible() throws {
         let payload = littleEndianBytes([Float(0.25).bitPattern, Float(-0.75).bitPattern])
-        let audio = try WAV.decode(makeWAV(formatTag: 3, channels: 1, sampleRate: 22_050, bits: 32, payload: payload,
-                                           extensible: true, extraChunk: true))
+        let audio = try WAV.decode(
+            makeWAV(
+                formatTag: 3, channels: 1, sampleRate: 22_050, bits: 32, payload: payload,
+                extensible: true, extraChunk: true))
         #expect(audio.samples == [0.25, -0.75])
     }
 
     @Test("64-bit float")
     func float64() throws {
-        let audio = try WAV.decode(makeWAV(formatTag: 3, channels: 1, sampleRate: 16_000, bits: 64,
-                                           payload: littleEndianBytes([Double(0.5).bitPattern])))
+        let audio = try WAV.decode(
+            makeWAV(
+                formatTag: 3, channels: 1, sampleRate: 16_000, bits: 64,
+                payload: littleEndianBytes([Double(0.5).bitPattern])))
         #expect(audio.samples == [0.5])
     }
 
@@ -87,25 +95,29 @@ struct WAVTests {
 
     @Test("a streamed header with an unknown length is read to the end only when asked")
     func streamedLength() throws {
-        let data = makeWAV(formatTag: 1, channels: 1, sampleRate: 22_050, bits: 16, payload: littleEndianBytes([Int16(100), 200]),
-                           declaredDataSize: 0x7FFF_F000)
+        let data = makeWAV(
+            formatTag: 1, channels: 1, sampleRate: 22_050, bits: 16, payload: littleEndianBytes([Int16(100), 200]),
+            declaredDataSize: 0x7FFF_F000)
         #expect(try WAV.decode(data, streamed: true).samples.count == 2)
         #expect(throws: WAVError.self) { try WAV.decode(data) }
         // 0xFFFFFFFF says "unknown" (ffmpeg writing to a pipe): read to the end in any case.
-        let unknown = makeWAV(formatTag: 1, channels: 1, sampleRate: 22_050, bits: 16, payload: littleEndianBytes([Int16(100), 200]),
-                              declaredDataSize: 0xFFFF_FFFF)
+        let unknown = makeWAV(
+            formatTag: 1, channels: 1, sampleRate: 22_050, bits: 16, payload: littleEndianBytes([Int16(100), 200]),
+            declaredDataSize: 0xFFFF_FFFF)
         #expect(try WAV.decode(unknown).samples.count == 2)
     }
 
-    @Test("bad input gives a typed error with a sentence", arguments: [
-        (Data("hello, not audio at all".utf8), "not a WAV file"),
-        (Data(), "not a WAV file"),
-        (makeWAV(formatTag: 1, channels: 1, sampleRate: 16_000, bits: 16, payload: [1, 2, 3, 4], declaredDataSize: 4000), "truncated"),
-        (makeWAV(formatTag: 1, channels: 1, sampleRate: 16_000, bits: 16, payload: []), "no audio"),
-        (makeWAV(formatTag: 0x55, channels: 1, sampleRate: 16_000, bits: 16, payload: [0, 0]), "Unsupported"),
-        (makeWAV(formatTag: 1, channels: 1, sampleRate: 16_000, bits: 12, payload: [0, 0]), "Unsupported"),
-        (makeWAV(formatTag: 1, channels: 1, sampleRate: 16_000, bits: 16, payload: [0, 0]).prefix(30), "truncated"),
-    ])
+    @Test(
+        "bad input gives a typed error with a sentence",
+        arguments: [
+            (Data("hello, not audio at all".utf8), "not a WAV file"),
+            (Data(), "not a WAV file"),
+            (makeWAV(formatTag: 1, channels: 1, sampleRate: 16_000, bits: 16, payload: [1, 2, 3, 4], declaredDataSize: 4000), "truncated"),
+            (makeWAV(formatTag: 1, channels: 1, sampleRate: 16_000, bits: 16, payload: []), "no audio"),
+            (makeWAV(formatTag: 0x55, channels: 1, sampleRate: 16_000, bits: 16, payload: [0, 0]), "Unsupported"),
+            (makeWAV(formatTag: 1, channels: 1, sampleRate: 16_000, bits: 12, payload: [0, 0]), "Unsupported"),
+            (makeWAV(formatTag: 1, channels: 1, sampleRate: 16_000, bits: 16, payload: [0, 0]).prefix(30), "truncated"),
+        ])
     func badInput(data: Data, phrase: String) {
         do {
             _ = try WAV.decode(data)

@@ -6,7 +6,7 @@ import Testing
 /// 2026 at 09:15 in UTC+1.
 @Suite struct DueDateFinderTests {
     let zone = TimeZone(secondsFromGMT: 3600)!
-    var sent: Date { Date(timeIntervalSince1970: 1_794_903_300) } // 2026-11-17T08:15:00Z
+    var sent: Date { Date(timeIntervalSince1970: 1_794_903_300) }  // 2026-11-17T08:15:00Z
 
     func finder() -> DueDateFinder { DueDateFinder(reference: sent, timeZone: zone) }
 

@@ -8,10 +8,13 @@ import Testing
     static func encoded(_ text: String) -> String { Base64URL.encode(Data(text.utf8)) }
 
     func message(_ payload: String) throws -> GmailMessage {
-        try JSONDecoder().decode(GmailMessage.self, from: Data("""
-            {"id": "m1", "threadId": "t1", "historyId": "42", "internalDate": "1763367300000", "snippet": "snip",
-             "payload": \(payload)}
-            """.utf8))
+        try JSONDecoder().decode(
+            GmailMessage.self,
+            from: Data(
+                """
+                {"id": "m1", "threadId": "t1", "historyId": "42", "internalDate": "1763367300000", "snippet": "snip",
+                 "payload": \(payload)}
+                """.utf8))
     }
 
     @Test func thePlainPartOfAMultipartMessage() throws {
@@ -37,15 +40,18 @@ import Testing
     }
 
     @Test func htmlOnlyMailLosesItsMarkup() throws {
-        let html = "<html><head><style>p{color:red}</style></head><body><p>Dear class,</p><p>The poster is due <b>December 4</b> &amp; the quiz Friday.</p></body></html>"
-        let message = try message("""
+        let html =
+            "<html><head><style>p{color:red}</style></head><body><p>Dear class,</p><p>The poster is due <b>December 4</b> &amp; the quiz Friday.</p></body></html>"
+        let message = try message(
+            """
             {"mimeType": "text/html", "filename": "", "headers": [], "body": {"size": 10, "data": "\(Self.encoded(html))"}}
             """)
         #expect(message.text == "Dear class,\nThe poster is due December 4 & the quiz Friday.")
     }
 
     @Test func anAttachmentIsNotTheText() throws {
-        let message = try message("""
+        let message = try message(
+            """
             {"mimeType": "multipart/mixed", "filename": "", "headers": [], "body": {"size": 0}, "parts": [
               {"mimeType": "text/plain", "filename": "notes.txt", "body": {"attachmentId": "a1", "size": 5}},
               {"mimeType": "multipart/alternative", "filename": "", "body": {"size": 0}, "parts": [

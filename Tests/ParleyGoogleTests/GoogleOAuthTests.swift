@@ -50,8 +50,9 @@ import Testing
     @Test func aWrongClientSecretIsNamed() async throws {
         let google = try await GoogleFixture.start()
         defer { Task { await google.stop() } }
-        let wrong = GoogleOAuth(client: GoogleClient(id: google.client.id, secret: "not-the-secret"), endpoints: google.endpoints,
-                                sleep: { _ in })
+        let wrong = GoogleOAuth(
+            client: GoogleClient(id: google.client.id, secret: "not-the-secret"), endpoints: google.endpoints,
+            sleep: { _ in })
         let authorization = try await wrong.startDeviceAuthorization(scopes: GoogleScope.all)
         let error = await #expect(throws: GoogleError.self) {
             try await wrong.waitForApproval(of: authorization, scopes: GoogleScope.all)
@@ -122,8 +123,9 @@ import Testing
 
         // A token that expires within a minute is renewed before the request is sent.
         let issued = await google.server.issueTokens()
-        let soon = GoogleToken(accessToken: issued.accessToken, refreshToken: issued.refreshToken,
-                               expiresAt: Date().addingTimeInterval(30), scopes: GoogleScope.all)
+        let soon = GoogleToken(
+            accessToken: issued.accessToken, refreshToken: issued.refreshToken,
+            expiresAt: Date().addingTimeInterval(30), scopes: GoogleScope.all)
         let other = google.session(owner: .key("second"))
         try await other.signIn(soon)
         let before = await google.server.requests().count

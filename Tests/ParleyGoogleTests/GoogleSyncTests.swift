@@ -18,13 +18,17 @@ import Testing
         let google = try await GoogleFixture.start()
         defer { Task { await google.stop() } }
         await google.server.setDrivePageSize(2)
-        await google.server.addDriveFile(Self.file("doc1", "Water cycle", "application/vnd.google-apps.document",
-                                                    "Evaporation turns water into vapour.\nCondensation forms clouds."))
+        await google.server.addDriveFile(
+            Self.file(
+                "doc1", "Water cycle", "application/vnd.google-apps.document",
+                "Evaporation turns water into vapour.\nCondensation forms clouds."))
         await google.server.addDriveFile(Self.file("txt1", "vocabulary.txt", "text/plain", "precipitation: rain, snow, hail"))
         await google.server.addDriveFile(Self.file("md1", "plan.md", "text/markdown", "# Plan\n\n- read chapter 3"))
         await google.server.addDriveFile(Self.file("sheet1", "Grades", "application/vnd.google-apps.spreadsheet", "a,b"))
-        await google.server.addDriveFile(GoogleServer.DriveFile(id: "elsewhere", name: "other.txt", mimeType: "text/plain",
-                                                                parents: ["another-folder"], content: Data("not ours".utf8)))
+        await google.server.addDriveFile(
+            GoogleServer.DriveFile(
+                id: "elsewhere", name: "other.txt", mimeType: "text/plain",
+                parents: ["another-folder"], content: Data("not ours".utf8)))
         let (session, _) = try await google.signedInSession()
         let sync = google.sync(session)
 
@@ -77,11 +81,17 @@ import Testing
         defer { Task { await google.stop() } }
         let calendar = "class-7b@school.example"
         await google.server.setCalendarPageSize(2)
-        await google.server.addEvent(calendar: calendar, .init(id: "e1", summary: "Essay: the water cycle", description: "Two pages.",
-                                                               start: .date("2026-12-04"), end: .date("2026-12-05")))
-        await google.server.addEvent(calendar: calendar, .init(id: "e2", summary: "Map quiz",
-                                                               start: .dateTime("2026-12-01T10:00:00+01:00", timeZone: "Europe/Rome"),
-                                                               end: .dateTime("2026-12-01T11:00:00+01:00", timeZone: "Europe/Rome")))
+        await google.server.addEvent(
+            calendar: calendar,
+            .init(
+                id: "e1", summary: "Essay: the water cycle", description: "Two pages.",
+                start: .date("2026-12-04"), end: .date("2026-12-05")))
+        await google.server.addEvent(
+            calendar: calendar,
+            .init(
+                id: "e2", summary: "Map quiz",
+                start: .dateTime("2026-12-01T10:00:00+01:00", timeZone: "Europe/Rome"),
+                end: .dateTime("2026-12-01T11:00:00+01:00", timeZone: "Europe/Rome")))
         await google.server.addEvent(calendar: calendar, .init(id: "e3", summary: "Science fair", start: .date("2026-12-10"), end: .date("2026-12-11")))
         let (session, _) = try await google.signedInSession()
         let sync = google.sync(session, now: { ISO8601DateFormatter().date(from: "2026-11-20T08:00:00Z")! })
@@ -100,7 +110,8 @@ import Testing
 
         // An increment: one cancelled, one moved.
         await google.server.cancelEvent(calendar: calendar, id: "e3")
-        await google.server.addEvent(calendar: calendar, .init(id: "e1", summary: "Essay: the water cycle", start: .date("2026-12-07"), end: .date("2026-12-08")))
+        await google.server.addEvent(
+            calendar: calendar, .init(id: "e1", summary: "Essay: the water cycle", start: .date("2026-12-07"), end: .date("2026-12-08")))
         let second = try #require(try await sync.run(GoogleSyncOptions(calendar: calendar)).calendar)
         #expect(!second.full && second.fetched == 2 && second.updated == 1 && second.removed == 1)
         let increment = try #require(await google.requests("/calendar/v3/calendars/").last)
@@ -116,29 +127,38 @@ import Testing
         #expect(try google.store.assignments().map(\.title) == ["Essay: the water cycle"])
     }
 
-    static func mail(_ id: String, from: String, subject: String, body: String, html: Bool = false,
-                     date: String = "Tue, 17 Nov 2026 09:15:00 +0100") -> GoogleServer.GmailMessage {
-        GoogleServer.GmailMessage(id: id, from: from, subject: subject, date: date,
-                                  plainText: html ? nil : body, html: html ? "<p>\(body)</p>" : "<div>\(body)</div>")
+    static func mail(
+        _ id: String, from: String, subject: String, body: String, html: Bool = false,
+        date: String = "Tue, 17 Nov 2026 09:15:00 +0100"
+    ) -> GoogleServer.GmailMessage {
+        GoogleServer.GmailMessage(
+            id: id, from: from, subject: subject, date: date,
+            plainText: html ? nil : body, html: html ? "<p>\(body)</p>" : "<div>\(body)</div>")
     }
 
     @Test func teachersMailGivesAssignmentsWithTheRightDueDates() async throws {
         let google = try await GoogleFixture.start()
         defer { Task { await google.stop() } }
         await google.server.setGmailPageSize(2)
-        await google.server.addMessage(Self.mail("m1", from: "Ms Rossi <rossi@school.example>", subject: "Water cycle essay",
-                                                 body: "Hello class,\nThe essay on the water cycle is due Friday. Please hand in the map exercise by December 1 at 5 p.m."))
+        await google.server.addMessage(
+            Self.mail(
+                "m1", from: "Ms Rossi <rossi@school.example>", subject: "Water cycle essay",
+                body: "Hello class,\nThe essay on the water cycle is due Friday. Please hand in the map exercise by December 1 at 5 p.m."))
         await google.server.addMessage(Self.mail("m2", from: "Newsletter <news@shop.example>", subject: "Sale due Friday", body: "Everything is due Friday."))
-        await google.server.addMessage(Self.mail("m3", from: "Mr Bianchi <bianchi@school.example>", subject: "Reading log",
-                                                 body: "Your reading log is due tomorrow.", html: true,
-                                                 date: "Thu, 19 Nov 2026 16:40:00 +0000"))
+        await google.server.addMessage(
+            Self.mail(
+                "m3", from: "Mr Bianchi <bianchi@school.example>", subject: "Reading log",
+                body: "Your reading log is due tomorrow.", html: true,
+                date: "Thu, 19 Nov 2026 16:40:00 +0000"))
         await google.server.addMessage(Self.mail("m4", from: "Ms Rossi <rossi@school.example>", subject: "Trip", body: "We had a great trip."))
         let (session, _) = try await google.signedInSession()
         let namer: AssignmentExtractor.Namer = { subject, sentences in sentences.map { "\(subject) #\($0.count)" } }
-        let sync = google.sync(session, extractor: AssignmentExtractor(namer: { subject, sentences in
-            // The orchestration's own rules are tested here; the model's naming is tested on the engine.
-            try await namer(subject, sentences)
-        }))
+        let sync = google.sync(
+            session,
+            extractor: AssignmentExtractor(namer: { subject, sentences in
+                // The orchestration's own rules are tested here; the model's naming is tested on the engine.
+                try await namer(subject, sentences)
+            }))
 
         let query = "from:school.example"
         let first = try #require(try await sync.run(GoogleSyncOptions(gmailQuery: query)).gmail)
@@ -155,8 +175,10 @@ import Testing
         #expect(!assignments.contains { $0.origin.hasPrefix("gmail:m2") })
 
         // A new message from a teacher: the history names it, and only it is read.
-        await google.server.addMessage(Self.mail("m5", from: "Ms Rossi <rossi@school.example>", subject: "Poster",
-                                                 body: "The poster is due 2026-12-09.", date: "Mon, 23 Nov 2026 08:00:00 +0100"))
+        await google.server.addMessage(
+            Self.mail(
+                "m5", from: "Ms Rossi <rossi@school.example>", subject: "Poster",
+                body: "The poster is due 2026-12-09.", date: "Mon, 23 Nov 2026 08:00:00 +0100"))
         await google.server.addMessage(Self.mail("m6", from: "Newsletter <news@shop.example>", subject: "Offer", body: "Due today!"))
         let before = await google.server.requests().count
         let second = try #require(try await sync.run(GoogleSyncOptions(gmailQuery: query)).gmail)
@@ -166,8 +188,10 @@ import Testing
         #expect(await google.server.requests().dropFirst(before).contains { $0.path.hasSuffix("/history") && $0.query.contains("startHistoryId=") })
 
         // History too old (404): a full sync.
-        await google.server.addMessage(Self.mail("m7", from: "Ms Rossi <rossi@school.example>", subject: "Test",
-                                                 body: "Revise for the test due 2026-12-14."))
+        await google.server.addMessage(
+            Self.mail(
+                "m7", from: "Ms Rossi <rossi@school.example>", subject: "Test",
+                body: "Revise for the test due 2026-12-14."))
         await google.server.invalidateHistory()
         let third = try #require(try await sync.run(GoogleSyncOptions(gmailQuery: query)).gmail)
         #expect(third.error == nil && third.full)
@@ -219,8 +243,9 @@ import Testing
 
         // The network is gone (nothing listens there): a sync fails in one sentence per
         // source, and nothing is lost.
-        let gone = GoogleSync(session: session, endpoints: .overriding(api: RefusingPort.baseURL(), oauth: RefusingPort.baseURL()),
-                              store: google.store, logger: google.logger)
+        let gone = GoogleSync(
+            session: session, endpoints: .overriding(api: RefusingPort.baseURL(), oauth: RefusingPort.baseURL()),
+            store: google.store, logger: google.logger)
         let offline = try await gone.run(GoogleSyncOptions(driveFolder: Self.folder, calendar: "primary"))
         #expect(offline.drive?.error?.contains("could not be reached") == true)
         #expect(offline.calendar?.error?.contains("could not be reached") == true)

@@ -20,8 +20,9 @@ struct GoogleFixture {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-google-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let store = try ConversationStore(path: directory.appendingPathComponent("parley.sqlite"))
-        let fixture = GoogleFixture(server: server, store: store, directory: directory,
-                                    endpoints: .overriding(api: server.baseURL, oauth: server.baseURL))
+        let fixture = GoogleFixture(
+            server: server, store: store, directory: directory,
+            endpoints: .overriding(api: server.baseURL, oauth: server.baseURL))
         await server.setClient(id: fixture.client.id, secret: fixture.client.secret)
         return fixture
     }
@@ -48,22 +49,26 @@ struct GoogleFixture {
     /// A session over the store, its backoff waits recorded rather than slept.
     func session(owner: Owner = .local) -> GoogleSession {
         let sleeps = self.sleeps
-        return GoogleSession(oauth: oauth, keeper: StoreTokenKeeper(store: store, owner: owner),
-                             sleep: { sleeps.append($0) }, logger: logger)
+        return GoogleSession(
+            oauth: oauth, keeper: StoreTokenKeeper(store: store, owner: owner),
+            sleep: { sleeps.append($0) }, logger: logger)
     }
 
     /// A session signed in with tokens the stand-in issued.
     func signedInSession(owner: Owner = .local) async throws -> (GoogleSession, GoogleToken) {
         let issued = await server.issueTokens()
-        let token = GoogleToken(accessToken: issued.accessToken, refreshToken: issued.refreshToken,
-                                expiresAt: Date().addingTimeInterval(3600), scopes: GoogleScope.all)
+        let token = GoogleToken(
+            accessToken: issued.accessToken, refreshToken: issued.refreshToken,
+            expiresAt: Date().addingTimeInterval(3600), scopes: GoogleScope.all)
         let session = session(owner: owner)
         try await session.signIn(token)
         return (session, token)
     }
 
-    func sync(_ session: GoogleSession, extractor: AssignmentExtractor = AssignmentExtractor(namer: nil),
-              now: @escaping @Sendable () -> Date = { Date() }) -> GoogleSync {
+    func sync(
+        _ session: GoogleSession, extractor: AssignmentExtractor = AssignmentExtractor(namer: nil),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) -> GoogleSync {
         GoogleSync(session: session, endpoints: endpoints, store: store, extractor: extractor, logger: logger, now: now)
     }
 
@@ -92,8 +97,10 @@ struct RecordingLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
-             function: String, line: UInt) {
+    func log(
+        level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
+        function: String, line: UInt
+    ) {
         let all = self.metadata.merging(metadata ?? [:]) { $1 }
         lines.append("\(level) \(message) \(all)")
     }

@@ -37,7 +37,8 @@ struct EspeakPhonemizerTests {
         #expect(cat.answer("") == [""])
         #expect(cat.answer("again") == ["again"])
         // Answers the marker, then one request, then exits.
-        let once = try #require(LineProcess(executable: "/bin/sh", arguments: ["-c", "read m; echo \"$m\"; read l; echo \"$l\"; read m; echo \"$m\""], marker: "END"))
+        let once = try #require(
+            LineProcess(executable: "/bin/sh", arguments: ["-c", "read m; echo \"$m\"; read l; echo \"$l\"; read m; echo \"$m\""], marker: "END"))
         #expect(once.answer("one") == ["one"])
         let started = ContinuousClock.now
         #expect(once.answer("two") == nil)

@@ -18,8 +18,9 @@ struct FFmpegAudioTests {
         }
     }
 
-    @Test("each compressed format encodes a stream and decodes back to about the same length and loudness",
-          .enabled(if: ffmpeg.isAvailable), arguments: [SpeechFileFormat.mp3, .opus, .aac, .flac])
+    @Test(
+        "each compressed format encodes a stream and decodes back to about the same length and loudness",
+        .enabled(if: ffmpeg.isAvailable), arguments: [SpeechFileFormat.mp3, .opus, .aac, .flac])
     func roundTrip(format: SpeechFileFormat) async throws {
         var encoded = Data()
         for try await chunk in Self.ffmpeg.encode(Self.tone(), format: format) { encoded.append(chunk) }

@@ -36,14 +36,17 @@ struct InterruptionRealAudioTests {
     func speakOverReply(_ over: String) async throws -> Outcome {
         let vad = SileroVoiceActivityDetector(weightsPath: try TestEnvironment.require(TestEnvironment.paths.sileroWeights).path)
         _ = try TestEnvironment.require(TestEnvironment.paths.defaultWhisperModel)
-        let llm = ScriptedLanguageModel(replies: [["The largest ocean on Earth is the Pacific.", " It covers about a third of the planet."],
-                                                  ["Sure, here is something else."]])
+        let llm = ScriptedLanguageModel(replies: [
+            ["The largest ocean on Earth is the Pacific.", " It covers about a third of the planet."],
+            ["Sure, here is something else."],
+        ])
         let output = PausingOutput(heardOnStop: 0.4)
         let journal = Journal()
         var configuration = ConversationConfiguration(duplex: .full)
         configuration.rules.interruption = InterruptionRules(language: "en")
-        let session = ConversationSession(vad: vad, stt: Self.stt, llm: llm, tts: ToneTextToSpeech(), output: output, journal: journal,
-                                          configuration: configuration)
+        let session = ConversationSession(
+            vad: vad, stt: Self.stt, llm: llm, tts: ToneTextToSpeech(), output: output, journal: journal,
+            configuration: configuration)
         let question = try await spoken("What is the largest ocean on Earth?")
         let interjection = try await spoken(over)
         let (input, feed) = AsyncStream.makeStream(of: AudioBuffer.self)

@@ -31,13 +31,15 @@ struct LlamaCapabilityTests {
         let picture = ChatRequest(messages: [ChatMessage(role: .user, parts: [.text("What is this?"), .image(data: Data([1]), mimeType: "image/png")])])
         let error = await #expect(throws: UnsupportedCapabilityError.self) { _ = try await model.completeText(picture) }
         #expect(error == UnsupportedCapabilityError(missing: [.images], providers: ["llama.cpp (SmolLM2)"]))
-        let unusable = ChatRequest(messages: [.user("Capital of France?")],
-                                   responseSchema: ResponseSchema(name: "city", schema: .object(["not": .object(["type": "string"])])))
+        let unusable = ChatRequest(
+            messages: [.user("Capital of France?")],
+            responseSchema: ResponseSchema(name: "city", schema: .object(["not": .object(["type": "string"])])))
         let invalid = await #expect(throws: ProviderError.self) { _ = try await model.completeText(unusable) }
         #expect("\(invalid.map { "\($0)" } ?? "")".contains("`not` is not supported"))
         let described = UnsupportedCapabilityError(missing: [.images], providers: [model.identity.description])
-        #expect(described.description == "llama.cpp (SmolLM2) cannot read images; configure a vision provider "
-            + "(OPENAI_API_KEY, ANTHROPIC_API_KEY, or an Ollama vision model).")
+        #expect(
+            described.description == "llama.cpp (SmolLM2) cannot read images; configure a vision provider "
+                + "(OPENAI_API_KEY, ANTHROPIC_API_KEY, or an Ollama vision model).")
         #expect(await !model.isLoaded)
     }
 }

@@ -66,8 +66,10 @@ struct LlamaEmbedderTests {
 
     @Test("similar sentences are closer than unrelated ones")
     func similarity() async throws {
-        let texts = ["The cat sits on the mat.", "A kitten is resting on a rug.", "The stock market fell sharply on Monday.",
-                     "How do I get to the train station?", "Where is the railway station?"]
+        let texts = [
+            "The cat sits on the mat.", "A kitten is resting on a rug.", "The stock market fell sharply on Monday.",
+            "How do I get to the train station?", "Where is the railway station?",
+        ]
         let v = try await embedder().embed(texts).vectors
         #expect(Self.cosine(v[0], v[1]) > Self.cosine(v[0], v[2]) + 0.2)
         #expect(Self.cosine(v[3], v[4]) > Self.cosine(v[3], v[2]) + 0.2)
@@ -90,7 +92,9 @@ struct LlamaEmbedderTests {
         #expect(none.vectors.isEmpty)
     }
 
-    @Test("a chat model is not an embedding model: a clear error", .enabled(if: FileManager.default.fileExists(atPath: TestEnvironment.paths.defaultLanguageModel.path)))
+    @Test(
+        "a chat model is not an embedding model: a clear error",
+        .enabled(if: FileManager.default.fileExists(atPath: TestEnvironment.paths.defaultLanguageModel.path)))
     func chatModelRefused() async throws {
         let chat = LlamaEmbedder(configuration: .init(modelPath: TestEnvironment.paths.defaultLanguageModel.path, threads: 1))
         await #expect(throws: LlamaError.notAnEmbeddingModel(path: TestEnvironment.paths.defaultLanguageModel.path)) {

@@ -22,8 +22,9 @@ struct LlamaLanguageModelTests {
 
     @Test("answers a factual question correctly")
     func capitalOfFrance() async throws {
-        let (text, usage, finish) = try await llm().completeText(ChatRequest(
-            messages: [.system("You are a helpful assistant."), .user("What is the capital of France?")], sampling: greedy))
+        let (text, usage, finish) = try await llm().completeText(
+            ChatRequest(
+                messages: [.system("You are a helpful assistant."), .user("What is the capital of France?")], sampling: greedy))
         #expect(text.contains("Paris"), "reply: \(text)")
         #expect(finish == .stop)
         #expect(usage.outputTokens > 0 && usage.inputTokens > 10)
@@ -45,8 +46,9 @@ struct LlamaLanguageModelTests {
         let first = try await llm.completeText(ChatRequest(messages: history, sampling: greedy))
         history += [.assistant(first.text), .user("And the capital of Italy?")]
         let second = try await llm.completeText(ChatRequest(messages: history, sampling: greedy))
-        #expect(second.usage.cachedInputTokens >= first.usage.inputTokens - 1,
-                "reused \(second.usage.cachedInputTokens) of \(second.usage.inputTokens); first prompt was \(first.usage.inputTokens)")
+        #expect(
+            second.usage.cachedInputTokens >= first.usage.inputTokens - 1,
+            "reused \(second.usage.cachedInputTokens) of \(second.usage.inputTokens); first prompt was \(first.usage.inputTokens)")
         #expect(second.text.contains("Rome"), "reply: \(second.text)")
     }
 
@@ -69,8 +71,9 @@ struct LlamaLanguageModelTests {
 
         #expect(baseline.usage.cachedInputTokens == 0)
         // Left to evaluate: " capital of France?" and the template's close of the message.
-        #expect(prefilled.usage.inputTokens - prefilled.usage.cachedInputTokens <= 12,
-                "reused \(prefilled.usage.cachedInputTokens) of \(prefilled.usage.inputTokens)")
+        #expect(
+            prefilled.usage.inputTokens - prefilled.usage.cachedInputTokens <= 12,
+            "reused \(prefilled.usage.cachedInputTokens) of \(prefilled.usage.inputTokens)")
         #expect(prefilled.text == baseline.text)
         #expect(prefilled.text.contains("Paris"), "reply: \(prefilled.text)")
 
@@ -92,7 +95,8 @@ struct LlamaLanguageModelTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         var configuration = LlamaLanguageModel.Configuration(modelPath: path, contextLength: 1024, threads: 2)
         configuration.promptMemoryDirectory = folder
-        let system = ChatMessage.system("""
+        let system = ChatMessage.system(
+            """
             You are a friendly study companion for a student. Answer in one or two short sentences, in plain words, \
             without lists or code. If you do not know the answer, say so. Spell out numbers as a teacher would say them. \
             The student reads slowly, so keep every sentence short and use common words; never use abbreviations.
@@ -118,12 +122,14 @@ struct LlamaLanguageModelTests {
         let cold = try await LlamaLanguageModel(configuration: .init(modelPath: path, contextLength: 1024, threads: 2)).completeText(request)
         #expect(reply.usage.cachedInputTokens >= 64, "reused \(reply.usage.cachedInputTokens) of \(reply.usage.inputTokens)")
         // Left: the question and the template's close of it.
-        #expect(reply.usage.inputTokens - reply.usage.cachedInputTokens <= 16,
-                "reused \(reply.usage.cachedInputTokens) of \(reply.usage.inputTokens)")
+        #expect(
+            reply.usage.inputTokens - reply.usage.cachedInputTokens <= 16,
+            "reused \(reply.usage.cachedInputTokens) of \(reply.usage.inputTokens)")
         #expect(reply.text.contains("Rome") && cold.text.contains("Rome"), "replies: \(reply.text) / \(cold.text)")
     }
 
-    @Test("""
+    @Test(
+        """
         a process whose first evaluation is an end-of-turn score (real time) keeps its instructions and tools on disk; the next \
         process's first score evaluates only its words; another tool list or other instructions are not read from that file
         """)
@@ -134,8 +140,9 @@ struct LlamaLanguageModelTests {
         var configuration = LlamaLanguageModel.Configuration(modelPath: path, contextLength: 1024, threads: 2)
         configuration.promptMemoryDirectory = folder
         let system = ChatMessage.system("You are a helpful assistant. Answer in one short sentence.")
-        let timer = try ToolDefinition(name: "set_timer", description: "Starts a countdown timer.",
-                                       schema: .object([.init("minutes", .integer(minimum: 1, maximum: 120))]))
+        let timer = try ToolDefinition(
+            name: "set_timer", description: "Starts a countdown timer.",
+            schema: .object([.init("minutes", .integer(minimum: 1, maximum: 120))]))
         let clock = try ToolDefinition(name: "current_date_time", description: "Today's date and time.", schema: .object([]))
         func kept() -> [String] {
             ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasPrefix("prompt-") }
@@ -152,10 +159,13 @@ struct LlamaLanguageModelTests {
         _ = try await second.completion(of: "What is the capital of Italy?", after: [system], tools: [timer, clock])
         #expect(second.scoredTokens <= 10, "scored \(second.scoredTokens) tokens")
         // And the reply to those words evaluates only the final mark and the template's close.
-        let reply = try await second.completeReply(ChatRequest(messages: [system, .user("What is the capital of Italy?")],
-                                                                sampling: greedy, tools: [timer, clock]))
-        #expect(reply.usage.inputTokens - reply.usage.cachedInputTokens <= 8,
-                "reused \(reply.usage.cachedInputTokens) of \(reply.usage.inputTokens)")
+        let reply = try await second.completeReply(
+            ChatRequest(
+                messages: [system, .user("What is the capital of Italy?")],
+                sampling: greedy, tools: [timer, clock]))
+        #expect(
+            reply.usage.inputTokens - reply.usage.cachedInputTokens <= 8,
+            "reused \(reply.usage.cachedInputTokens) of \(reply.usage.inputTokens)")
         #expect(kept().count == 1, "files: \(kept())")
 
         // Another tool list, and other instructions: evaluated whole, and kept in files of their own.
@@ -163,9 +173,10 @@ struct LlamaLanguageModelTests {
         _ = try await fewerTools.completion(of: "What is the capital of Italy?", after: [system], tools: [timer])
         #expect(fewerTools.scoredTokens > 100, "scored \(fewerTools.scoredTokens) tokens")
         let otherInstructions = LlamaLanguageModel(configuration: configuration)
-        _ = try await otherInstructions.completion(of: "What is the capital of Italy?",
-                                                   after: [.system("You are a tour guide. Answer in one short sentence.")],
-                                                   tools: [timer, clock])
+        _ = try await otherInstructions.completion(
+            of: "What is the capital of Italy?",
+            after: [.system("You are a tour guide. Answer in one short sentence.")],
+            tools: [timer, clock])
         #expect(otherInstructions.scoredTokens > 100, "scored \(otherInstructions.scoredTokens) tokens")
         #expect(kept().count == 3, "files: \(kept())")
     }
@@ -179,8 +190,9 @@ struct LlamaLanguageModelTests {
         #expect(score > 0.005)
         let reply = try await model.completeText(ChatRequest(messages: conversation + [.user("What is the capital of France?")], sampling: greedy))
         // "?", then "<|im_end|>", a line break, "<|im_start|>assistant" and another (SmolLM2's template).
-        #expect(reply.usage.inputTokens - reply.usage.cachedInputTokens <= 8,
-                "reused \(reply.usage.cachedInputTokens) of \(reply.usage.inputTokens)")
+        #expect(
+            reply.usage.inputTokens - reply.usage.cachedInputTokens <= 8,
+            "reused \(reply.usage.cachedInputTokens) of \(reply.usage.inputTokens)")
         #expect(reply.text.contains("Paris"), "reply: \(reply.text)")
     }
 
@@ -193,8 +205,9 @@ struct LlamaLanguageModelTests {
         try await model.prefill(conversation + [.user("What is the capital")])
         #expect(model.prefilledTokens == 0)
         let reply = try await model.completeText(ChatRequest(messages: conversation + [.user("What is the capital of France?")], sampling: greedy))
-        #expect(reply.usage.inputTokens - reply.usage.cachedInputTokens <= 8,
-                "reused \(reply.usage.cachedInputTokens) of \(reply.usage.inputTokens)")
+        #expect(
+            reply.usage.inputTokens - reply.usage.cachedInputTokens <= 8,
+            "reused \(reply.usage.cachedInputTokens) of \(reply.usage.inputTokens)")
     }
 
     /// A model of its own (the shared one's memory holds other tests' prompts), loaded.
@@ -238,16 +251,18 @@ struct LlamaLanguageModelTests {
 
     @Test("respects the token limit")
     func tokenLimit() async throws {
-        let result = try await llm().completeText(ChatRequest(
-            messages: [.user("Write a long story about a dragon.")], sampling: SamplingOptions(temperature: 0, maxTokens: 5)))
+        let result = try await llm().completeText(
+            ChatRequest(
+                messages: [.user("Write a long story about a dragon.")], sampling: SamplingOptions(temperature: 0, maxTokens: 5)))
         #expect(result.finish == .length)
         #expect(result.usage.outputTokens == 5)
     }
 
     @Test("stop sequences end the reply and are not included")
     func stopSequence() async throws {
-        let result = try await llm().completeText(ChatRequest(
-            messages: [.user("What is the capital of France?")], sampling: SamplingOptions(temperature: 0, maxTokens: 48, stop: ["Paris"])))
+        let result = try await llm().completeText(
+            ChatRequest(
+                messages: [.user("What is the capital of France?")], sampling: SamplingOptions(temperature: 0, maxTokens: 48, stop: ["Paris"])))
         #expect(!result.text.contains("Paris"))
         #expect(result.finish == .stop)
     }
@@ -257,8 +272,11 @@ struct LlamaLanguageModelTests {
         let llm = try llm()
         let task = Task {
             var pieces = 0
-            for try await event in llm.complete(ChatRequest(messages: [.user("Count from one to one hundred in words.")],
-                                                            sampling: SamplingOptions(temperature: 0, maxTokens: 400))) {
+            for try await event in llm.complete(
+                ChatRequest(
+                    messages: [.user("Count from one to one hundred in words.")],
+                    sampling: SamplingOptions(temperature: 0, maxTokens: 400)))
+            {
                 if case .text = event { pieces += 1 }
                 if pieces == 3 { break }
             }
@@ -277,8 +295,9 @@ struct LlamaLanguageModelTests {
         var guessing = plain
         guessing.lookupDrafts = 3
         let without = LlamaLanguageModel(configuration: plain), with = LlamaLanguageModel(configuration: guessing)
-        let timer = try ToolDefinition(name: "set_timer", description: "Starts a timer.",
-                                       schema: .object([.init("minutes", .integer(minimum: 1, maximum: 120))]))
+        let timer = try ToolDefinition(
+            name: "set_timer", description: "Starts a timer.",
+            schema: .object([.init("minutes", .integer(minimum: 1, maximum: 120))]))
         let system = ChatMessage.system("You are a helpful assistant. Answer in one sentence.")
         let requests = [
             ChatRequest(messages: [system, .user("What is the name of the longest river in Africa?")], sampling: greedy),
@@ -300,7 +319,9 @@ struct LlamaLanguageModelTests {
     @Test("a missing model is reported by availability and by a typed error")
     func missingModel() async throws {
         let missing = LlamaLanguageModel(configuration: .init(modelPath: "/nonexistent/model.gguf"))
-        #expect(await missing.availability() == .missingModel(path: "/nonexistent/model.gguf", hint: "download a GGUF chat model there or pass its path in the configuration"))
+        #expect(
+            await missing.availability()
+                == .missingModel(path: "/nonexistent/model.gguf", hint: "download a GGUF chat model there or pass its path in the configuration"))
         await #expect(throws: LlamaError.modelNotFound(path: "/nonexistent/model.gguf")) {
             _ = try await missing.completeText(ChatRequest(messages: [.user("hi")]))
         }

@@ -16,18 +16,23 @@ struct ToolCallFormatTests {
     func rendering() throws {
         let call = ToolCall(id: "call_1", name: "get_weather", arguments: #"{"city":"Paris","unit":"celsius"}"#)
         let rendered = ToolCallFormat.render(
-            [.system("Be brief."), .user("Weather in Paris?"), .assistant(toolCalls: [call]),
-             .tool(callID: "call_1", content: #"{"temperature": 21}"#), .tool(callID: "call_2", content: "sunny"), .user("Thanks")],
+            [
+                .system("Be brief."), .user("Weather in Paris?"), .assistant(toolCalls: [call]),
+                .tool(callID: "call_1", content: #"{"temperature": 21}"#), .tool(callID: "call_2", content: "sunny"), .user("Thanks"),
+            ],
             tools: [Self.weather], defaultSystem: "ignored")
         #expect(rendered.map(\.role) == [.system, .user, .assistant, .user, .user])
         #expect(rendered[0].text.hasPrefix("Be brief.\n\n# Tools\n"))
-        #expect(rendered[0].text.contains(#"{"type": "function", "function": {"name": "get_weather", "description": "Current weather for a city.", "parameters": {"type": "object""#))
+        #expect(
+            rendered[0].text.contains(
+                #"{"type": "function", "function": {"name": "get_weather", "description": "Current weather for a city.", "parameters": {"type": "object""#))
         #expect(rendered[0].text.contains("</tool_call>\n\nCall a function yourself"))
         #expect(rendered[2].text == "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"unit\": \"celsius\"}}\n</tool_call>")
         #expect(rendered[3].text == "<tool_response>\n{\"temperature\": 21}\n</tool_response>\n<tool_response>\nsunny\n</tool_response>")
         // Results the model answers from next are followed by the question, beside them.
-        let answering = ToolCallFormat.render([.user("Weather in Paris?"), .assistant(toolCalls: [call]), .tool(callID: "call_1", content: "sunny")],
-                                              tools: [Self.weather], defaultSystem: nil)
+        let answering = ToolCallFormat.render(
+            [.user("Weather in Paris?"), .assistant(toolCalls: [call]), .tool(callID: "call_1", content: "sunny")],
+            tools: [Self.weather], defaultSystem: nil)
         #expect(answering.last?.text == "<tool_response>\nsunny\n</tool_response>\nUsing these results, answer my question in plain words: Weather in Paris?")
         // No system message: the default one carries the tools.
         let plain = ToolCallFormat.render([.user("Hi")], tools: [Self.weather], defaultSystem: "You speak.")
@@ -36,8 +41,9 @@ struct ToolCallFormatTests {
 
     @Test("system messages before the conversation are all instructions: a client's context item is not dropped")
     func leadingSystemMessages() {
-        let rendered = ToolCallFormat.render([.system("Greet the user by name."), .system("The user's name is Ada.")],
-                                             tools: [Self.weather], defaultSystem: "You speak.")
+        let rendered = ToolCallFormat.render(
+            [.system("Greet the user by name."), .system("The user's name is Ada.")],
+            tools: [Self.weather], defaultSystem: "You speak.")
         #expect(rendered.count == 1 && rendered[0].role == .system)
         #expect(rendered[0].text.hasPrefix("Greet the user by name.\n\nThe user's name is Ada.\n\n# Tools"), "\(rendered[0].text)")
         let later = ToolCallFormat.render([.system("Be brief."), .user("Hi"), .system("Now in French.")], tools: [], defaultSystem: nil)
@@ -60,8 +66,10 @@ struct ToolCallFormatTests {
 
     @Test("a reply that opens like a call in the shapes small models write is a call; text that only starts alike is text")
     func opening() {
-        for start in ["{\"name\"", "```json\n{", "<tools>\n{", "<function=set_timer>", "<functioncall> {", "set_timer(minutes=12)",
-                      "```python\nset_timer(12)", "  play_song(title="] {
+        for start in [
+            "{\"name\"", "```json\n{", "<tools>\n{", "<function=set_timer>", "<functioncall> {", "set_timer(minutes=12)",
+            "```python\nset_timer(12)", "  play_song(title=",
+        ] {
             var opening = CallOpening(toolNames: ["set_timer", "play_song"])
             var verdict = CallOpening.Verdict.undecided
             // Split anywhere: the verdict waits for enough of the start.
@@ -119,8 +127,10 @@ struct LlamaToolCallingTests {
         schema: .object([.init("minutes", .integer(minimum: 1, maximum: 120)), .init("label", .string(maxLength: 40))]))
 
     func model(_ file: URL) -> LlamaLanguageModel {
-        LlamaLanguageModel(configuration: .init(modelPath: file.path, contextLength: 2048, threads: 2,
-                                                defaultSystemPrompt: "You are a helpful voice assistant."))
+        LlamaLanguageModel(
+            configuration: .init(
+                modelPath: file.path, contextLength: 2048, threads: 2,
+                defaultSystemPrompt: "You are a helpful voice assistant."))
     }
 
     let greedy = SamplingOptions(temperature: 0, maxTokens: 96)
@@ -128,8 +138,9 @@ struct LlamaToolCallingTests {
     @Test("tool_choice required: every preset calls a declared tool with schema-valid arguments")
     func required() async throws {
         for file in try Self.installed() {
-            let request = ChatRequest(messages: [.user("What's the weather like in Paris right now?")], sampling: greedy,
-                                      tools: [Self.weather, Self.timer], toolChoice: .required)
+            let request = ChatRequest(
+                messages: [.user("What's the weather like in Paris right now?")], sampling: greedy,
+                tools: [Self.weather, Self.timer], toolChoice: .required)
             let reply = try await model(file).completeReply(request)
             #expect(reply.finish == .toolCalls, "\(file.lastPathComponent): \(reply)")
             let call = try #require(reply.toolCalls.first, "\(file.lastPathComponent) made no call: \(reply.text)")
@@ -141,8 +152,9 @@ struct LlamaToolCallingTests {
     @Test("a named function is the one called, its enum and integer range kept")
     func named() async throws {
         for file in try Self.installed() {
-            let request = ChatRequest(messages: [.user("Set a timer for the pasta, nine minutes.")], sampling: greedy,
-                                      tools: [Self.weather, Self.timer], toolChoice: .function("set_timer"))
+            let request = ChatRequest(
+                messages: [.user("Set a timer for the pasta, nine minutes.")], sampling: greedy,
+                tools: [Self.weather, Self.timer], toolChoice: .function("set_timer"))
             let reply = try await model(file).completeReply(request)
             #expect(reply.toolCalls.count == 1, "\(file.lastPathComponent): \(reply)")
             let call = try #require(reply.toolCalls.first)
@@ -154,8 +166,9 @@ struct LlamaToolCallingTests {
     @Test("tool_choice none: text only, no call")
     func noneChoice() async throws {
         let file = try #require(try Self.installed().first)
-        let reply = try await model(file).completeReply(ChatRequest(
-            messages: [.user("What is the capital of France?")], sampling: greedy, tools: [Self.weather], toolChoice: .none))
+        let reply = try await model(file).completeReply(
+            ChatRequest(
+                messages: [.user("What is the capital of France?")], sampling: greedy, tools: [Self.weather], toolChoice: .none))
         #expect(reply.toolCalls.isEmpty && reply.finish == .stop && !reply.text.isEmpty)
     }
 
@@ -184,10 +197,13 @@ struct LlamaToolCallingTests {
         #expect(other.toolCalls.isEmpty && other.text.contains("Shakespeare"), "\(other)")
         // The answer after a call reads its result.
         let asked = ToolCall(id: "call_1", name: "get_weather", arguments: #"{"city": "Oslo", "unit": "celsius"}"#)
-        let answer = try await llm.completeReply(ChatRequest(
-            messages: [.user("What's the weather in Oslo right now?"), .assistant(toolCalls: [asked]),
-                       .tool(callID: "call_1", name: "get_weather", content: #"{"temperature": -7, "unit": "celsius", "sky": "snowing"}"#)],
-            sampling: greedy, tools: tools, toolChoice: .none))
+        let answer = try await llm.completeReply(
+            ChatRequest(
+                messages: [
+                    .user("What's the weather in Oslo right now?"), .assistant(toolCalls: [asked]),
+                    .tool(callID: "call_1", name: "get_weather", content: #"{"temperature": -7, "unit": "celsius", "sky": "snowing"}"#),
+                ],
+                sampling: greedy, tools: tools, toolChoice: .none))
         #expect(answer.toolCalls.isEmpty, "\(answer)")
         #expect(answer.text.contains("-7") || answer.text.contains("7") || answer.text.lowercased().contains("snow"), "answer: \(answer.text)")
     }
@@ -204,8 +220,10 @@ struct LlamaCallDecisionTests {
     /// The default model when installed (the decision's threshold is calibrated for it).
     func model() throws -> LlamaLanguageModel? {
         guard let file = try LlamaToolCallingTests.installed().last, file.lastPathComponent.hasPrefix("Qwen2.5-Coder-1.5B") else { return nil }
-        return LlamaLanguageModel(configuration: .init(modelPath: file.path, contextLength: 2048, threads: 2,
-                                                       defaultSystemPrompt: "You are a helpful voice assistant."))
+        return LlamaLanguageModel(
+            configuration: .init(
+                modelPath: file.path, contextLength: 2048, threads: 2,
+                defaultSystemPrompt: "You are a helpful voice assistant."))
     }
 
     let greedy = SamplingOptions(temperature: 0, maxTokens: 96)

@@ -8,9 +8,10 @@ import Testing
 /// Spanish, French and German (synthetic, not recorded: a robotic voice that no person has).
 @Suite("multilingual whisper.cpp on synthetic espeak-ng speech", .serialized, .onDeviceEngines)
 struct MultilingualSpeechTests {
-    static let stt = WhisperSpeechToText(modelPath: TestEnvironment.paths.defaultWhisperModel.path,
-                                         multilingualModelPath: TestEnvironment.paths.multilingualWhisperModel.path,
-                                         detectable: LanguageSetting.detectable, threads: 2)
+    static let stt = WhisperSpeechToText(
+        modelPath: TestEnvironment.paths.defaultWhisperModel.path,
+        multilingualModelPath: TestEnvironment.paths.multilingualWhisperModel.path,
+        detectable: LanguageSetting.detectable, threads: 2)
 
     func whisper() throws -> WhisperSpeechToText {
         _ = try TestEnvironment.require(TestEnvironment.paths.multilingualWhisperModel)
@@ -53,12 +54,14 @@ struct MultilingualSpeechTests {
     @Test("a language asked for is transcribed in it; English still goes to tiny.en")
     func askedFor() async throws {
         let stt = try whisper()
-        let italian = try await stt.transcribe(try await Self.speech("Qual è la capitale della Francia?", language: "it"),
-                                               options: TranscriptionOptions(language: "it"))
+        let italian = try await stt.transcribe(
+            try await Self.speech("Qual è la capitale della Francia?", language: "it"),
+            options: TranscriptionOptions(language: "it"))
         #expect(italian.language == "it")
         #expect(TestEnvironment.words(italian.text).contains { $0.hasPrefix("capit") }, "transcript: \(italian.text)")
-        let english = try await stt.transcribe(try await Self.speech("What is the capital of France?", language: "en"),
-                                               options: TranscriptionOptions(language: "en"))
+        let english = try await stt.transcribe(
+            try await Self.speech("What is the capital of France?", language: "en"),
+            options: TranscriptionOptions(language: "en"))
         #expect(english.language == "en" && english.provider == nil)
         #expect(TestEnvironment.words(english.text).contains("france"), "transcript: \(english.text)")
         await #expect(throws: ProviderError.self) {

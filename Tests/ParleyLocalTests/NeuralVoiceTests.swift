@@ -128,8 +128,9 @@ struct NeuralVoiceTests {
         #expect(path.hasSuffix("en_US-joe-medium.onnx") && hint.contains("parley models pull piper-joe"))
 
         let logs = CapturedLogs()
-        let chain = TextToSpeechChain(providers: [missing, EspeakTextToSpeech()], health: ProviderHealth(clock: ContinuousClock()),
-                                      logger: logs.logger())
+        let chain = TextToSpeechChain(
+            providers: [missing, EspeakTextToSpeech()], health: ProviderHealth(clock: ContinuousClock()),
+            logger: logs.logger())
         var speakers: [String] = []
         for try await chunk in chain.synthesizeAttributed("Hello there. How are you?", options: SpeechOptions()) {
             speakers.append(chunk.provider.name)
@@ -137,15 +138,17 @@ struct NeuralVoiceTests {
         #expect(speakers == ["espeak-ng", "espeak-ng"])
         let warnings = logs.messages(at: .warning)
         #expect(warnings.count == 1, "\(warnings)")
-        #expect(warnings.first?.contains("sherpa-onnx") == true && warnings.first?.contains("falling back to espeak-ng") == true,
-                "\(warnings)")
+        #expect(
+            warnings.first?.contains("sherpa-onnx") == true && warnings.first?.contains("falling back to espeak-ng") == true,
+            "\(warnings)")
     }
 
     @Test("a voice asked for that only espeak-ng has is spoken by espeak-ng, with one warning for the whole reply")
     func espeakVoiceFallsThrough() async throws {
         let logs = CapturedLogs()
-        let chain = TextToSpeechChain(providers: [try voice(), EspeakTextToSpeech(neuralVoices: ["joe"])],
-                                      health: ProviderHealth(clock: ContinuousClock()), logger: logs.logger())
+        let chain = TextToSpeechChain(
+            providers: [try voice(), EspeakTextToSpeech(neuralVoices: ["joe"])],
+            health: ProviderHealth(clock: ContinuousClock()), logger: logs.logger())
         var speakers: [String] = []
         for try await chunk in chain.synthesizeAttributed("One. Two. Three.", options: SpeechOptions(voice: "en-gb")) {
             speakers.append(chunk.provider.name)
@@ -162,12 +165,14 @@ struct NeuralVoiceTests {
 /// The pieces of the neural voice that need no engine.
 @Suite("Piper voice files and phonemes")
 struct PiperVoicePartsTests {
-    @Test("clause marks are found as espeak-ng splits clauses", arguments: [
-        ("Hello there, how are you today?", [",", "?"]),
-        ("Dr. Smith paid 3.5 dollars; really!", [".", ";", "!"]),
-        ("No mark at the end", [nil]),
-        ("Wait... what?", [".", "?"]),
-    ] as [(String, [Character?])])
+    @Test(
+        "clause marks are found as espeak-ng splits clauses",
+        arguments: [
+            ("Hello there, how are you today?", [",", "?"]),
+            ("Dr. Smith paid 3.5 dollars; really!", [".", ";", "!"]),
+            ("No mark at the end", [nil]),
+            ("Wait... what?", [".", "?"]),
+        ] as [(String, [Character?])])
     func clauseMarks(text: String, marks: [Character?]) {
         #expect(EspeakPhonemizer.clauseTerminators(text) == marks)
     }

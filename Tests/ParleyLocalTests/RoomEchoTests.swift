@@ -12,8 +12,10 @@ import Testing
 @Suite("Echo in a room, on real audio", .serialized, .onDeviceEngines)
 struct RoomEchoTests {
     static let stt = WhisperSpeechToText(modelPath: TestEnvironment.paths.defaultWhisperModel.path, threads: 2)
-    static let reply = ["The largest ocean on Earth is the Pacific Ocean.", " It covers about a third of the surface of the planet,",
-                        " and it is deeper than any other ocean."]
+    static let reply = [
+        "The largest ocean on Earth is the Pacific Ocean.", " It covers about a third of the surface of the planet,",
+        " and it is deeper than any other ocean.",
+    ]
     let voice = EspeakTextToSpeech()
 
     /// `text` in espeak-ng's `voice` at 16 kHz.
@@ -71,7 +73,9 @@ struct RoomEchoTests {
         // Without the canceller the reply keeps cutting itself and answering its own echo: 20 s of it.
         let without = try await conversation(over: [], cancelling: false, seconds: 20)
         let with = try await conversation(over: [], cancelling: true)
-        print("room: self-interruptions without cancellation \(without.selfInterruptions), with \(with.selfInterruptions); ERLE \(with.erle ?? 0) dB; saved without: \(without.savedUserTurns)")
+        print(
+            "room: self-interruptions without cancellation \(without.selfInterruptions), with \(with.selfInterruptions); ERLE \(with.erle ?? 0) dB; saved without: \(without.savedUserTurns)"
+        )
         #expect(without.selfInterruptions >= 1, "the rig's echo should be loud enough to be heard: \(without)")
         #expect(with.selfInterruptions == 0, "\(with)")
         #expect(with.savedUserTurns.count == 1, "\(with.savedUserTurns)")

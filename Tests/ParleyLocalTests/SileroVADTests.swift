@@ -17,7 +17,8 @@ struct SileroVADTests {
     @Test("matches onnxruntime's probabilities within 1e-3 on every chunk")
     func matchesReference() throws {
         let model = try SileroVADModel(contentsOf: TestEnvironment.require(paths.sileroWeights))
-        let reference = try JSONDecoder().decode(Reference.self, from: Data(contentsOf: TestEnvironment.require(paths.testData.appendingPathComponent("silero_reference.json"))))
+        let reference = try JSONDecoder().decode(
+            Reference.self, from: Data(contentsOf: TestEnvironment.require(paths.testData.appendingPathComponent("silero_reference.json"))))
         let audio = try WAV.read(from: TestEnvironment.require(paths.testData.appendingPathComponent("vad_pauses.wav")))
         #expect(audio.sampleRate == 16_000)
         var state = SileroVADModel.State()

@@ -101,7 +101,8 @@ struct SmartTurnModelTests {
         }
     }
 
-    @Test("given numpy's features, the session gives onnxruntime's probability in Python within 0.01 (the library here is a later ONNX Runtime than the wheel's)")
+    @Test(
+        "given numpy's features, the session gives onnxruntime's probability in Python within 0.01 (the library here is a later ONNX Runtime than the wheel's)")
     func sameFeaturesSameProbability() throws {
         let reference = try reference()
         let session = try OnnxSession(contentsOf: TestEnvironment.require(modelFile))
@@ -121,7 +122,8 @@ struct SmartTurnModelTests {
         #expect(reference.clips.count == 4)
         for clip in reference.clips {
             let probability = try await model.probability(of: try self.clip(clip.name))
-            #expect(abs(probability - clip.probability) < 0.15, "\(clip.name): \(probability) here, \(clip.probability) in onnxruntime \(reference.onnxruntime)")
+            #expect(
+                abs(probability - clip.probability) < 0.15, "\(clip.name): \(probability) here, \(clip.probability) in onnxruntime \(reference.onnxruntime)")
             if clip.name.hasPrefix("complete") {
                 #expect(probability > SmartTurnModel.threshold, "\(clip.name): \(probability)")
             } else {

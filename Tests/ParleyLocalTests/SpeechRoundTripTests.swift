@@ -47,15 +47,17 @@ struct SpeechRoundTripTests {
         #expect(fast.duration < normal.duration * 0.75)
     }
 
-    @Test("sentences round-trip through TTS and STT with the words that carry them intact", arguments: [
-        // tiny.en on espeak-ng's robotic voice is the offline floor: these it hears, but for
-        // small function words on some CPUs ("capital of France" → "capital on France"); others
-        // it mishears ("the lazy dog" → "the lazy nog"); a better model is one option away.
-        "What is the capital of France?",
-        "What time is it in London?",
-        "How is the weather today?",
-        "Please remind me to call my mother tomorrow morning.",
-    ])
+    @Test(
+        "sentences round-trip through TTS and STT with the words that carry them intact",
+        arguments: [
+            // tiny.en on espeak-ng's robotic voice is the offline floor: these it hears, but for
+            // small function words on some CPUs ("capital of France" → "capital on France"); others
+            // it mishears ("the lazy dog" → "the lazy nog"); a better model is one option away.
+            "What is the capital of France?",
+            "What time is it in London?",
+            "How is the weather today?",
+            "Please remind me to call my mother tomorrow morning.",
+        ])
     func roundTrip(sentence: String) async throws {
         let speech = try await tts.synthesizeAll(sentence)
         let transcript = try await whisper().transcribe(speech, options: TranscriptionOptions())
@@ -88,8 +90,9 @@ struct SpeechRoundTripTests {
         let reference = try TestEnvironment.require(TestEnvironment.paths.testData.appendingPathComponent("whisper_reference.txt"))
         let expected = try String(contentsOf: reference, encoding: .utf8)
         let transcript = try await whisper().transcribe(WAV.read(from: clip), options: TranscriptionOptions())
-        #expect(TestEnvironment.words(transcript.text) == TestEnvironment.words(expected),
-                "whisper.cpp: \(transcript.text) | CTranslate2: \(expected)")
+        #expect(
+            TestEnvironment.words(transcript.text) == TestEnvironment.words(expected),
+            "whisper.cpp: \(transcript.text) | CTranslate2: \(expected)")
     }
 
     @Test("a missing Whisper model is reported by availability and by a typed error")

@@ -9,8 +9,9 @@ import Testing
 /// schema constrains every token. One thread, so the rest of the suite keeps a core.
 @Suite("Grammar-constrained JSON on llama.cpp", .serialized, .onDeviceEngines)
 struct StructuredGenerationTests {
-    static let model = LlamaLanguageModel(configuration: .init(
-        modelPath: TestEnvironment.paths.defaultLanguageModel.path, contextLength: 2048, threads: 1))
+    static let model = LlamaLanguageModel(
+        configuration: .init(
+            modelPath: TestEnvironment.paths.defaultLanguageModel.path, contextLength: 2048, threads: 1))
 
     func llm() throws -> LlamaLanguageModel {
         _ = try TestEnvironment.require(TestEnvironment.paths.defaultLanguageModel)
@@ -44,9 +45,10 @@ struct StructuredGenerationTests {
     func testSetValues(_ item: Case) async throws {
         let generator = StructuredGenerator(providers: [try llm()], health: ProviderHealth(clock: ContinuousClock()))
         let schema = try JSONSchema(json: item.schema)
-        let result = try await generator.generate(StructuredRequest(
-            messages: [.system("You produce accurate, concise structured data."), .user(item.prompt)], schema: schema, name: item.name,
-            sampling: SamplingOptions(temperature: 0, maxTokens: 400)))
+        let result = try await generator.generate(
+            StructuredRequest(
+                messages: [.system("You produce accurate, concise structured data."), .user(item.prompt)], schema: schema, name: item.name,
+                sampling: SamplingOptions(temperature: 0, maxTokens: 400)))
         #expect(schema.violations(of: result.value).isEmpty)
         #expect(result.provider.name == "llama.cpp")
     }
@@ -59,8 +61,9 @@ struct StructuredGenerationTests {
             .init("count", .integer(minimum: 1, maximum: 5)),
             .optional("note", .string(maxLength: 20)),
         ])
-        let request = ChatRequest(messages: [.user("Tell me a story about a dragon.")], sampling: SamplingOptions(temperature: 0, maxTokens: 120),
-                                  responseSchema: ResponseSchema(name: "shape", schema: schema.json))
+        let request = ChatRequest(
+            messages: [.user("Tell me a story about a dragon.")], sampling: SamplingOptions(temperature: 0, maxTokens: 120),
+            responseSchema: ResponseSchema(name: "shape", schema: schema.json))
         let (text, _, finish) = try await llm().completeText(request)
         let value = try JSONValue(parsing: text)
         #expect(schema.violations(of: value).isEmpty, "\(text)")
@@ -75,9 +78,10 @@ struct StructuredGenerationTests {
         var random = SeededGenerator(seed: 20_261_123)
         for index in 0..<16 {
             let schema = RandomSchema.make(depth: 0, random: &random)
-            let request = ChatRequest(messages: [.user("Make up an example value.")],
-                                      sampling: SamplingOptions(temperature: 1.0, maxTokens: 600, seed: UInt32(index)),
-                                      responseSchema: ResponseSchema(name: "random", schema: schema.json))
+            let request = ChatRequest(
+                messages: [.user("Make up an example value.")],
+                sampling: SamplingOptions(temperature: 1.0, maxTokens: 600, seed: UInt32(index)),
+                responseSchema: ResponseSchema(name: "random", schema: schema.json))
             let (text, _, finish) = try await model.completeText(request)
             #expect(finish == .stop, "schema \(index) \(schema.json.text) ran out of tokens: \(text)")
             guard finish == .stop else { continue }
@@ -87,7 +91,6 @@ struct StructuredGenerationTests {
     }
 }
 
-
 /// Random schemas whose every rule a grammar enforces (bounded strings and arrays, small
 /// integer ranges, enums, constants, optional members, nesting, unions with null).
 enum RandomSchema {
@@ -96,7 +99,8 @@ enum RandomSchema {
         switch Int.random(in: 0..<(leafOnly ? 6 : 9), using: &random) {
         case 0:
             switch Int.random(in: 0..<4, using: &random) {
-            case 0: return .string(pattern: ["^[A-Z][a-z]{2,5}$", "^[0-9]{3}-[0-9]{4}$", "^(yes|no|maybe)$", #"^\d+(\.\d{1,2})?$"#].randomElement(using: &random))
+            case 0:
+                return .string(pattern: ["^[A-Z][a-z]{2,5}$", "^[0-9]{3}-[0-9]{4}$", "^(yes|no|maybe)$", #"^\d+(\.\d{1,2})?$"#].randomElement(using: &random))
             case 1: return .string(format: ["date", "time", "uuid"].randomElement(using: &random))
             default: return .string(minLength: Int.random(in: 0...2, using: &random), maxLength: Int.random(in: 3...16, using: &random))
             }
@@ -122,10 +126,12 @@ enum RandomSchema {
 
 @Suite("JSON schema to GBNF")
 struct JSONGrammarTests {
-    @Test("patterns a grammar can say become rules; the rest are left to validation", arguments: [
-        ("^[0-9]{4}-[0-9]{2}$", true), ("^(yes|no)$", true), (#"^\d+(\.\d{1,2})?$"#, true), ("[A-Z]+", true), ("^a.c$", true),
-        (#"^(\w+)\1$"#, false), ("^(?=a)b$", false), ("^a+?$", false), (#"^\p{L}+$"#, false), ("^[a-\"]$", false),
-    ])
+    @Test(
+        "patterns a grammar can say become rules; the rest are left to validation",
+        arguments: [
+            ("^[0-9]{4}-[0-9]{2}$", true), ("^(yes|no)$", true), (#"^\d+(\.\d{1,2})?$"#, true), ("[A-Z]+", true), ("^a.c$", true),
+            (#"^(\w+)\1$"#, false), ("^(?=a)b$", false), ("^a+?$", false), (#"^\p{L}+$"#, false), ("^[a-\"]$", false),
+        ])
     func patterns(pattern: String, supported: Bool) {
         #expect((PatternGrammar.expression(for: pattern, anyChar: "char") != nil) == supported)
     }
@@ -148,10 +154,11 @@ struct JSONGrammarTests {
 
     @Test("small integer ranges are listed; shares stay in [0, 1]; non-negative numbers have no minus sign")
     func numbers() {
-        let grammar = JSONGrammar(schema: .object([
-            .init("stars", .integer(minimum: 1, maximum: 5)), .init("share", .number(minimum: 0, maximum: 1)),
-            .init("count", .integer(minimum: 0)),
-        ]))
+        let grammar = JSONGrammar(
+            schema: .object([
+                .init("stars", .integer(minimum: 1, maximum: 5)), .init("share", .number(minimum: 0, maximum: 1)),
+                .init("count", .integer(minimum: 0)),
+            ]))
         #expect(grammar.text.contains(#"::= "1" | "2" | "3" | "4" | "5"\#n"#))
         #expect(grammar.text.contains(#"::= "0" ("." [0-9]{1,16})? | "1" ("." "0"{1,16})?\#n"#))
         #expect(grammar.text.contains("natural ::= "))

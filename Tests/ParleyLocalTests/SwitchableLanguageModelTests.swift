@@ -38,8 +38,10 @@ struct SwitchableLanguageModelTests {
         #expect(await !old.isLoaded)
         #expect(await !switchable.current.isLoaded, "nothing loads the new model before it is asked")
 
-        let answer = try await switchable.completeText(ChatRequest(messages: [.user("What is the capital of France?")],
-                                                                   sampling: SamplingOptions(temperature: 0, maxTokens: 16)))
+        let answer = try await switchable.completeText(
+            ChatRequest(
+                messages: [.user("What is the capital of France?")],
+                sampling: SamplingOptions(temperature: 0, maxTokens: 16)))
         #expect(answer.text.contains("Paris"))
         #expect(await switchable.current.isLoaded)
         #expect(await !old.isLoaded, "the old model was not loaded again")

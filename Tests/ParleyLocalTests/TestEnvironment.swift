@@ -37,9 +37,10 @@ enum TestEnvironment {
 
     /// Lower-cased words without punctuation, for comparing transcripts.
     static func words(_ text: String) -> [String] {
-        let cleaned = String(text.lowercased().map { (c: Character) -> Character in
-            c.isLetter || c.isNumber || c == "'" ? c : " "
-        })
+        let cleaned = String(
+            text.lowercased().map { (c: Character) -> Character in
+                c.isLetter || c.isNumber || c == "'" ? c : " "
+            })
         return cleaned.split(separator: " ").map { String($0) }
     }
 

@@ -68,14 +68,17 @@ struct TurnPredictionTests {
         var whole: [Double] = [], cut: [Double] = []
         for text in Self.complete { whole.append(try await llm.completion(of: text, after: history)) }
         for text in Self.incomplete { cut.append(try await llm.completion(of: text, after: history)) }
-        print("end-of-turn scores, \(path.lastPathComponent)\(underWay ? " in a conversation" : ""): whole \(whole.map { String(format: "%.4f", $0) }), cut \(cut.map { String(format: "%.4f", $0) })")
+        print(
+            "end-of-turn scores, \(path.lastPathComponent)\(underWay ? " in a conversation" : ""): whole \(whole.map { String(format: "%.4f", $0) }), cut \(cut.map { String(format: "%.4f", $0) })"
+        )
         // The share of (whole, cut) pairs ordered right (the area under the ROC curve).
         let pairs = whole.flatMap { w in cut.map { c in w > c ? 1.0 : (w == c ? 0.5 : 0) } }
         let auc = pairs.reduce(0, +) / Double(pairs.count)
         // The model's own threshold, as the runtime gives it from the catalog.
         let threshold = ModelCatalog.standard.models.first { $0.files.contains { $0.name == file } }?.quirks.endOfTurnThreshold
         let policy = TurnPolicy().with(threshold: threshold)
-        let right = whole.filter { policy.decide(silence: 0.5, completion: $0).endsTurn }.count
+        let right =
+            whole.filter { policy.decide(silence: 0.5, completion: $0).endsTurn }.count
             + cut.filter { !policy.decide(silence: 0.5, completion: $0).endsTurn }.count
         print(String(format: "AUC %.2f; decisions right at 0.5 s of silence: %d of %d", auc, right, whole.count + cut.count))
         #expect(auc >= 0.95)

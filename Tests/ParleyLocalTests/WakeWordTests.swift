@@ -63,9 +63,11 @@ struct WakeWordTests {
         return (found, await detector.takeHighestScore())
     }
 
-    @Test("fires once, right after \"Hey Parley\" in voices it was not trained on, followed by a question", arguments: [
-        "en-us-nyc+m3", "en-gb-x-gbclan+f2", "en-gb-x-gbcwmd+rob",
-    ])
+    @Test(
+        "fires once, right after \"Hey Parley\" in voices it was not trained on, followed by a question",
+        arguments: [
+            "en-us-nyc+m3", "en-gb-x-gbclan+f2", "en-gb-x-gbcwmd+rob",
+        ])
     func firesOnThePhrase(voiceName: String) async throws {
         let detector = try detector()
         let phrase = try await spoken("Hey Parley", voice: voiceName)
@@ -75,8 +77,9 @@ struct WakeWordTests {
         let (found, highest) = try await detections(audio, by: detector)
         #expect(found.count == 1, "\(voiceName): \(found.count) detections (highest score \(highest))")
         if let first = found.first {
-            #expect(first.heard > phraseEnd - 0.3 && first.heard < phraseEnd + 0.8,
-                    "\(voiceName): fired at \(first.heard) s, the phrase ends at \(phraseEnd) s")
+            #expect(
+                first.heard > phraseEnd - 0.3 && first.heard < phraseEnd + 0.8,
+                "\(voiceName): fired at \(first.heard) s, the phrase ends at \(phraseEnd) s")
             #expect(first.phrase == "hey parley")
         }
     }
@@ -91,11 +94,13 @@ struct WakeWordTests {
         // The first six held-out sentences (scripts/wake_word/sentences-held-out.txt, from the
         // docs; never in training), and "Parley" without "hey". Near misses ("hey Charley",
         // "hay barley", …) do set it off: Benchmarks/README.md counts them.
-        let held = ["Using Parley in an app", "Depend on the package by version and take the whole assistant from :",
-                    "The , and products need the trait.", "fails when the example app resolves any of those packages.",
-                    "No target carries unsafe flags (SwiftPM refuses them in a versioned dependency).",
-                    "is such an app: a text turn in a few lines.",
-                    "Parley runs on your own computer, with no cloud at all."]
+        let held = [
+            "Using Parley in an app", "Depend on the package by version and take the whole assistant from :",
+            "The , and products need the trait.", "fails when the example app resolves any of those packages.",
+            "No target carries unsafe flags (SwiftPM refuses them in a versioned dependency).",
+            "is such an app: a text turn in a few lines.",
+            "Parley runs on your own computer, with no cloud at all.",
+        ]
         let voices = ["en-us-nyc+m3", "en-gb-x-gbclan+f2", "en-gb-x-gbcwmd+rob", "en-us-nyc+f4", "en-gb-x-gbclan+m6", "en-gb-x-gbcwmd+paul", "en-us-nyc+m6"]
         var audio = Self.silence(1)
         for (text, voiceName) in zip(held, voices) { audio += try await spoken(text, voice: voiceName) + Self.silence(0.8) }
@@ -123,8 +128,9 @@ struct WakeWordTests {
             #expect(error.description.contains("scripts/setup"))
         }
         for name in [WakeWordDetector.melFileName, WakeWordDetector.embeddingFileName] {
-            try FileManager.default.copyItem(at: TestEnvironment.require(TestEnvironment.paths.models.appendingPathComponent(name)),
-                                            to: empty.appendingPathComponent(name))
+            try FileManager.default.copyItem(
+                at: TestEnvironment.require(TestEnvironment.paths.models.appendingPathComponent(name)),
+                to: empty.appendingPathComponent(name))
         }
         let head = try Data(contentsOf: TestEnvironment.require(TestEnvironment.paths.models.appendingPathComponent(WakeWordDetector.headFileName)))
         try head.prefix(head.count - 4).write(to: empty.appendingPathComponent(WakeWordDetector.headFileName))
@@ -138,17 +144,22 @@ struct WakeWordTests {
 
     /// A conversation behind the wake word over `audio`: the real detector and Silero; the
     /// providers and the journal record what reaches them.
-    func converse(_ audio: [Float]) async throws -> (result: Result<[TurnResult], any Error>, stt: ScriptedSpeechToText,
-                                                     llm: ScriptedLanguageModel, entries: [JournalEntry]) {
+    func converse(
+        _ audio: [Float]
+    ) async throws -> (
+        result: Result<[TurnResult], any Error>, stt: ScriptedSpeechToText,
+        llm: ScriptedLanguageModel, entries: [JournalEntry]
+    ) {
         let vad = SileroVoiceActivityDetector(weightsPath: try TestEnvironment.require(TestEnvironment.paths.sileroWeights).path)
         let stt = ScriptedSpeechToText(transcripts: ["What is two plus two?"])
         let llm = ScriptedLanguageModel(replies: [["Two plus two is four."]])
         let journal = Journal()
         var configuration = ConversationConfiguration(duplex: .half)
         configuration.wakeWord = WakeWordGate(spotter: try detector(), preRoll: 0.3, followUp: 3)
-        let session = ConversationSession(vad: vad, stt: stt, llm: llm, tts: ToneTextToSpeech(),
-                                          output: RecordingOutput(clock: ContinuousClock(), realtime: false), journal: journal,
-                                          configuration: configuration, clock: ContinuousClock())
+        let session = ConversationSession(
+            vad: vad, stt: stt, llm: llm, tts: ToneTextToSpeech(),
+            output: RecordingOutput(clock: ContinuousClock(), realtime: false), journal: journal,
+            configuration: configuration, clock: ContinuousClock())
         let input = AsyncStream<AudioBuffer> { sink in
             for frame in Self.frames(audio) { sink.yield(frame) }
             sink.finish()
@@ -165,7 +176,8 @@ struct WakeWordTests {
 
     @Test("before the phrase nothing is transcribed, saved or sent; after it the question is answered")
     func nothingBeforeThePhrase() async throws {
-        let before = try await spoken("Tell me about the weather in Paris tomorrow. And what about the party tonight?", voice: "en-us-nyc+m3")
+        let before =
+            try await spoken("Tell me about the weather in Paris tomorrow. And what about the party tonight?", voice: "en-us-nyc+m3")
             + Self.silence(1.0) + spoken("I think we should call Charlie about it.", voice: "en-gb-x-gbclan+f2")
         // Speech alone: no phrase, so nothing at all.
         let unwoken = try await converse(Self.silence(0.5) + before + Self.silence(2))

@@ -3,7 +3,9 @@ import Testing
 
 @Suite("Whisper's transcripts")
 struct WhisperTranscriptTests {
-    @Test("tags for non-speech are not words", arguments: ["[BLANK_AUDIO]", "(music)", " [ Silence ] ", "[BLANK_AUDIO] [BLANK_AUDIO].", "(wind blowing)", "", " . "])
+    @Test(
+        "tags for non-speech are not words",
+        arguments: ["[BLANK_AUDIO]", "(music)", " [ Silence ] ", "[BLANK_AUDIO] [BLANK_AUDIO].", "(wind blowing)", "", " . "])
     func nonSpeech(text: String) {
         #expect(WhisperSpeechToText.isNonSpeechMarker(text))
     }

@@ -27,9 +27,11 @@ enum ParleyMCPProcess {
 
     /// The configuration entry that starts `parley mcp` on `home`'s data.
     static func entry(named name: String = "parley", home: URL) -> MCPServerEntry {
-        MCPServerEntry(name: name, transport: .stdio(
-            command: executable.path, arguments: ["mcp", "--database", home.appendingPathComponent("parley.sqlite").path],
-            environment: ["PARLEY_HOME": home.path], directory: nil))
+        MCPServerEntry(
+            name: name,
+            transport: .stdio(
+                command: executable.path, arguments: ["mcp", "--database", home.appendingPathComponent("parley.sqlite").path],
+                environment: ["PARLEY_HOME": home.path], directory: nil))
     }
 }
 
@@ -76,9 +78,12 @@ struct MCPRoundTripTests {
         #expect(tools.map(\.definition.name) == BuiltInTools.names.map { "parley_\($0)" })
 
         let settings = RuntimeSettings(values: ["PARLEY_HOME": home.path, "PARLEY_LLM_MODEL": "smollm2-135m"])
-        let runtime = Runtime(settings: settings, options: RuntimeOptions(database: home.appendingPathComponent("runtime.sqlite"),
-                                                                        paths: ParleyPaths(home: home), tools: tools),
-                              clock: ContinuousClock())
+        let runtime = Runtime(
+            settings: settings,
+            options: RuntimeOptions(
+                database: home.appendingPathComponent("runtime.sqlite"),
+                paths: ParleyPaths(home: home), tools: tools),
+            clock: ContinuousClock())
         let box = try await runtime.toolbox(owner: .local, warn: false)
         #expect(box.definitions.map(\.name) == BuiltInTools.names + BuiltInTools.names.map { "parley_\($0)" })
 
@@ -106,8 +111,11 @@ struct MCPRoundTripTests {
         let configuration = MCPServerConfiguration(servers: [
             ParleyMCPProcess.entry(named: "alive", home: home),
             MCPServerEntry(name: "missing", transport: .stdio(command: "no-such-mcp-server-\(UUID())", arguments: [], environment: [:], directory: nil)),
-            MCPServerEntry(name: "exits", transport: .stdio(command: "/bin/sh", arguments: ["-c", "echo \"no config found for $SECRET_TOKEN\" >&2; exit 3"],
-                                                            environment: ["SECRET_TOKEN": "hunter2"], directory: nil)),
+            MCPServerEntry(
+                name: "exits",
+                transport: .stdio(
+                    command: "/bin/sh", arguments: ["-c", "echo \"no config found for $SECRET_TOKEN\" >&2; exit 3"],
+                    environment: ["SECRET_TOKEN": "hunter2"], directory: nil)),
             MCPServerEntry(name: "silent", transport: .stdio(command: "/bin/sleep", arguments: ["30"], environment: [:], directory: nil)),
         ])
         let hub = await MCPToolHub.connect(configuration, timeout: .seconds(10), logger: logs.logger())

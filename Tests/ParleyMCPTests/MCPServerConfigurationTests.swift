@@ -7,17 +7,20 @@ struct MCPServerConfigurationTests {
     @Test("the common mcpServers shape: stdio servers with args and env, HTTP servers with a URL and headers")
     func readsCommonShape() throws {
         let json = #"""
-        {"mcpServers": {
-            "files": {"command": "npx", "args": ["-y", "server-files", "/tmp"], "env": {"TOKEN": "s3cret", "PORT": 3}},
-            "weather": {"url": "http://127.0.0.1:8000/mcp", "headers": {"Authorization": "Bearer s3cret"}, "timeout": 5},
-            "off": {"command": "never", "disabled": true}
-        }}
-        """#
+            {"mcpServers": {
+                "files": {"command": "npx", "args": ["-y", "server-files", "/tmp"], "env": {"TOKEN": "s3cret", "PORT": 3}},
+                "weather": {"url": "http://127.0.0.1:8000/mcp", "headers": {"Authorization": "Bearer s3cret"}, "timeout": 5},
+                "off": {"command": "never", "disabled": true}
+            }}
+            """#
         let configuration = try MCPServerConfiguration(json: Data(json.utf8))
         #expect(configuration.problems.isEmpty)
         #expect(configuration.servers.map(\.name) == ["files", "weather"])
-        #expect(configuration.servers[0].transport == .stdio(command: "npx", arguments: ["-y", "server-files", "/tmp"],
-                                                             environment: ["TOKEN": "s3cret", "PORT": "3"], directory: nil))
+        #expect(
+            configuration.servers[0].transport
+                == .stdio(
+                    command: "npx", arguments: ["-y", "server-files", "/tmp"],
+                    environment: ["TOKEN": "s3cret", "PORT": "3"], directory: nil))
         #expect(configuration.servers[1].transport == .http(url: URL(string: "http://127.0.0.1:8000/mcp")!, headers: ["Authorization": "Bearer s3cret"]))
         #expect(configuration.servers[1].timeout == .seconds(5))
         // Descriptions (what logs show) name the variables, never their values.
@@ -29,14 +32,16 @@ struct MCPServerConfigurationTests {
         #expect(tokenURL.redacting("failed: https://example.org/mcp?key=abcd1234") == "failed: https://example.org/mcp?…")
     }
 
-    @Test("a wrong entry is left out with a sentence; the others stay", arguments: [
-        (#"{"command": 3}"#, "\"command\" must be the program to run"),
-        (#"{"url": "ftp://example.org"}"#, "\"url\" must be an http or https address"),
-        (#"{"url": "http://127.0.0.1:1/sse", "type": "sse"}"#, "old HTTP+SSE transport"),
-        (#"{"args": ["x"]}"#, "neither \"command\""),
-        (#"{"command": "x", "env": {"A": ["b"]}}"#, "\"env\".A must be a string"),
-        (#"{"command": "x", "timeout": -1}"#, "\"timeout\" must be a number of seconds"),
-    ])
+    @Test(
+        "a wrong entry is left out with a sentence; the others stay",
+        arguments: [
+            (#"{"command": 3}"#, "\"command\" must be the program to run"),
+            (#"{"url": "ftp://example.org"}"#, "\"url\" must be an http or https address"),
+            (#"{"url": "http://127.0.0.1:1/sse", "type": "sse"}"#, "old HTTP+SSE transport"),
+            (#"{"args": ["x"]}"#, "neither \"command\""),
+            (#"{"command": "x", "env": {"A": ["b"]}}"#, "\"env\".A must be a string"),
+            (#"{"command": "x", "timeout": -1}"#, "\"timeout\" must be a number of seconds"),
+        ])
     func leavesOutWrongEntries(entry: String, phrase: String) throws {
         let json = #"{"mcpServers": {"good": {"command": "true"}, "bad": "# + entry + "}}"
         let configuration = try MCPServerConfiguration(json: Data(json.utf8))

@@ -11,31 +11,37 @@ struct ServeWithMCPTests {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap(Int32.init).filter { child in
             guard let stat = try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return false }
+                let close = stat.lastIndex(of: ")")
+            else { return false }
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             return fields.count > 1 && Int32(fields[1]) == pid
         }
     }
 
-    @Test("a server that is missing is a warning; the working one's tools are listed; the server listens, and on SIGTERM ends its MCP children",
-          .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/stat")))
+    @Test(
+        "a server that is missing is a warning; the working one's tools are listed; the server listens, and on SIGTERM ends its MCP children",
+        .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/stat")))
     func serveWarnsAndListens() async throws {
         let home = try ParleyMCPProcess.home()
         defer { try? FileManager.default.removeItem(at: home) }
         let configuration = home.appendingPathComponent("mcp.json")
         let parley = ParleyMCPProcess.executable.path
-        try Data(#"""
-        {"mcpServers": {
-            "mine": {"command": "\#(parley)", "args": ["mcp", "--database", "\#(home.path)/parley.sqlite"], "env": {"PARLEY_HOME": "\#(home.path)", "SECRET_TOKEN": "hunter2"}},
-            "gone": {"command": "no-such-mcp-server-here"},
-            "broken": {"url": 7}
-        }}
-        """#.utf8).write(to: configuration)
+        try Data(
+            #"""
+            {"mcpServers": {
+                "mine": {"command": "\#(parley)", "args": ["mcp", "--database", "\#(home.path)/parley.sqlite"], "env": {"PARLEY_HOME": "\#(home.path)", "SECRET_TOKEN": "hunter2"}},
+                "gone": {"command": "no-such-mcp-server-here"},
+                "broken": {"url": 7}
+            }}
+            """#.utf8
+        ).write(to: configuration)
 
         let serve = Process()
         serve.executableURL = ParleyMCPProcess.executable
-        serve.arguments = ["serve", "--port", "0", "--probe-interval", "0", "--database", home.appendingPathComponent("serve.sqlite").path,
-                           "--mcp", configuration.path]
+        serve.arguments = [
+            "serve", "--port", "0", "--probe-interval", "0", "--database", home.appendingPathComponent("serve.sqlite").path,
+            "--mcp", configuration.path,
+        ]
         serve.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasSuffix("_API_KEY") }
             .merging(["PARLEY_HOME": home.path, "PARLEY_LLM_MODEL": "smollm2-135m"]) { $1 }
         let output = Pipe(), errors = home.appendingPathComponent("stderr")
@@ -57,7 +63,9 @@ struct ServeWithMCPTests {
         #expect(mcpChildren.count == 1, "the one MCP server that starts is serve's child")
 
         kill(serve.processIdentifier, SIGTERM)
-        let status = await Task.detached { serve.waitUntilExit(); return serve.terminationStatus }.value
+        let status = await Task.detached {
+            serve.waitUntilExit(); return serve.terminationStatus
+        }.value
         #expect(status == 0)
         let log = try String(contentsOf: errors, encoding: .utf8)
         #expect(log.contains("MCP server mine: 3 tools (search_materials, upcoming_assignments, current_date_time)"), "\(log)")
@@ -74,12 +82,14 @@ struct ServeWithMCPTests {
         let home = try ParleyMCPProcess.home()
         defer { try? FileManager.default.removeItem(at: home) }
         let configuration = home.appendingPathComponent("mcp.json")
-        try Data(#"""
-        {"mcpServers": {
-            "other": {"command": "\#(ParleyMCPProcess.executable.path)", "args": ["mcp"], "env": {"PARLEY_HOME": "\#(home.path)"}},
-            "gone": {"command": "/nonexistent/mcp-server"}
-        }}
-        """#.utf8).write(to: configuration)
+        try Data(
+            #"""
+            {"mcpServers": {
+                "other": {"command": "\#(ParleyMCPProcess.executable.path)", "args": ["mcp"], "env": {"PARLEY_HOME": "\#(home.path)"}},
+                "gone": {"command": "/nonexistent/mcp-server"}
+            }}
+            """#.utf8
+        ).write(to: configuration)
         let tools = Process()
         tools.executableURL = ParleyMCPProcess.executable
         tools.arguments = ["tools", "--json", "--mcp", configuration.path]

@@ -13,9 +13,10 @@ struct StreamableHTTPTests {
     }
 
     /// A Python SDK server (scripts/mcp_http_server.py) answering with an event stream or JSON.
-    @Test("a real server's tools listed and called, whether it answers with an event stream or JSON",
-          .enabled(if: ThirdPartyClientTests.hasPythonSDK, "the project's venv has no MCP Python SDK: run scripts/setup"),
-          arguments: ["sse", "json"])
+    @Test(
+        "a real server's tools listed and called, whether it answers with an event stream or JSON",
+        .enabled(if: ThirdPartyClientTests.hasPythonSDK, "the project's venv has no MCP Python SDK: run scripts/setup"),
+        arguments: ["sse", "json"])
     func pythonServer(answers: String) async throws {
         let server = Process()
         server.executableURL = ThirdPartyClientTests.venvPython
@@ -28,8 +29,11 @@ struct StreamableHTTPTests {
         defer { kill(server.processIdentifier, SIGKILL) }
         let first = await Task.detached { output.fileHandleForReading.availableData }.value
         let port = try #require(String(decoding: first, as: UTF8.self).split(separator: "\n").first?.split(separator: " ").last.flatMap { Int($0) })
-        let entry = MCPServerEntry(name: "weather", transport: .http(url: URL(string: "http://127.0.0.1:\(port)/mcp")!,
-                                                                     headers: ["Authorization": "Bearer test-token"]))
+        let entry = MCPServerEntry(
+            name: "weather",
+            transport: .http(
+                url: URL(string: "http://127.0.0.1:\(port)/mcp")!,
+                headers: ["Authorization": "Bearer test-token"]))
         // The server takes a moment to listen.
         var session: MCPClientSession?
         let deadline = ContinuousClock.now + .seconds(60)

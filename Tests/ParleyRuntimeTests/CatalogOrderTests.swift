@@ -46,8 +46,10 @@ struct CatalogOrderTests {
 
     @Test("Deepgram comes before AssemblyAI whichever way the keys are listed (doctor and talk used to disagree)")
     func deepgramBeforeAssemblyAI() async throws {
-        let runtime = runtime(["ASSEMBLYAI_API_KEY": "s", "ASSEMBLYAI_BASE_URL": "http://127.0.0.1:9",
-                               "DEEPGRAM_API_KEY": "d", "DEEPGRAM_BASE_URL": "http://127.0.0.1:9"])
+        let runtime = runtime([
+            "ASSEMBLYAI_API_KEY": "s", "ASSEMBLYAI_BASE_URL": "http://127.0.0.1:9",
+            "DEEPGRAM_API_KEY": "d", "DEEPGRAM_BASE_URL": "http://127.0.0.1:9",
+        ])
         let stt = try #require(try runtime.speechToText() as? SpeechToTextChain<ContinuousClock>)
         #expect(stt.providers.first?.identity.name == "deepgram")
         let report = await runtime.report()
@@ -76,7 +78,10 @@ struct CatalogOrderTests {
         let openai = try await runtime.languageModel(.named("openai", baseURL: "http://127.0.0.1:9/v1", model: "qwen"))
         #expect(openai.identity.description == "openai (qwen)")
         #expect(openai.identity.isLocal)
-        #expect(throws: RuntimeError.unknownProvider("watson", capability: .speechToText, known: ["auto", "local", "deepgram", "assemblyai", "openai", "moonshine"])) {
+        #expect(
+            throws: RuntimeError.unknownProvider(
+                "watson", capability: .speechToText, known: ["auto", "local", "deepgram", "assemblyai", "openai", "moonshine"])
+        ) {
             try runtime.speechToText(.named("watson"))
         }
         #expect(ProviderSelection("auto") == .auto && ProviderSelection("local") == .local)

@@ -13,15 +13,20 @@ struct ConversationOwnerTests {
 
     static func scriptedRuntime(database: URL) -> Runtime<ContinuousClock> {
         let catalog = ProviderCatalog(entries: [
-            ProviderEntry(capability: .languageModel, name: "local", placement: .onDevice, remedy: "none",
-                          factory: .languageModel { _ in ScriptedLanguageModel(replies: [["Hi."]]) }),
-            ProviderEntry(capability: .speechToText, name: "local", placement: .onDevice, remedy: "none",
-                          factory: .speechToText { _ in ScriptedSpeechToText(transcripts: ["hello"]) }),
-            ProviderEntry(capability: .textToSpeech, name: "local", placement: .onDevice, remedy: "none",
-                          factory: .textToSpeech { _ in ToneTextToSpeech() }),
+            ProviderEntry(
+                capability: .languageModel, name: "local", placement: .onDevice, remedy: "none",
+                factory: .languageModel { _ in ScriptedLanguageModel(replies: [["Hi."]]) }),
+            ProviderEntry(
+                capability: .speechToText, name: "local", placement: .onDevice, remedy: "none",
+                factory: .speechToText { _ in ScriptedSpeechToText(transcripts: ["hello"]) }),
+            ProviderEntry(
+                capability: .textToSpeech, name: "local", placement: .onDevice, remedy: "none",
+                factory: .textToSpeech { _ in ToneTextToSpeech() }),
         ])
         let environment = ProcessInfo.processInfo.environment.filter { !RuntimeSettings.names.contains($0.key) }
-        return Runtime(settings: RuntimeSettings(values: environment.merging(["PARLEY_DATABASE": database.path, "PARLEY_LLM_MODEL": "smollm2-135m"]) { $1 }), catalog: catalog)
+        return Runtime(
+            settings: RuntimeSettings(values: environment.merging(["PARLEY_DATABASE": database.path, "PARLEY_LLM_MODEL": "smollm2-135m"]) { $1 }),
+            catalog: catalog)
     }
 
     @Test("a thread of another owner is not found; the owner's own continues, with a journal for that owner")
@@ -41,8 +46,9 @@ struct ConversationOwnerTests {
             _ = try await runtime.makeConversation(options: ConversationOptions(owner: Self.owner), thread: local.id, output: output)
         }
 
-        let continued = try await runtime.makeConversation(options: ConversationOptions(maxTokens: 32, owner: Self.owner),
-                                                           thread: theirs.id, output: output)
+        let continued = try await runtime.makeConversation(
+            options: ConversationOptions(maxTokens: 32, owner: Self.owner),
+            thread: theirs.id, output: output)
         #expect(continued.journal?.owner == Self.owner)
         #expect(await continued.thread == theirs.id)
         #expect(try await store.thread(theirs.id, owner: Self.owner)?.settings.maxTokens == 32)

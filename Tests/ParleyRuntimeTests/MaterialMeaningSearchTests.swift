@@ -32,7 +32,9 @@ struct MaterialMeaningSearchTests {
     }
 
     static let notes = [
-        note("Week 3", "Cars need regular oil changes and tyre checks. A family car with a petrol engine burns about six litres of fuel every hundred kilometres."),
+        note(
+            "Week 3",
+            "Cars need regular oil changes and tyre checks. A family car with a petrol engine burns about six litres of fuel every hundred kilometres."),
         note("Biology", "Photosynthesis turns sunlight, water and carbon dioxide into sugar and oxygen in the leaves of green plants."),
         note("Trip", "The field trip to the science museum is on Friday. Bring a packed lunch and a notebook."),
     ]
@@ -77,8 +79,9 @@ struct MaterialMeaningSearchTests {
 
             let box = try BuiltInTools.toolbox(store: store, owner: .local, embedder: embedder)
             let found = try #require(await box.run([ToolCall(id: "c1", name: "search_materials", arguments: #"{"query":"automobile upkeep"}"#)]).first)
-            #expect(found.content.hasPrefix("From \"Week 3\" (material \(car.id), saved ") && found.content.contains("): Cars need"),
-                    "\(found.content)")
+            #expect(
+                found.content.hasPrefix("From \"Week 3\" (material \(car.id), saved ") && found.content.contains("): Cars need"),
+                "\(found.content)")
             let without = try BuiltInTools.toolbox(store: store, owner: .local)
             let none = try #require(await without.run([ToolCall(id: "c2", name: "search_materials", arguments: #"{"query":"automobile upkeep"}"#)]).first)
             #expect(none.content.hasPrefix("Nothing in the 1 saved materials matches"), "\(none.content)")

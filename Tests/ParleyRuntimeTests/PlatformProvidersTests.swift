@@ -13,13 +13,16 @@ struct PlatformProvidersTests {
     /// Engines named like Apple's: a language model that is off (as Apple Intelligence can be),
     /// a recognizer, and a voice.
     static let platform: [PlatformProvider] = [
-        PlatformProvider(name: "apple", variables: ["PARLEY_SPEECH_LOCALE"], defaultModel: "system", remedy: "turn on Apple Intelligence",
-                         factory: .languageModel { _ in
-                             UnavailableLanguageModel(identity: ProviderIdentity(name: "apple-foundation-models", model: "system", isLocal: true),
-                                                      availability: AppleUnavailability.appleIntelligenceNotEnabled.availability)
-                         }),
-        PlatformProvider(name: "apple", remedy: "allow speech recognition",
-                         factory: .speechToText { _ in ScriptedSpeechToText(transcripts: ["hello"]) }),
+        PlatformProvider(
+            name: "apple", variables: ["PARLEY_SPEECH_LOCALE"], defaultModel: "system", remedy: "turn on Apple Intelligence",
+            factory: .languageModel { _ in
+                UnavailableLanguageModel(
+                    identity: ProviderIdentity(name: "apple-foundation-models", model: "system", isLocal: true),
+                    availability: AppleUnavailability.appleIntelligenceNotEnabled.availability)
+            }),
+        PlatformProvider(
+            name: "apple", remedy: "allow speech recognition",
+            factory: .speechToText { _ in ScriptedSpeechToText(transcripts: ["hello"]) }),
         PlatformProvider(name: "apple", remedy: "add a voice", factory: .textToSpeech { _ in ToneTextToSpeech() }),
     ]
 
@@ -33,12 +36,14 @@ struct PlatformProvidersTests {
 
     @Test("each goes after the cloud and self-hosted entries and before the on-device ones, in the order given, with no setting needed")
     func placement() {
-        let catalog = ProviderCatalog.standard.adding(platform: Self.platform + [
-            PlatformProvider(name: "second-voice", remedy: "none", factory: .textToSpeech { _ in ToneTextToSpeech() }),
-        ])
+        let catalog = ProviderCatalog.standard.adding(
+            platform: Self.platform + [
+                PlatformProvider(name: "second-voice", remedy: "none", factory: .textToSpeech { _ in ToneTextToSpeech() })
+            ])
         #expect(catalog.entries(for: .languageModel).map(\.name) == ["anthropic", "openai", "ollama", "apple", "local"])
         #expect(catalog.entries(for: .speechToText).map(\.name) == ["deepgram", "assemblyai", "openai", "apple", "moonshine", "local"])
-        #expect(catalog.entries(for: .textToSpeech).map(\.name) == ["elevenlabs", "deepgram", "openai", "piper", "apple", "second-voice", "neural", "espeak-ng"])
+        #expect(
+            catalog.entries(for: .textToSpeech).map(\.name) == ["elevenlabs", "deepgram", "openai", "piper", "apple", "second-voice", "neural", "espeak-ng"])
         #expect(catalog.entries(for: .voiceActivity).map(\.name) == ["silero", "energy"])
         let apple = catalog.entries.filter { $0.name == "apple" }
         #expect(apple.count == 3 && apple.allSatisfy { $0.placement == .onDevice && $0.isConfigured(in: RuntimeSettings(values: [:])) })
@@ -81,11 +86,13 @@ struct PlatformProvidersTests {
     @Test("a platform engine reads its settings through the runtime's")
     func settingsReachTheEngine() throws {
         let seen = Locked<String?>(nil)
-        let heard = PlatformProvider(name: "apple", variables: ["PARLEY_SPEECH_LOCALE"], remedy: "none", factory: .speechToText { setting in
-            let locale = setting("PARLEY_SPEECH_LOCALE")
-            seen.withLock { $0 = locale }
-            return ScriptedSpeechToText(transcripts: [])
-        })
+        let heard = PlatformProvider(
+            name: "apple", variables: ["PARLEY_SPEECH_LOCALE"], remedy: "none",
+            factory: .speechToText { setting in
+                let locale = setting("PARLEY_SPEECH_LOCALE")
+                seen.withLock { $0 = locale }
+                return ScriptedSpeechToText(transcripts: [])
+            })
         let catalog = ProviderCatalog(entries: []).adding(platform: [heard])
         let runtime = Runtime(settings: RuntimeSettings(values: ["PARLEY_SPEECH_LOCALE": "fr-CA", "PARLEY_LLM_MODEL": "smollm2-135m"]), catalog: catalog)
         _ = try runtime.speechToText(.named("apple"))

@@ -15,20 +15,24 @@ struct RegisteredEnginesTests {
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: home) }
         let catalog = ProviderCatalog(entries: [
-            ProviderEntry(capability: .speechToText, name: "platform-stt", placement: .onDevice, remedy: "none",
-                          factory: .speechToText { _ in ScriptedSpeechToText(transcripts: ["what is the capital of France"]) }),
-            ProviderEntry(capability: .languageModel, name: "platform-llm", placement: .onDevice, remedy: "none",
-                          factory: .languageModel { _ in ScriptedLanguageModel(name: "platform-llm", replies: [["Paris", " is the capital."]]) }),
-            ProviderEntry(capability: .textToSpeech, name: "platform-tts", placement: .onDevice, remedy: "none",
-                          factory: .textToSpeech { _ in ToneTextToSpeech() }),
+            ProviderEntry(
+                capability: .speechToText, name: "platform-stt", placement: .onDevice, remedy: "none",
+                factory: .speechToText { _ in ScriptedSpeechToText(transcripts: ["what is the capital of France"]) }),
+            ProviderEntry(
+                capability: .languageModel, name: "platform-llm", placement: .onDevice, remedy: "none",
+                factory: .languageModel { _ in ScriptedLanguageModel(name: "platform-llm", replies: [["Paris", " is the capital."]]) }),
+            ProviderEntry(
+                capability: .textToSpeech, name: "platform-tts", placement: .onDevice, remedy: "none",
+                factory: .textToSpeech { _ in ToneTextToSpeech() }),
         ])
         // A data folder with no models at all, and a language model path that does not exist:
         // touching an engine would fail or fetch.
         let environment = ProcessInfo.processInfo.environment.filter { !RuntimeSettings.names.contains($0.key) && $0.key != "PARLEY_HOME" }
-        let settings = RuntimeSettings(values: environment.merging([
-            "PARLEY_HOME": home.path, "PARLEY_DATABASE": home.appendingPathComponent("parley.sqlite").path,
-            "PARLEY_LLM_MODEL": home.appendingPathComponent("absent.gguf").path,
-        ]) { $1 })
+        let settings = RuntimeSettings(
+            values: environment.merging([
+                "PARLEY_HOME": home.path, "PARLEY_DATABASE": home.appendingPathComponent("parley.sqlite").path,
+                "PARLEY_LLM_MODEL": home.appendingPathComponent("absent.gguf").path,
+            ]) { $1 })
         let runtime = Runtime(settings: settings, catalog: catalog)
         let output = RecordingOutput(clock: ContinuousClock(), realtime: false)
         let conversation = try await runtime.makeConversation(output: output)

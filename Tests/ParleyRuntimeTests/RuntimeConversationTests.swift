@@ -24,10 +24,11 @@ struct RuntimeConversationTests {
         for _ in 0..<2 {
             let output = RecordingOutput(clock: ContinuousClock(), realtime: false)
             let conversation = try await runtime.makeConversation(options: ConversationOptions(duplex: .half), output: output)
-            let turns = try await conversation.session.run(AsyncStream { continuation in
-                continuation.yield(question)
-                continuation.finish()
-            })
+            let turns = try await conversation.session.run(
+                AsyncStream { continuation in
+                    continuation.yield(question)
+                    continuation.finish()
+                })
             #expect(turns.count == 1)
             #expect(turns.first?.reply.isEmpty == false)
             threads.append(try #require(await conversation.thread))

@@ -39,10 +39,12 @@ struct RuntimeHealthTests {
     func probeRecovers() async throws {
         let flaky = SwitchableModel()
         let catalog = ProviderCatalog(entries: [
-            ProviderEntry(capability: .languageModel, name: "flaky", placement: .selfHosted, variables: ["FLAKY_URL"],
-                          configuredBy: ["FLAKY_URL"], remedy: "set FLAKY_URL", factory: .languageModel { _ in flaky }),
-            ProviderEntry(capability: .languageModel, name: "local", placement: .onDevice, remedy: "none",
-                          factory: .languageModel { _ in ScriptedLanguageModel(replies: [["local"]]) }),
+            ProviderEntry(
+                capability: .languageModel, name: "flaky", placement: .selfHosted, variables: ["FLAKY_URL"],
+                configuredBy: ["FLAKY_URL"], remedy: "set FLAKY_URL", factory: .languageModel { _ in flaky }),
+            ProviderEntry(
+                capability: .languageModel, name: "local", placement: .onDevice, remedy: "none",
+                factory: .languageModel { _ in ScriptedLanguageModel(replies: [["local"]]) }),
         ])
         let clock = ManualClock()
         let runtime = Runtime(settings: RuntimeSettings(values: ["FLAKY_URL": "x"]), catalog: catalog, clock: clock)
@@ -79,8 +81,9 @@ struct RuntimeHealthTests {
     func probesBackOff() async throws {
         let flaky = SwitchableModel()
         let catalog = ProviderCatalog(entries: [
-            ProviderEntry(capability: .languageModel, name: "flaky", placement: .selfHosted, variables: ["FLAKY_URL"],
-                          configuredBy: ["FLAKY_URL"], remedy: "set FLAKY_URL", factory: .languageModel { _ in flaky }),
+            ProviderEntry(
+                capability: .languageModel, name: "flaky", placement: .selfHosted, variables: ["FLAKY_URL"],
+                configuredBy: ["FLAKY_URL"], remedy: "set FLAKY_URL", factory: .languageModel { _ in flaky })
         ])
         let clock = ManualClock()
         let runtime = Runtime(settings: RuntimeSettings(values: ["FLAKY_URL": "x"]), catalog: catalog, clock: clock)

@@ -35,9 +35,10 @@ struct SearchMaterialsToolTests {
             try store.addMaterial(Self.note("Hers", "Her field trip is on Monday."), owner: Self.owner)
             let result = try await Self.search(#"{"query":"What do my notes say about the field trip?"}"#, store: store)
             #expect(!result.isError)
-            #expect(result.content.hasPrefix("From \"Class notes\" (material \(trip.id), saved ")
+            #expect(
+                result.content.hasPrefix("From \"Class notes\" (material \(trip.id), saved ")
                     && result.content.contains("): The field trips to the science museum are on Friday."),
-                    "\(result.content)")
+                "\(result.content)")
             #expect(!result.content.contains("Monday") && !result.content.contains("Algebra"))
         }
     }

@@ -9,8 +9,10 @@ struct AdmissionTextTests {
         for host in ["127.0.0.1", "127.0.0.1:8080", "10.0.0.255:1", "0.0.0.0"] {
             #expect(BrowserPolicy.isIPv4Authority(host), "\(host)")
         }
-        for host in ["", "127.0.0.1:", "256.0.0.1", "1.2.3", "1.2.3.4.5", "1..2.3", "127.0.0.1:123456", "localhost", "a.b.c.d",
-                     "[::1]:80", "1.2.3.4:80:80", "１.2.3.4"] {
+        for host in [
+            "", "127.0.0.1:", "256.0.0.1", "1.2.3", "1.2.3.4.5", "1..2.3", "127.0.0.1:123456", "localhost", "a.b.c.d",
+            "[::1]:80", "1.2.3.4:80:80", "１.2.3.4",
+        ] {
             #expect(!BrowserPolicy.isIPv4Authority(host), "\(host)")
         }
     }

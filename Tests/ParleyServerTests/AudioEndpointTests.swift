@@ -49,8 +49,12 @@ extension OnDeviceServerTests {
         @Test("speech comes back as a valid WAV with the provider named")
         func speechWAV() async throws {
             let server = try await TestServer.onDevice.value
-            let reply = try await server.post("/v1/audio/speech", json: ["model": "tts-1", "voice": "alloy", "input": "Paris is the capital of France.",
-                                                                         "response_format": "wav"])
+            let reply = try await server.post(
+                "/v1/audio/speech",
+                json: [
+                    "model": "tts-1", "voice": "alloy", "input": "Paris is the capital of France.",
+                    "response_format": "wav",
+                ])
             #expect(reply.status == 200, "\(reply.text)")
             #expect(reply.headers["content-type"] == "audio/wav")
             // OpenAI's voice names mean the default voice: the neural one.

@@ -20,8 +20,13 @@ enum AudioTool {
 
     /// ffprobe's codec name, sample rate and channel count of the first audio stream in `data`.
     static func probe(_ data: Data) async throws -> (codec: String, rate: Int, channels: Int) {
-        let text = String(decoding: try await run("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "stream=codec_name,sample_rate,channels",
-                                                             "-of", "default=noprint_wrappers=1", "-i", "pipe:0"], input: data), as: UTF8.self)
+        let text = String(
+            decoding: try await run(
+                "ffprobe",
+                [
+                    "-v", "error", "-select_streams", "a:0", "-show_entries", "stream=codec_name,sample_rate,channels",
+                    "-of", "default=noprint_wrappers=1", "-i", "pipe:0",
+                ], input: data), as: UTF8.self)
         var fields: [String: String] = [:]
         for line in text.split(separator: "\n") {
             let pair = line.split(separator: "=", maxSplits: 1).map(String.init)
@@ -53,22 +58,31 @@ extension OnDeviceServerTests {
         static func words(_ text: String) -> [String] { AudioEndpoints.words(text) }
 
         /// Transcribes a WAV through the server.
-        static func transcribe(_ wav: Data, server: TestServer, fields: [(String, String)] = [], filename: String = "audio.wav") async throws -> TestServer.Reply {
+        static func transcribe(
+            _ wav: Data, server: TestServer, fields: [(String, String)] = [], filename: String = "audio.wav"
+        ) async throws -> TestServer.Reply {
             var form = FormBody()
             for (name, value) in fields { form.add(name, value) }
             form.add(file: "file", filename: filename, wav)
             return try await server.send(.POST, "/v1/audio/transcriptions", headers: [("content-type", form.contentType)], body: form.finished)
         }
 
-        @Test("speech in each format: the right media type and codec, and ffmpeg's decoding of it is heard as the sentence",
-              arguments: [("mp3", "mp3", "audio/mpeg"), ("opus", "opus", "audio/ogg"), ("aac", "aac", "audio/aac"), ("flac", "flac", "audio/flac"),
-                          ("wav", "pcm_s16le", "audio/wav"), ("pcm", "", "audio/pcm")])
+        @Test(
+            "speech in each format: the right media type and codec, and ffmpeg's decoding of it is heard as the sentence",
+            arguments: [
+                ("mp3", "mp3", "audio/mpeg"), ("opus", "opus", "audio/ogg"), ("aac", "aac", "audio/aac"), ("flac", "flac", "audio/flac"),
+                ("wav", "pcm_s16le", "audio/wav"), ("pcm", "", "audio/pcm"),
+            ])
         func speechFormat(format: String, codec: String, contentType: String) async throws {
             let server = try await TestServer.onDevice.value
             // espeak-ng: the same audio every time, so whisper's hearing of it is the format's doing
             // (the neural voice varies from one synthesis to the next, as Piper's noise does).
-            let reply = try await server.post("/v1/audio/speech", json: ["model": "espeak-ng", "input": "What is the capital of France?", "voice": "alloy",
-                                                                         "response_format": format])
+            let reply = try await server.post(
+                "/v1/audio/speech",
+                json: [
+                    "model": "espeak-ng", "input": "What is the capital of France?", "voice": "alloy",
+                    "response_format": format,
+                ])
             #expect(reply.status == 200, "\(reply.text)")
             #expect(reply.headers["content-type"] == contentType)
             let wav: Data
@@ -105,21 +119,30 @@ extension OnDeviceServerTests {
             let server = try await TestServer.onDevice.value
             var seen: [Data: String] = [:]
             for voice in StandardVoice.allCases {
-                let reply = try await server.post("/v1/audio/speech", json: ["model": "espeak-ng", "input": "Good morning.", "voice": voice.rawValue,
-                                                                              "response_format": "pcm"])
+                let reply = try await server.post(
+                    "/v1/audio/speech",
+                    json: [
+                        "model": "espeak-ng", "input": "Good morning.", "voice": voice.rawValue,
+                        "response_format": "pcm",
+                    ])
                 #expect(reply.status == 200, "\(voice): \(reply.text)")
                 if let other = seen[reply.body] { Issue.record("\(voice) sounds exactly like \(other)") }
                 seen[reply.body] = voice.rawValue
             }
-            let neural = try await server.post("/v1/audio/speech", json: ["model": "neural", "input": "Good morning.", "voice": "nova", "response_format": "pcm"])
+            let neural = try await server.post(
+                "/v1/audio/speech", json: ["model": "neural", "input": "Good morning.", "voice": "nova", "response_format": "pcm"])
             #expect(neural.status == 200 && neural.headers["x-parley-provider"]?.hasPrefix("sherpa-onnx") == true, "\(neural.headers)")
         }
 
         @Test("stream_format sse: base64 mp3 in speech.audio.delta events that join into one playable file, then speech.audio.done with usage")
         func speechEvents() async throws {
             let server = try await TestServer.onDevice.value
-            let reply = try await server.post("/v1/audio/speech", json: ["model": "espeak-ng", "input": "What is the capital of France? Tell me.",
-                                                                         "response_format": "mp3", "stream_format": "sse"])
+            let reply = try await server.post(
+                "/v1/audio/speech",
+                json: [
+                    "model": "espeak-ng", "input": "What is the capital of France? Tell me.",
+                    "response_format": "mp3", "stream_format": "sse",
+                ])
             #expect(reply.status == 200 && reply.headers["content-type"] == "text/event-stream", "\(reply.text.prefix(300))")
             let objects = events(in: reply.text).compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
             let deltas = objects.filter { $0["type"] as? String == "speech.audio.delta" }
@@ -134,9 +157,12 @@ extension OnDeviceServerTests {
             #expect(Self.words(text).contains("france"), "\(text)")
         }
 
-        @Test("recordings as browsers and phones make them are transcribed",
-              arguments: [("webm", ["-c:a", "libopus"]), ("ogg", ["-c:a", "libopus"]), ("mp3", ["-c:a", "libmp3lame", "-b:a", "96k"]),
-                          ("ipod", ["-c:a", "aac", "-b:a", "96k"]), ("flac", ["-c:a", "flac"]), ("aiff", ["-c:a", "pcm_s16be"])])
+        @Test(
+            "recordings as browsers and phones make them are transcribed",
+            arguments: [
+                ("webm", ["-c:a", "libopus"]), ("ogg", ["-c:a", "libopus"]), ("mp3", ["-c:a", "libmp3lame", "-b:a", "96k"]),
+                ("ipod", ["-c:a", "aac", "-b:a", "96k"]), ("flac", ["-c:a", "flac"]), ("aiff", ["-c:a", "pcm_s16be"]),
+            ])
         func recordingFormat(muxer: String, codec: [String]) async throws {
             let server = try await TestServer.onDevice.value
             let file = try await AudioTool.encode(try Samples.question(), codec: codec, format: muxer)
@@ -165,7 +191,8 @@ extension OnDeviceServerTests {
                 }
                 #expect(Self.words(reply.text).contains("france"), "\(reply.text)")
             }
-            let verbose = try await Self.transcribe(question, server: server, fields: [("response_format", "verbose_json"), ("timestamp_granularities[]", "word")])
+            let verbose = try await Self.transcribe(
+                question, server: server, fields: [("response_format", "verbose_json"), ("timestamp_granularities[]", "word")])
             let words = try #require(verbose.json?["words"] as? [[String: Any]], "\(verbose.text)")
             #expect(words.compactMap { ($0["word"] as? String)?.lowercased() }.contains { $0.hasPrefix("france") }, "\(words)")
             var last = 0.0
@@ -177,7 +204,9 @@ extension OnDeviceServerTests {
         }
 
         static func seconds(_ stamp: String, separator: String) -> Double {
-            let parts = stamp.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: separator, with: ":").split(separator: ":").compactMap { Double($0) }
+            let parts = stamp.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: separator, with: ":").split(separator: ":").compactMap {
+                Double($0)
+            }
             guard parts.count == 4 else { return -1 }
             return parts[0] * 3_600 + parts[1] * 60 + parts[2] + parts[3] / 1_000
         }
@@ -211,9 +240,12 @@ extension OnDeviceServerTests {
             let mp3 = try await AudioTool.encode(try Samples.question(), codec: ["-c:a", "libmp3lame"], format: "mp3")
             let corruptMP3 = Data("ID3".utf8) + Data([3, 0, 0, 0, 0, 0]) + noise
             // Eight hours of silence, small as FLAC: refused without decoding the hours.
-            let long = try await AudioTool.run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "anullsrc=r=1000:cl=mono", "-t", "28800", "-c:a", "flac", "-f", "flac", "pipe:1"])
-            for (name, body, code) in [("noise", noise, "invalid_audio"), ("corrupt mp3", corruptMP3, "invalid_audio"),
-                                       ("mp3 head only", mp3.prefix(300), "invalid_audio"), ("8 hours", long, "audio_too_long")] {
+            let long = try await AudioTool.run(
+                "ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "anullsrc=r=1000:cl=mono", "-t", "28800", "-c:a", "flac", "-f", "flac", "pipe:1"])
+            for (name, body, code) in [
+                ("noise", noise, "invalid_audio"), ("corrupt mp3", corruptMP3, "invalid_audio"),
+                ("mp3 head only", mp3.prefix(300), "invalid_audio"), ("8 hours", long, "audio_too_long"),
+            ] {
                 let reply = try await Self.transcribe(body, server: server, filename: "upload")
                 expectOpenAIError(reply, status: 400, code: code, param: "file")
                 #expect(!reply.text.contains("/tmp"), "\(name) names a server path: \(reply.text)")

@@ -15,10 +15,12 @@ struct AuthTests {
         defer { server.stop() }
         #expect(server.server.configuration.apiKeys == ["first-key", "second-key"])
         expectOpenAIError(try await server.send(.GET, "/v1/models"), status: 401, code: "invalid_api_key")
-        expectOpenAIError(try await server.send(.GET, "/v1/models", headers: [("authorization", "Bearer wrong-key")]),
-                          status: 401, code: "invalid_api_key")
-        expectOpenAIError(try await server.send(.GET, "/v1/models", headers: [("authorization", "Basic Zmlyc3Qta2V5")]),
-                          status: 401, code: "invalid_api_key")
+        expectOpenAIError(
+            try await server.send(.GET, "/v1/models", headers: [("authorization", "Bearer wrong-key")]),
+            status: 401, code: "invalid_api_key")
+        expectOpenAIError(
+            try await server.send(.GET, "/v1/models", headers: [("authorization", "Basic Zmlyc3Qta2V5")]),
+            status: 401, code: "invalid_api_key")
         expectOpenAIError(try await server.post("/v1/chat/completions", json: ["messages": []]), status: 401)
         expectOpenAIError(try await server.send(.GET, "/metrics"), status: 401)
         expectOpenAIError(try await server.send(.GET, "/v1/no-such-path"), status: 401)
@@ -79,10 +81,12 @@ struct AuthTests {
         #expect(ServerConfiguration.apiKeys(from: settings) == ["from-file"])
     }
 
-    @Test("the bearer token is read whatever the scheme's case and the spaces around it", arguments: [
-        ("Bearer first-key", "first-key"), ("bearer   first-key  ", "first-key"), ("BEARER\tfirst-key", "first-key"),
-        ("  Bearer first-key", "first-key"), ("Bearer", nil), ("Bearer ", nil), ("Bearerfirst-key", nil), ("Basic first-key", nil), ("", nil),
-    ] as [(String, String?)])
+    @Test(
+        "the bearer token is read whatever the scheme's case and the spaces around it",
+        arguments: [
+            ("Bearer first-key", "first-key"), ("bearer   first-key  ", "first-key"), ("BEARER\tfirst-key", "first-key"),
+            ("  Bearer first-key", "first-key"), ("Bearer", nil), ("Bearer ", nil), ("Bearerfirst-key", nil), ("Basic first-key", nil), ("", nil),
+        ] as [(String, String?)])
     func bearerToken(_ value: String, _ token: String?) {
         #expect(BearerKey.bearerToken(value).map { String(decoding: $0, as: UTF8.self) } == token)
     }

@@ -15,15 +15,18 @@ struct BuiltinToolsTests {
 
     /// A server whose model is `model`, with a material about the field trip saved.
     static func server(_ model: ScriptedToolModel, configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
-        let catalog = ProviderCatalog(entries: TestServer.scriptedCatalog().entries.map { entry in
-            guard entry.capability == .languageModel else { return entry }
-            return ProviderEntry(capability: .languageModel, name: "local", placement: .onDevice, remedy: "none", factory: .languageModel { _ in model })
-        })
+        let catalog = ProviderCatalog(
+            entries: TestServer.scriptedCatalog().entries.map { entry in
+                guard entry.capability == .languageModel else { return entry }
+                return ProviderEntry(capability: .languageModel, name: "local", placement: .onDevice, remedy: "none", factory: .languageModel { _ in model })
+            })
         let server = try await TestServer.start(catalog: catalog, configure: configure)
         let store = try await server.runtime.store()
-        try await store.addMaterial(NewMaterial(title: "Class notes", kind: "text", source: "notes.md",
-                                                text: "The field trip to the science museum is on Friday. Bring a packed lunch.",
-                                                pageCount: 1, readBy: "text"), owner: .local)
+        try await store.addMaterial(
+            NewMaterial(
+                title: "Class notes", kind: "text", source: "notes.md",
+                text: "The field trip to the science museum is on Friday. Bring a packed lunch.",
+                pageCount: 1, readBy: "text"), owner: .local)
         return server
     }
 
@@ -33,8 +36,10 @@ struct BuiltinToolsTests {
         let model = ScriptedToolModel(turns: [.text(["The trip is on Friday."])])
         let server = try await Self.server(model)
         defer { server.stop() }
-        let body: [String: Any] = ["messages": [["role": "user", "content": "What do my notes say about the field trip?"]],
-                                   "parley": ["builtin_tools": true]]
+        let body: [String: Any] = [
+            "messages": [["role": "user", "content": "What do my notes say about the field trip?"]],
+            "parley": ["builtin_tools": true],
+        ]
         let reply = try await server.post("/v1/chat/completions", json: body)
         #expect(reply.status == 200, "\(reply.text)")
         let choice = try #require((reply.json?["choices"] as? [[String: Any]])?.first)
@@ -54,8 +59,12 @@ struct BuiltinToolsTests {
         #expect(result.text.contains("science museum is on Friday"), "\(result.text)")
 
         // A question no cue knows goes to the model as asked, free to call or not.
-        let asked = try await server.post("/v1/chat/completions", json: ["messages": [["role": "user", "content": "Where is the trip going?"]],
-                                                                         "parley": ["builtin_tools": true]])
+        let asked = try await server.post(
+            "/v1/chat/completions",
+            json: [
+                "messages": [["role": "user", "content": "Where is the trip going?"]],
+                "parley": ["builtin_tools": true],
+            ])
         #expect(asked.status == 200)
         let second = await model.requests.last
         #expect(second?.toolChoice == .auto && second?.messages.last?.role == .user)
@@ -67,10 +76,19 @@ struct BuiltinToolsTests {
         let model = ScriptedToolModel(turns: [.calls([play])])
         let server = try await Self.server(model)
         defer { server.stop() }
-        let tool: [String: Any] = ["type": "function", "function": ["name": "play_song", "parameters": [
-            "type": "object", "properties": ["title": ["type": "string"]], "required": ["title"]]]]
-        let body: [String: Any] = ["messages": [["role": "user", "content": "Play the song from my notes."]], "stream": true,
-                                   "tools": [tool], "parley": ["builtin_tools": true]]
+        let tool: [String: Any] = [
+            "type": "function",
+            "function": [
+                "name": "play_song",
+                "parameters": [
+                    "type": "object", "properties": ["title": ["type": "string"]], "required": ["title"],
+                ],
+            ],
+        ]
+        let body: [String: Any] = [
+            "messages": [["role": "user", "content": "Play the song from my notes."]], "stream": true,
+            "tools": [tool], "parley": ["builtin_tools": true],
+        ]
         let reply = try await server.post("/v1/chat/completions", json: body)
         #expect(reply.status == 200)
         let chunks = reply.text.split(separator: "\n").filter { $0.hasPrefix("data: {") }
@@ -109,9 +127,12 @@ struct BuiltinToolsTests {
             let created = try await client.next("session.created")
             let session = created["session"] as? [String: Any]
             #expect((session?["parley"] as? [String: Any])?["builtin_tools"] as? Bool == true)
-            try await client.send(["type": "conversation.item.create", "item": [
-                "type": "message", "role": "user", "content": [["type": "input_text", "text": "What do my notes say about the field trip?"]],
-            ]])
+            try await client.send([
+                "type": "conversation.item.create",
+                "item": [
+                    "type": "message", "role": "user", "content": [["type": "input_text", "text": "What do my notes say about the field trip?"]],
+                ],
+            ])
             try await client.send(["type": "response.create"])
             let done = try await client.next("response.done")
             let response = try #require(done["response"] as? [String: Any])
@@ -127,9 +148,12 @@ struct BuiltinToolsTests {
             try await client.send(["type": "session.update", "session": ["type": "realtime", "parley": ["builtin_tools": false]]])
             let updated = try await client.next("session.updated")
             #expect(((updated["session"] as? [String: Any])?["parley"] as? [String: Any])?["builtin_tools"] as? Bool == false)
-            try await client.send(["type": "conversation.item.create", "item": [
-                "type": "message", "role": "user", "content": [["type": "input_text", "text": "Hello"]],
-            ]])
+            try await client.send([
+                "type": "conversation.item.create",
+                "item": [
+                    "type": "message", "role": "user", "content": [["type": "input_text", "text": "Hello"]],
+                ],
+            ])
             try await client.send(["type": "response.create"])
             _ = try await client.next("response.done")
         }

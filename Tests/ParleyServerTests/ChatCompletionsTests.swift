@@ -10,10 +10,12 @@ extension OnDeviceServerTests {
     struct ChatCompletions {
         static var question: [String: Any] {
             [
-            "model": "auto",
-            "messages": [["role": "system", "content": "You are a helpful assistant."],
-                         ["role": "user", "content": "What is the capital of France?"]],
-            "temperature": 0, "max_tokens": 48,
+                "model": "auto",
+                "messages": [
+                    ["role": "system", "content": "You are a helpful assistant."],
+                    ["role": "user", "content": "What is the capital of France?"],
+                ],
+                "temperature": 0, "max_tokens": 48,
             ]
         }
 
@@ -24,9 +26,11 @@ extension OnDeviceServerTests {
             var pieces: [String] = []
             var finish: FinishReason?
             var usage = Usage()
-            for try await event in client.complete(ChatRequest(
-                messages: [.system("You are a helpful assistant."), .user("What is the capital of France?")],
-                sampling: SamplingOptions(temperature: 0, maxTokens: 48))) {
+            for try await event in client.complete(
+                ChatRequest(
+                    messages: [.system("You are a helpful assistant."), .user("What is the capital of France?")],
+                    sampling: SamplingOptions(temperature: 0, maxTokens: 48)))
+            {
                 switch event {
                 case .text(let piece): pieces.append(piece)
                 case .finished(let reason, let reported): (finish, usage) = (reason, reported)
@@ -42,7 +46,8 @@ extension OnDeviceServerTests {
         @Test("a json_schema response format gives valid JSON with the schema's members in their order")
         func structured() async throws {
             let server = try await TestServer.onDevice.value
-            let body = #"{"model": "auto", "temperature": 0, "max_tokens": 100, "messages": [{"role": "user", "content": "Maria is 34 and lives in Lisbon."}], "response_format": {"type": "json_schema", "json_schema": {"name": "person", "strict": true, "schema": {"type": "object", "additionalProperties": false, "required": ["zeta_name", "age", "alpha_city"], "properties": {"zeta_name": {"type": "string"}, "age": {"type": "integer", "minimum": 0, "maximum": 120}, "alpha_city": {"type": "string"}}}}}}"#
+            let body =
+                #"{"model": "auto", "temperature": 0, "max_tokens": 100, "messages": [{"role": "user", "content": "Maria is 34 and lives in Lisbon."}], "response_format": {"type": "json_schema", "json_schema": {"name": "person", "strict": true, "schema": {"type": "object", "additionalProperties": false, "required": ["zeta_name", "age", "alpha_city"], "properties": {"zeta_name": {"type": "string"}, "age": {"type": "integer", "minimum": 0, "maximum": 120}, "alpha_city": {"type": "string"}}}}}}"#
             let reply = try await server.send(.POST, "/v1/chat/completions", headers: [("content-type", "application/json")], body: Data(body.utf8))
             #expect(reply.status == 200, "\(reply.text)")
             #expect(reply.headers["x-parley-provider"] == "llama.cpp")
@@ -76,17 +81,21 @@ extension OnDeviceServerTests {
         func instructionsOnly() async throws {
             let server = try await TestServer.onDevice.value
             let system = "The user's name is Ada. Greet the user by name."
-            let chat = try await server.post("/v1/chat/completions", json: [
-                "model": "auto", "temperature": 0, "max_tokens": 24, "messages": [["role": "system", "content": system]],
-            ])
+            let chat = try await server.post(
+                "/v1/chat/completions",
+                json: [
+                    "model": "auto", "temperature": 0, "max_tokens": 24, "messages": [["role": "system", "content": system]],
+                ])
             #expect(chat.status == 200, "\(chat.text)")
             #expect(chat.headers["x-parley-provider"] == "llama.cpp")
             let message = ((chat.json?["choices"] as? [[String: Any]])?.first?["message"] as? [String: Any])?["content"] as? String
             #expect(message?.contains("Ada") == true, "\(chat.text)")
-            let responses = try await server.post("/v1/responses", json: [
-                "model": "auto", "temperature": 0, "max_output_tokens": 24, "store": false,
-                "input": [["role": "system", "content": system]],
-            ])
+            let responses = try await server.post(
+                "/v1/responses",
+                json: [
+                    "model": "auto", "temperature": 0, "max_output_tokens": 24, "store": false,
+                    "input": [["role": "system", "content": system]],
+                ])
             #expect(responses.status == 200, "\(responses.text)")
             #expect(responses.text.contains("Ada"), "\(responses.text)")
         }
@@ -148,13 +157,20 @@ extension OnDeviceServerTests {
         func truncatedImage() async throws {
             let server = try await TestServer.onDevice.value
             let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]).base64EncodedString()
-            let reply = try await server.post("/v1/chat/completions", json: [
-                "model": "auto",
-                "messages": [["role": "user", "content": [
-                    ["type": "text", "text": "What is in the picture?"],
-                    ["type": "image_url", "image_url": ["url": "data:image/png;base64,\(png)"]],
-                ]]],
-            ])
+            let reply = try await server.post(
+                "/v1/chat/completions",
+                json: [
+                    "model": "auto",
+                    "messages": [
+                        [
+                            "role": "user",
+                            "content": [
+                                ["type": "text", "text": "What is in the picture?"],
+                                ["type": "image_url", "image_url": ["url": "data:image/png;base64,\(png)"]],
+                            ],
+                        ]
+                    ],
+                ])
             expectOpenAIError(reply, status: 400, param: "messages[0].content[1]")
             #expect(reply.text.contains("is cut short"))
         }
@@ -163,13 +179,20 @@ extension OnDeviceServerTests {
         func imageReadAsText() async throws {
             let server = try await TestServer.onDevice.value
             let page = RenderedPage(title: "The Water Cycle", paragraphs: ["Water evaporates from the oceans and rises as vapour."])
-            let reply = try await server.post("/v1/chat/completions", json: [
-                "model": "auto", "max_tokens": 24, "temperature": 0,
-                "messages": [["role": "user", "content": [
-                    ["type": "text", "text": "What is the title of this page?"],
-                    ["type": "image_url", "image_url": ["url": "data:image/png;base64,\(try page.png().base64EncodedString())"]],
-                ]]],
-            ])
+            let reply = try await server.post(
+                "/v1/chat/completions",
+                json: [
+                    "model": "auto", "max_tokens": 24, "temperature": 0,
+                    "messages": [
+                        [
+                            "role": "user",
+                            "content": [
+                                ["type": "text", "text": "What is the title of this page?"],
+                                ["type": "image_url", "image_url": ["url": "data:image/png;base64,\(try page.png().base64EncodedString())"]],
+                            ],
+                        ]
+                    ],
+                ])
             #expect(reply.status == 200, "\(reply.text)")
             let content = try #require(((reply.json?["choices"] as? [[String: Any]])?.first?["message"] as? [String: Any])?["content"] as? String)
             #expect(content.lowercased().contains("water cycle"), "answer: \(content)")

@@ -14,20 +14,25 @@ struct ChatTranslationTests {
         let server = try await TestServer.scripted(model: model)
         defer { server.stop() }
         let png = TestImages.onePixelPNG
-        let reply = try await server.post("/v1/chat/completions", json: [
-            "model": "gpt-4o-mini",
-            "messages": [
-                ["role": "system", "content": "Be brief."],
-                ["role": "user", "content": [
-                    ["type": "text", "text": "What is this?"],
-                    ["type": "image_url", "image_url": ["url": "data:image/png;base64,\(png.base64EncodedString())", "detail": "low"]],
-                ]],
-                ["role": "assistant", "content": NSNull()],
-                ["role": "developer", "content": "Answer in English."],
-                ["role": "user", "content": "And now?"],
-            ],
-            "temperature": 0.5, "top_p": 0.8, "max_completion_tokens": 77, "stop": "END", "seed": 7,
-        ])
+        let reply = try await server.post(
+            "/v1/chat/completions",
+            json: [
+                "model": "gpt-4o-mini",
+                "messages": [
+                    ["role": "system", "content": "Be brief."],
+                    [
+                        "role": "user",
+                        "content": [
+                            ["type": "text", "text": "What is this?"],
+                            ["type": "image_url", "image_url": ["url": "data:image/png;base64,\(png.base64EncodedString())", "detail": "low"]],
+                        ],
+                    ],
+                    ["role": "assistant", "content": NSNull()],
+                    ["role": "developer", "content": "Answer in English."],
+                    ["role": "user", "content": "And now?"],
+                ],
+                "temperature": 0.5, "top_p": 0.8, "max_completion_tokens": 77, "stop": "END", "seed": 7,
+            ])
         #expect(reply.status == 200, "\(reply.text)")
         #expect(reply.headers["x-parley-provider"] == "scripted")
         let request = try #require(await model.requests.first)
@@ -45,12 +50,17 @@ struct ChatTranslationTests {
         let model = ScriptedLanguageModel(replies: [["{\"city\":\"Paris\"}"]], capabilities: LanguageModelCapabilities(jsonSchema: true))
         let server = try await TestServer.scripted(model: model)
         defer { server.stop() }
-        let reply = try await server.post("/v1/chat/completions", json: [
-            "messages": [["role": "user", "content": "Capital of France as JSON"]],
-            "response_format": ["type": "json_schema", "json_schema": [
-                "name": "capital", "schema": ["type": "object", "properties": ["city": ["type": "string"]]], "strict": true,
-            ]],
-        ])
+        let reply = try await server.post(
+            "/v1/chat/completions",
+            json: [
+                "messages": [["role": "user", "content": "Capital of France as JSON"]],
+                "response_format": [
+                    "type": "json_schema",
+                    "json_schema": [
+                        "name": "capital", "schema": ["type": "object", "properties": ["city": ["type": "string"]]], "strict": true,
+                    ],
+                ],
+            ])
         #expect(reply.status == 200, "\(reply.text)")
         let request = try #require(await model.requests.first)
         #expect(request.responseSchema?.name == "capital")
@@ -61,11 +71,13 @@ struct ChatTranslationTests {
 
     @Test("an answer that breaks the schema is repaired before the client sees it")
     func schemaRepair() async throws {
-        let model = ScriptedLanguageModel(replies: [["The capital is Paris."], ["{\"city\": ", "\"Paris\"}"]],
-                                          capabilities: LanguageModelCapabilities(jsonSchema: true))
+        let model = ScriptedLanguageModel(
+            replies: [["The capital is Paris."], ["{\"city\": ", "\"Paris\"}"]],
+            capabilities: LanguageModelCapabilities(jsonSchema: true))
         let server = try await TestServer.scripted(model: model)
         defer { server.stop() }
-        let body = #"{"messages": [{"role": "user", "content": "Capital of France?"}], "stream": true, "response_format": {"type": "json_schema", "json_schema": {"name": "capital", "schema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}}"#
+        let body =
+            #"{"messages": [{"role": "user", "content": "Capital of France?"}], "stream": true, "response_format": {"type": "json_schema", "json_schema": {"name": "capital", "schema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}}"#
         let reply = try await server.send(.POST, "/v1/chat/completions", headers: [("content-type", "application/json")], body: Data(body.utf8))
         #expect(reply.status == 200)
         let content = reply.text.split(separator: "\n").filter { $0.hasPrefix("data: {") }.compactMap { line -> String? in
@@ -76,26 +88,32 @@ struct ChatTranslationTests {
         #expect(await model.requests.count == 2)
     }
 
-    @Test("what cannot be honoured is a 400 naming the field", arguments: [
-        (#"{"messages": []}"#, "messages"),
-        (#"{"messages": [{"role": "user", "content": "hi"}], "n": 2}"#, "n"),
-        (#"{"messages": [{"role": "user", "content": "hi"}], "temperature": 3}"#, "temperature"),
-        (#"{"messages": [{"role": "user", "content": "hi"}], "max_tokens": 0}"#, "max_tokens"),
-        (#"{"messages": [{"role": "user", "content": "hi"}], "stop": ["a", "b", "c", "d", "e"]}"#, "stop"),
-        (#"{"messages": [{"role": "user", "content": "hi"}], "tools": [{"type": "function"}]}"#, "tools[0]"),
-        (#"{"messages": [{"role": "user", "content": "hi"}], "tools": [{"type": "function", "function": {"name": "a b"}}]}"#, "tools[0].function"),
-        (#"{"messages": [{"role": "user", "content": "hi"}], "tool_choice": "required"}"#, "tool_choice"),
-        (#"{"messages": [{"role": "tool", "content": "hi"}]}"#, "messages[0].tool_call_id"),
-        (#"{"messages": [{"role": "user", "content": "hi"}, {"role": "tool", "tool_call_id": "call_1", "content": "hi"}]}"#, "messages[1].tool_call_id"),
-        (#"{"messages": [{"role": "function", "content": "hi"}]}"#, "messages[0].role"),
-        (#"{"messages": [{"role": "system", "content": ""}]}"#, "messages"),
-        (#"{"messages": [{"role": "user", "content": [{"type": "input_audio"}]}]}"#, "messages[0].content[0]"),
-        (#"{"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}}]}]}"#,
-         "messages[0].content[0]"),
-        (#"{"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:image/png;base64,!!!"}}]}]}"#,
-         "messages[0].content[0]"),
-        (#"{"messages": [{"role": "user", "content": "hi"}], "response_format": {"type": "yaml"}}"#, "response_format"),
-    ])
+    @Test(
+        "what cannot be honoured is a 400 naming the field",
+        arguments: [
+            (#"{"messages": []}"#, "messages"),
+            (#"{"messages": [{"role": "user", "content": "hi"}], "n": 2}"#, "n"),
+            (#"{"messages": [{"role": "user", "content": "hi"}], "temperature": 3}"#, "temperature"),
+            (#"{"messages": [{"role": "user", "content": "hi"}], "max_tokens": 0}"#, "max_tokens"),
+            (#"{"messages": [{"role": "user", "content": "hi"}], "stop": ["a", "b", "c", "d", "e"]}"#, "stop"),
+            (#"{"messages": [{"role": "user", "content": "hi"}], "tools": [{"type": "function"}]}"#, "tools[0]"),
+            (#"{"messages": [{"role": "user", "content": "hi"}], "tools": [{"type": "function", "function": {"name": "a b"}}]}"#, "tools[0].function"),
+            (#"{"messages": [{"role": "user", "content": "hi"}], "tool_choice": "required"}"#, "tool_choice"),
+            (#"{"messages": [{"role": "tool", "content": "hi"}]}"#, "messages[0].tool_call_id"),
+            (#"{"messages": [{"role": "user", "content": "hi"}, {"role": "tool", "tool_call_id": "call_1", "content": "hi"}]}"#, "messages[1].tool_call_id"),
+            (#"{"messages": [{"role": "function", "content": "hi"}]}"#, "messages[0].role"),
+            (#"{"messages": [{"role": "system", "content": ""}]}"#, "messages"),
+            (#"{"messages": [{"role": "user", "content": [{"type": "input_audio"}]}]}"#, "messages[0].content[0]"),
+            (
+                #"{"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}}]}]}"#,
+                "messages[0].content[0]"
+            ),
+            (
+                #"{"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:image/png;base64,!!!"}}]}]}"#,
+                "messages[0].content[0]"
+            ),
+            (#"{"messages": [{"role": "user", "content": "hi"}], "response_format": {"type": "yaml"}}"#, "response_format"),
+        ])
     func refused(body: String, param: String) async throws {
         let server = try await TestServer.scripted()
         defer { server.stop() }

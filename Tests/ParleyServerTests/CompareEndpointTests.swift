@@ -19,8 +19,10 @@ struct CompareEndpointTests {
         let wav = try #require(Data(base64Encoded: spoken["audio"] as? String ?? ""))
         #expect(wav.prefix(4) == Data("RIFF".utf8) && wav.count > 1_000)
 
-        for (body, param) in [(["capability": "chat"], "prompt"), (["capability": "vision", "prompt": "x"], "capability"),
-                              (["capability": "transcription", "audio": "***"], "audio"), (["capability": "speech", "text": "  "], "text")] {
+        for (body, param) in [
+            (["capability": "chat"], "prompt"), (["capability": "vision", "prompt": "x"], "capability"),
+            (["capability": "transcription", "audio": "***"], "audio"), (["capability": "speech", "text": "  "], "text"),
+        ] {
             expectOpenAIError(try await server.post("/v1/parley/compare", json: body), status: 400, param: param)
         }
     }

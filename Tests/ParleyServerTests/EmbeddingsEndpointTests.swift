@@ -12,12 +12,16 @@ struct EmbeddingsEndpointTests {
             let items = inputs.enumerated().reversed().map { index, text in
                 #"{"object":"embedding","index":\#(index),"embedding":[\#(Float(text.count)),0.5,-0.25]}"#
             }
-            return .json(200, #"{"object":"list","model":"\#(body["model"] as? String ?? "")","data":[\#(items.joined(separator: ","))],"usage":{"prompt_tokens":7,"total_tokens":7}}"#)
+            return .json(
+                200,
+                #"{"object":"list","model":"\#(body["model"] as? String ?? "")","data":[\#(items.joined(separator: ","))],"usage":{"prompt_tokens":7,"total_tokens":7}}"#
+            )
         }
         let ollama = try await WireServer.start { request in
             guard request.path == "/api/embed", let inputs = request.json?["input"] as? [String] else { return .json(404, #"{"error":"not found"}"#) }
             let vectors = inputs.map { "[\(Float($0.count)),1.0]" }
-            return .json(200, #"{"model":"\#(request.json?["model"] as? String ?? "")","embeddings":[\#(vectors.joined(separator: ","))],"prompt_eval_count":4}"#)
+            return .json(
+                200, #"{"model":"\#(request.json?["model"] as? String ?? "")","embeddings":[\#(vectors.joined(separator: ","))],"prompt_eval_count":4}"#)
         }
         return (openAI, ollama)
     }
@@ -26,7 +30,9 @@ struct EmbeddingsEndpointTests {
     func relayed() async throws {
         let (openAI, ollama) = try await Self.upstreams()
         defer { openAI.stop(); ollama.stop() }
-        let server = try await TestServer.scripted(settings: ["OPENAI_BASE_URL": openAI.baseURL + "/v1", "OPENAI_API_KEY": "sk-test", "OLLAMA_HOST": ollama.baseURL])
+        let server = try await TestServer.scripted(settings: [
+            "OPENAI_BASE_URL": openAI.baseURL + "/v1", "OPENAI_API_KEY": "sk-test", "OLLAMA_HOST": ollama.baseURL,
+        ])
         defer { server.stop() }
         let floats = try await server.post("/v1/embeddings", json: ["model": "text-embedding-3-small", "input": ["a", "abc"]])
         #expect(floats.status == 200, "\(floats.text)")
@@ -59,8 +65,10 @@ struct EmbeddingsEndpointTests {
         let reply = try await server.post("/v1/embeddings", json: ["model": "text-embedding-3-small", "input": "hello"])
         #expect(reply.status == 200 && reply.headers["x-parley-provider"] == "ollama", "\(reply.text)")
         #expect(reply.json?["model"] as? String == "nomic-embed-text")
-        for (body, param) in [(["input": [1, 2, 3]] as [String: Any], "input"), (["model": "x"], "input"), (["input": ""], "input"),
-                              (["input": "a", "encoding_format": "hex"], "encoding_format"), (["input": "a", "dimensions": 8], "dimensions")] {
+        for (body, param) in [
+            (["input": [1, 2, 3]] as [String: Any], "input"), (["model": "x"], "input"), (["input": ""], "input"),
+            (["input": "a", "encoding_format": "hex"], "encoding_format"), (["input": "a", "dimensions": 8], "dimensions"),
+        ] {
             expectOpenAIError(try await server.post("/v1/embeddings", json: body), status: 400, param: param)
         }
 

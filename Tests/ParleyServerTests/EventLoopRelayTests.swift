@@ -58,7 +58,9 @@ struct EventLoopRelayTests {
             #expect(reply.status == 200 && reply.text == RelayTests.whole, "\(reply.text)")
         }
         let sent = await upstream.requests.filter { $0.path.hasSuffix("/chat/completions") }
-        #expect(sent.count == 2 && sent.allSatisfy { String(decoding: $0.body, as: UTF8.self) == body.replacingOccurrences(of: "openai/up-model", with: "up-model") })
+        #expect(
+            sent.count == 2
+                && sent.allSatisfy { String(decoding: $0.body, as: UTF8.self) == body.replacingOccurrences(of: "openai/up-model", with: "up-model") })
         let metrics = try await server.send(.GET, "/metrics").text
         #expect(Self.relays(metrics, lane: "task") == 1 && Self.relays(metrics, lane: "event_loop") == 1, "\(metrics)")
     }
@@ -67,24 +69,28 @@ struct EventLoopRelayTests {
     func usualWay() async throws {
         let upstream = try await RelayTests.upstream()
         defer { upstream.stop() }
-        let server = try await TestServer.start(settings: ["OPENAI_BASE_URL": upstream.baseURL + "/v1", "PARLEY_API_KEYS": "key-one"],
-                                                catalog: RelayTests.catalog())
+        let server = try await TestServer.start(
+            settings: ["OPENAI_BASE_URL": upstream.baseURL + "/v1", "PARLEY_API_KEYS": "key-one"],
+            catalog: RelayTests.catalog())
         defer { server.stop() }
         let authorized = [("content-type", "application/json"), ("authorization", "Bearer key-one")]
         let first = try await server.send(.POST, "/v1/chat/completions", headers: authorized, body: Data(Self.question.utf8))
         #expect(first.status == 200, "\(first.text)")
-        let wrongKey = try await server.send(.POST, "/v1/chat/completions", headers: [("content-type", "application/json"), ("authorization", "Bearer key-two")],
-                                             body: Data(Self.question.utf8))
+        let wrongKey = try await server.send(
+            .POST, "/v1/chat/completions", headers: [("content-type", "application/json"), ("authorization", "Bearer key-two")],
+            body: Data(Self.question.utf8))
         #expect(wrongKey.status == 401 && wrongKey.error?["code"] as? String == "invalid_api_key", "\(wrongKey.text)")
         let noKey = try await server.send(.POST, "/v1/chat/completions", headers: [("content-type", "application/json")], body: Data(Self.question.utf8))
         #expect(noKey.status == 401)
         let broken = try await server.send(.POST, "/v1/chat/completions", headers: authorized, body: Data(#"{"model": "openai/up-model", "messages": 3}"#.utf8))
         #expect(broken.status == 400 && broken.error?["param"] as? String == "messages", "\(broken.text)")
-        let unknown = try await server.send(.POST, "/v1/chat/completions", headers: authorized,
-                                            body: Data(#"{"model": "openai/up-model", "messages": [], "temprature": 1}"#.utf8))
+        let unknown = try await server.send(
+            .POST, "/v1/chat/completions", headers: authorized,
+            body: Data(#"{"model": "openai/up-model", "messages": [], "temprature": 1}"#.utf8))
         #expect(unknown.status == 400, "\(unknown.text)")
-        let streamed = try await server.send(.POST, "/v1/chat/completions", headers: authorized,
-                                             body: try JSONSerialization.data(withJSONObject: RelayTests.streamedQuestion))
+        let streamed = try await server.send(
+            .POST, "/v1/chat/completions", headers: authorized,
+            body: try JSONSerialization.data(withJSONObject: RelayTests.streamedQuestion))
         #expect(streamed.status == 200 && streamed.text == RelayTests.events.joined())
         // At temperature 0 the response cache answers the second time (the relay must not).
         let steady = Data(Self.question.replacingOccurrences(of: #""max_tokens": 9"#, with: #""max_tokens": 9, "temperature": 0"#).utf8)
@@ -139,8 +145,9 @@ struct EventLoopRelayTests {
             return ScriptedReply(contentType: "application/json", steps: (count == 2 ? [.wait(gate)] : []) + [.write(Data(RelayTests.whole.utf8))])
         }
         defer { upstream.stop() }
-        let server = try await TestServer.start(settings: ["OPENAI_BASE_URL": upstream.baseURL + "/v1"], catalog: RelayTests.catalog(),
-                                                gracefulShutdown: true)
+        let server = try await TestServer.start(
+            settings: ["OPENAI_BASE_URL": upstream.baseURL + "/v1"], catalog: RelayTests.catalog(),
+            gracefulShutdown: true)
         defer { server.stop() }
         let first = try await server.send(.POST, "/v1/chat/completions", headers: [("content-type", "application/json")], body: Data(Self.question.utf8))
         #expect(first.status == 200)
@@ -172,7 +179,8 @@ struct EventLoopRelayTests {
         #expect(first.status == 200)
         // A connection's first request goes to the router (the WebSocket upgrade is decided on
         // it); the second is relayed on the event loop.
-        let request = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        let request =
+            "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
             + "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(Self.question.utf8.count)\r\n\r\n"
             + Self.question
         let start = ContinuousClock.now
@@ -198,7 +206,8 @@ struct EventLoopRelayTests {
         let first = try await server.send(.POST, "/v1/chat/completions", headers: [("content-type", "application/json")], body: Data(Self.question.utf8))
         #expect(first.status == 200)
         func chat(_ extra: String = "") -> String {
-            "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\(extra)Content-Length: \(Self.question.utf8.count)\r\n\r\n" + Self.question
+            "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\(extra)Content-Length: \(Self.question.utf8.count)\r\n\r\n"
+                + Self.question
         }
         let health = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
         let missing = "GET /v1/no-such-thing HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"

@@ -11,24 +11,31 @@ import Testing
 @Suite("Google sync and materials over HTTP")
 struct GoogleSyncAPITests {
     static func settings(_ google: GoogleServer, _ extra: [String: String] = [:]) -> [String: String] {
-        ["GOOGLE_CLIENT_ID": "server.apps.googleusercontent.com", "GOOGLE_CLIENT_SECRET": "server-secret",
-         "GOOGLE_API_BASE_URL": google.baseURL, "GOOGLE_OAUTH_BASE_URL": google.baseURL,
-         "PARLEY_GOOGLE_SYNC_INTERVAL": "0"].merging(extra) { $1 }
+        [
+            "GOOGLE_CLIENT_ID": "server.apps.googleusercontent.com", "GOOGLE_CLIENT_SECRET": "server-secret",
+            "GOOGLE_API_BASE_URL": google.baseURL, "GOOGLE_OAUTH_BASE_URL": google.baseURL,
+            "PARLEY_GOOGLE_SYNC_INTERVAL": "0",
+        ].merging(extra) { $1 }
     }
 
     static func signIn(_ server: TestServer, _ google: GoogleServer, owner: Owner) async throws {
         let issued = await google.issueTokens()
-        let token = GoogleToken(accessToken: issued.accessToken, refreshToken: issued.refreshToken,
-                                expiresAt: Date().addingTimeInterval(3600), scopes: GoogleScope.all)
+        let token = GoogleToken(
+            accessToken: issued.accessToken, refreshToken: issued.refreshToken,
+            expiresAt: Date().addingTimeInterval(3600), scopes: GoogleScope.all)
         try await StoreTokenKeeper(store: try await server.runtime.store(), owner: owner).save(token)
     }
 
     static func seed(_ google: GoogleServer) async {
-        await google.addDriveFile(.init(id: "doc1", name: "Volcanoes", mimeType: "application/vnd.google-apps.document",
-                                        parents: ["f1"], content: Data("Magma rises through the crust.".utf8)))
+        await google.addDriveFile(
+            .init(
+                id: "doc1", name: "Volcanoes", mimeType: "application/vnd.google-apps.document",
+                parents: ["f1"], content: Data("Magma rises through the crust.".utf8)))
         await google.addEvent(calendar: "primary", .init(id: "e1", summary: "Volcano poster", start: .date("2099-03-02"), end: .date("2099-03-03")))
-        await google.addMessage(.init(id: "m1", from: "Ms Rossi <rossi@school.example>", subject: "Lab report",
-                                      date: "Tue, 17 Nov 2099 09:15:00 +0100", plainText: "The lab report is due 2099-03-05 at 17:00.", html: nil))
+        await google.addMessage(
+            .init(
+                id: "m1", from: "Ms Rossi <rossi@school.example>", subject: "Lab report",
+                date: "Tue, 17 Nov 2099 09:15:00 +0100", plainText: "The lab report is due 2099-03-05 at 17:00.", html: nil))
     }
 
     @Test("each key syncs its own sign-in and sees only its own materials and assignments")
@@ -47,8 +54,9 @@ struct GoogleSyncAPITests {
 
         try await Self.signIn(server, google, owner: .apiKey("key-one"))
         await Self.seed(google)
-        let synced = try await server.post("/v1/google/sync", json: ["drive": "f1", "calendar": "primary", "gmail": "from:school.example"],
-                                           headers: one)
+        let synced = try await server.post(
+            "/v1/google/sync", json: ["drive": "f1", "calendar": "primary", "gmail": "from:school.example"],
+            headers: one)
         #expect(synced.status == 200, "\(synced.text)")
         let report = try #require(synced.json)
         #expect((report["drive"] as? [String: Any])?["added"] as? Int == 1)
@@ -90,9 +98,12 @@ struct GoogleSyncAPITests {
     func scheduled() async throws {
         let google = try await GoogleServer.start()
         await Self.seed(google)
-        let server = try await TestServer.scripted(settings: Self.settings(google, [
-            "PARLEY_GOOGLE_SYNC_INTERVAL": "1", "PARLEY_GOOGLE_CALENDAR": "primary", "PARLEY_GOOGLE_DRIVE_FOLDER": "f1",
-        ]))
+        let server = try await TestServer.scripted(
+            settings: Self.settings(
+                google,
+                [
+                    "PARLEY_GOOGLE_SYNC_INTERVAL": "1", "PARLEY_GOOGLE_CALENDAR": "primary", "PARLEY_GOOGLE_DRIVE_FOLDER": "f1",
+                ]))
         defer { server.stop() }
         try await Self.signIn(server, google, owner: .local)
         var titles: [String] = []

@@ -21,15 +21,23 @@ struct HostileClientTests {
     /// The two messages of issue 42 that ended the process (`Int(Double)` on a client's
     /// number), and their kin: each gets an `error` event naming the field, the session goes on,
     /// and the server answers the next request.
-    @Test("realtime numbers beyond any range get an error event, and the session and server live on", arguments: [
-        (#"{"type":"session.update","session":{"audio":{"input":{"format":{"type":"audio/pcm","rate":1e19}}}}}"#, "session.audio.input.format.rate"),
-        (#"{"type":"session.update","session":{"audio":{"input":{"format":{"type":"audio/pcm","rate":-1e19}}}}}"#, "session.audio.input.format.rate"),
-        (#"{"type":"session.update","session":{"audio":{"output":{"format":{"type":"audio/pcm","rate":18446744073709551616}}}}}"#, "session.audio.output.format.rate"),
-        (#"{"type":"session.update","session":{"audio":{"input":{"format":{"type":"audio/pcm","rate":9223372036854775808}}}}}"#, "session.audio.input.format.rate"),
-        (#"{"type":"conversation.item.truncate","item_id":"item_1","content_index":0,"audio_end_ms":1e19}"#, "audio_end_ms"),
-        (#"{"type":"conversation.item.truncate","item_id":"item_1","content_index":0,"audio_end_ms":9223372036854775808}"#, "audio_end_ms"),
-        (#"{"type":"conversation.item.truncate","item_id":"item_1","content_index":0,"audio_end_ms":1e308}"#, "audio_end_ms"),
-    ])
+    @Test(
+        "realtime numbers beyond any range get an error event, and the session and server live on",
+        arguments: [
+            (#"{"type":"session.update","session":{"audio":{"input":{"format":{"type":"audio/pcm","rate":1e19}}}}}"#, "session.audio.input.format.rate"),
+            (#"{"type":"session.update","session":{"audio":{"input":{"format":{"type":"audio/pcm","rate":-1e19}}}}}"#, "session.audio.input.format.rate"),
+            (
+                #"{"type":"session.update","session":{"audio":{"output":{"format":{"type":"audio/pcm","rate":18446744073709551616}}}}}"#,
+                "session.audio.output.format.rate"
+            ),
+            (
+                #"{"type":"session.update","session":{"audio":{"input":{"format":{"type":"audio/pcm","rate":9223372036854775808}}}}}"#,
+                "session.audio.input.format.rate"
+            ),
+            (#"{"type":"conversation.item.truncate","item_id":"item_1","content_index":0,"audio_end_ms":1e19}"#, "audio_end_ms"),
+            (#"{"type":"conversation.item.truncate","item_id":"item_1","content_index":0,"audio_end_ms":9223372036854775808}"#, "audio_end_ms"),
+            (#"{"type":"conversation.item.truncate","item_id":"item_1","content_index":0,"audio_end_ms":1e308}"#, "audio_end_ms"),
+        ])
     func realtimeExtremeNumbers(frame: String, param: String) async throws {
         let server = try await TestServer.scripted()
         defer { server.stop() }
@@ -51,16 +59,18 @@ struct HostileClientTests {
 
     /// Numbers out of range in every other realtime field that takes one: an error event, never
     /// a trap, and never a closed session.
-    @Test("realtime numbers out of range in other fields get an error event", arguments: [
-        #"{"type":"session.update","session":{"audio":{"input":{"turn_detection":{"type":"server_vad","silence_duration_ms":1e19}}}}}"#,
-        #"{"type":"session.update","session":{"audio":{"input":{"turn_detection":{"type":"server_vad","prefix_padding_ms":-1e19}}}}}"#,
-        #"{"type":"session.update","session":{"max_output_tokens":1e19}}"#,
-        #"{"type":"session.update","session":{"max_response_output_tokens":18446744073709551616}}"#,
-        #"{"type":"session.update","session":{"parley":{"partial_transcript_interval_ms":1e308}}}"#,
-        #"{"type":"session.update","session":{"audio":{"input":{"format":{"type":"audio/pcm","rate":"NaN"}}}}}"#,
-        #"{"type":"conversation.item.truncate","item_id":"item_1","content_index":0,"audio_end_ms":"NaN"}"#,
-        #"{"type":"conversation.item.truncate","item_id":"item_1","content_index":0,"audio_end_ms":-1e19}"#,
-    ])
+    @Test(
+        "realtime numbers out of range in other fields get an error event",
+        arguments: [
+            #"{"type":"session.update","session":{"audio":{"input":{"turn_detection":{"type":"server_vad","silence_duration_ms":1e19}}}}}"#,
+            #"{"type":"session.update","session":{"audio":{"input":{"turn_detection":{"type":"server_vad","prefix_padding_ms":-1e19}}}}}"#,
+            #"{"type":"session.update","session":{"max_output_tokens":1e19}}"#,
+            #"{"type":"session.update","session":{"max_response_output_tokens":18446744073709551616}}"#,
+            #"{"type":"session.update","session":{"parley":{"partial_transcript_interval_ms":1e308}}}"#,
+            #"{"type":"session.update","session":{"audio":{"input":{"format":{"type":"audio/pcm","rate":"NaN"}}}}}"#,
+            #"{"type":"conversation.item.truncate","item_id":"item_1","content_index":0,"audio_end_ms":"NaN"}"#,
+            #"{"type":"conversation.item.truncate","item_id":"item_1","content_index":0,"audio_end_ms":-1e19}"#,
+        ])
     func realtimeOtherNumbers(frame: String) async throws {
         let server = try await TestServer.scripted()
         defer { server.stop() }
@@ -79,25 +89,27 @@ struct HostileClientTests {
 
     /// Extreme numbers in JSON bodies: a 400 in OpenAI's shape, and the server answers the next
     /// request.
-    @Test("HTTP numbers beyond any range get a 400", arguments: [
-        ("/v1/chat/completions", #"{"messages":[{"role":"user","content":"Hi"}],"max_tokens":1e19}"#),
-        ("/v1/chat/completions", #"{"messages":[{"role":"user","content":"Hi"}],"max_tokens":18446744073709551616}"#),
-        ("/v1/chat/completions", #"{"messages":[{"role":"user","content":"Hi"}],"max_completion_tokens":-1e19}"#),
-        ("/v1/chat/completions", #"{"messages":[{"role":"user","content":"Hi"}],"temperature":1e308}"#),
-        ("/v1/chat/completions", #"{"messages":[{"role":"user","content":"Hi"}],"top_p":-0.0}"#),
-        ("/v1/chat/completions", #"{"messages":[{"role":"user","content":"Hi"}],"temperature":"NaN"}"#),
-        ("/v1/chat/completions", #"{"messages":[{"role":"user","content":"Hi"}],"seed":1e19}"#),
-        ("/v1/chat/completions", #"{"messages":[{"role":"user","content":"Hi"}],"n":9223372036854775808}"#),
-        ("/v1/responses", #"{"input":"Hi","max_output_tokens":1e19}"#),
-        ("/v1/responses", #"{"input":"Hi","temperature":-1e19}"#),
-        ("/v1/audio/speech", #"{"input":"Hi","speed":1e308}"#),
-        ("/v1/audio/speech", #"{"input":"Hi","speed":"NaN"}"#),
-        ("/v1/parley/compare", #"{"capability":"chat","prompt":"Hi","max_tokens":1e19}"#),
-        ("/v1/threads", #"{"title":"t","settings":{"max_tokens":1e19}}"#),
-        ("/v1/stash", #"{"text":"x","thread_id":18446744073709551616}"#),
-        ("/v1/mindmaps", #"{"thread":1e19}"#),
-        ("/v1/mindmaps", #"{"text":"cats","seed":18446744073709551616}"#),
-    ])
+    @Test(
+        "HTTP numbers beyond any range get a 400",
+        arguments: [
+            ("/v1/chat/completions", #"{"messages":[{"role":"user","content":"Hi"}],"max_tokens":1e19}"#),
+            ("/v1/chat/completions", #"{"messages":[{"role":"user","content":"Hi"}],"max_tokens":18446744073709551616}"#),
+            ("/v1/chat/completions", #"{"messages":[{"role":"user","content":"Hi"}],"max_completion_tokens":-1e19}"#),
+            ("/v1/chat/completions", #"{"messages":[{"role":"user","content":"Hi"}],"temperature":1e308}"#),
+            ("/v1/chat/completions", #"{"messages":[{"role":"user","content":"Hi"}],"top_p":-0.0}"#),
+            ("/v1/chat/completions", #"{"messages":[{"role":"user","content":"Hi"}],"temperature":"NaN"}"#),
+            ("/v1/chat/completions", #"{"messages":[{"role":"user","content":"Hi"}],"seed":1e19}"#),
+            ("/v1/chat/completions", #"{"messages":[{"role":"user","content":"Hi"}],"n":9223372036854775808}"#),
+            ("/v1/responses", #"{"input":"Hi","max_output_tokens":1e19}"#),
+            ("/v1/responses", #"{"input":"Hi","temperature":-1e19}"#),
+            ("/v1/audio/speech", #"{"input":"Hi","speed":1e308}"#),
+            ("/v1/audio/speech", #"{"input":"Hi","speed":"NaN"}"#),
+            ("/v1/parley/compare", #"{"capability":"chat","prompt":"Hi","max_tokens":1e19}"#),
+            ("/v1/threads", #"{"title":"t","settings":{"max_tokens":1e19}}"#),
+            ("/v1/stash", #"{"text":"x","thread_id":18446744073709551616}"#),
+            ("/v1/mindmaps", #"{"thread":1e19}"#),
+            ("/v1/mindmaps", #"{"text":"cats","seed":18446744073709551616}"#),
+        ])
     func httpExtremeNumbers(path: String, body: String) async throws {
         let server = try await TestServer.scripted()
         defer { server.stop() }
@@ -106,9 +118,11 @@ struct HostileClientTests {
         #expect(try await server.send(.GET, "/health").status == 200)
     }
 
-    @Test("PUT /v1/settings/preferences with numbers beyond any range gets a 400", arguments: [
-        #"{"silence_ms":1e19}"#, #"{"max_tokens":-9223372036854775809}"#, #"{"silence_ms":"NaN"}"#,
-    ])
+    @Test(
+        "PUT /v1/settings/preferences with numbers beyond any range gets a 400",
+        arguments: [
+            #"{"silence_ms":1e19}"#, #"{"max_tokens":-9223372036854775809}"#, #"{"silence_ms":"NaN"}"#,
+        ])
     func preferencesExtremeNumbers(body: String) async throws {
         let server = try await TestServer.scripted()
         defer { server.stop() }
@@ -130,10 +144,12 @@ struct HostileClientTests {
         #expect(try await server.send(.GET, "/health").status == 200)
     }
 
-    @Test("ids beyond Int64 in paths get a 4xx, not a 5xx", arguments: [
-        "/v1/threads/99999999999999999999", "/v1/threads/-9223372036854775809", "/v1/threads/1e19",
-        "/v1/responses/resp_99999999999999999999_0", "/v1/responses/resp_1_99999999999999999999", "/v1/materials/99999999999999999999",
-    ])
+    @Test(
+        "ids beyond Int64 in paths get a 4xx, not a 5xx",
+        arguments: [
+            "/v1/threads/99999999999999999999", "/v1/threads/-9223372036854775809", "/v1/threads/1e19",
+            "/v1/responses/resp_99999999999999999999_0", "/v1/responses/resp_1_99999999999999999999", "/v1/materials/99999999999999999999",
+        ])
     func hugeIDs(path: String) async throws {
         let server = try await TestServer.scripted()
         defer { server.stop() }
@@ -156,7 +172,9 @@ struct HostileClientTests {
         let rebinding = try await HostileSocket.status(port: port, "GET /v1/threads HTTP/1.1\r\nHost: evil.example:\(port)\r\n\r\n")
         #expect(rebinding == 403)
         let body = #"{"messages":[{"role":"user","content":"Hi"}],"max_tokens":2}"#
-        let relayed = try await HostileSocket.status(port: port, "POST /v1/chat/completions HTTP/1.1\r\nHost: evil.example\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        let relayed = try await HostileSocket.status(
+            port: port,
+            "POST /v1/chat/completions HTTP/1.1\r\nHost: evil.example\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
         #expect(relayed == 403, "the event-loop relay must refuse a rebinding Host too")
         let curl = try await HostileSocket.status(port: port, "GET /v1/threads HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
         #expect(curl == 200)
@@ -168,7 +186,8 @@ struct HostileClientTests {
     func upgradeThenSilence() async throws {
         let server = try await TestServer.scripted { $0.idleTimeout = .seconds(1) }
         defer { server.stop() }
-        let request = "GET /health HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n"
+        let request =
+            "GET /health HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n"
         let closedAfter = try await HostileSocket.secondsUntilClosed(port: server.port, request, atMost: 10)
         #expect(closedAfter != nil && closedAfter! < 6, "still open after 10 s (idle timeout 1 s)")
         #expect(try await server.send(.GET, "/health").status == 200)
@@ -263,7 +282,8 @@ extension OnDeviceServerTests {
             let payload = samples.flatMap { withUnsafeBytes(of: $0.bitPattern.littleEndian, Array.init) }
             func le32(_ value: UInt32) -> [UInt8] { withUnsafeBytes(of: value.littleEndian, Array.init) }
             func le16(_ value: UInt16) -> [UInt8] { withUnsafeBytes(of: value.littleEndian, Array.init) }
-            data += le32(UInt32(36 + payload.count)) + Array("WAVEfmt ".utf8) + le32(16) + le16(3) + le16(1) + le32(16_000) + le32(64_000)
+            data +=
+                le32(UInt32(36 + payload.count)) + Array("WAVEfmt ".utf8) + le32(16) + le16(3) + le16(1) + le32(16_000) + le32(64_000)
                 + le16(4) + le16(32) + Array("data".utf8) + le32(UInt32(payload.count)) + payload
             let started = ContinuousClock.now
             let reply = try await Self.transcribe(data, fields: [("model", "whisper-1")], server: server)

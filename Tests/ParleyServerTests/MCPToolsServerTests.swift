@@ -15,16 +15,19 @@ struct MCPToolsServerTests {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("parley-mcp-\(UUID())", isDirectory: true)
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: home) }
-        let entry = MCPServerEntry(name: "other", transport: .stdio(
-            command: ServeProcess.executable.path, arguments: ["mcp", "--database", home.appendingPathComponent("parley.sqlite").path],
-            environment: ["PARLEY_HOME": home.path], directory: nil))
+        let entry = MCPServerEntry(
+            name: "other",
+            transport: .stdio(
+                command: ServeProcess.executable.path, arguments: ["mcp", "--database", home.appendingPathComponent("parley.sqlite").path],
+                environment: ["PARLEY_HOME": home.path], directory: nil))
         let hub = await MCPToolHub.connect(MCPServerConfiguration(servers: [entry]), timeout: .seconds(60))
         let tools = hub.tools(avoiding: Set(BuiltInTools.names))
         #expect(tools.contains { $0.definition.name == "other_current_date_time" })
-        let catalog = ProviderCatalog(entries: TestServer.scriptedCatalog().entries.map { entry in
-            guard entry.capability == .languageModel else { return entry }
-            return ProviderEntry(capability: .languageModel, name: "local", placement: .onDevice, remedy: "none", factory: .languageModel { _ in model })
-        })
+        let catalog = ProviderCatalog(
+            entries: TestServer.scriptedCatalog().entries.map { entry in
+                guard entry.capability == .languageModel else { return entry }
+                return ProviderEntry(capability: .languageModel, name: "local", placement: .onDevice, remedy: "none", factory: .languageModel { _ in model })
+            })
         let server = try await TestServer.start(catalog: catalog, tools: tools)
         defer { server.stop() }
         try await body(server)
@@ -38,8 +41,12 @@ struct MCPToolsServerTests {
         let model = ScriptedToolModel(turns: [.calls([Self.call]), .text(["It is late in Tokyo."]), .calls([Self.call]), .text(["Still late."])])
         try await Self.withServer(model) { server in
             let question = "Ask the other assistant for the hour over there."
-            let chat = try await server.post("/v1/chat/completions", json: ["messages": [["role": "user", "content": question]],
-                                                                           "parley": ["builtin_tools": true]])
+            let chat = try await server.post(
+                "/v1/chat/completions",
+                json: [
+                    "messages": [["role": "user", "content": question]],
+                    "parley": ["builtin_tools": true],
+                ])
             #expect(chat.status == 200, "\(chat.text)")
             let message = (chat.json?["choices"] as? [[String: Any]])?.first?["message"] as? [String: Any]
             #expect(message?["content"] as? String == "It is late in Tokyo.")
@@ -64,9 +71,12 @@ struct MCPToolsServerTests {
         try await Self.withServer(model) { server in
             try await RealtimeTestClient.with(server) { client in
                 _ = try await client.next("session.created")
-                try await client.send(["type": "conversation.item.create", "item": [
-                    "type": "message", "role": "user", "content": [["type": "input_text", "text": "Ask the other assistant for the hour over there."]],
-                ]])
+                try await client.send([
+                    "type": "conversation.item.create",
+                    "item": [
+                        "type": "message", "role": "user", "content": [["type": "input_text", "text": "Ask the other assistant for the hour over there."]],
+                    ],
+                ])
                 try await client.send(["type": "response.create"])
                 let done = try await client.next("response.done")
                 let response = try #require(done["response"] as? [String: Any])

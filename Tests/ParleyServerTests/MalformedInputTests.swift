@@ -8,20 +8,22 @@ import Testing
 struct MalformedInputTests {
     static let json = [("content-type", "application/json")]
 
-    @Test("bodies that are not the JSON an endpoint expects", arguments: [
-        ("/v1/chat/completions", "{\"messages\": [", nil as String?),
-        ("/v1/chat/completions", "", nil),
-        ("/v1/chat/completions", "[]", nil),
-        ("/v1/chat/completions", "{\"model\": \"auto\"}", "messages"),
-        ("/v1/chat/completions", "{\"messages\": \"hello\"}", "messages"),
-        ("/v1/chat/completions", "{\"messages\": [{\"content\": \"hi\"}]}", "messages[0].role"),
-        ("/v1/chat/completions", "{\"messages\": [{\"role\": \"user\", \"content\": 42}]}", nil),
-        ("/v1/chat/completions", "\u{00}\u{ff}garbage", nil),
-        ("/v1/audio/speech", "{\"voice\": \"alloy\"}", "input"),
-        ("/v1/audio/speech", "{\"input\": \"   \"}", "input"),
-        ("/v1/audio/speech", "{\"input\": \"hi\", \"response_format\": \"ogg\"}", "response_format"),
-        ("/v1/audio/speech", "{\"input\": \"hi\", \"speed\": 9}", "speed"),
-    ])
+    @Test(
+        "bodies that are not the JSON an endpoint expects",
+        arguments: [
+            ("/v1/chat/completions", "{\"messages\": [", nil as String?),
+            ("/v1/chat/completions", "", nil),
+            ("/v1/chat/completions", "[]", nil),
+            ("/v1/chat/completions", "{\"model\": \"auto\"}", "messages"),
+            ("/v1/chat/completions", "{\"messages\": \"hello\"}", "messages"),
+            ("/v1/chat/completions", "{\"messages\": [{\"content\": \"hi\"}]}", "messages[0].role"),
+            ("/v1/chat/completions", "{\"messages\": [{\"role\": \"user\", \"content\": 42}]}", nil),
+            ("/v1/chat/completions", "\u{00}\u{ff}garbage", nil),
+            ("/v1/audio/speech", "{\"voice\": \"alloy\"}", "input"),
+            ("/v1/audio/speech", "{\"input\": \"   \"}", "input"),
+            ("/v1/audio/speech", "{\"input\": \"hi\", \"response_format\": \"ogg\"}", "response_format"),
+            ("/v1/audio/speech", "{\"input\": \"hi\", \"speed\": 9}", "speed"),
+        ])
     func badJSON(path: String, body: String, param: String?) async throws {
         let server = try await TestServer.scripted()
         defer { server.stop() }
@@ -30,10 +32,12 @@ struct MalformedInputTests {
         #expect(try await server.send(.GET, "/health").status == 200)
     }
 
-    @Test("uploads that are not a usable multipart form with a WAV file", arguments: [
-        "no content type", "not multipart", "no boundary", "no closing boundary", "no file", "not a WAV", "truncated WAV",
-        "garbage", "unnamed part", "bad response_format",
-    ])
+    @Test(
+        "uploads that are not a usable multipart form with a WAV file",
+        arguments: [
+            "no content type", "not multipart", "no boundary", "no closing boundary", "no file", "not a WAV", "truncated WAV",
+            "garbage", "unnamed part", "bad response_format",
+        ])
     func badUpload(_ problem: String) async throws {
         let server = try await TestServer.scripted()
         defer { server.stop() }
@@ -91,16 +95,20 @@ struct MalformedInputTests {
         defer { server.stop() }
         let text = String(repeating: "a", count: 3_000)
         let chat = try JSONSerialization.data(withJSONObject: ["messages": [["role": "user", "content": text]]])
-        expectOpenAIError(try await server.send(.POST, "/v1/chat/completions", headers: Self.json, body: chat, chunked: chunked),
-                          status: 413, code: "request_too_large")
+        expectOpenAIError(
+            try await server.send(.POST, "/v1/chat/completions", headers: Self.json, body: chat, chunked: chunked),
+            status: 413, code: "request_too_large")
         let speech = try JSONSerialization.data(withJSONObject: ["input": String(text.prefix(1_500))])
-        expectOpenAIError(try await server.send(.POST, "/v1/audio/speech", headers: Self.json, body: speech, chunked: chunked),
-                          status: 413, code: "request_too_large")
+        expectOpenAIError(
+            try await server.send(.POST, "/v1/audio/speech", headers: Self.json, body: speech, chunked: chunked),
+            status: 413, code: "request_too_large")
         var form = FormBody()
         form.add(file: "file", filename: "big.wav", WAV.encode(AudioBuffer(samples: [Float](repeating: 0, count: 48_000), sampleRate: 16_000)))
-        expectOpenAIError(try await server.send(.POST, "/v1/audio/transcriptions", headers: [("content-type", form.contentType)],
-                                                body: form.finished, chunked: chunked),
-                          status: 413, code: "request_too_large")
+        expectOpenAIError(
+            try await server.send(
+                .POST, "/v1/audio/transcriptions", headers: [("content-type", form.contentType)],
+                body: form.finished, chunked: chunked),
+            status: 413, code: "request_too_large")
         // Within the limit, the same server answers.
         let small = try JSONSerialization.data(withJSONObject: ["messages": [["role": "user", "content": "hi"]]])
         #expect(try await server.send(.POST, "/v1/chat/completions", headers: Self.json, body: small).status == 200)

@@ -28,13 +28,16 @@ extension OnDeviceServerTests.ServeCommand {
         return (Int(response.status.code), response.headers.first(name: "x-parley-provider"), object)
     }
 
-    static var question: [String: Any] { [
-        "model": "local", "temperature": 0, "max_tokens": 16,
-        "messages": [["role": "user", "content": "What is the capital of France?"]],
-    ] }
+    static var question: [String: Any] {
+        [
+            "model": "local", "temperature": 0, "max_tokens": 16,
+            "messages": [["role": "user", "content": "What is the capital of France?"]],
+        ]
+    }
 
-    @Test("switching the model of a running server unloads the old one (resident memory drops) and the new one answers",
-          .enabled(if: hasBothModels, "needs SmolLM2-135M and Qwen2.5-Coder-1.5B installed (scripts/setup on a machine with the memory for it)"))
+    @Test(
+        "switching the model of a running server unloads the old one (resident memory drops) and the new one answers",
+        .enabled(if: hasBothModels, "needs SmolLM2-135M and Qwen2.5-Coder-1.5B installed (scripts/setup on a machine with the memory for it)"))
     func hotSwap() async throws {
         let server = try await ServeProcess.start(environment: ["PARLEY_LLM_MODEL": "qwen2.5-coder-1.5b"])
         let (before, _, current) = try await Self.send(server, .GET, "/v1/settings/model")
@@ -64,8 +67,10 @@ extension OnDeviceServerTests.ServeCommand {
         #expect(now["loaded"] as? Bool == true)
         #expect((now["provider"] as? String)?.contains("SmolLM2-135M") == true)
         let small = try #require(server.residentMegabytes)
-        print(String(format: "parley serve RSS with Qwen2.5-Coder-1.5B loaded: %.0f MB; after switching to SmolLM2-135M and answering: %.0f MB (%.2f×)",
-                     big, small, small / big))
+        print(
+            String(
+                format: "parley serve RSS with Qwen2.5-Coder-1.5B loaded: %.0f MB; after switching to SmolLM2-135M and answering: %.0f MB (%.2f×)",
+                big, small, small / big))
         #expect(small < big - 500, "resident memory went from \(big) MB to \(small) MB")
 
         let (unknown, _, error) = try await Self.send(server, .PUT, "/v1/settings/model", json: ["model": "/etc/hostname"])

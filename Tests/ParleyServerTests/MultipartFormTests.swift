@@ -10,7 +10,8 @@ struct MultipartFormTests {
 
     @Test("fields and a file, with a preamble, an epilogue and line breaks inside the content")
     func parses() throws {
-        let body = Self.bytes("""
+        let body = Self.bytes(
+            """
             preamble to ignore\r
             --XyZ\r
             Content-Disposition: form-data; name="model"\r
@@ -40,33 +41,39 @@ struct MultipartFormTests {
         #expect(try MultipartForm.parse(body, boundary: "b")["file"]?.data == payload)
     }
 
-    @Test("boundaries from the Content-Type", arguments: [
-        ("multipart/form-data; boundary=abc", "abc"),
-        ("Multipart/Form-Data;boundary=\"a b:c\"", "a b:c"),
-        ("multipart/form-data; charset=utf-8; BOUNDARY=----x", "----x"),
-    ])
+    @Test(
+        "boundaries from the Content-Type",
+        arguments: [
+            ("multipart/form-data; boundary=abc", "abc"),
+            ("Multipart/Form-Data;boundary=\"a b:c\"", "a b:c"),
+            ("multipart/form-data; charset=utf-8; BOUNDARY=----x", "----x"),
+        ])
     func boundary(contentType: String, expected: String) throws {
         #expect(try MultipartForm.boundary(contentType: contentType) == expected)
     }
 
-    @Test("content types that are not a form", arguments: [
-        nil, "application/json", "multipart/form-data", "multipart/form-data; boundary=",
-        "multipart/form-data; boundary=" + String(repeating: "x", count: 71),
-    ] as [String?])
+    @Test(
+        "content types that are not a form",
+        arguments: [
+            nil, "application/json", "multipart/form-data", "multipart/form-data; boundary=",
+            "multipart/form-data; boundary=" + String(repeating: "x", count: 71),
+        ] as [String?])
     func notAForm(contentType: String?) {
         #expect(throws: MultipartForm.Failure.self) { try MultipartForm.boundary(contentType: contentType) }
     }
 
-    @Test("malformed bodies are refused with a reason", arguments: [
-        "",
-        "no boundary at all",
-        "--b\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nvalue",
-        "--b\r\nContent-Disposition: form-data; name=\"a\"\r\nvalue without the blank line",
-        "--b\r\nContent-Disposition: attachment; name=\"a\"\r\n\r\nv\r\n--b--",
-        "--b\r\nContent-Disposition: form-data\r\n\r\nv\r\n--b--",
-        "--b\r\nno colon here\r\n\r\nv\r\n--b--",
-        "--bX\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nv\r\n--b--",
-    ])
+    @Test(
+        "malformed bodies are refused with a reason",
+        arguments: [
+            "",
+            "no boundary at all",
+            "--b\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nvalue",
+            "--b\r\nContent-Disposition: form-data; name=\"a\"\r\nvalue without the blank line",
+            "--b\r\nContent-Disposition: attachment; name=\"a\"\r\n\r\nv\r\n--b--",
+            "--b\r\nContent-Disposition: form-data\r\n\r\nv\r\n--b--",
+            "--b\r\nno colon here\r\n\r\nv\r\n--b--",
+            "--bX\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nv\r\n--b--",
+        ])
     func malformed(body: String) {
         #expect(throws: MultipartForm.Failure.self) { try MultipartForm.parse(Self.bytes(body), boundary: "b") }
     }
@@ -84,7 +91,9 @@ struct MultipartFormTests {
     @Test("mutated forms never crash the parser", arguments: 0..<20)
     func fuzz(seed: UInt64) {
         var generator = SeededGenerator(seed: seed)
-        var body = Self.bytes("--b\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\nwhisper-1\r\n--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.wav\"\r\n\r\nRIFFdata\r\n--b--\r\n")
+        var body = Self.bytes(
+            "--b\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\nwhisper-1\r\n--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.wav\"\r\n\r\nRIFFdata\r\n--b--\r\n"
+        )
         for _ in 0..<200 {
             var mutated = body
             for _ in 0..<Int.random(in: 1...6, using: &generator) {

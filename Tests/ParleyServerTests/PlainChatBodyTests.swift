@@ -90,22 +90,26 @@ struct PlainChatBodyTests {
     static func agrees(_ bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) throws {
         let text = String(decoding: bytes, as: UTF8.self)
         let plain = try #require(PlainChatBody(bytes), "\(text)", sourceLocation: sourceLocation)
-        let request = try #require(try? JSONDecoder().decode(ChatCompletionRequest.self, from: Data(bytes)),
-                                   "recognized, but does not decode: \(text)", sourceLocation: sourceLocation)
+        let request = try #require(
+            try? JSONDecoder().decode(ChatCompletionRequest.self, from: Data(bytes)),
+            "recognized, but does not decode: \(text)", sourceLocation: sourceLocation)
         let chat = try #require(try? request.chatRequest(), "recognized, but refused: \(text)", sourceLocation: sourceLocation)
-        #expect(request.model == plain.model && request.temperature == plain.temperature && !request.streams && chat.responseSchema == nil && !chat.hasImages,
-                "\(text)", sourceLocation: sourceLocation)
+        #expect(
+            request.model == plain.model && request.temperature == plain.temperature && !request.streams && chat.responseSchema == nil && !chat.hasImages,
+            "\(text)", sourceLocation: sourceLocation)
         // Both readings take the same route: the rules live in ChatRoute alone.
         for caching in [false, true] {
             for headers in [HTTPFields(), [.parleyPrivate: "yes"]] {
                 let fast = ChatRoute.of(plain, headers: headers, caching: caching, catalog: .standard)
-                let decoded = ChatRoute.of(request, chat: chat, owner: .local, headers: headers, caching: caching, catalog: .standard,
-                                           onDeviceModel: "model.gguf")
+                let decoded = ChatRoute.of(
+                    request, chat: chat, owner: .local, headers: headers, caching: caching, catalog: .standard,
+                    onDeviceModel: "model.gguf")
                 if let fast {
                     #expect(fast == decoded, "\(text)", sourceLocation: sourceLocation)
                 } else {
-                    #expect(decoded.cacheKey != nil, "the plain reading left it to the cache, the decoded one did not: \(text)",
-                            sourceLocation: sourceLocation)
+                    #expect(
+                        decoded.cacheKey != nil, "the plain reading left it to the cache, the decoded one did not: \(text)",
+                        sourceLocation: sourceLocation)
                 }
             }
         }
@@ -115,8 +119,9 @@ struct PlainChatBodyTests {
     func routes() throws {
         func route(_ json: String, caching: Bool = true, headers: HTTPFields = HTTPFields()) throws -> ChatRoute {
             let request = try JSONDecoder().decode(ChatCompletionRequest.self, from: Data(json.utf8))
-            return ChatRoute.of(request, chat: try request.chatRequest(), owner: .local, headers: headers, caching: caching,
-                                catalog: .standard, onDeviceModel: "model.gguf")
+            return ChatRoute.of(
+                request, chat: try request.chatRequest(), owner: .local, headers: headers, caching: caching,
+                catalog: .standard, onDeviceModel: "model.gguf")
         }
         let user = #""messages": [{"role": "user", "content": "Hi"}]"#
         #expect(try route("{\(user)}").way == .relay)
@@ -125,10 +130,14 @@ struct PlainChatBodyTests {
         #expect(try route("{\(user), \"temperature\": 0}", headers: [.parleyPrivate: "1"]).way == .relay)
         #expect(try route("{\(user), \"temperature\": 0, \"user\": \"u\"}").way == .relay)
         #expect(try route("{\(user), \"temperature\": 0, \"parley\": {\"builtin_tools\": true}}").way == .parley(.builtinTools))
-        #expect(try route(#"{"messages": [{"role": "user", "content": "Hi"}], "response_format": {"type": "json_schema", "json_schema": {"name": "a", "schema": {"type": "object"}}}}"#).way
+        #expect(
+            try route(
+                #"{"messages": [{"role": "user", "content": "Hi"}], "response_format": {"type": "json_schema", "json_schema": {"name": "a", "schema": {"type": "object"}}}}"#
+            ).way
                 == .parley(.responseSchema))
         let png = "data:image/png;base64," + TestImages.onePixelPNG.base64EncodedString()
-        #expect(try route(#"{"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "\#(png)"}}]}]}"#).way
+        #expect(
+            try route(#"{"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "\#(png)"}}]}]}"#).way
                 == .parley(.images))
     }
 

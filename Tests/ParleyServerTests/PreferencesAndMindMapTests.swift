@@ -24,11 +24,14 @@ struct PreferencesAndMindMapTests {
         #expect(defaults.keys.contains("max_tokens") && defaults["max_tokens"] is NSNull)
         #expect(defaults["turn_detection"] as? String == "semantic_vad" && defaults["eagerness"] as? String == "auto")
 
-        let chosen: [String: Any] = ["model": "smollm2-135m", "system_prompt": "Answer like a patient tutor.", "max_tokens": 200,
-                                     "voice": " en-gb ", "silence_ms": 1200, "large_text": true, "dyslexia_font": true, "continuous": true,
-                                     "turn_detection": "server_vad", "eagerness": "high"]
-        let saved = try await server.send(.PUT, "/v1/settings/preferences", headers: Self.one + [("content-type", "application/json")],
-                                          body: try JSONSerialization.data(withJSONObject: chosen))
+        let chosen: [String: Any] = [
+            "model": "smollm2-135m", "system_prompt": "Answer like a patient tutor.", "max_tokens": 200,
+            "voice": " en-gb ", "silence_ms": 1200, "large_text": true, "dyslexia_font": true, "continuous": true,
+            "turn_detection": "server_vad", "eagerness": "high",
+        ]
+        let saved = try await server.send(
+            .PUT, "/v1/settings/preferences", headers: Self.one + [("content-type", "application/json")],
+            body: try JSONSerialization.data(withJSONObject: chosen))
         #expect(saved.status == 200, "\(saved.text)")
         let read = try await server.send(.GET, "/v1/settings/preferences", headers: Self.one)
         #expect(read.json?["saved"] as? Bool == true)
@@ -37,28 +40,33 @@ struct PreferencesAndMindMapTests {
         #expect(kept["max_tokens"] as? Int == 200 && kept["silence_ms"] as? Int == 1200 && kept["voice"] as? String == "en-gb")
         #expect(kept["large_text"] as? Bool == true && kept["dyslexia_font"] as? Bool == true && kept["continuous"] as? Bool == true)
         #expect(kept["turn_detection"] as? String == "server_vad" && kept["eagerness"] as? String == "high")
-        #expect(kept["high_contrast"] as? Bool == false && kept["review"] as? Bool == true) // left out: the default
+        #expect(kept["high_contrast"] as? Bool == false && kept["review"] as? Bool == true)  // left out: the default
 
         // The second key sees its own (none), and its save does not touch the first key's.
         #expect(try await server.send(.GET, "/v1/settings/preferences", headers: Self.two).json?["saved"] as? Bool == false)
-        let other = try await server.send(.PUT, "/v1/settings/preferences", headers: Self.two + [("content-type", "application/json")],
-                                          body: Data(#"{"high_contrast": true}"#.utf8))
+        let other = try await server.send(
+            .PUT, "/v1/settings/preferences", headers: Self.two + [("content-type", "application/json")],
+            body: Data(#"{"high_contrast": true}"#.utf8))
         #expect(other.status == 200)
         let first = try await server.send(.GET, "/v1/settings/preferences", headers: Self.one).json?["preferences"] as? [String: Any]
         #expect(first?["high_contrast"] as? Bool == false && first?["silence_ms"] as? Int == 1200)
 
         // Refused with the member named; what was saved stays.
-        for (body, param) in [(#"{"silence_ms": 50}"#, "silence_ms"), (#"{"max_tokens": 0}"#, "max_tokens"),
-                              (#"{"model": "  "}"#, "model"), (#"{"large_text": "yes"}"#, "large_text"),
-                              (#"{"colour": "blue"}"#, "colour"), (#"{"turn_detection": "magic_vad"}"#, "turn_detection"),
-                              (#"{"eagerness": "eventually"}"#, "eagerness")] {
-            let refused = try await server.send(.PUT, "/v1/settings/preferences", headers: Self.one + [("content-type", "application/json")],
-                                                body: Data(body.utf8))
+        for (body, param) in [
+            (#"{"silence_ms": 50}"#, "silence_ms"), (#"{"max_tokens": 0}"#, "max_tokens"),
+            (#"{"model": "  "}"#, "model"), (#"{"large_text": "yes"}"#, "large_text"),
+            (#"{"colour": "blue"}"#, "colour"), (#"{"turn_detection": "magic_vad"}"#, "turn_detection"),
+            (#"{"eagerness": "eventually"}"#, "eagerness"),
+        ] {
+            let refused = try await server.send(
+                .PUT, "/v1/settings/preferences", headers: Self.one + [("content-type", "application/json")],
+                body: Data(body.utf8))
             #expect(refused.status == 400, "\(body)")
             #expect(refused.error?["param"] as? String == param, "\(body): \(refused.text)")
         }
-        let malformed = try await server.send(.PUT, "/v1/settings/preferences", headers: Self.one + [("content-type", "application/json")],
-                                              body: Data("{\"silence_ms\": ".utf8))
+        let malformed = try await server.send(
+            .PUT, "/v1/settings/preferences", headers: Self.one + [("content-type", "application/json")],
+            body: Data("{\"silence_ms\": ".utf8))
         #expect(malformed.status == 400)
         let after = try await server.send(.GET, "/v1/settings/preferences", headers: Self.one).json?["preferences"] as? [String: Any]
         #expect(after?["silence_ms"] as? Int == 1200)
@@ -129,6 +137,6 @@ struct PreferencesAndMindMapTests {
         #expect(map.status == 502, "\(map.text)")
         #expect(map.error?["code"] as? String == "invalid_structured_output")
         #expect(map.error?["message"] as? String != nil && !(map.error?["message"] as? String ?? "").contains("cannot follow"))
-        #expect(await model.requests.count >= 2) // asked again to repair before giving up
+        #expect(await model.requests.count >= 2)  // asked again to repair before giving up
     }
 }

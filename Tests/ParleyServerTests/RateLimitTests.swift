@@ -38,9 +38,9 @@ struct RateLimitTests {
         let start = ContinuousClock.now
         #expect(limits.admit(.local, at: start).allowed)
         limits.charge(.local, tokens: 100, at: start)
-        let waiting = limits.admit(.local, at: start + .seconds(30))   // 60 - 100 + 30 = -10
+        let waiting = limits.admit(.local, at: start + .seconds(30))  // 60 - 100 + 30 = -10
         #expect(!waiting.allowed && abs(waiting.retryAfter - 11) < 0.01)
         #expect(limits.admit(.key("other"), at: start + .seconds(30)).allowed)
-        #expect(limits.admit(.local, at: start + .seconds(41)).allowed)    // refilled past 1
+        #expect(limits.admit(.local, at: start + .seconds(41)).allowed)  // refilled past 1
     }
 }

@@ -10,26 +10,34 @@ import Testing
 /// partial transcripts, and who answered in `response.done`.
 @Suite("realtime for the browser client")
 struct RealtimeBrowserTests {
-    static var review: [String: Any] { ["type": "session.update", "session": [
-        "audio": ["input": ["turn_detection": ["type": "server_vad", "silence_duration_ms": 600, "create_response": false]]],
-        "parley": ["partial_transcript_interval_ms": 250],
-    ]] }
+    static var review: [String: Any] {
+        [
+            "type": "session.update",
+            "session": [
+                "audio": ["input": ["turn_detection": ["type": "server_vad", "silence_duration_ms": 600, "create_response": false]]],
+                "parley": ["partial_transcript_interval_ms": 250],
+            ],
+        ]
+    }
 
     @Test("the key as the subprotocol openai-insecure-api-key.KEY opens the upgrade, which chooses `realtime`; a wrong one is refused")
     func keyAsSubprotocol() async throws {
         let logs = LogCapture()
         let server = try await TestServer.start(settings: ["PARLEY_API_KEYS": "browser-key-42"], catalog: TestServer.scriptedCatalog(), logger: logs.logger())
         defer { server.stop() }
-        let accepted = try await WebSocketUpgrade.request(port: server.port, headers: [("Sec-WebSocket-Protocol", "realtime, openai-insecure-api-key.browser-key-42")])
+        let accepted = try await WebSocketUpgrade.request(
+            port: server.port, headers: [("Sec-WebSocket-Protocol", "realtime, openai-insecure-api-key.browser-key-42")])
         #expect(accepted.status == 101)
         #expect(accepted.headers["sec-websocket-protocol"] == "realtime")
-        let wrong = try await WebSocketUpgrade.request(port: server.port, headers: [("Sec-WebSocket-Protocol", "realtime, openai-insecure-api-key.browser-key-43")])
+        let wrong = try await WebSocketUpgrade.request(
+            port: server.port, headers: [("Sec-WebSocket-Protocol", "realtime, openai-insecure-api-key.browser-key-43")])
         #expect(wrong.status != 101 && wrong.status >= 400, "status \(wrong.status)")
         let none = try await WebSocketUpgrade.request(port: server.port, headers: [("Sec-WebSocket-Protocol", "realtime")])
         #expect(none.status != 101 && none.status >= 400, "status \(none.status)")
         // The subprotocol is for WebSockets: HTTP endpoints still want the Authorization header.
-        expectOpenAIError(try await server.send(.GET, "/v1/models", headers: [("sec-websocket-protocol", "openai-insecure-api-key.browser-key-42")]),
-                          status: 401)
+        expectOpenAIError(
+            try await server.send(.GET, "/v1/models", headers: [("sec-websocket-protocol", "openai-insecure-api-key.browser-key-42")]),
+            status: 401)
         var headers = HTTPFields()
         headers[.secWebSocketProtocol] = "realtime, openai-insecure-api-key.browser-key-42"
         try await RealtimeTestClient.with(server, headers: headers) { client in
@@ -128,8 +136,18 @@ struct RealtimeBrowserTests {
         defer { server.stop() }
         let question = try RealtimeTests.question()
         try await RealtimeTestClient.with(server) { client in
-            try await client.send(["type": "session.update", "session": ["audio": ["input": ["turn_detection": [
-                "type": "server_vad", "silence_duration_ms": 10_000, "create_response": false]]]]])
+            try await client.send([
+                "type": "session.update",
+                "session": [
+                    "audio": [
+                        "input": [
+                            "turn_detection": [
+                                "type": "server_vad", "silence_duration_ms": 10_000, "create_response": false,
+                            ]
+                        ]
+                    ]
+                ],
+            ])
             try await client.next("session.updated")
             try await client.append(question)
             try await client.next("input_audio_buffer.speech_started")
@@ -157,13 +175,15 @@ struct RealtimeBrowserTests {
         #expect(try await store.threads(owner: .local).isEmpty)
     }
 
-    @Test("the parley settings are checked", arguments: [
-        #"{"type": "session.update", "session": {"parley": 3}}"#,
-        #"{"type": "session.update", "session": {"parley": {"partial_transcript_interval_ms": 5}}}"#,
-        #"{"type": "session.update", "session": {"turn_detection": {"type": "server_vad", "create_response": "no"}}}"#,
-        #"{"type": "parley.transcript.send", "text": 4}"#,
-        #"{"type": "parley.transcript.send", "text": "  "}"#,
-    ])
+    @Test(
+        "the parley settings are checked",
+        arguments: [
+            #"{"type": "session.update", "session": {"parley": 3}}"#,
+            #"{"type": "session.update", "session": {"parley": {"partial_transcript_interval_ms": 5}}}"#,
+            #"{"type": "session.update", "session": {"turn_detection": {"type": "server_vad", "create_response": "no"}}}"#,
+            #"{"type": "parley.transcript.send", "text": 4}"#,
+            #"{"type": "parley.transcript.send", "text": "  "}"#,
+        ])
     func invalidSettings(frame: String) async throws {
         let server = try await TestServer.scripted()
         defer { server.stop() }

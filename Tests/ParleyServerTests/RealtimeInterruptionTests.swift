@@ -51,8 +51,18 @@ struct RealtimeInterruptionTests {
         defer { server.stop() }
         let question = try RealtimeTests.question()
         try await RealtimeTestClient.with(server) { client in
-            try await client.send(["type": "session.update", "session": ["audio": ["input": ["turn_detection": [
-                "type": "server_vad", "silence_duration_ms": 600, "create_response": false]]]]])
+            try await client.send([
+                "type": "session.update",
+                "session": [
+                    "audio": [
+                        "input": [
+                            "turn_detection": [
+                                "type": "server_vad", "silence_duration_ms": 600, "create_response": false,
+                            ]
+                        ]
+                    ]
+                ],
+            ])
             try await client.next("session.updated")
             try await client.append(question.followed(bySilence: 1.5))
             try await client.next("conversation.item.input_audio_transcription.completed")
@@ -84,10 +94,13 @@ struct RealtimeInterruptionTests {
             #expect(detection(created)?["interrupt_response"] as? Bool == true)
             #expect(parley(created)?["min_interruption_ms"] as? Int == 400)
             #expect(parley(created)?["echo_cancellation"] as? Bool == false)
-            try await client.send(["type": "session.update", "session": [
-                "audio": ["input": ["turn_detection": ["type": "server_vad", "interrupt_response": false]]],
-                "parley": ["min_interruption_ms": 250, "backchannels": ["vale", "venga"], "echo_cancellation": true],
-            ]])
+            try await client.send([
+                "type": "session.update",
+                "session": [
+                    "audio": ["input": ["turn_detection": ["type": "server_vad", "interrupt_response": false]]],
+                    "parley": ["min_interruption_ms": 250, "backchannels": ["vale", "venga"], "echo_cancellation": true],
+                ],
+            ])
             let updated = try await client.next("session.updated")
             #expect(detection(updated)?["interrupt_response"] as? Bool == false)
             #expect(parley(updated)?["min_interruption_ms"] as? Int == 250)

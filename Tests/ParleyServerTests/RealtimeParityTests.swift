@@ -58,9 +58,12 @@ struct RealtimeParityTests {
         defer { server.stop() }
         try await RealtimeTestClient.with(server) { client in
             try await client.next("session.created")
-            try await client.send(["type": "response.create", "response": [
-                "instructions": "Greet the user.", "output_modalities": ["text"], "metadata": ["topic": "greeting"],
-            ]])
+            try await client.send([
+                "type": "response.create",
+                "response": [
+                    "instructions": "Greet the user.", "output_modalities": ["text"], "metadata": ["topic": "greeting"],
+                ],
+            ])
             let created = try await client.next("response.created")
             #expect(((created["response"] as? [String: Any])?["metadata"] as? [String: Any])?["topic"] as? String == "greeting")
             let done = try await client.next("response.done")
@@ -83,10 +86,13 @@ struct RealtimeParityTests {
         defer { server.stop() }
         try await RealtimeTestClient.with(server) { client in
             try await client.next("session.created")
-            try await client.send(["type": "response.create", "response": [
-                "conversation": "none", "instructions": "Classify the sentiment.", "metadata": ["purpose": "classify"],
-                "input": [["type": "message", "role": "user", "content": [["type": "input_text", "text": "I love this!"]]]],
-            ]])
+            try await client.send([
+                "type": "response.create",
+                "response": [
+                    "conversation": "none", "instructions": "Classify the sentiment.", "metadata": ["purpose": "classify"],
+                    "input": [["type": "message", "role": "user", "content": [["type": "input_text", "text": "I love this!"]]]],
+                ],
+            ])
             let done = try await client.next("response.done")
             let response = done["response"] as? [String: Any]
             #expect(response?["conversation_id"] is NSNull)
@@ -111,8 +117,13 @@ struct RealtimeParityTests {
         let question = try RealtimeTests.question()
         try await RealtimeTestClient.with(server) { client in
             try await client.next("session.created")
-            try await client.send(["type": "session.update", "session": ["input_audio_format": format, "output_audio_format": format,
-                                                                           "turn_detection": ["type": "server_vad", "silence_duration_ms": 600]]])
+            try await client.send([
+                "type": "session.update",
+                "session": [
+                    "input_audio_format": format, "output_audio_format": format,
+                    "turn_detection": ["type": "server_vad", "silence_duration_ms": 600],
+                ],
+            ])
             let updated = try await client.next("session.updated")
             let input = (((updated["session"] as? [String: Any])?["audio"] as? [String: Any])?["input"] as? [String: Any])?["format"] as? [String: Any]
             #expect(input?["type"] as? String == (law == .muLaw ? "audio/pcmu" : "audio/pcma"))
@@ -140,10 +151,13 @@ struct RealtimeParityTests {
         let question = try RealtimeTests.question()
         try await RealtimeTestClient.with(server) { client in
             try await client.next("session.created")
-            try await client.send(["type": "transcription_session.update", "session": [
-                "input_audio_transcription": ["model": "whisper-1", "language": "en", "prompt": "Paris"],
-                "turn_detection": ["type": "server_vad", "threshold": 0.6, "prefix_padding_ms": 300, "silence_duration_ms": 600],
-            ]])
+            try await client.send([
+                "type": "transcription_session.update",
+                "session": [
+                    "input_audio_transcription": ["model": "whisper-1", "language": "en", "prompt": "Paris"],
+                    "turn_detection": ["type": "server_vad", "threshold": 0.6, "prefix_padding_ms": 300, "silence_duration_ms": 600],
+                ],
+            ])
             let updated = try await client.next("session.updated")
             let session = updated["session"] as? [String: Any]
             #expect(session?["type"] as? String == "transcription")

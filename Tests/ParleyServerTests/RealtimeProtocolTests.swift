@@ -275,7 +275,8 @@ struct RealtimeProtocolTests {
         _ = reviewed.update(.transition(from: .speaking, to: .paused))
         _ = reviewed.update(.speechStarted(itemID: "item_4"))
         _ = reviewed.update(.speechStopped(itemID: "item_unused"))
-        #expect(reviewed.update(.finalTranscript("wait", cutsReply: true)) == [.commitSpeech(itemID: "item_4"), .tellTranscript(itemID: "item_4", text: "wait")])
+        #expect(
+            reviewed.update(.finalTranscript("wait", cutsReply: true)) == [.commitSpeech(itemID: "item_4"), .tellTranscript(itemID: "item_4", text: "wait")])
     }
 
     @Test("a paused reply that ends or is cut makes the held speech a turn; one still paused does not")

@@ -13,9 +13,12 @@ struct RealtimeSystemItemTests {
         defer { server.stop() }
         try await RealtimeTestClient.with(server) { client in
             try await client.next("session.created")
-            try await client.send(["type": "conversation.item.create", "item": [
-                "type": "message", "role": "system", "content": [["type": "input_text", "text": "The user's name is Ada."]],
-            ]])
+            try await client.send([
+                "type": "conversation.item.create",
+                "item": [
+                    "type": "message", "role": "system", "content": [["type": "input_text", "text": "The user's name is Ada."]],
+                ],
+            ])
             try await client.next("conversation.item.added")
             try await client.send(["type": "response.create", "response": ["instructions": "Greet the user by name."]])
             let done = try await client.next("response.done")
@@ -34,12 +37,18 @@ struct RealtimeSystemItemTests {
         defer { server.stop() }
         try await RealtimeTestClient.with(server) { client in
             try await client.next("session.created")
-            try await client.send(["type": "conversation.item.create", "item": [
-                "type": "message", "role": "system", "content": [["type": "input_text", "text": "The user's name is Ada."]],
-            ]])
-            try await client.send(["type": "conversation.item.create", "previous_item_id": "root", "item": [
-                "type": "message", "role": "user", "content": [["type": "input_text", "text": "I am back."]],
-            ]])
+            try await client.send([
+                "type": "conversation.item.create",
+                "item": [
+                    "type": "message", "role": "system", "content": [["type": "input_text", "text": "The user's name is Ada."]],
+                ],
+            ])
+            try await client.send([
+                "type": "conversation.item.create", "previous_item_id": "root",
+                "item": [
+                    "type": "message", "role": "user", "content": [["type": "input_text", "text": "I am back."]],
+                ],
+            ])
             // New instructions make a new conversation (the voice loop takes them at its start).
             try await client.send(["type": "session.update", "session": ["type": "realtime", "instructions": "You are a friendly assistant."]])
             try await client.next("session.updated")

@@ -29,14 +29,18 @@ final class RealtimeTestClient: Sendable {
 
     /// Connects to `server` (query `query`, extra `headers`) and runs `body` with a client;
     /// the connection closes when `body` returns.
-    static func with(_ server: TestServer, query: String = "", headers: HTTPFields = [:],
-                     _ body: @escaping @Sendable (RealtimeTestClient) async throws -> Void) async throws {
+    static func with(
+        _ server: TestServer, query: String = "", headers: HTTPFields = [:],
+        _ body: @escaping @Sendable (RealtimeTestClient) async throws -> Void
+    ) async throws {
         try await with(port: server.port, query: query, headers: headers, body)
     }
 
     /// Connects to a server on `port` of 127.0.0.1.
-    static func with(port: Int, query: String = "", headers: HTTPFields = [:],
-                     _ body: @escaping @Sendable (RealtimeTestClient) async throws -> Void) async throws {
+    static func with(
+        port: Int, query: String = "", headers: HTTPFields = [:],
+        _ body: @escaping @Sendable (RealtimeTestClient) async throws -> Void
+    ) async throws {
         var logger = Logger(label: "parley.test-realtime")
         logger.logLevel = .critical
         let received = Received()

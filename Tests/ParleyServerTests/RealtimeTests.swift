@@ -22,10 +22,13 @@ struct RealtimeTests {
             let created = try await client.next("session.created")
             let session = created["session"] as? [String: Any]
             #expect(((session?["audio"] as? [String: Any])?["input"] as? [String: Any]).map { ($0["format"] as? [String: Any])?["rate"] as? Int } == 24_000)
-            try await client.send(["type": "session.update", "session": [
-                "type": "realtime", "instructions": "Answer briefly.",
-                "audio": ["input": ["turn_detection": ["type": "server_vad", "silence_duration_ms": 600]]],
-            ]])
+            try await client.send([
+                "type": "session.update",
+                "session": [
+                    "type": "realtime", "instructions": "Answer briefly.",
+                    "audio": ["input": ["turn_detection": ["type": "server_vad", "silence_duration_ms": 600]]],
+                ],
+            ])
             let updated = try await client.next("session.updated")
             #expect((updated["session"] as? [String: Any])?["instructions"] as? String == "Answer briefly.")
             try await client.append(question.followed(bySilence: 1.5))
@@ -64,9 +67,12 @@ struct RealtimeTests {
         defer { server.stop() }
         try await RealtimeTestClient.with(server) { client in
             try await client.next("session.created")
-            try await client.send(["type": "conversation.item.create", "item": [
-                "type": "message", "role": "user", "content": [["type": "input_text", "text": "What is the capital of France?"]],
-            ]])
+            try await client.send([
+                "type": "conversation.item.create",
+                "item": [
+                    "type": "message", "role": "user", "content": [["type": "input_text", "text": "What is the capital of France?"]],
+                ],
+            ])
             let added = try await client.next("conversation.item.added")
             #expect((added["item"] as? [String: Any])?["role"] as? String == "user")
             try await client.send(["type": "response.create"])
@@ -83,8 +89,13 @@ struct RealtimeTests {
         try await RealtimeTestClient.with(server) { client in
             try await client.send(["type": "session.update", "session": ["output_modalities": ["text"]]])
             try await client.next("session.updated")
-            try await client.send(["type": "conversation.item.create", "item": ["type": "message", "role": "user",
-                                                                                 "content": [["type": "input_text", "text": "Hi"]]]])
+            try await client.send([
+                "type": "conversation.item.create",
+                "item": [
+                    "type": "message", "role": "user",
+                    "content": [["type": "input_text", "text": "Hi"]],
+                ],
+            ])
             try await client.send(["type": "response.create"])
             let done = try await client.next("response.done")
             #expect((done["response"] as? [String: Any])?["status"] as? String == "completed")
@@ -195,8 +206,13 @@ struct RealtimeTests {
             let named = errors.first { ($0["error"] as? [String: Any])?["event_id"] as? String == "e1" }
             #expect((named?["error"] as? [String: Any])?["code"] as? String == "unknown_event")
             // Still alive: a typed turn is answered.
-            try await client.send(["type": "conversation.item.create", "item": ["type": "message", "role": "user",
-                                                                                 "content": [["type": "input_text", "text": "Hi"]]]])
+            try await client.send([
+                "type": "conversation.item.create",
+                "item": [
+                    "type": "message", "role": "user",
+                    "content": [["type": "input_text", "text": "Hi"]],
+                ],
+            ])
             try await client.send(["type": "response.create"])
             let done = try await client.next("response.done")
             #expect((done["response"] as? [String: Any])?["status"] as? String == "completed")
@@ -213,8 +229,13 @@ struct RealtimeTests {
         a[.authorization] = "Bearer key-a"
         b[.authorization] = "Bearer key-b"
         try await RealtimeTestClient.with(server, headers: a) { client in
-            try await client.send(["type": "conversation.item.create", "item": ["type": "message", "role": "user",
-                                                                                 "content": [["type": "input_text", "text": "Remember 42."]]]])
+            try await client.send([
+                "type": "conversation.item.create",
+                "item": [
+                    "type": "message", "role": "user",
+                    "content": [["type": "input_text", "text": "Remember 42."]],
+                ],
+            ])
             try await client.send(["type": "response.create"])
             try await client.next("response.done")
         }
@@ -227,15 +248,25 @@ struct RealtimeTests {
         let listB = try await server.send(.GET, "/v1/threads", headers: [("authorization", "Bearer key-b")])
         #expect((listB.json?["data"] as? [[String: Any]])?.isEmpty == true, "\(listB.text)")
         try await RealtimeTestClient.with(server, query: "thread=\(thread)", headers: b) { client in
-            try await client.send(["type": "conversation.item.create", "item": ["type": "message", "role": "user",
-                                                                                 "content": [["type": "input_text", "text": "What did I ask you to remember?"]]]])
+            try await client.send([
+                "type": "conversation.item.create",
+                "item": [
+                    "type": "message", "role": "user",
+                    "content": [["type": "input_text", "text": "What did I ask you to remember?"]],
+                ],
+            ])
             let error = try await client.next("error")
             #expect(((error["error"] as? [String: Any])?["message"] as? String)?.contains("\(thread)") == true, "\(error)")
         }
         // Its owner continues it.
         try await RealtimeTestClient.with(server, query: "thread=\(thread)", headers: a) { client in
-            try await client.send(["type": "conversation.item.create", "item": ["type": "message", "role": "user",
-                                                                                 "content": [["type": "input_text", "text": "And now?"]]]])
+            try await client.send([
+                "type": "conversation.item.create",
+                "item": [
+                    "type": "message", "role": "user",
+                    "content": [["type": "input_text", "text": "And now?"]],
+                ],
+            ])
             try await client.send(["type": "response.create"])
             try await client.next("response.done")
         }
@@ -266,7 +297,9 @@ extension RealtimeTests {
             func detection(_ event: [String: Any]) -> [String: Any]? {
                 (((event["session"] as? [String: Any])?["audio"] as? [String: Any])?["input"] as? [String: Any])?["turn_detection"] as? [String: Any]
             }
-            try await client.send(["type": "session.update", "session": ["audio": ["input": ["turn_detection": ["type": "semantic_vad", "eagerness": "low"]]]]])
+            try await client.send([
+                "type": "session.update", "session": ["audio": ["input": ["turn_detection": ["type": "semantic_vad", "eagerness": "low"]]]],
+            ])
             var updated = try await client.next("session.updated")
             #expect(detection(updated)?["type"] as? String == "semantic_vad")
             #expect(detection(updated)?["eagerness"] as? String == "low")
@@ -289,7 +322,9 @@ extension OnDeviceServerTests {
             defer { server.stop() }
             let question = try RealtimeTests.question()
             try await RealtimeTestClient.with(server) { client in
-                try await client.send(["type": "session.update", "session": ["audio": ["input": ["turn_detection": ["type": "semantic_vad", "eagerness": "high"]]]]])
+                try await client.send([
+                    "type": "session.update", "session": ["audio": ["input": ["turn_detection": ["type": "semantic_vad", "eagerness": "high"]]]],
+                ])
                 try await client.next("session.updated")
                 // A first turn, however it ends: in a fresh server the engines are still
                 // loading while it is heard (a debug build's first pause on this machine

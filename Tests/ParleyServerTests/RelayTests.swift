@@ -11,11 +11,15 @@ import Testing
 struct RelayTests {
     /// What the upstream answers: a whole completion with fields Parley does not model, or
     /// the same as server-sent events ending with a usage chunk.
-    static let whole = #"{"id":"chatcmpl-up","object":"chat.completion","created":1700000000,"model":"up-model","system_fingerprint":"fp_1","choices":[{"index":0,"message":{"role":"assistant","content":"Paris."},"logprobs":null,"finish_reason":"stop"}],"usage":{"prompt_tokens":12,"completion_tokens":3,"total_tokens":15,"prompt_tokens_details":{"cached_tokens":4}}}"#
+    static let whole =
+        #"{"id":"chatcmpl-up","object":"chat.completion","created":1700000000,"model":"up-model","system_fingerprint":"fp_1","choices":[{"index":0,"message":{"role":"assistant","content":"Paris."},"logprobs":null,"finish_reason":"stop"}],"usage":{"prompt_tokens":12,"completion_tokens":3,"total_tokens":15,"prompt_tokens_details":{"cached_tokens":4}}}"#
     static let events = [
-        #"data: {"id":"chatcmpl-up","object":"chat.completion.chunk","model":"up-model","choices":[{"index":0,"delta":{"role":"assistant","content":"Par"},"finish_reason":null}]}"# + "\n\n",
-        #"data: {"id":"chatcmpl-up","object":"chat.completion.chunk","model":"up-model","choices":[{"index":0,"delta":{"content":"is."},"finish_reason":"stop"}]}"# + "\n\n",
-        #"data: {"id":"chatcmpl-up","object":"chat.completion.chunk","model":"up-model","choices":[],"usage":{"prompt_tokens":9,"completion_tokens":2,"total_tokens":11}}"# + "\n\n",
+        #"data: {"id":"chatcmpl-up","object":"chat.completion.chunk","model":"up-model","choices":[{"index":0,"delta":{"role":"assistant","content":"Par"},"finish_reason":null}]}"#
+            + "\n\n",
+        #"data: {"id":"chatcmpl-up","object":"chat.completion.chunk","model":"up-model","choices":[{"index":0,"delta":{"content":"is."},"finish_reason":"stop"}]}"#
+            + "\n\n",
+        #"data: {"id":"chatcmpl-up","object":"chat.completion.chunk","model":"up-model","choices":[],"usage":{"prompt_tokens":9,"completion_tokens":2,"total_tokens":11}}"#
+            + "\n\n",
         "data: [DONE]\n\n",
     ]
 
@@ -31,8 +35,9 @@ struct RelayTests {
 
     /// OpenAI at `upstream` before the scripted on-device model.
     static func catalog(local: ScriptedLanguageModel = ScriptedLanguageModel(replies: [["Local", " answer."]])) -> ProviderCatalog {
-        ProviderCatalog(entries: ProviderCatalog.standard.entries.filter { $0.capability == .languageModel && $0.name == "openai" }
-            + TestServer.scriptedCatalog(model: local).entries)
+        ProviderCatalog(
+            entries: ProviderCatalog.standard.entries.filter { $0.capability == .languageModel && $0.name == "openai" }
+                + TestServer.scriptedCatalog(model: local).entries)
     }
 
     /// A Parley server whose OpenAI provider is `upstream`.
@@ -40,9 +45,11 @@ struct RelayTests {
         try await TestServer.start(settings: ["OPENAI_BASE_URL": upstream.baseURL + "/v1"], catalog: catalog())
     }
 
-    static var streamedQuestion: [String: Any] { [
-        "model": "openai/up-model", "stream": true, "messages": [["role": "user", "content": "Capital of France?"]],
-    ] }
+    static var streamedQuestion: [String: Any] {
+        [
+            "model": "openai/up-model", "stream": true, "messages": [["role": "user", "content": "Capital of France?"]],
+        ]
+    }
 
     @Test("a whole completion comes back byte for byte; the server got the client's body with the provider's model")
     func whole() async throws {
@@ -50,7 +57,8 @@ struct RelayTests {
         defer { upstream.stop() }
         let server = try await Self.server(before: upstream)
         defer { server.stop() }
-        let body = #"{"model": "openai/up-model", "messages": [{"role": "user", "content": "Capital of France? \"Quoted\" {braces}"}], "max_tokens": 9, "user": "u-1"}"#
+        let body =
+            #"{"model": "openai/up-model", "messages": [{"role": "user", "content": "Capital of France? \"Quoted\" {braces}"}], "max_tokens": 9, "user": "u-1"}"#
         let reply = try await server.send(.POST, "/v1/chat/completions", headers: [("content-type", "application/json")], body: Data(body.utf8))
         #expect(reply.status == 200, "\(reply.text)")
         #expect(reply.text == Self.whole)
@@ -68,10 +76,12 @@ struct RelayTests {
         defer { upstream.stop() }
         let server = try await Self.server(before: upstream)
         defer { server.stop() }
-        let reply = try await server.post("/v1/chat/completions", json: [
-            "model": "openai/up-model", "stream": true, "stream_options": ["include_usage": true],
-            "messages": [["role": "user", "content": "Capital of France?"]],
-        ])
+        let reply = try await server.post(
+            "/v1/chat/completions",
+            json: [
+                "model": "openai/up-model", "stream": true, "stream_options": ["include_usage": true],
+                "messages": [["role": "user", "content": "Capital of France?"]],
+            ])
         #expect(reply.status == 200)
         #expect(reply.headers["content-type"] == "text/event-stream")
         #expect(reply.text == Self.events.joined())
@@ -154,10 +164,12 @@ struct RelayTests {
         defer { upstream.stop() }
         let server = try await Self.server(before: upstream)
         defer { server.stop() }
-        let reply = try await server.post("/v1/chat/completions", json: [
-            "model": "openai/up-model", "messages": [["role": "user", "content": "Capital of France?"]],
-            "response_format": ["type": "json_schema", "json_schema": ["name": "answer", "schema": ["type": "object"]]],
-        ])
+        let reply = try await server.post(
+            "/v1/chat/completions",
+            json: [
+                "model": "openai/up-model", "messages": [["role": "user", "content": "Capital of France?"]],
+                "response_format": ["type": "json_schema", "json_schema": ["name": "answer", "schema": ["type": "object"]]],
+            ])
         let sent = try #require(await upstream.requests.last { $0.path.hasSuffix("/chat/completions") })
         #expect(sent.json?["stream"] as? Bool == true, "Parley's own request, streamed: \(String(decoding: sent.body, as: UTF8.self))")
         #expect(reply.text != Self.whole)

@@ -156,9 +156,14 @@ struct ResponseCacheTests {
             case .sampled: body["temperature"] = 0.7
             case .image:
                 let png = TestImages.onePixelPNG.base64EncodedString()
-                body["messages"] = [["role": "user", "content": [
-                    ["type": "text", "text": "What is this?"], ["type": "image_url", "image_url": ["url": "data:image/png;base64,\(png)"]],
-                ]]]
+                body["messages"] = [
+                    [
+                        "role": "user",
+                        "content": [
+                            ["type": "text", "text": "What is this?"], ["type": "image_url", "image_url": ["url": "data:image/png;base64,\(png)"]],
+                        ],
+                    ]
+                ]
             }
             return body
         }
@@ -198,15 +203,19 @@ struct ResponseCacheTests {
     func fallbackNotKept() async throws {
         struct Outage: Error {}
         let local = ScriptedLanguageModel(name: "local-model", replies: [["fallback one"], ["fallback two"]])
-        let server = try await TestServer.start(catalog: ProviderCatalog(entries: [
-            ProviderEntry(capability: .languageModel, name: "cloud", placement: .selfHosted, remedy: "none",
-                          factory: .languageModel { _ in FaultyLanguageModel(name: "cloud", pieces: [], fault: .fail(afterPieces: 0, error: Outage())) }),
-            ProviderEntry(capability: .languageModel, name: "local", placement: .onDevice, remedy: "none", factory: .languageModel { _ in local }),
-            ProviderEntry(capability: .speechToText, name: "local", placement: .onDevice, remedy: "none",
-                          factory: .speechToText { _ in ScriptedSpeechToText(transcripts: ["hello"]) }),
-            ProviderEntry(capability: .textToSpeech, name: "local", placement: .onDevice, remedy: "none",
-                          factory: .textToSpeech { _ in ToneTextToSpeech() }),
-        ]))
+        let server = try await TestServer.start(
+            catalog: ProviderCatalog(entries: [
+                ProviderEntry(
+                    capability: .languageModel, name: "cloud", placement: .selfHosted, remedy: "none",
+                    factory: .languageModel { _ in FaultyLanguageModel(name: "cloud", pieces: [], fault: .fail(afterPieces: 0, error: Outage())) }),
+                ProviderEntry(capability: .languageModel, name: "local", placement: .onDevice, remedy: "none", factory: .languageModel { _ in local }),
+                ProviderEntry(
+                    capability: .speechToText, name: "local", placement: .onDevice, remedy: "none",
+                    factory: .speechToText { _ in ScriptedSpeechToText(transcripts: ["hello"]) }),
+                ProviderEntry(
+                    capability: .textToSpeech, name: "local", placement: .onDevice, remedy: "none",
+                    factory: .textToSpeech { _ in ToneTextToSpeech() }),
+            ]))
         defer { server.stop() }
         let first = try await server.post("/v1/chat/completions", json: Self.question)
         #expect(first.headers["x-parley-provider"] == "local-model", "\(first.text)")
@@ -245,8 +254,9 @@ struct ResponseCacheTests {
         var quiet = Logger(label: "test")
         quiet.logLevel = .critical
         let cache = ResponseCache(ttl: .seconds(60), runtime: runtime, metrics: ServerMetrics(), logger: quiet, now: { clock.now() })
-        let answer = CachedChatAnswer(text: "Paris.", finishReason: "stop", usage: Usage(inputTokens: 5, outputTokens: 2),
-                                      provider: ProviderIdentity(name: "llama.cpp", model: "smol", isLocal: true), model: "smol")
+        let answer = CachedChatAnswer(
+            text: "Paris.", finishReason: "stop", usage: Usage(inputTokens: 5, outputTokens: 2),
+            provider: ProviderIdentity(name: "llama.cpp", model: "smol", isLocal: true), model: "smol")
         await cache.save(answer, key: "k", owner: .local)
         clock.advance(59)
         #expect(await cache.lookup("k", owner: .local) == answer)

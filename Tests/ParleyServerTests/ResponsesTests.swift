@@ -14,10 +14,11 @@ struct ResponsesTests {
     static let two = [("authorization", "Bearer key-two"), ("content-type", "application/json")]
 
     static func server(_ model: any LanguageModelProvider) async throws -> TestServer {
-        let catalog = ProviderCatalog(entries: TestServer.scriptedCatalog().entries.map { entry in
-            guard entry.capability == .languageModel else { return entry }
-            return ProviderEntry(capability: .languageModel, name: "local", placement: .onDevice, remedy: "none", factory: .languageModel { _ in model })
-        })
+        let catalog = ProviderCatalog(
+            entries: TestServer.scriptedCatalog().entries.map { entry in
+                guard entry.capability == .languageModel else { return entry }
+                return ProviderEntry(capability: .languageModel, name: "local", placement: .onDevice, remedy: "none", factory: .languageModel { _ in model })
+            })
         return try await TestServer.start(settings: ["PARLEY_API_KEYS": "key-one,key-two"], catalog: catalog)
     }
 
@@ -95,8 +96,10 @@ struct ResponsesTests {
         let model = ScriptedToolModel(turns: [.calls([call]), .text(["It is sunny in Paris."])])
         let server = try await Self.server(model)
         defer { server.stop() }
-        let tool: [String: Any] = ["type": "function", "name": "get_weather", "description": "Weather in a city.",
-                                   "parameters": ["type": "object", "properties": ["city": ["type": "string"]], "required": ["city"]]]
+        let tool: [String: Any] = [
+            "type": "function", "name": "get_weather", "description": "Weather in a city.",
+            "parameters": ["type": "object", "properties": ["city": ["type": "string"]], "required": ["city"]],
+        ]
         let first = try await Self.post(server, ["input": "Weather in Paris?", "tools": [tool]])
         #expect(first.status == 200, "\(first.text)")
         let output = first.json?["output"] as? [[String: Any]] ?? []
@@ -104,13 +107,19 @@ struct ResponsesTests {
         #expect(item["call_id"] as? String == "call_7" && item["name"] as? String == "get_weather" && item["arguments"] as? String == #"{"city":"Paris"}"#)
         #expect(await model.requests.first?.tools.map(\.name) == ["get_weather"])
 
-        let stray = try await Self.post(server, ["input": [["type": "function_call_output", "call_id": "call_unknown", "output": "x"]],
-                                                  "previous_response_id": try #require(first.json?["id"] as? String), "tools": [tool]])
+        let stray = try await Self.post(
+            server,
+            [
+                "input": [["type": "function_call_output", "call_id": "call_unknown", "output": "x"]],
+                "previous_response_id": try #require(first.json?["id"] as? String), "tools": [tool],
+            ])
         #expect(stray.status == 400)
-        let answered = try await Self.post(server, [
-            "input": [["type": "function_call_output", "call_id": "call_7", "output": #"{"sky": "sunny"}"#]],
-            "previous_response_id": try #require(first.json?["id"] as? String), "tools": [tool],
-        ])
+        let answered = try await Self.post(
+            server,
+            [
+                "input": [["type": "function_call_output", "call_id": "call_7", "output": #"{"sky": "sunny"}"#]],
+                "previous_response_id": try #require(first.json?["id"] as? String), "tools": [tool],
+            ])
         #expect(answered.status == 200, "\(answered.text)")
         #expect(Self.text(of: answered.json) == "It is sunny in Paris.")
         let messages = await model.requests.last?.messages ?? []

@@ -58,7 +58,8 @@ final class ServeProcess: Sendable {
             return String(decoding: collected, as: UTF8.self)
         }.value
         guard let range = line.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression),
-              let port = Int(line[range].split(separator: ":").last ?? "") else {
+            let port = Int(line[range].split(separator: ":").last ?? "")
+        else {
             process.terminate()
             Issue.record("parley serve did not say where it listens: \(line)")
             throw CancellationError()
@@ -71,8 +72,9 @@ final class ServeProcess: Sendable {
     /// Resident memory, from /proc (Linux).
     var residentMegabytes: Double? {
         guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "") else { return nil }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "")
+        else { return nil }
         return kilobytes / 1_024
     }
 
@@ -134,8 +136,9 @@ extension OnDeviceServerTests {
             return probe.terminationStatus == 0
         }
 
-        @Test("the official OpenAI Python SDK, unchanged, against a live server",
-              .enabled(if: hasOpenAISDK, "the OpenAI Python SDK is not installed in ~/.local/share/parley/venv: run scripts/setup"))
+        @Test(
+            "the official OpenAI Python SDK, unchanged, against a live server",
+            .enabled(if: hasOpenAISDK, "the OpenAI Python SDK is not installed in ~/.local/share/parley/venv: run scripts/setup"))
         func officialPythonSDK() async throws {
             _ = try Samples.question()  // installed by scripts/setup
             let server = try await ServeProcess.start(environment: ["PARLEY_API_KEYS": "sdk-test-key"])
@@ -146,8 +149,9 @@ extension OnDeviceServerTests {
             #expect(await server.exitStatus() == 0)
         }
 
-        @Test("function calling with the official OpenAI Python SDK and LangChain's ChatOpenAI: round trips whole, streamed and parallel, and bad tool requests",
-              .enabled(if: hasOpenAISDK, "the OpenAI Python SDK is not installed in ~/.local/share/parley/venv: run scripts/setup"))
+        @Test(
+            "function calling with the official OpenAI Python SDK and LangChain's ChatOpenAI: round trips whole, streamed and parallel, and bad tool requests",
+            .enabled(if: hasOpenAISDK, "the OpenAI Python SDK is not installed in ~/.local/share/parley/venv: run scripts/setup"))
         func officialSDKTools() async throws {
             let server = try await ServeProcess.start(environment: ["PARLEY_API_KEYS": "sdk-test-key"])
             _ = try Samples.question()  // installed by scripts/setup
@@ -160,8 +164,9 @@ extension OnDeviceServerTests {
             #expect(await server.exitStatus() == 0)
         }
 
-        @Test("audio with the official OpenAI Python SDK: speech in every format heard back through ffmpeg, speech events, browser and phone recordings, subtitles, word times, streamed transcripts, translations",
-              .enabled(if: hasOpenAISDK && AudioTool.isAvailable, "the OpenAI Python SDK or ffmpeg is not installed: run scripts/setup"))
+        @Test(
+            "audio with the official OpenAI Python SDK: speech in every format heard back through ffmpeg, speech events, browser and phone recordings, subtitles, word times, streamed transcripts, translations",
+            .enabled(if: hasOpenAISDK && AudioTool.isAvailable, "the OpenAI Python SDK or ffmpeg is not installed: run scripts/setup"))
         func officialSDKAudio() async throws {
             let server = try await ServeProcess.start(environment: ["PARLEY_API_KEYS": "sdk-test-key"])
             _ = try Samples.question()  // installed by scripts/setup
@@ -173,8 +178,9 @@ extension OnDeviceServerTests {
             #expect(await server.exitStatus() == 0)
         }
 
-        @Test("the voice frameworks' own OpenAI clients, driven directly: LiveKit Agents' STT, LLM, TTS with default settings and realtime model (and Pipecat's OpenAI services when installed)",
-              .enabled(if: hasLiveKitPlugin && AudioTool.isAvailable, "livekit-plugins-openai or ffmpeg is not installed: run scripts/setup"))
+        @Test(
+            "the voice frameworks' own OpenAI clients, driven directly: LiveKit Agents' STT, LLM, TTS with default settings and realtime model (and Pipecat's OpenAI services when installed)",
+            .enabled(if: hasLiveKitPlugin && AudioTool.isAvailable, "livekit-plugins-openai or ffmpeg is not installed: run scripts/setup"))
         func voiceFrameworks() async throws {
             let server = try await ServeProcess.start(environment: ["PARLEY_API_KEYS": "sdk-test-key"])
             _ = try Samples.question()  // installed by scripts/setup
@@ -187,8 +193,9 @@ extension OnDeviceServerTests {
             #expect(await server.exitStatus() == 0)
         }
 
-        @Test("the Responses API with the official OpenAI Python SDK and the OpenAI Agents SDK: whole, streamed, continued, read back, deleted, a function tool, an agent",
-              .enabled(if: hasOpenAISDK, "the OpenAI Python SDK is not installed in ~/.local/share/parley/venv: run scripts/setup"))
+        @Test(
+            "the Responses API with the official OpenAI Python SDK and the OpenAI Agents SDK: whole, streamed, continued, read back, deleted, a function tool, an agent",
+            .enabled(if: hasOpenAISDK, "the OpenAI Python SDK is not installed in ~/.local/share/parley/venv: run scripts/setup"))
         func officialSDKResponses() async throws {
             let server = try await ServeProcess.start(environment: ["PARLEY_API_KEYS": "sdk-test-key"])
             let (status, report) = try await Self.runScript("check_openai_responses.py", server: server)
@@ -210,10 +217,12 @@ extension OnDeviceServerTests {
             var request = HTTPClientRequest(url: server.baseURL + "/v1/chat/completions")
             request.method = .POST
             request.headers.add(name: "content-type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: [
-                "model": "local", "stream": true, "temperature": 0, "max_tokens": 30,
-                "messages": [["role": "user", "content": "Write a long story about a dragon who learns to read."]],
-            ])))
+            request.body = .bytes(
+                ByteBuffer(
+                    bytes: try JSONSerialization.data(withJSONObject: [
+                        "model": "local", "stream": true, "temperature": 0, "max_tokens": 30,
+                        "messages": [["role": "user", "content": "Write a long story about a dragon who learns to read."]],
+                    ])))
             let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
             #expect(response.status == .ok)
             var body = ""
@@ -257,8 +266,13 @@ extension OnDeviceServerTests.ServeCommand {
     func realtimeShutdown() async throws {
         let server = try await ServeProcess.start()
         try await RealtimeTestClient.with(port: server.port) { realtime in
-            try await realtime.send(["type": "conversation.item.create", "item": ["type": "message", "role": "user",
-                                                                                   "content": [["type": "input_text", "text": "What is the capital of France?"]]]])
+            try await realtime.send([
+                "type": "conversation.item.create",
+                "item": [
+                    "type": "message", "role": "user",
+                    "content": [["type": "input_text", "text": "What is the capital of France?"]],
+                ],
+            ])
             try await realtime.send(["type": "response.create"])
             try await realtime.next("response.created", within: 120)
             server.terminate()

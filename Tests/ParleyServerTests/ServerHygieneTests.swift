@@ -47,8 +47,12 @@ struct ServerHygieneTests {
         let model = ScriptedLanguageModel(replies: [[#"{"city": "Paris"}"#]], capabilities: LanguageModelCapabilities(jsonSchema: true))
         let server = try await TestServer.scripted(model: model)
         defer { server.stop() }
-        let reply = try await server.post("/v1/chat/completions", json: ["messages": [["role": "user", "content": "Capital of France as JSON"]],
-                                                                         "response_format": ["type": "json_object"]])
+        let reply = try await server.post(
+            "/v1/chat/completions",
+            json: [
+                "messages": [["role": "user", "content": "Capital of France as JSON"]],
+                "response_format": ["type": "json_object"],
+            ])
         #expect(reply.status == 200, "\(reply.text)")
         let asked = await model.requests.last
         #expect(asked?.responseSchema?.name == "json_object")
@@ -67,7 +71,9 @@ struct ServerHygieneTests {
         #expect(!status.contains("500"))
     }
 
-    @Test("headers over the limit get 431, a WebSocket upgrade of another version 426 naming version 13, garbage 400 — each an OpenAI error, then the connection closes; the server goes on")
+    @Test(
+        "headers over the limit get 431, a WebSocket upgrade of another version 426 naming version 13, garbage 400 — each an OpenAI error, then the connection closes; the server goes on"
+    )
     func protocolErrors() async throws {
         let server = try await TestServer.scripted()
         defer { server.stop() }
@@ -80,7 +86,8 @@ struct ServerHygieneTests {
         #expect(huge.status == "HTTP/1.1 431 Request Header Fields Too Large", "\(huge.head)")
         #expect(huge.body.contains("request_header_fields_too_large"), "\(huge.body)")
 
-        let upgrade = "GET /v1/realtime HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        let upgrade =
+            "GET /v1/realtime HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
         let old = try await exchange(upgrade + "Sec-WebSocket-Version: 8\r\n\r\n")
         #expect(old.status == "HTTP/1.1 426 Upgrade Required", "\(old.head)")
         #expect(old.head.contains("Sec-WebSocket-Version: 13"), "\(old.head)")
@@ -101,10 +108,11 @@ struct ServerHygieneTests {
     func retryAfter() async throws {
         let unreachable = ProviderError.unavailable(provider: "remote", .serverUnreachable(url: "http://127.0.0.1:9", reason: "refused"))
         let down = FaultyLanguageModel(name: "remote", pieces: [], fault: .fail(afterPieces: 0, error: unreachable))
-        let catalog = ProviderCatalog(entries: TestServer.scriptedCatalog().entries.map { entry in
-            guard entry.capability == .languageModel else { return entry }
-            return ProviderEntry(capability: .languageModel, name: "local", placement: .onDevice, remedy: "none", factory: .languageModel { _ in down })
-        })
+        let catalog = ProviderCatalog(
+            entries: TestServer.scriptedCatalog().entries.map { entry in
+                guard entry.capability == .languageModel else { return entry }
+                return ProviderEntry(capability: .languageModel, name: "local", placement: .onDevice, remedy: "none", factory: .languageModel { _ in down })
+            })
         let server = try await TestServer.start(catalog: catalog)
         defer { server.stop() }
         let reply = try await server.post("/v1/chat/completions", json: ["messages": [["role": "user", "content": "Hi"]]])

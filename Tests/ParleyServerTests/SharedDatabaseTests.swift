@@ -14,15 +14,18 @@ import Testing
 struct SharedDatabaseTests {
     /// Two scripted servers on a fresh database of the test server, with two keys; the database
     /// is dropped afterwards. Cancelled (skipped) without a test server.
-    static func withTwoServers(logs: CapturedLogs? = nil, settings extra: [String: String] = [:],
-                               _ body: (TestServer, TestServer, DatabaseURL) async throws -> Void) async throws {
+    static func withTwoServers(
+        logs: CapturedLogs? = nil, settings extra: [String: String] = [:],
+        _ body: (TestServer, TestServer, DatabaseURL) async throws -> Void
+    ) async throws {
         let postgres = try TestPostgres.serverOrSkip()
         let database = try await TestPostgres.createDatabase(on: postgres)
         let settings = ["PARLEY_DATABASE_URL": TestPostgres.settingValue(database), "PARLEY_API_KEYS": "key-a-secret,key-b-secret"]
             .merging(extra) { $1 }
         do {
-            let first = try await TestServer.scripted(model: ScriptedLanguageModel(name: "first", replies: [["Paris."], ["Still Paris."]]),
-                                                      settings: settings, logger: logs?.logger(label: "first"))
+            let first = try await TestServer.scripted(
+                model: ScriptedLanguageModel(name: "first", replies: [["Paris."], ["Still Paris."]]),
+                settings: settings, logger: logs?.logger(label: "first"))
             defer { first.stop() }
             let second = try await TestServer.scripted(model: ScriptedLanguageModel(name: "second", replies: [["Rome."]]), settings: settings)
             defer { second.stop() }
@@ -85,8 +88,10 @@ struct SharedDatabaseTests {
             // Another key sees none of it, on either instance.
             #expect((try await bobOnSecond.json(.GET, "/v1/threads")["data"] as? [Any])?.isEmpty == true)
             expectOpenAIError(try await bobOnSecond.send(.GET, "/v1/threads/\(id)", nil), status: 404, code: "thread_not_found")
-            expectOpenAIError(try await Client(server: first, key: "key-b-secret").send(.POST, "/v1/threads/\(id)/messages",
-                                                                                      ["role": "user", "text": "hi"]), status: 404)
+            expectOpenAIError(
+                try await Client(server: first, key: "key-b-secret").send(
+                    .POST, "/v1/threads/\(id)/messages",
+                    ["role": "user", "text": "hi"]), status: 404)
 
             // Deleted through the first, gone from the second.
             _ = try await aliceOnFirst.json(.DELETE, "/v1/threads/\(id)")
@@ -128,8 +133,9 @@ struct SharedDatabaseTests {
             }
             var messages: [[String: Any]] = []
             for _ in 0..<50 {
-                messages = try #require(try await Client(server: first, key: "key-a-secret").json(.GET, "/v1/threads/\(id)")["messages"]
-                    as? [[String: Any]])
+                messages = try #require(
+                    try await Client(server: first, key: "key-a-secret").json(.GET, "/v1/threads/\(id)")["messages"]
+                        as? [[String: Any]])
                 if messages.count == 4 { break }
                 try await Task.sleep(for: .milliseconds(100))
             }

@@ -29,9 +29,11 @@ struct TestServer: Sendable {
     ///
     /// With `gracefulShutdown`, the server runs in a service group, and
     /// ``shutDownGracefully()`` shuts it down as a signal would.
-    static func start(settings: [String: String] = [:], catalog: ProviderCatalog = .standard, logger: Logger? = nil,
-                      gracefulShutdown: Bool = false, tools: [Tool] = [],
-                      configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
+    static func start(
+        settings: [String: String] = [:], catalog: ProviderCatalog = .standard, logger: Logger? = nil,
+        gracefulShutdown: Bool = false, tools: [Tool] = [],
+        configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws -> TestServer {
         let database = FileManager.default.temporaryDirectory.appendingPathComponent("parley-server-\(UUID())/parley.sqlite")
         let environment = ProcessInfo.processInfo.environment.filter { !RuntimeSettings.names.contains($0.key) }
         // The suite's language model is the fast preset (SmolLM2), whatever the machine would pick.
@@ -67,24 +69,31 @@ struct TestServer: Sendable {
     static let onDevice = Task { try await TestServer.start() }
 
     /// A server whose providers are test doubles: for the tests of the HTTP layer.
-    static func scripted(model: ScriptedLanguageModel = ScriptedLanguageModel(replies: [["Paris", " is the capital."]]),
-                         transcripts: [String]? = nil, settings: [String: String] = [:], logger: Logger? = nil,
-                         configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
+    static func scripted(
+        model: ScriptedLanguageModel = ScriptedLanguageModel(replies: [["Paris", " is the capital."]]),
+        transcripts: [String]? = nil, settings: [String: String] = [:], logger: Logger? = nil,
+        configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws -> TestServer {
         try await start(settings: settings, catalog: scriptedCatalog(model: model, transcripts: transcripts), logger: logger, configure: configure)
     }
 
     /// The test doubles' catalog: a scripted model, "hello there" for any speech (or
     /// `transcripts` in turn, from one transcriber), tones for speech.
-    static func scriptedCatalog(model: ScriptedLanguageModel = ScriptedLanguageModel(replies: [["Paris", " is the capital."]]),
-                                transcripts: [String]? = nil) -> ProviderCatalog {
+    static func scriptedCatalog(
+        model: ScriptedLanguageModel = ScriptedLanguageModel(replies: [["Paris", " is the capital."]]),
+        transcripts: [String]? = nil
+    ) -> ProviderCatalog {
         let shared = transcripts.map { ScriptedSpeechToText(transcripts: $0) }
         return ProviderCatalog(entries: [
-            ProviderEntry(capability: .languageModel, name: "local", placement: .onDevice, remedy: "none",
-                          factory: .languageModel { _ in model }),
-            ProviderEntry(capability: .speechToText, name: "local", placement: .onDevice, remedy: "none",
-                          factory: .speechToText { _ in shared ?? ScriptedSpeechToText(transcripts: ["hello there"]) }),
-            ProviderEntry(capability: .textToSpeech, name: "local", placement: .onDevice, remedy: "none",
-                          factory: .textToSpeech { _ in ToneTextToSpeech() }),
+            ProviderEntry(
+                capability: .languageModel, name: "local", placement: .onDevice, remedy: "none",
+                factory: .languageModel { _ in model }),
+            ProviderEntry(
+                capability: .speechToText, name: "local", placement: .onDevice, remedy: "none",
+                factory: .speechToText { _ in shared ?? ScriptedSpeechToText(transcripts: ["hello there"]) }),
+            ProviderEntry(
+                capability: .textToSpeech, name: "local", placement: .onDevice, remedy: "none",
+                factory: .textToSpeech { _ in ToneTextToSpeech() }),
         ])
     }
 
@@ -118,8 +127,10 @@ struct TestServer: Sendable {
     }
 
     /// Sends a request and reads the whole answer.
-    func send(_ method: HTTPMethod, _ path: String, headers: [(String, String)] = [], body: Data? = nil,
-              chunked: Bool = false) async throws -> Reply {
+    func send(
+        _ method: HTTPMethod, _ path: String, headers: [(String, String)] = [], body: Data? = nil,
+        chunked: Bool = false
+    ) async throws -> Reply {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
@@ -145,14 +156,16 @@ struct TestServer: Sendable {
 
     /// POSTs a JSON document.
     func post(_ path: String, json: Any, headers: [(String, String)] = []) async throws -> Reply {
-        try await send(.POST, path, headers: [("content-type", "application/json")] + headers,
-                       body: try JSONSerialization.data(withJSONObject: json))
+        try await send(
+            .POST, path, headers: [("content-type", "application/json")] + headers,
+            body: try JSONSerialization.data(withJSONObject: json))
     }
 
     /// PUTs a JSON document.
     func put(_ path: String, json: Any, headers: [(String, String)] = []) async throws -> Reply {
-        try await send(.PUT, path, headers: [("content-type", "application/json")] + headers,
-                       body: try JSONSerialization.data(withJSONObject: json))
+        try await send(
+            .PUT, path, headers: [("content-type", "application/json")] + headers,
+            body: try JSONSerialization.data(withJSONObject: json))
     }
 }
 
@@ -166,7 +179,8 @@ struct FormBody {
     }
 
     mutating func add(file name: String, filename: String, contentType: String = "audio/wav", _ content: Data) {
-        data.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"; filename=\"\(filename)\"\r\nContent-Type: \(contentType)\r\n\r\n".utf8))
+        data.append(
+            Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"; filename=\"\(filename)\"\r\nContent-Type: \(contentType)\r\n\r\n".utf8))
         data.append(content)
         data.append(Data("\r\n".utf8))
     }
@@ -192,8 +206,10 @@ enum Samples {
 }
 
 /// Expects `reply` to be an error in OpenAI's shape with `status`.
-func expectOpenAIError(_ reply: TestServer.Reply, status: Int, type: String = "invalid_request_error", code: String? = nil,
-                       param: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+func expectOpenAIError(
+    _ reply: TestServer.Reply, status: Int, type: String = "invalid_request_error", code: String? = nil,
+    param: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+) {
     #expect(reply.status == status, "status \(reply.status): \(reply.text)", sourceLocation: sourceLocation)
     #expect(reply.headers["content-type"]?.hasPrefix("application/json") == true, sourceLocation: sourceLocation)
     guard let error = reply.error else {

@@ -18,8 +18,9 @@ struct ThreadsAPITests {
         defer { server.stop() }
         let api = Client(server: server)
 
-        let created = try await api.json(.POST, "/v1/threads", ["title": "Groceries", "settings": ["system_prompt": "Be brief.", "max_tokens": 64]],
-                                         status: 201)
+        let created = try await api.json(
+            .POST, "/v1/threads", ["title": "Groceries", "settings": ["system_prompt": "Be brief.", "max_tokens": 64]],
+            status: 201)
         let id = try #require(created["id"] as? Int)
         #expect(created["title"] as? String == "Groceries")
         let settings = try #require(created["settings"] as? [String: Any])
@@ -29,10 +30,12 @@ struct ThreadsAPITests {
         #expect(settings.keys.contains("model_preset"))
         #expect((created["created_at"] as? String)?.hasSuffix("Z") == true)
 
-        let user = try await api.json(.POST, "/v1/threads/\(id)/messages", [
-            "role": "user", "text": "milk and eggs", "raw_transcript": "milk and legs", "images": [Self.pngURL],
-            "provider": "whisper.cpp", "timings_ms": ["stt": 120.5],
-        ], status: 201)
+        let user = try await api.json(
+            .POST, "/v1/threads/\(id)/messages",
+            [
+                "role": "user", "text": "milk and eggs", "raw_transcript": "milk and legs", "images": [Self.pngURL],
+                "provider": "whisper.cpp", "timings_ms": ["stt": 120.5],
+            ], status: 201)
         let mid = try #require(user["id"] as? Int)
         #expect(user["thread_id"] as? Int == id)
         #expect(user["raw_transcript"] as? String == "milk and legs")
@@ -42,10 +45,12 @@ struct ThreadsAPITests {
         #expect(images.count == 1)
         #expect(images.first?["mime_type"] as? String == "image/png")
         #expect(images.first?["data"] as? String == Self.png.base64EncodedString())
-        let reply = try await api.json(.POST, "/v1/threads/\(id)/messages", [
-            "role": "assistant", "text": "Noted.", "provider": "llama.cpp",
-            "structured_result": ["candidates": ["milk", "eggs"]], "usage": ["input_tokens": 12, "cached_input_tokens": 0, "output_tokens": 3],
-        ], status: 201)
+        let reply = try await api.json(
+            .POST, "/v1/threads/\(id)/messages",
+            [
+                "role": "assistant", "text": "Noted.", "provider": "llama.cpp",
+                "structured_result": ["candidates": ["milk", "eggs"]], "usage": ["input_tokens": 12, "cached_input_tokens": 0, "output_tokens": 3],
+            ], status: 201)
         #expect((reply["structured_result"] as? [String: Any])?["candidates"] as? [String] == ["milk", "eggs"])
 
         let edited = try await api.json(.PATCH, "/v1/threads/\(id)/messages/\(mid)", ["edited_text": "milk and eggs"])
@@ -186,7 +191,8 @@ struct ThreadsAPITests {
         // The store keeps the keys' owners, never the keys; the local user sees neither key's threads.
         #expect(try await store.threads(owner: .local).map(\.thread.id) == [local.id])
         #expect(try await store.threads(owner: .apiKey("key-b-secret")).map(\.thread.id) == [Int64(try #require(bobs["id"] as? Int))])
-        let raw = try String(decoding: Data(contentsOf: server.database), as: UTF8.self)
+        let raw =
+            try String(decoding: Data(contentsOf: server.database), as: UTF8.self)
             + String(decoding: (try? Data(contentsOf: URL(fileURLWithPath: server.database.path + "-wal"))) ?? Data(), as: UTF8.self)
         #expect(raw.contains(try #require(Owner.apiKey("key-b-secret").id)))
         #expect(!raw.contains("key-a-secret") && !raw.contains("key-b-secret"))
@@ -210,27 +216,28 @@ struct ThreadsAPITests {
         #expect(Owner.apiKey("key-a-secret").id?.contains("secret") == false)
     }
 
-    @Test("bodies that are not what a route expects get a 400 that names the field, and the server answers after",
-          arguments: [
-              ("/v1/threads", "{\"title\": ", nil as String?),
-              ("/v1/threads", "[]", nil),
-              ("/v1/threads", "{\"title\": 5}", "title"),
-              ("/v1/threads", "{\"titel\": \"typo\"}", "titel"),
-              ("/v1/threads", "{\"settings\": {\"max_tokens\": \"many\"}}", "settings.max_tokens"),
-              ("/v1/threads", "{\"settings\": {\"max_tokens\": 0}}", "settings.max_tokens"),
-              ("/v1/threads", "{\"settings\": {\"backend\": \" \"}}", "settings.backend"),
-              ("/v1/threads", "{\"settings\": {\"temperature\": 1}}", "settings.temperature"),
-              ("MESSAGES", "{\"text\": \"no role\"}", "role"),
-              ("MESSAGES", "{\"role\": \"robot\", \"text\": \"x\"}", "role"),
-              ("MESSAGES", "{\"role\": \"user\"}", "text"),
-              ("MESSAGES", "{\"role\": \"user\", \"text\": \"x\", \"images\": [\"https://example.com/a.png\"]}", "images[0]"),
-              ("MESSAGES", "{\"role\": \"user\", \"text\": \"x\", \"images\": [\"data:image/png;base64,\"]}", "images[0]"),
-              ("MESSAGES", "{\"role\": \"user\", \"text\": \"x\", \"images\": [42]}", "images[0]"),
-              ("MESSAGES", "{\"role\": \"user\", \"text\": \"x\", \"timings_ms\": {\"stt\": \"slow\"}}", "timings_ms.stt"),
-              ("/v1/stash", "{}", "text"),
-              ("/v1/stash", "{\"text\": \"x\", \"thread_id\": \"one\"}", "thread_id"),
-              ("/v1/stash", "{\"text\": \"x\", \"kind\": \"\"}", "kind"),
-          ])
+    @Test(
+        "bodies that are not what a route expects get a 400 that names the field, and the server answers after",
+        arguments: [
+            ("/v1/threads", "{\"title\": ", nil as String?),
+            ("/v1/threads", "[]", nil),
+            ("/v1/threads", "{\"title\": 5}", "title"),
+            ("/v1/threads", "{\"titel\": \"typo\"}", "titel"),
+            ("/v1/threads", "{\"settings\": {\"max_tokens\": \"many\"}}", "settings.max_tokens"),
+            ("/v1/threads", "{\"settings\": {\"max_tokens\": 0}}", "settings.max_tokens"),
+            ("/v1/threads", "{\"settings\": {\"backend\": \" \"}}", "settings.backend"),
+            ("/v1/threads", "{\"settings\": {\"temperature\": 1}}", "settings.temperature"),
+            ("MESSAGES", "{\"text\": \"no role\"}", "role"),
+            ("MESSAGES", "{\"role\": \"robot\", \"text\": \"x\"}", "role"),
+            ("MESSAGES", "{\"role\": \"user\"}", "text"),
+            ("MESSAGES", "{\"role\": \"user\", \"text\": \"x\", \"images\": [\"https://example.com/a.png\"]}", "images[0]"),
+            ("MESSAGES", "{\"role\": \"user\", \"text\": \"x\", \"images\": [\"data:image/png;base64,\"]}", "images[0]"),
+            ("MESSAGES", "{\"role\": \"user\", \"text\": \"x\", \"images\": [42]}", "images[0]"),
+            ("MESSAGES", "{\"role\": \"user\", \"text\": \"x\", \"timings_ms\": {\"stt\": \"slow\"}}", "timings_ms.stt"),
+            ("/v1/stash", "{}", "text"),
+            ("/v1/stash", "{\"text\": \"x\", \"thread_id\": \"one\"}", "thread_id"),
+            ("/v1/stash", "{\"text\": \"x\", \"kind\": \"\"}", "kind"),
+        ])
     func badBodies(path: String, body: String, param: String?) async throws {
         let server = try await TestServer.scripted()
         defer { server.stop() }
@@ -265,8 +272,9 @@ struct ThreadsAPITests {
         // A message is found only under its own thread.
         expectOpenAIError(try await api.send(.PATCH, "/v1/threads/\(other)/messages/\(mid)", ["edited_text": "y"]), status: 404, code: "message_not_found")
         expectOpenAIError(try await api.send(.DELETE, "/v1/stash/999999", nil), status: 404, code: "stash_item_not_found")
-        expectOpenAIError(try await api.send(.POST, "/v1/stash", ["text": "x", "message_id": 999999]), status: 404, code: "message_not_found",
-                          param: "message_id")
+        expectOpenAIError(
+            try await api.send(.POST, "/v1/stash", ["text": "x", "message_id": 999999]), status: 404, code: "message_not_found",
+            param: "message_id")
 
         // A PATCH of nothing changes nothing; null clears the title.
         let unchanged = try await api.json(.PATCH, "/v1/threads/\(id)", [String: Any]())
@@ -286,12 +294,14 @@ struct ThreadsAPITests {
         let id = try #require(try await api.json(.POST, "/v1/threads", [String: Any](), status: 201)["id"] as? Int)
         let json = [("content-type", "application/json")]
         let bigThread = try JSONSerialization.data(withJSONObject: ["title": String(repeating: "t", count: 2_000)])
-        expectOpenAIError(try await server.send(.POST, "/v1/threads", headers: json, body: bigThread, chunked: chunked),
-                          status: 413, code: "request_too_large")
+        expectOpenAIError(
+            try await server.send(.POST, "/v1/threads", headers: json, body: bigThread, chunked: chunked),
+            status: 413, code: "request_too_large")
         let image = "data:image/png;base64," + TestImages.png(size: 6_000).base64EncodedString()
         let bigMessage = try JSONSerialization.data(withJSONObject: ["role": "user", "text": "x", "images": [image]])
-        expectOpenAIError(try await server.send(.POST, "/v1/threads/\(id)/messages", headers: json, body: bigMessage, chunked: chunked),
-                          status: 413, code: "request_too_large")
+        expectOpenAIError(
+            try await server.send(.POST, "/v1/threads/\(id)/messages", headers: json, body: bigMessage, chunked: chunked),
+            status: 413, code: "request_too_large")
         // A message with a small image is within the chat limit, which is larger than the JSON one.
         let small = "data:image/png;base64," + TestImages.png(size: 1_500).base64EncodedString()
         _ = try await api.json(.POST, "/v1/threads/\(id)/messages", ["role": "user", "text": "x", "images": [small]], status: 201)
@@ -316,8 +326,10 @@ struct Client {
     }
 
     /// Sends a request, expects `status`, and returns the reply's JSON object.
-    func json(_ method: HTTPMethod, _ path: String, _ body: Any? = nil, status: Int = 200,
-              sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String: Any] {
+    func json(
+        _ method: HTTPMethod, _ path: String, _ body: Any? = nil, status: Int = 200,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> [String: Any] {
         let reply = try await send(method, path, body)
         #expect(reply.status == status, "\(method) \(path): \(reply.status) \(reply.text)", sourceLocation: sourceLocation)
         #expect(reply.headers["content-type"]?.hasPrefix("application/json") == true, sourceLocation: sourceLocation)

@@ -12,9 +12,11 @@ struct TranscriptReviewTests {
         [.announce, .decide, .hold], [.decide, .hold, .announce], [.decide, .announce, .hold],
     ]
 
-    @Test("every order gives the conversation the decision, and a discard is reported once", arguments: orders, [
-        TranscriptReview.Decision.send("corrected"), .send(nil), .discard,
-    ])
+    @Test(
+        "every order gives the conversation the decision, and a discard is reported once", arguments: orders,
+        [
+            TranscriptReview.Decision.send("corrected"), .send(nil), .discard,
+        ])
     func everyOrder(_ order: [Step], decision: TranscriptReview.Decision) async {
         var deleted: [String] = []
         var nothing = false
@@ -22,11 +24,12 @@ struct TranscriptReviewTests {
             var review = TranscriptReview()
             var resumed = false
             for step in order {
-                let action: TranscriptReview.Action = switch step {
-                case .hold: review.hold("heard", continuation)
-                case .announce: review.announce("item_1")
-                case .decide: review.decide(decision, transcribing: true)
-                }
+                let action: TranscriptReview.Action =
+                    switch step {
+                    case .hold: review.hold("heard", continuation)
+                    case .announce: review.announce("item_1")
+                    case .decide: review.decide(decision, transcribing: true)
+                    }
                 switch action {
                 case .none: break
                 case .resume(let waiting, let text, let dropped):
@@ -55,7 +58,9 @@ struct TranscriptReviewTests {
         let answer: String? = await withCheckedContinuation { continuation in
             _ = review.hold("heard", continuation)
             #expect(review.isActive)
-            if case .resume(let waiting, let text, _) = review.reset() { waiting.resume(returning: text) } else {
+            if case .resume(let waiting, let text, _) = review.reset() {
+                waiting.resume(returning: text)
+            } else {
                 continuation.resume(returning: "never resumed")
             }
         }

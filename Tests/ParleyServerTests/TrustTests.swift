@@ -11,8 +11,10 @@ import Testing
 struct TrustTests {
     static let policy = BrowserPolicy(listening: "127.0.0.1", allowedOrigins: ["https://app.example"], allowedHosts: ["parley.internal"])
 
-    static func request(origin: String? = nil, host: String? = "127.0.0.1:8080", site: String? = nil, method: String = "GET",
-                        type: String? = nil) -> BrowserPolicy.Request {
+    static func request(
+        origin: String? = nil, host: String? = "127.0.0.1:8080", site: String? = nil, method: String = "GET",
+        type: String? = nil
+    ) -> BrowserPolicy.Request {
         BrowserPolicy.Request(method: method, origin: origin, host: host, fetchSite: site, contentType: type)
     }
 
@@ -55,7 +57,8 @@ struct TrustTests {
         let foreign = try await server.send(.GET, "/v1/threads", headers: [("origin", "https://evil.example")])
         #expect(foreign.status == 403 && foreign.error?["code"] as? String == "origin_not_allowed", "\(foreign.text)")
         #expect(foreign.headers["x-request-id"] != nil, "a refused request has an id too")
-        let rebound = try await RawHTTP.exchange(port: server.port, "GET /v1/threads HTTP/1.1\r\nHost: evil.example:\(server.port)\r\nConnection: close\r\n\r\n")
+        let rebound = try await RawHTTP.exchange(
+            port: server.port, "GET /v1/threads HTTP/1.1\r\nHost: evil.example:\(server.port)\r\nConnection: close\r\n\r\n")
         #expect(rebound.hasPrefix("HTTP/1.1 403") && rebound.contains("host_not_allowed"), "\(rebound)")
         let form = try await server.send(.POST, "/v1/threads", headers: [("content-type", "text/plain")], body: Data("{}".utf8))
         #expect(form.status == 415, "\(form.text)")
@@ -117,8 +120,10 @@ struct TrustTests {
         defer { server.stop() }
         // With `Connection: Upgrade` the upgrade layer closes the connection at once; without
         // it the request is answered as HTTP, and the idle timeout closes the connection.
-        for request in ["GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n",
-                        "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: h2c\r\n\r\n"] {
+        for request in [
+            "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n",
+            "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: h2c\r\n\r\n",
+        ] {
             let start = ContinuousClock.now
             let text = try await RawHTTP.exchange(port: server.port, request)
             #expect(text.isEmpty || text.hasPrefix("HTTP/1.1 200"), "\(text)")
@@ -126,14 +131,20 @@ struct TrustTests {
         }
         // A POST that asks for a WebSocket is answered as plain HTTP, not held by the upgrade layer.
         let postStart = ContinuousClock.now
-        let post = try await RawHTTP.exchange(port: server.port, "POST /v1/realtime HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nContent-Length: 4\r\n\r\n1e19")
+        let post = try await RawHTTP.exchange(
+            port: server.port,
+            "POST /v1/realtime HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nContent-Length: 4\r\n\r\n1e19"
+        )
         #expect(post.hasPrefix("HTTP/1.1 4"), "\(post)")
         #expect(ContinuousClock.now - postStart < .seconds(10))
         // A refused WebSocket upgrade (a wrong key) keeps the idle timeout too.
         let keyed = try await TestServer.scripted(settings: ["PARLEY_API_KEYS": "k"]) { $0.idleTimeout = .milliseconds(300) }
         defer { keyed.stop() }
         let refusedStart = ContinuousClock.now
-        let refused = try await RawHTTP.exchange(port: keyed.port, "GET /v1/realtime HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        let refused = try await RawHTTP.exchange(
+            port: keyed.port,
+            "GET /v1/realtime HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        )
         #expect(refused.hasPrefix("HTTP/1.1 401"), "\(refused)")
         // Closed at once when the machine is idle; under a loaded suite, by the upgrade's 10 s
         // grace at the latest: never left open (the client gives up at 20 s).
@@ -162,27 +173,36 @@ struct TrustTests {
         defer { upstream.stop() }
         // Each answer reports 12 + 3 tokens: a limit of 20 lets the second request in (the
         // first left 5) and refuses the third.
-        let server = try await TestServer.start(settings: ["OPENAI_BASE_URL": upstream.baseURL + "/v1", "PARLEY_RATE_LIMIT_TPM": "20"],
-                                                catalog: RelayTests.catalog())
+        let server = try await TestServer.start(
+            settings: ["OPENAI_BASE_URL": upstream.baseURL + "/v1", "PARLEY_RATE_LIMIT_TPM": "20"],
+            catalog: RelayTests.catalog())
         defer { server.stop() }
         let question = Data(EventLoopRelayTests.question.utf8)
         let json = [("content-type", "application/json")]
         #expect(try await server.send(.POST, "/v1/chat/completions", headers: json, body: question).status == 200)
         // One connection: its first request goes to the router, the next ones are relayed on the event loop.
-        let chat = "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(question.count)\r\n\r\n"
+        let chat =
+            "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(question.count)\r\n\r\n"
             + EventLoopRelayTests.question
-        let text = try await RawHTTP.exchange(port: server.port, "GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" + chat + chat.replacingOccurrences(of: "Host: 127.0.0.1\r\n", with: "Host: 127.0.0.1\r\nConnection: close\r\n"))
+        let text = try await RawHTTP.exchange(
+            port: server.port,
+            "GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" + chat
+                + chat.replacingOccurrences(of: "Host: 127.0.0.1\r\n", with: "Host: 127.0.0.1\r\nConnection: close\r\n"))
         let statuses = text.components(separatedBy: "HTTP/1.1 ").dropFirst().map { $0.prefix(3) }
         #expect(statuses == ["200", "200", "429"], "\(text)")
         #expect(text.contains("x-request-id: "), "the relay's answers carry the request id")
         let metrics = try await server.send(.GET, "/metrics").text
         #expect(EventLoopRelayTests.relays(metrics, lane: "event_loop") == 1, "\(metrics)")
 
-        let counted = try await TestServer.start(settings: ["OPENAI_BASE_URL": upstream.baseURL + "/v1", "PARLEY_RATE_LIMIT_RPM": "2"],
-                                                 catalog: RelayTests.catalog())
+        let counted = try await TestServer.start(
+            settings: ["OPENAI_BASE_URL": upstream.baseURL + "/v1", "PARLEY_RATE_LIMIT_RPM": "2"],
+            catalog: RelayTests.catalog())
         defer { counted.stop() }
         #expect(try await counted.send(.POST, "/v1/chat/completions", headers: json, body: question).status == 200)
-        let again = try await RawHTTP.exchange(port: counted.port, "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" + chat + chat.replacingOccurrences(of: "Host: 127.0.0.1\r\n", with: "Host: 127.0.0.1\r\nConnection: close\r\n"))
+        let again = try await RawHTTP.exchange(
+            port: counted.port,
+            "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" + chat
+                + chat.replacingOccurrences(of: "Host: 127.0.0.1\r\n", with: "Host: 127.0.0.1\r\nConnection: close\r\n"))
         let counts = again.components(separatedBy: "HTTP/1.1 ").dropFirst().map { $0.prefix(3) }
         #expect(counts == ["200", "200", "429"], "\(again)")
     }
@@ -191,8 +211,9 @@ struct TrustTests {
     func otherPaths() async throws {
         let upstream = try await RelayTests.upstream()
         defer { upstream.stop() }
-        let server = try await TestServer.start(settings: ["OPENAI_BASE_URL": upstream.baseURL + "/v1", "PARLEY_RATE_LIMIT_TPM": "20"],
-                                                catalog: RelayTests.catalog())
+        let server = try await TestServer.start(
+            settings: ["OPENAI_BASE_URL": upstream.baseURL + "/v1", "PARLEY_RATE_LIMIT_TPM": "20"],
+            catalog: RelayTests.catalog())
         defer { server.stop() }
         // Streamed requests are relayed the usual way, never on the event loop.
         let streamed = try JSONSerialization.data(withJSONObject: RelayTests.streamedQuestion)
@@ -213,9 +234,12 @@ struct TrustTests {
         try await RealtimeTestClient.with(server) { client in
             try await client.next("session.created")
             func ask() async throws {
-                try await client.send(["type": "conversation.item.create", "item": [
-                    "type": "message", "role": "user", "content": [["type": "input_text", "text": "What is the capital of France?"]],
-                ]])
+                try await client.send([
+                    "type": "conversation.item.create",
+                    "item": [
+                        "type": "message", "role": "user", "content": [["type": "input_text", "text": "What is the capital of France?"]],
+                    ],
+                ])
                 try await client.send(["type": "response.create"])
             }
             // The first reply is the key's second request.
@@ -246,14 +270,17 @@ struct TrustTests {
         #expect(RateLimits.wholeSeconds(.infinity) == 0 && RateLimits.wholeSeconds(1e300) == 86_400)
         let server = try await TestServer.scripted()
         defer { server.stop() }
-        for body in [#"{"messages":[{"role":"user","content":"Hi"}],"max_tokens":1e19}"#,
-                     #"{"messages":[{"role":"user","content":"Hi"}],"max_tokens":9223372036854775807}"#,
-                     #"{"messages":[{"role":"user","content":"Hi"}],"temperature":1e308}"#] {
+        for body in [
+            #"{"messages":[{"role":"user","content":"Hi"}],"max_tokens":1e19}"#,
+            #"{"messages":[{"role":"user","content":"Hi"}],"max_tokens":9223372036854775807}"#,
+            #"{"messages":[{"role":"user","content":"Hi"}],"temperature":1e308}"#,
+        ] {
             let reply = try await server.send(.POST, "/v1/chat/completions", headers: [("content-type", "application/json")], body: Data(body.utf8))
             #expect(reply.status == 400, "\(body): \(reply.text)")
         }
-        let responses = try await server.send(.POST, "/v1/responses", headers: [("content-type", "application/json")],
-                                              body: Data(#"{"input":"Hi","max_output_tokens":1e19}"#.utf8))
+        let responses = try await server.send(
+            .POST, "/v1/responses", headers: [("content-type", "application/json")],
+            body: Data(#"{"input":"Hi","max_output_tokens":1e19}"#.utf8))
         #expect(responses.status == 400, "\(responses.text)")
         #expect(try await server.send(.GET, "/health").status == 200)
     }

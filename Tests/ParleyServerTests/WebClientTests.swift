@@ -7,9 +7,11 @@ import Testing
 @Suite("the browser client's files")
 struct WebClientTests {
     /// The files the page loads; each must be in the resources.
-    static let pageFiles = ["/", "/index.html", "/style.css", "/app.js", "/api.js", "/chat.js", "/microphone.js",
-                            "/capture-worklet.js", "/orb.js", "/player.js", "/realtime.js", "/library.js", "/notices.js", "/providers.js",
-                            "/key-prompt.js", "/favicon.svg"]
+    static let pageFiles = [
+        "/", "/index.html", "/style.css", "/app.js", "/api.js", "/chat.js", "/microphone.js",
+        "/capture-worklet.js", "/orb.js", "/player.js", "/realtime.js", "/library.js", "/notices.js", "/providers.js",
+        "/key-prompt.js", "/favicon.svg",
+    ]
 
     @Test("the resources hold every file the page loads")
     func bundled() {
@@ -34,10 +36,12 @@ struct WebClientTests {
         #expect(files.files["/parts/a.js"]?.contentType == "text/javascript; charset=utf-8")
     }
 
-    @Test("content types by extension", arguments: [
-        ("html", "text/html; charset=utf-8"), ("css", "text/css; charset=utf-8"), ("js", "text/javascript; charset=utf-8"),
-        ("svg", "image/svg+xml"), ("JS", "text/javascript; charset=utf-8"), ("bin", "application/octet-stream"),
-    ])
+    @Test(
+        "content types by extension",
+        arguments: [
+            ("html", "text/html; charset=utf-8"), ("css", "text/css; charset=utf-8"), ("js", "text/javascript; charset=utf-8"),
+            ("svg", "image/svg+xml"), ("JS", "text/javascript; charset=utf-8"), ("bin", "application/octet-stream"),
+        ])
     func contentTypes(pathExtension: String, type: String) {
         #expect(WebClientFiles.contentType(of: pathExtension) == type)
     }

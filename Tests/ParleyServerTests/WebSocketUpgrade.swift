@@ -27,8 +27,10 @@ enum WebSocketUpgrade {
         do {
             let descriptor = try LoopbackSocket.connected(to: port)
             defer { close(descriptor) }
-            var lines = ["GET \(path) HTTP/1.1", "Host: 127.0.0.1:\(port)", "Upgrade: websocket", "Connection: Upgrade",
-                         "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version: 13"]
+            var lines = [
+                "GET \(path) HTTP/1.1", "Host: 127.0.0.1:\(port)", "Upgrade: websocket", "Connection: Upgrade",
+                "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version: 13",
+            ]
             lines += headers.map { "\($0.0): \($0.1)" }
             let request = Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
             _ = request.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }

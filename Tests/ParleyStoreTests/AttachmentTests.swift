@@ -16,11 +16,14 @@ struct AttachmentTests {
     static let structured = NewMessage(
         role: .assistant, text: #"{"animal":"cat","count":2}"#, provider: "openai (gpt-4o-mini)",
         usage: Usage(inputTokens: 800, outputTokens: 12),
-        structuredResult: .object(["animal": .string("cat"), "count": .number(2), "sure": .bool(true), "notes": .null,
-                                   "list": .array([.number(1.5), .string("two")])]))
+        structuredResult: .object([
+            "animal": .string("cat"), "count": .number(2), "sure": .bool(true), "notes": .null,
+            "list": .array([.number(1.5), .string("two")]),
+        ]))
 
-    @Test("images come back in order, byte for byte, and the structured result as JSON, after reopening",
-          arguments: StoreBackend.available)
+    @Test(
+        "images come back in order, byte for byte, and the structured result as JSON, after reopening",
+        arguments: StoreBackend.available)
     func roundTrip(_ backend: StoreBackend) async throws {
         try await backend.withStore { tested in
             let store = tested.store
@@ -37,8 +40,9 @@ struct AttachmentTests {
         }
     }
 
-    @Test("the export carries images as base64 and the structured result as an object, and decodes to the same messages",
-          arguments: StoreBackend.available)
+    @Test(
+        "the export carries images as base64 and the structured result as an object, and decodes to the same messages",
+        arguments: StoreBackend.available)
     func export(_ backend: StoreBackend) async throws {
         try await backend.withStore { tested in
             let store = tested.store
@@ -75,8 +79,9 @@ struct AttachmentTests {
         }
     }
 
-    @Test("the journal keeps a turn's images and result, and history gives the images back to the model",
-          arguments: StoreBackend.available)
+    @Test(
+        "the journal keeps a turn's images and result, and history gives the images back to the model",
+        arguments: StoreBackend.available)
     func journal(_ backend: StoreBackend) async throws {
         try await backend.withStore { tested in
             let store = tested.store
@@ -98,24 +103,26 @@ struct AttachmentTests {
         let old = try DatabaseQueue(path: path.path)
         try StoreSchema.migrator.migrate(old, upTo: "v2-spending")
         try old.write { db in
-            try db.execute(sql: """
-                INSERT INTO thread (id, title, created_at, updated_at, backend, system_prompt, max_tokens)
-                VALUES (1, 'old', '2025-01-01 10:00:00.000', '2025-01-01 10:00:00.000', 'local', 'Be brief.', 64);
-                INSERT INTO message (thread_id, created_at, role, text, raw_transcript, image_references, timings_ms, usage)
-                VALUES (1, '2025-01-01 10:00:00.000', 'user', 'hello', 'hello', '["/tmp/a.png"]', '{"stt":12}', NULL),
-                       (1, '2025-01-01 10:00:01.000', 'assistant', 'hi', NULL, '[]', '{}',
-                        '{"cached_input_tokens":0,"input_tokens":5,"output_tokens":1}');
-                """)
+            try db.execute(
+                sql: """
+                    INSERT INTO thread (id, title, created_at, updated_at, backend, system_prompt, max_tokens)
+                    VALUES (1, 'old', '2025-01-01 10:00:00.000', '2025-01-01 10:00:00.000', 'local', 'Be brief.', 64);
+                    INSERT INTO message (thread_id, created_at, role, text, raw_transcript, image_references, timings_ms, usage)
+                    VALUES (1, '2025-01-01 10:00:00.000', 'user', 'hello', 'hello', '["/tmp/a.png"]', '{"stt":12}', NULL),
+                           (1, '2025-01-01 10:00:01.000', 'assistant', 'hi', NULL, '[]', '{}',
+                            '{"cached_input_tokens":0,"input_tokens":5,"output_tokens":1}');
+                    """)
         }
         try old.close()
 
         let store = try ConversationStore(path: path)
         #expect(try store.diagnostics().appliedMigrations.last == "v10-material-vectors")
         let messages = try store.messages(in: 1)
-        #expect(messages.map(\.content) == [
-            NewMessage(role: .user, text: "hello", rawTranscript: "hello", imageReferences: ["/tmp/a.png"], timingsMs: ["stt": 12]),
-            NewMessage(role: .assistant, text: "hi", usage: Usage(inputTokens: 5, outputTokens: 1)),
-        ])
+        #expect(
+            messages.map(\.content) == [
+                NewMessage(role: .user, text: "hello", rawTranscript: "hello", imageReferences: ["/tmp/a.png"], timingsMs: ["stt": 12]),
+                NewMessage(role: .assistant, text: "hi", usage: Usage(inputTokens: 5, outputTokens: 1)),
+            ])
         let added = try store.append(Self.picture, to: 1)
         #expect(try store.message(added.id)?.images.count == 2)
     }

@@ -39,8 +39,9 @@ struct ConcurrencyTests {
         }
     }
 
-    @Test("two stores on the same database (as two processes or instances would) see each other's writes",
-          arguments: StoreBackend.available)
+    @Test(
+        "two stores on the same database (as two processes or instances would) see each other's writes",
+        arguments: StoreBackend.available)
     func twoConnections(_ backend: StoreBackend) async throws {
         try await backend.withStore { tested in
             let other = try await tested.reopen()

@@ -6,8 +6,11 @@ struct DatabaseURLTests {
     @Test("a full URL is read part by part, percent-encoding undone")
     func parses() throws {
         let url = try DatabaseURL(parsing: "postgres://parley:p%40ss%3Aword@db.example.com:6543/conversations?sslmode=require")
-        #expect(url == DatabaseURL(host: "db.example.com", port: 6543, user: "parley", password: "p@ss:word",
-                                   database: "conversations", tls: .require))
+        #expect(
+            url
+                == DatabaseURL(
+                    host: "db.example.com", port: 6543, user: "parley", password: "p@ss:word",
+                    database: "conversations", tls: .require))
     }
 
     @Test("the port defaults to 5432, the database to the user, TLS to prefer; postgresql:// is the same")
@@ -39,9 +42,12 @@ struct DatabaseURLTests {
         #expect(url.database("other").description == "postgresql://parley@127.0.0.1:5433/other")
     }
 
-    @Test("what is not a usable URL is refused, saying which part is wrong and never quoting the text",
-          arguments: ["mysql://u:secretpw@h/d", "postgres://h/d", "postgres://u:secretpw@/d", "postgres://u:secretpw@h/a/b",
-                      "postgres://u:secretpw@h/d?sslmode=sometimes", "postgres://u:secretpw@h/d?application=x", "not a url at all secretpw"])
+    @Test(
+        "what is not a usable URL is refused, saying which part is wrong and never quoting the text",
+        arguments: [
+            "mysql://u:secretpw@h/d", "postgres://h/d", "postgres://u:secretpw@/d", "postgres://u:secretpw@h/a/b",
+            "postgres://u:secretpw@h/d?sslmode=sometimes", "postgres://u:secretpw@h/d?application=x", "not a url at all secretpw",
+        ])
     func refused(_ text: String) {
         let error = #expect(throws: StoreError.self) { try DatabaseURL(parsing: text) }
         let description = error?.description ?? ""

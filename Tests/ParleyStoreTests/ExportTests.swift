@@ -11,11 +11,13 @@ struct ExportTests {
         let voice = try fixture.store.createThread(
             title: "Voice", settings: ThreadSettings(backend: "local", modelPreset: "smol", systemPrompt: "Be brief.", maxTokens: 99))
         try fixture.store.append(
-            NewMessage(role: .user, text: "Is it raining?", rawTranscript: "is it reigning", editedText: "Is it raining?",
-                       provider: "whisper.cpp", timingsMs: ["stt": 120]), to: voice.id)
+            NewMessage(
+                role: .user, text: "Is it raining?", rawTranscript: "is it reigning", editedText: "Is it raining?",
+                provider: "whisper.cpp", timingsMs: ["stt": 120]), to: voice.id)
         try fixture.store.append(
-            NewMessage(role: .assistant, text: "No,", usage: Usage(inputTokens: 5, outputTokens: 9),
-                       interrupted: true, fullReply: "No, it is dry today."), to: voice.id)
+            NewMessage(
+                role: .assistant, text: "No,", usage: Usage(inputTokens: 5, outputTokens: 9),
+                interrupted: true, fullReply: "No, it is dry today."), to: voice.id)
         fixture.clock.advance(seconds: 5)
         let typed = try fixture.store.createThread(title: nil, settings: ThreadSettings(backend: "openai"))
         try fixture.store.append(NewMessage(role: .user, text: "hello", typedText: "hello"), to: typed.id)
@@ -66,8 +68,9 @@ struct ExportTests {
 
         let text = String(decoding: data, as: UTF8.self)
         #expect(text.contains("\n  "), "pretty printed")
-        #expect(text.range(of: "\"created_at\"")?.lowerBound ?? text.endIndex
-            < text.range(of: "\"id\"")?.lowerBound ?? text.startIndex, "sorted keys")
+        #expect(
+            text.range(of: "\"created_at\"")?.lowerBound ?? text.endIndex
+                < text.range(of: "\"id\"")?.lowerBound ?? text.startIndex, "sorted keys")
     }
 
     @Test("absent values are written as null, so every thread and message has the same keys")

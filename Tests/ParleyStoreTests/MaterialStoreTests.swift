@@ -7,8 +7,9 @@ import Testing
 
 @Suite("Study materials (SQLite and PostgreSQL)")
 struct MaterialStoreTests {
-    static let biology = NewMaterial(title: "Biology", kind: "pdf", source: "/tmp/biology.pdf",
-                                     text: "Photosynthesis\n\nRespiration", pageCount: 2, readBy: "pdftotext+tesseract")
+    static let biology = NewMaterial(
+        title: "Biology", kind: "pdf", source: "/tmp/biology.pdf",
+        text: "Photosynthesis\n\nRespiration", pageCount: 2, readBy: "pdftotext+tesseract")
 
     @Test("materials are added whole, listed newest first, shown and removed", arguments: StoreBackend.available)
     func addListShowRemove(_ backend: StoreBackend) async throws {
@@ -16,7 +17,8 @@ struct MaterialStoreTests {
             let store = tested.store
             let first = try await store.addMaterial(Self.biology, owner: .local)
             tested.clock.advance(seconds: 1)
-            let second = try await store.addMaterial(NewMaterial(title: "Notes", kind: "markdown", source: "n.md", text: "# Notes", pageCount: 1, readBy: "file"), owner: .local)
+            let second = try await store.addMaterial(
+                NewMaterial(title: "Notes", kind: "markdown", source: "n.md", text: "# Notes", pageCount: 1, readBy: "file"), owner: .local)
             #expect(first.title == "Biology" && first.kind == "pdf" && first.pageCount == 2 && first.readBy == "pdftotext+tesseract")
             #expect(first.text == "Photosynthesis\n\nRespiration" && first.source == "/tmp/biology.pdf")
             #expect(first.createdAt == Date(timeIntervalSince1970: 1_700_000_000))
@@ -199,10 +201,11 @@ struct MaterialStoreTests {
         try StoreSchema.migrator.migrate(old, upTo: "v8-tool-calls")
         try old.write { db in
             for (index, material) in Self.oldMaterials.enumerated() {
-                try db.execute(sql: """
-                    INSERT INTO material (id, owner, created_at, title, kind, source, text, page_count, read_by)
-                    VALUES (?, NULL, '2025-01-01 10:00:00.000', ?, 'text', 'old.txt', ?, 1, 'file')
-                    """, arguments: [index + 1, material.title, material.text])
+                try db.execute(
+                    sql: """
+                        INSERT INTO material (id, owner, created_at, title, kind, source, text, page_count, read_by)
+                        VALUES (?, NULL, '2025-01-01 10:00:00.000', ?, 'text', 'old.txt', ?, 1, 'file')
+                        """, arguments: [index + 1, material.title, material.text])
             }
         }
         try old.close()
@@ -242,29 +245,34 @@ struct MaterialStoreTests {
         }
     }
 
-    @Test("PostgreSQL: materials saved before the search column are searchable once the database is migrated",
-          .enabled(if: TestPostgres.shouldRun(), Comment(rawValue: TestPostgres.unavailable)))
+    @Test(
+        "PostgreSQL: materials saved before the search column are searchable once the database is migrated",
+        .enabled(if: TestPostgres.shouldRun(), Comment(rawValue: TestPostgres.unavailable)))
     func postgresIndexesOldMaterials() async throws {
         let server = try TestPostgres.serverOrSkip()
         let database = try await TestPostgres.createDatabase(on: server)
         do {
             let old = PostgresSchema.migrations.prefix { $0.name != "v6-material-search" }
             #expect(old.last?.name == "v5-tool-calls")
-            try await TestPostgres.run("CREATE TABLE parley_schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
-                                       on: database)
+            try await TestPostgres.run(
+                "CREATE TABLE parley_schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
+                on: database)
             for migration in old {
                 for statement in migration.statements { try await TestPostgres.run(statement, on: database) }
                 try await TestPostgres.run("INSERT INTO parley_schema_migrations (name) VALUES ('\(migration.name)')", on: database)
             }
-            try await TestPostgres.run("""
+            try await TestPostgres.run(
+                """
                 INSERT INTO material (owner, created_at, title, kind, source, text, page_count, read_by)
                 VALUES ('', now(), 'Field trip', 'text', 'old.txt', 'The class field trip to the science museum is on Friday.', 1, 'file'),
                        ('key-ana', now(), 'Sports', 'text', 'old.txt', 'Swimming lessons start in May.', 1, 'file')
                 """, on: database)
 
             let store = try await PostgresConversationStore.open(database)
-            #expect(try await TestPostgres.integer("SELECT COUNT(*) FROM parley_schema_migrations WHERE name = 'v6-material-search'",
-                                                   on: database) == 1)
+            #expect(
+                try await TestPostgres.integer(
+                    "SELECT COUNT(*) FROM parley_schema_migrations WHERE name = 'v6-material-search'",
+                    on: database) == 1)
             let trips = try await store.searchMaterials("trips", limit: 3, owner: .local)
             #expect(trips.map(\.title) == ["Field trip"])
             #expect(try await store.searchMaterials("swim", limit: 3, owner: .key("key-ana")).map(\.title) == ["Sports"])

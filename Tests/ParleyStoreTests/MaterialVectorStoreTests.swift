@@ -5,12 +5,14 @@ import Testing
 @Suite("Study materials' passage vectors (SQLite and PostgreSQL)")
 struct MaterialVectorStoreTests {
     static func vectors(_ material: Material, _ values: [[Float]]) -> MaterialVectors {
-        MaterialVectors(material: material.id, title: material.title,
-                        passages: values.enumerated().map { MaterialVectors.Passage(text: "passage \($0.offset)", vector: $0.element) })
+        MaterialVectors(
+            material: material.id, title: material.title,
+            passages: values.enumerated().map { MaterialVectors.Passage(text: "passage \($0.offset)", vector: $0.element) })
     }
 
-    @Test("vectors are kept per model and owner, replaced on save, gone with their material or a changed text",
-          arguments: StoreBackend.available)
+    @Test(
+        "vectors are kept per model and owner, replaced on save, gone with their material or a changed text",
+        arguments: StoreBackend.available)
     func keepReplaceDrop(_ backend: StoreBackend) async throws {
         try await backend.withStore { tested in
             let store = tested.store
@@ -65,8 +67,10 @@ struct MaterialVectorStoreTests {
         let near = MaterialSearch.nearest(to: query, in: materials)
         #expect(near.map(\.material.material) == [3, 1, 2])
         // Material 2 matched a word but is far in meaning; 3 shares no word but is close.
-        let words = [MaterialSearch.Hit(material: 2, title: "M2", snippet: "word hit", score: 7.5),
-                     MaterialSearch.Hit(material: 1, title: "M1", snippet: "weaker word hit", score: 2.5)]
+        let words = [
+            MaterialSearch.Hit(material: 2, title: "M2", snippet: "word hit", score: 7.5),
+            MaterialSearch.Hit(material: 1, title: "M1", snippet: "weaker word hit", score: 2.5),
+        ]
         let hits = MaterialSearch.blend(words: words, meanings: near, limit: 5)
         #expect(hits.map(\.material) == [2, 3, 1])
         #expect(hits.first { $0.material == 3 }?.snippet == "text of 3")

@@ -133,8 +133,9 @@ struct MessageTests {
         }
     }
 
-    @Test("the list carries message counts and a one-line preview of the last user or assistant message",
-          arguments: StoreBackend.available)
+    @Test(
+        "the list carries message counts and a one-line preview of the last user or assistant message",
+        arguments: StoreBackend.available)
     func summaries(_ backend: StoreBackend) async throws {
         try await backend.withStore { tested in
             let store = tested.store

@@ -69,8 +69,9 @@ struct OwnershipTests {
         }
     }
 
-    @Test("another owner's id is not found, and nothing of the first owner's changes",
-          arguments: Trespass.allCases, StoreBackend.available)
+    @Test(
+        "another owner's id is not found, and nothing of the first owner's changes",
+        arguments: Trespass.allCases, StoreBackend.available)
     func otherOwnersIDs(_ trespass: Trespass, backend: StoreBackend) async throws {
         try await backend.withStore { tested in
             let store = tested.store
@@ -202,13 +203,14 @@ struct OwnershipTests {
         let old = try DatabaseQueue(path: path.path)
         try StoreSchema.migrator.migrate(old, upTo: "v3-message-images-structured-result")
         try old.write { db in
-            try db.execute(sql: """
-                INSERT INTO thread (id, title, created_at, updated_at, backend, system_prompt, max_tokens)
-                VALUES (1, 'old', '2025-01-01 10:00:00.000', '2025-01-01 10:00:00.000', 'local', 'Be brief.', 64);
-                INSERT INTO message (id, thread_id, created_at, role, text) VALUES (1, 1, '2025-01-01 10:00:00.000', 'user', 'hello');
-                INSERT INTO stash_item (id, created_at, kind, text, thread_id, message_id)
-                VALUES (1, '2025-01-01 10:00:01.000', 'note', 'kept', 1, 1);
-                """)
+            try db.execute(
+                sql: """
+                    INSERT INTO thread (id, title, created_at, updated_at, backend, system_prompt, max_tokens)
+                    VALUES (1, 'old', '2025-01-01 10:00:00.000', '2025-01-01 10:00:00.000', 'local', 'Be brief.', 64);
+                    INSERT INTO message (id, thread_id, created_at, role, text) VALUES (1, 1, '2025-01-01 10:00:00.000', 'user', 'hello');
+                    INSERT INTO stash_item (id, created_at, kind, text, thread_id, message_id)
+                    VALUES (1, '2025-01-01 10:00:01.000', 'note', 'kept', 1, 1);
+                    """)
         }
         try old.close()
 
@@ -223,7 +225,10 @@ struct OwnershipTests {
         let indexes = try store.pool.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND sql LIKE '%owner%' ORDER BY name")
         }
-        #expect(indexes == ["assignment_on_owner_due", "assignment_on_owner_origin", "material_on_owner", "material_on_owner_origin",
-                            "stash_item_on_owner", "sync_state_on_owner_key", "thread_on_owner_updated_at"])
+        #expect(
+            indexes == [
+                "assignment_on_owner_due", "assignment_on_owner_origin", "material_on_owner", "material_on_owner_origin",
+                "stash_item_on_owner", "sync_state_on_owner_key", "thread_on_owner_updated_at",
+            ])
     }
 }

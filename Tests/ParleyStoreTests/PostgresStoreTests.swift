@@ -28,21 +28,25 @@ struct PostgresStoreTests {
         #expect(StoreBackend.available == [.sqlite, .postgres])
     }
 
-    static let tables = ["assignment", "material", "material_vector", "message", "message_audio", "message_image", "parley_schema_migrations", "response_cache",
-                         "spending", "stash_item", "sync_state", "thread"]
+    static let tables = [
+        "assignment", "material", "material_vector", "message", "message_audio", "message_image", "parley_schema_migrations", "response_cache",
+        "spending", "stash_item", "sync_state", "thread",
+    ]
 
     @Test("an empty database gets every table and each migration recorded once; opening again changes nothing")
     func schema() async throws {
         try await withDatabase { database in
             let store = try await PostgresConversationStore.open(database)
             await store.close()
-            let tables = "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'public' AND table_name IN ("
+            let tables =
+                "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'public' AND table_name IN ("
                 + Self.tables.map { "'\($0)'" }.joined(separator: ", ") + ")"
             #expect(try await TestPostgres.integer(tables, on: database) == Self.tables.count)
             #expect(try await TestPostgres.integer("SELECT COUNT(*) FROM parley_schema_migrations", on: database) == PostgresSchemaCount.migrations)
-            #expect(try await TestPostgres.integer(
-                "SELECT COUNT(*) FROM parley_schema_migrations WHERE name IN ('v1-threads-messages-stash-spending-cache', 'v2-materials', "
-                + "'v3-synced-materials-assignments-sync-state')", on: database) == 3)
+            #expect(
+                try await TestPostgres.integer(
+                    "SELECT COUNT(*) FROM parley_schema_migrations WHERE name IN ('v1-threads-messages-stash-spending-cache', 'v2-materials', "
+                        + "'v3-synced-materials-assignments-sync-state')", on: database) == 3)
 
             let again = try await PostgresConversationStore.open(database)
             let thread = try await again.createThread(title: "kept", settings: ThreadSettings(), owner: .local)
@@ -59,13 +63,15 @@ struct PostgresStoreTests {
         try await withDatabase { database in
             let old = PostgresSchema.migrations.prefix { $0.name != "v3-synced-materials-assignments-sync-state" }
             #expect(old.map(\.name) == ["v1-threads-messages-stash-spending-cache", "v2-materials"])
-            try await TestPostgres.run("CREATE TABLE parley_schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
-                                       on: database)
+            try await TestPostgres.run(
+                "CREATE TABLE parley_schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
+                on: database)
             for migration in old {
                 for statement in migration.statements { try await TestPostgres.run(statement, on: database) }
                 try await TestPostgres.run("INSERT INTO parley_schema_migrations (name) VALUES ('\(migration.name)')", on: database)
             }
-            try await TestPostgres.run("""
+            try await TestPostgres.run(
+                """
                 INSERT INTO material (owner, created_at, title, kind, source, text, page_count, read_by)
                 VALUES ('', now(), 'Old', 'text', 'old.txt', 'kept', 1, 'file'), ('key-a11a', now(), 'Hers', 'text', 'hers.txt', 'hers', 1, 'file')
                 """, on: database)

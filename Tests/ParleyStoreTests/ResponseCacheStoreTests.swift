@@ -79,8 +79,9 @@ struct ResponseCacheStoreTests {
             #expect(try await other.spent(from: march, to: march.addingTimeInterval(86_400 * 31)) == 3.75)
             #expect(try await other.spent(from: march.addingTimeInterval(-86_400 * 40), to: march.addingTimeInterval(-86_400 * 35)) == 0)
 
-            let tracker = SpendingTracker(monthlyBudget: 4, alertThreshold: 3, prices: PriceTable(), ledger: other,
-                                          now: { march.addingTimeInterval(86_400 * 20) })
+            let tracker = SpendingTracker(
+                monthlyBudget: 4, alertThreshold: 3, prices: PriceTable(), ledger: other,
+                now: { march.addingTimeInterval(86_400 * 20) })
             try await tracker.restore()
             #expect(await tracker.spent == 3.75)
             #expect(await tracker.state == .alert)

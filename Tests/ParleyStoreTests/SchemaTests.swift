@@ -13,8 +13,11 @@ struct SchemaTests {
         #expect(diagnostics.journalMode == "wal")
         #expect(diagnostics.synchronous == 2)
         #expect(diagnostics.foreignKeys)
-        #expect(diagnostics.appliedMigrations == ["v1-threads-messages-stash", "v2-spending", "v3-message-images-structured-result", "v4-owners", "v5-response-cache", "v6-materials",
-                                                     "v7-synced-materials-assignments-sync-state", "v8-tool-calls", "v9-material-search", "v10-material-vectors"])
+        #expect(
+            diagnostics.appliedMigrations == [
+                "v1-threads-messages-stash", "v2-spending", "v3-message-images-structured-result", "v4-owners", "v5-response-cache", "v6-materials",
+                "v7-synced-materials-assignments-sync-state", "v8-tool-calls", "v9-material-search", "v10-material-vectors",
+            ])
         for table in ["thread", "message", "message_image", "stash_item", "material", "material_vector", "assignment", "sync_state", "grdb_migrations"] {
             #expect(diagnostics.tables.contains(table), "missing table \(table)")
         }
@@ -28,8 +31,11 @@ struct SchemaTests {
 
         let again = try fixture.reopen()
         let third = try fixture.reopen()
-        #expect(try again.diagnostics().appliedMigrations == ["v1-threads-messages-stash", "v2-spending", "v3-message-images-structured-result", "v4-owners", "v5-response-cache", "v6-materials",
-                                                     "v7-synced-materials-assignments-sync-state", "v8-tool-calls", "v9-material-search", "v10-material-vectors"])
+        #expect(
+            try again.diagnostics().appliedMigrations == [
+                "v1-threads-messages-stash", "v2-spending", "v3-message-images-structured-result", "v4-owners", "v5-response-cache", "v6-materials",
+                "v7-synced-materials-assignments-sync-state", "v8-tool-calls", "v9-material-search", "v10-material-vectors",
+            ])
         #expect(try third.thread(thread.id) == thread)
         #expect(try third.messages(in: thread.id) == [message])
         #expect(try third.threads().count == 1)
@@ -86,8 +92,9 @@ struct SpendingLedgerTests {
         let reopened = try ConversationStore(path: fixture.databaseURL)
         #expect(try reopened.spent(from: march, to: march.addingTimeInterval(86_400 * 31)) == 3.75)
 
-        let tracker = SpendingTracker(monthlyBudget: 4, alertThreshold: 3, prices: PriceTable(), ledger: reopened,
-                                      now: { march.addingTimeInterval(86_400 * 20) })
+        let tracker = SpendingTracker(
+            monthlyBudget: 4, alertThreshold: 3, prices: PriceTable(), ledger: reopened,
+            now: { march.addingTimeInterval(86_400 * 20) })
         try await tracker.restore()
         #expect(await tracker.spent == 3.75)
         #expect(await tracker.state == .alert)

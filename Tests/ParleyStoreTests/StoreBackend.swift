@@ -46,8 +46,10 @@ final class StoreUnderTest: Sendable {
     private let server: DatabaseURL?
     private let opened = Mutex<[any ConversationStoring]>([])
 
-    private init(backend: StoreBackend, store: any ConversationStoring, clock: TestClock, directory: URL,
-                 database: DatabaseURL?, server: DatabaseURL?) {
+    private init(
+        backend: StoreBackend, store: any ConversationStoring, clock: TestClock, directory: URL,
+        database: DatabaseURL?, server: DatabaseURL?
+    ) {
         self.backend = backend
         self.store = store
         self.clock = clock

@@ -29,17 +29,19 @@ struct StoreCopyTests {
         let trip = try store.createThread(
             title: "Trip", settings: ThreadSettings(backend: "openai", modelPreset: "fast", systemPrompt: "Be brief.", maxTokens: 300))
         tick()
-        let question = try store.append(ConversationMessage(
-            role: .user, text: "what is the capitol of france", rawTranscript: "what is the capitol of france",
-            images: [png, jpeg], imageReferences: ["photo-1"], timingsMs: ["stt": 412.5]), to: trip.id)
+        let question = try store.append(
+            ConversationMessage(
+                role: .user, text: "what is the capitol of france", rawTranscript: "what is the capitol of france",
+                images: [png, jpeg], imageReferences: ["photo-1"], timingsMs: ["stt": 412.5]), to: trip.id)
         try store.editTranscript(message: question.id, text: "what is the capital of France")
         let recording = try fixture.makeAudioFile("turn-1.wav")
         try store.attachAudio(message: question.id, file: recording)
         tick()
-        let answer = try store.append(ConversationMessage(
-            role: .assistant, text: "Paris.", provider: "openai", timingsMs: ["llm": 820, "tts": 95.25],
-            usage: Usage(inputTokens: 30, cachedInputTokens: 4, outputTokens: 2), interrupted: true,
-            fullReply: "Paris. It has been the capital since", structuredResult: .string("Paris")), to: trip.id)
+        let answer = try store.append(
+            ConversationMessage(
+                role: .assistant, text: "Paris.", provider: "openai", timingsMs: ["llm": 820, "tts": 95.25],
+                usage: Usage(inputTokens: 30, cachedInputTokens: 4, outputTokens: 2), interrupted: true,
+                fullReply: "Paris. It has been the capital since", structuredResult: .string("Paris")), to: trip.id)
         tick()
         let typed = try store.createThread(title: nil, settings: ThreadSettings())
         try store.append(ConversationMessage(role: .system, text: "You are a tutor."), to: typed.id)
@@ -48,10 +50,14 @@ struct StoreCopyTests {
         try store.stash(NewStashItem(kind: "reply", text: "Paris.", messageID: answer.id))
         try store.stash(NewStashItem(kind: "note", text: "pack an umbrella"))
         try store.addMaterial(NewMaterial(title: "Notes", kind: "text", source: "notes.txt", text: "Fractions are parts.", pageCount: 1, readBy: "file"))
-        try store.saveMaterial(NewMaterial(title: "Essay", kind: "pdf", source: "drive", text: "Page one.\n\nPage two.", pageCount: 2,
-                                           readBy: "pdftotext", origin: "drive:essay"))
-        try store.saveAssignment(NewAssignment(origin: "calendar:main/e1", source: "calendar", title: "Essay due", details: "Two pages",
-                                               dueDay: "2023-11-20", dueAt: Date(timeIntervalSince1970: 1_700_500_000), link: "https://example.com/e1"))
+        try store.saveMaterial(
+            NewMaterial(
+                title: "Essay", kind: "pdf", source: "drive", text: "Page one.\n\nPage two.", pageCount: 2,
+                readBy: "pdftotext", origin: "drive:essay"))
+        try store.saveAssignment(
+            NewAssignment(
+                origin: "calendar:main/e1", source: "calendar", title: "Essay due", details: "Two pages",
+                dueDay: "2023-11-20", dueAt: Date(timeIntervalSince1970: 1_700_500_000), link: "https://example.com/e1"))
         try store.saveAssignment(NewAssignment(origin: "gmail:m1#0", source: "gmail", title: "Quiz", dueDay: "2023-11-21"))
         try store.setSyncState("google.drive.page-token", to: "42")
         try store.setSyncState("google.oauth", to: #"{"refresh_token":"secret"}"#)
@@ -61,10 +67,12 @@ struct StoreCopyTests {
         let hello = try store.append(ConversationMessage(role: .user, text: "hola", rawTranscript: "ola"), to: hers.id, owner: key)
         try store.editTranscript(message: hello.id, text: "hola", owner: key)
         try store.stash(NewStashItem(kind: "transcript", text: "hola", threadID: hers.id, messageID: hello.id), owner: key)
-        try store.addMaterial(NewMaterial(title: "Spanish", kind: "markdown", source: "es.md", text: "# Hola", pageCount: 1, readBy: "file"),
-                              owner: key)
-        try store.saveAssignment(NewAssignment(origin: "calendar:main/e2", source: "calendar", title: "Oral exam", dueDay: "2023-12-01"),
-                                 owner: key)
+        try store.addMaterial(
+            NewMaterial(title: "Spanish", kind: "markdown", source: "es.md", text: "# Hola", pageCount: 1, readBy: "file"),
+            owner: key)
+        try store.saveAssignment(
+            NewAssignment(origin: "calendar:main/e2", source: "calendar", title: "Oral exam", dueDay: "2023-12-01"),
+            owner: key)
         try store.setSyncState("google.calendar.sync-token", to: "abc", owner: key)
         tick()
         // A turn after the other owner's: ids interleave between owners, as they do in use.
@@ -72,8 +80,10 @@ struct StoreCopyTests {
 
         try store.record(cost: 0.25, provider: "openai", at: fixture.clock.now())
         try store.record(cost: 0.5, provider: "anthropic", at: fixture.clock.now().addingTimeInterval(60))
-        try store.cacheResponse(CachedResponse(key: "k", body: Data("{}".utf8), createdAt: fixture.clock.now(),
-                                               expiresAt: fixture.clock.now().addingTimeInterval(3_600)))
+        try store.cacheResponse(
+            CachedResponse(
+                key: "k", body: Data("{}".utf8), createdAt: fixture.clock.now(),
+                expiresAt: fixture.clock.now().addingTimeInterval(3_600)))
         return Filled(fixture: fixture, recording: recording)
     }
 
@@ -180,20 +190,27 @@ extension StoreCopyTests {
                     let expected = try sqlite.exported(thread: nil, owner: owner).threads.map { try renumbered($0, imported) }
                     let copied = try await postgres.exported(thread: nil, owner: owner).threads
                     #expect(copied == expected)
-                    #expect(try await postgres.threads(owner: owner) == (try sqlite.threads(owner: owner)).map { summary in
-                        var summary = summary
-                        summary.thread.id = imported.threadIDs[summary.thread.id] ?? -1
-                        return summary
-                    })
+                    #expect(
+                        try await postgres.threads(owner: owner)
+                            == (try sqlite.threads(owner: owner)).map { summary in
+                                var summary = summary
+                                summary.thread.id = imported.threadIDs[summary.thread.id] ?? -1
+                                return summary
+                            })
 
                     // The stash, pointing at the copied thread and message.
                     let stash = try sqlite.stashItems(owner: owner).map { item in
-                        StashItem(id: 0, createdAt: item.createdAt, kind: item.kind, text: item.text,
-                                  threadID: item.threadID.flatMap { imported.threadIDs[$0] }, messageID: item.messageID.flatMap { imported.messageIDs[$0] })
+                        StashItem(
+                            id: 0, createdAt: item.createdAt, kind: item.kind, text: item.text,
+                            threadID: item.threadID.flatMap { imported.threadIDs[$0] }, messageID: item.messageID.flatMap { imported.messageIDs[$0] })
                     }
                     let copiedStash = try await postgres.stashItems(owner: owner)
-                    #expect(copiedStash.map { StashItem(id: 0, createdAt: $0.createdAt, kind: $0.kind, text: $0.text, threadID: $0.threadID,
-                                                        messageID: $0.messageID) } == stash)
+                    #expect(
+                        copiedStash.map {
+                            StashItem(
+                                id: 0, createdAt: $0.createdAt, kind: $0.kind, text: $0.text, threadID: $0.threadID,
+                                messageID: $0.messageID)
+                        } == stash)
                     // Each owner stashed one item from a message.
                     #expect(copiedStash.count { $0.messageID != nil && $0.threadID != nil } == 1)
 
@@ -242,7 +259,8 @@ extension StoreCopyTests {
                 }
                 let before = try await rows()
                 #expect(before == [3, 6, 2, 1, 3, 3, 3, 3, 2])
-                await #expect(throws: StoreError.targetNotEmpty(location: postgres.location, owners: ["local", "key-0123456789abcdef", "the spending ledger"])) {
+                await #expect(throws: StoreError.targetNotEmpty(location: postgres.location, owners: ["local", "key-0123456789abcdef", "the spending ledger"]))
+                {
                     try await postgres.importContents(contents)
                 }
                 #expect(try await rows() == before)
@@ -270,8 +288,10 @@ extension StoreCopyTests {
             // a thread that is not copied.
             var broken = contents
             let last = try #require(contents.owners.first?.threads.first?.messages.last)
-            broken.owners[0].threads[0].messages.append(StoredMessage(id: last.id + 100, threadID: 9_999, createdAt: last.createdAt,
-                                                                      message: last.content))
+            broken.owners[0].threads[0].messages.append(
+                StoredMessage(
+                    id: last.id + 100, threadID: 9_999, createdAt: last.createdAt,
+                    message: last.content))
             try await withTarget { postgres, database in
                 await #expect(throws: StoreError.self) { try await postgres.importContents(broken) }
                 for table in ["thread", "message", "message_image", "stash_item", "material", "spending"] {

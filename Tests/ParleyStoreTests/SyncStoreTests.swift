@@ -7,8 +7,9 @@ import Testing
 @Suite("Synced materials, assignments and sync state (SQLite and PostgreSQL)")
 struct SyncStoreTests {
     static func doc(_ text: String, origin: String? = "drive:doc1") -> NewMaterial {
-        NewMaterial(title: "Water cycle", kind: "text", source: "Google Drive: Water cycle", text: text, pageCount: 1,
-                    readBy: "drive-export", origin: origin)
+        NewMaterial(
+            title: "Water cycle", kind: "text", source: "Google Drive: Water cycle", text: text, pageCount: 1,
+            readBy: "drive-export", origin: origin)
     }
 
     /// A material synced from the Drive file `drive:doc1`.
@@ -45,21 +46,30 @@ struct SyncStoreTests {
         try await backend.withStore { tested in
             let store = tested.store
             let noon = Date(timeIntervalSince1970: 1_796_212_800)  // 2026-12-02T12:00:00Z
-            let essay = try await store.saveAssignment(NewAssignment(origin: "calendar:primary/e1", source: "calendar", title: "Essay",
-                                                                     dueDay: "2026-12-04"), owner: .local)
-            _ = try await store.saveAssignment(NewAssignment(origin: "gmail:m1#0", source: "gmail", title: "Map", details: "by noon",
-                                                             dueDay: "2026-12-02", link: "https://mail.google.com/mail/#all/m1"), owner: .local)
-            _ = try await store.saveAssignment(NewAssignment(origin: "gmail:m1#1", source: "gmail", title: "Quiz",
-                                                             dueDay: "2026-12-02", dueAt: noon), owner: .local)
-            _ = try await store.saveAssignment(NewAssignment(origin: "gmail:m2#0", source: "gmail", title: "Other's", dueDay: "2026-11-30"),
-                                               owner: .key("ana"))
+            let essay = try await store.saveAssignment(
+                NewAssignment(
+                    origin: "calendar:primary/e1", source: "calendar", title: "Essay",
+                    dueDay: "2026-12-04"), owner: .local)
+            _ = try await store.saveAssignment(
+                NewAssignment(
+                    origin: "gmail:m1#0", source: "gmail", title: "Map", details: "by noon",
+                    dueDay: "2026-12-02", link: "https://mail.google.com/mail/#all/m1"), owner: .local)
+            _ = try await store.saveAssignment(
+                NewAssignment(
+                    origin: "gmail:m1#1", source: "gmail", title: "Quiz",
+                    dueDay: "2026-12-02", dueAt: noon), owner: .local)
+            _ = try await store.saveAssignment(
+                NewAssignment(origin: "gmail:m2#0", source: "gmail", title: "Other's", dueDay: "2026-11-30"),
+                owner: .key("ana"))
             var listed = try await store.assignments(owner: .local)
             #expect(listed.map(\.title) == ["Quiz", "Map", "Essay"])
             #expect(listed[0].dueAt == noon && listed[1].link == "https://mail.google.com/mail/#all/m1" && listed[1].details == "by noon")
 
             tested.clock.advance(seconds: 60)
-            let moved = try await store.saveAssignment(NewAssignment(origin: "calendar:primary/e1", source: "calendar", title: "Essay (2 pages)",
-                                                                     dueDay: "2026-12-01"), owner: .local)
+            let moved = try await store.saveAssignment(
+                NewAssignment(
+                    origin: "calendar:primary/e1", source: "calendar", title: "Essay (2 pages)",
+                    dueDay: "2026-12-01"), owner: .local)
             #expect(moved.id == essay.id && moved.createdAt == essay.createdAt && moved.updatedAt > essay.updatedAt)
             listed = try await store.assignments(owner: .local)
             #expect(listed.map(\.title) == ["Essay (2 pages)", "Quiz", "Map"])

@@ -15,11 +15,13 @@ struct ToolMessageTests {
     static let lyon = ToolCall(id: "call_lyon", name: "weather", arguments: #"{"city": "Lyon", "units": "metric"}"#)
     static let oslo = ToolCall(id: "call_oslo", name: "weather", arguments: #"{"city":"Oslo"}"#)
     /// Calls with no text, as models usually send them.
-    static let calls = NewMessage(role: .assistant, text: "", provider: "openai", usage: Usage(inputTokens: 80, outputTokens: 30),
-                                  toolCalls: [lyon, oslo])
+    static let calls = NewMessage(
+        role: .assistant, text: "", provider: "openai", usage: Usage(inputTokens: 80, outputTokens: 30),
+        toolCalls: [lyon, oslo])
     static let lyonResult = NewMessage(role: .tool, text: #"{"temp_c":21,"sky":"clear"}"#, toolCallID: "call_lyon", toolName: "weather")
-    static let osloResult = NewMessage(role: .tool, text: "the weather service did not answer within 5 s", toolCallID: "call_oslo",
-                                       toolName: "weather", isToolError: true)
+    static let osloResult = NewMessage(
+        role: .tool, text: "the weather service did not answer within 5 s", toolCallID: "call_oslo",
+        toolName: "weather", isToolError: true)
     static let answer = NewMessage(role: .assistant, text: "Lyon is clear at 21 °C; Oslo's weather could not be read.", provider: "openai")
     static let exchange = [question, calls, lyonResult, osloResult, answer]
 
@@ -32,8 +34,9 @@ struct ToolMessageTests {
         .assistant("Lyon is clear at 21 °C; Oslo's weather could not be read."),
     ]
 
-    @Test("calls and results (one an error) read back exactly, by another store on the same database, and in the export",
-          arguments: StoreBackend.available)
+    @Test(
+        "calls and results (one an error) read back exactly, by another store on the same database, and in the export",
+        arguments: StoreBackend.available)
     func roundTrip(_ backend: StoreBackend) async throws {
         try await backend.withStore { tested in
             let store = tested.store
@@ -62,8 +65,9 @@ struct ToolMessageTests {
         }
     }
 
-    @Test("history gives the model the exchange in order: the calls without text, each result, then the answer",
-          arguments: StoreBackend.available)
+    @Test(
+        "history gives the model the exchange in order: the calls without text, each result, then the answer",
+        arguments: StoreBackend.available)
     func history(_ backend: StoreBackend) async throws {
         try await backend.withStore { tested in
             let journal = ThreadJournal(store: tested.store, thread: nil, settings: ThreadSettings())
@@ -74,8 +78,9 @@ struct ToolMessageTests {
         }
     }
 
-    @Test("history leaves out a call whose result was never saved, and a result that answers no saved call",
-          arguments: StoreBackend.available)
+    @Test(
+        "history leaves out a call whose result was never saved, and a result that answers no saved call",
+        arguments: StoreBackend.available)
     func unansweredCalls(_ backend: StoreBackend) async throws {
         try await backend.withStore { tested in
             let store = tested.store
@@ -85,11 +90,12 @@ struct ToolMessageTests {
             for message in [Self.question, cut, Self.lyonResult, stray, NewMessage(role: .assistant, text: "", toolCalls: [Self.oslo])] {
                 try await store.append(message, to: thread.id, owner: .local)
             }
-            #expect(try await ThreadJournal.history(of: thread.id, in: store) == [
-                .user("Weather in Lyon and Oslo?"),
-                .assistant("Let me look.", toolCalls: [Self.lyon]),
-                .tool(callID: "call_lyon", name: "weather", content: #"{"temp_c":21,"sky":"clear"}"#),
-            ])
+            #expect(
+                try await ThreadJournal.history(of: thread.id, in: store) == [
+                    .user("Weather in Lyon and Oslo?"),
+                    .assistant("Let me look.", toolCalls: [Self.lyon]),
+                    .tool(callID: "call_lyon", name: "weather", content: #"{"temp_c":21,"sky":"clear"}"#),
+                ])
         }
     }
 
@@ -136,14 +142,15 @@ struct ToolMessageTests {
         let columns = try fixture.store.pool.read { db in
             try String?.fetchAll(db, sql: "SELECT tool FROM message ORDER BY id")
         }
-        #expect(columns == [
-            nil,
-            #"{"calls":[{"arguments":"{\"city\": \"Lyon\", \"units\": \"metric\"}","id":"call_lyon","name":"weather"},"#
-                + #"{"arguments":"{\"city\":\"Oslo\"}","id":"call_oslo","name":"weather"}]}"#,
-            #"{"call_id":"call_lyon","name":"weather"}"#,
-            #"{"call_id":"call_oslo","is_error":true,"name":"weather"}"#,
-            nil,
-        ])
+        #expect(
+            columns == [
+                nil,
+                #"{"calls":[{"arguments":"{\"city\": \"Lyon\", \"units\": \"metric\"}","id":"call_lyon","name":"weather"},"#
+                    + #"{"arguments":"{\"city\":\"Oslo\"}","id":"call_oslo","name":"weather"}]}"#,
+                #"{"call_id":"call_lyon","name":"weather"}"#,
+                #"{"call_id":"call_oslo","is_error":true,"name":"weather"}"#,
+                nil,
+            ])
     }
 
     @Test("a SQLite database from before tools opens, gains the tool column, reads its rows without tool data and takes an exchange")
@@ -153,23 +160,25 @@ struct ToolMessageTests {
         let old = try DatabaseQueue(path: path.path)
         try StoreSchema.migrator.migrate(old, upTo: "v7-synced-materials-assignments-sync-state")
         try old.write { db in
-            try db.execute(sql: """
-                INSERT INTO thread (id, title, created_at, updated_at, backend, system_prompt, max_tokens)
-                VALUES (1, 'old', '2025-01-01 10:00:00.000', '2025-01-01 10:00:00.000', 'local', 'Be brief.', 64);
-                INSERT INTO message (thread_id, created_at, role, text, typed_text, image_references, timings_ms)
-                VALUES (1, '2025-01-01 10:00:00.000', 'user', 'hello', 'hello', '[]', '{}'),
-                       (1, '2025-01-01 10:00:01.000', 'assistant', 'hi', NULL, '[]', '{"llm":40}');
-                """)
+            try db.execute(
+                sql: """
+                    INSERT INTO thread (id, title, created_at, updated_at, backend, system_prompt, max_tokens)
+                    VALUES (1, 'old', '2025-01-01 10:00:00.000', '2025-01-01 10:00:00.000', 'local', 'Be brief.', 64);
+                    INSERT INTO message (thread_id, created_at, role, text, typed_text, image_references, timings_ms)
+                    VALUES (1, '2025-01-01 10:00:00.000', 'user', 'hello', 'hello', '[]', '{}'),
+                           (1, '2025-01-01 10:00:01.000', 'assistant', 'hi', NULL, '[]', '{"llm":40}');
+                    """)
         }
         try old.close()
 
         let store = try ConversationStore(path: path)
         #expect(try store.diagnostics().appliedMigrations.suffix(3) == ["v8-tool-calls", "v9-material-search", "v10-material-vectors"])
         let kept = try store.messages(in: 1)
-        #expect(kept.map(\.content) == [
-            NewMessage(role: .user, text: "hello", typedText: "hello"),
-            NewMessage(role: .assistant, text: "hi", timingsMs: ["llm": 40]),
-        ])
+        #expect(
+            kept.map(\.content) == [
+                NewMessage(role: .user, text: "hello", typedText: "hello"),
+                NewMessage(role: .assistant, text: "hi", timingsMs: ["llm": 40]),
+            ])
         #expect(kept.allSatisfy { $0.toolCalls.isEmpty && $0.toolCallID == nil && $0.toolName == nil && !$0.isToolError })
         for message in Self.exchange { try store.append(message, to: 1) }
         #expect(try store.messages(in: 1).map(\.content) == kept.map(\.content) + Self.exchange)
@@ -193,11 +202,13 @@ extension ToolMessageTests {
                     for statement in migration.statements { try await TestPostgres.run(statement, on: database) }
                     try await TestPostgres.run("INSERT INTO parley_schema_migrations (name) VALUES ('\(migration.name)')", on: database)
                 }
-                try await TestPostgres.run("""
+                try await TestPostgres.run(
+                    """
                     INSERT INTO thread (owner, title, created_at, updated_at, backend, system_prompt, max_tokens)
                     VALUES ('', 'old', now(), now(), 'local', 'Be brief.', 64)
                     """, on: database)
-                try await TestPostgres.run("""
+                try await TestPostgres.run(
+                    """
                     INSERT INTO message (thread_id, created_at, role, text, typed_text)
                     SELECT id, now(), 'user', 'hello', 'hello' FROM thread
                     """, on: database)
@@ -208,7 +219,8 @@ extension ToolMessageTests {
                 let kept = try await store.messages(in: thread, owner: .local)
                 #expect(kept.map(\.content) == [NewMessage(role: .user, text: "hello", typedText: "hello")])
                 for message in ToolMessageTests.exchange.dropFirst() { try await store.append(message, to: thread, owner: .local) }
-                #expect(try await store.messages(in: thread, owner: .local).map(\.content)
+                #expect(
+                    try await store.messages(in: thread, owner: .local).map(\.content)
                         == kept.map(\.content) + ToolMessageTests.exchange.dropFirst())
                 await store.close()
             } catch {

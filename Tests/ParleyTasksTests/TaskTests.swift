@@ -22,7 +22,9 @@ struct ReadabilityTests {
 
     @Test("long sentences of long words read at a higher grade than short plain ones")
     func grades() {
-        let hard = Readability("Photosynthesis is the biochemical process by which chlorophyll-containing organisms transform electromagnetic radiation into chemically stored energy, subsequently utilized for metabolic activities.")
+        let hard = Readability(
+            "Photosynthesis is the biochemical process by which chlorophyll-containing organisms transform electromagnetic radiation into chemically stored energy, subsequently utilized for metabolic activities."
+        )
         let easy = Readability("Plants use light to make food. The food gives them energy. They let out air we breathe.")
         #expect(hard.grade > 16)
         #expect(easy.grade < 4)
@@ -67,7 +69,8 @@ struct TaskCoordinatorTests {
 
     @Test("a breakdown is typed, and the answer says who served and why")
     func breakdown() async throws {
-        let reply = #"{"goal": "Tidy the room", "steps": [{"action": "Pick up clothes", "minutes": 5}, {"action": "Clear the desk", "minutes": 10}, {"action": "Vacuum", "minutes": 8}]}"#
+        let reply =
+            #"{"goal": "Tidy the room", "steps": [{"action": "Pick up clothes", "minutes": 5}, {"action": "Clear the desk", "minutes": 10}, {"action": "Vacuum", "minutes": 8}]}"#
         let local = ScriptedLanguageModel(name: "llama.cpp", replies: [[reply]], capabilities: Self.structured)
         let answer = try await Self.coordinator([local]).breakDown("tidy my room")
         #expect(answer.value.steps.count == 3)
@@ -118,8 +121,9 @@ struct TaskCoordinatorTests {
     func privateTasks() async throws {
         let empty = #"{"people":[],"places":[],"organizations":[],"concepts":[]}"#
         let local = ScriptedLanguageModel(name: "llama.cpp", replies: [[empty]], capabilities: Self.structured)
-        let answer = try await Self.coordinator([Cloud(), local]).run(.entityExtraction, Entities.self, system: "Extract.",
-                                                                     user: "My secret diary.", isPrivate: true)
+        let answer = try await Self.coordinator([Cloud(), local]).run(
+            .entityExtraction, Entities.self, system: "Extract.",
+            user: "My secret diary.", isPrivate: true)
         #expect(answer.provider.name == "llama.cpp")
         #expect(answer.reason.contains("openai (gpt-test): the request is private and stays on this machine"))
     }

@@ -39,9 +39,10 @@ public struct TimedTranscript: Sendable, Equatable {
 
     /// WebVTT subtitles: the `WEBVTT` header, then cues `HH:MM:SS.mmm --> HH:MM:SS.mmm`.
     public var vtt: String {
-        "WEBVTT\n\n" + segments.map { segment in
-            "\(Self.stamp(segment.start, separator: ".")) --> \(Self.stamp(segment.end, separator: "."))\n\(segment.text)\n"
-        }.joined(separator: "\n")
+        "WEBVTT\n\n"
+            + segments.map { segment in
+                "\(Self.stamp(segment.start, separator: ".")) --> \(Self.stamp(segment.end, separator: "."))\n\(segment.text)\n"
+            }.joined(separator: "\n")
     }
 
     /// `seconds` as hours, minutes, seconds and milliseconds.

@@ -27,8 +27,10 @@ public struct Price: Sendable, Equatable, Codable {
     public var perMillionCharacters: Double
 
     /// Creates a price; unset parts are free.
-    public init(perMillionInputTokens: Double = 0, perMillionOutputTokens: Double = 0,
-                perAudioMinute: Double = 0, perMillionCharacters: Double = 0) {
+    public init(
+        perMillionInputTokens: Double = 0, perMillionOutputTokens: Double = 0,
+        perAudioMinute: Double = 0, perMillionCharacters: Double = 0
+    ) {
         self.perMillionInputTokens = perMillionInputTokens
         self.perMillionOutputTokens = perMillionOutputTokens
         self.perAudioMinute = perAudioMinute

@@ -35,8 +35,10 @@ public actor SpendingTracker {
     public nonisolated let events: AsyncStream<Event>
 
     /// Creates a tracker. `now` is injectable for tests.
-    public init(monthlyBudget: Double, alertThreshold: Double, prices: PriceTable, ledger: (any SpendingLedger)? = nil,
-                now: @escaping @Sendable () -> Date = { Date() }, logger: Logger = Logger(label: "parley.budget")) {
+    public init(
+        monthlyBudget: Double, alertThreshold: Double, prices: PriceTable, ledger: (any SpendingLedger)? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }, logger: Logger = Logger(label: "parley.budget")
+    ) {
         self.monthlyBudget = monthlyBudget
         self.alertThreshold = alertThreshold
         self.prices = prices

@@ -72,17 +72,27 @@ public struct Backchannels: Sendable, Equatable {
 
     /// The lists Parley starts with.
     public static let defaultPhrases: [String: [String]] = [
-        "en": ["mm", "mmm", "mm-hmm", "mhm", "hmm", "hm", "uh-huh", "uh huh", "mm hmm", "uh", "um", "ah", "oh", "ooh", "yeah", "yes",
-               "yep", "yup", "ok", "okay", "right", "sure", "i see", "got it", "cool", "nice", "wow", "really", "true", "exactly",
-               "alright", "all right", "uh-hum", "ha", "haha"],
-        "it": ["mm", "mmm", "mm-hmm", "mhm", "hm", "sì", "si", "certo", "ok", "okay", "va bene", "d'accordo", "ah", "eh", "oh",
-               "esatto", "capisco", "ho capito", "giusto", "vero", "davvero", "già", "ecco", "beh", "perfetto", "bene", "infatti"],
-        "es": ["mm", "mmm", "mm-hmm", "ajá", "aja", "sí", "si", "vale", "claro", "ya", "bueno", "ok", "okay", "de acuerdo", "ah", "eh",
-               "oh", "exacto", "entiendo", "ya veo", "cierto", "mhm", "vaya"],
-        "de": ["mm", "mmm", "mm-hmm", "mhm", "hm", "ja", "jaja", "genau", "okay", "ok", "stimmt", "richtig", "klar", "ach so", "aha",
-               "ah", "oh", "gut", "na ja", "super", "echt"],
-        "fr": ["mm", "mmm", "mm-hmm", "mhm", "hm", "oui", "ouais", "d'accord", "ok", "okay", "voilà", "exactement", "ah", "oh", "euh",
-               "bien sûr", "je vois", "c'est ça", "bon", "ah bon", "carrément"],
+        "en": [
+            "mm", "mmm", "mm-hmm", "mhm", "hmm", "hm", "uh-huh", "uh huh", "mm hmm", "uh", "um", "ah", "oh", "ooh", "yeah", "yes",
+            "yep", "yup", "ok", "okay", "right", "sure", "i see", "got it", "cool", "nice", "wow", "really", "true", "exactly",
+            "alright", "all right", "uh-hum", "ha", "haha",
+        ],
+        "it": [
+            "mm", "mmm", "mm-hmm", "mhm", "hm", "sì", "si", "certo", "ok", "okay", "va bene", "d'accordo", "ah", "eh", "oh",
+            "esatto", "capisco", "ho capito", "giusto", "vero", "davvero", "già", "ecco", "beh", "perfetto", "bene", "infatti",
+        ],
+        "es": [
+            "mm", "mmm", "mm-hmm", "ajá", "aja", "sí", "si", "vale", "claro", "ya", "bueno", "ok", "okay", "de acuerdo", "ah", "eh",
+            "oh", "exacto", "entiendo", "ya veo", "cierto", "mhm", "vaya",
+        ],
+        "de": [
+            "mm", "mmm", "mm-hmm", "mhm", "hm", "ja", "jaja", "genau", "okay", "ok", "stimmt", "richtig", "klar", "ach so", "aha",
+            "ah", "oh", "gut", "na ja", "super", "echt",
+        ],
+        "fr": [
+            "mm", "mmm", "mm-hmm", "mhm", "hm", "oui", "ouais", "d'accord", "ok", "okay", "voilà", "exactement", "ah", "oh", "euh",
+            "bien sûr", "je vois", "c'est ça", "bon", "ah bon", "carrément",
+        ],
     ]
 }
 

@@ -116,8 +116,10 @@ public struct TurnPrediction: Sendable {
     public var speculates: Bool
 
     /// Creates the prediction settings.
-    public init(predictor: any TurnPredictor, audio: (any AudioTurnScorer)? = nil, bands: TurnEndDetector.Bands = TurnEndDetector.Bands(),
-                readsWords: Bool = true, policy: TurnPolicy = TurnPolicy(), speculates: Bool = false) {
+    public init(
+        predictor: any TurnPredictor, audio: (any AudioTurnScorer)? = nil, bands: TurnEndDetector.Bands = TurnEndDetector.Bands(),
+        readsWords: Bool = true, policy: TurnPolicy = TurnPolicy(), speculates: Bool = false
+    ) {
         self.predictor = predictor
         self.audio = audio
         self.bands = bands

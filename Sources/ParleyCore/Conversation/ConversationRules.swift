@@ -15,8 +15,10 @@ public struct ConversationRules: Sendable, Equatable {
     public var interruption: InterruptionRules?
 
     /// Creates rules; the defaults suit a hands-free conversation loop.
-    public init(requiredGates: Set<ConversationGate> = Set(ConversationGate.allCases), listenTimeout: Duration? = nil,
-                allowsBargeIn: Bool = true, continuous: Bool = true, interruption: InterruptionRules? = nil) {
+    public init(
+        requiredGates: Set<ConversationGate> = Set(ConversationGate.allCases), listenTimeout: Duration? = nil,
+        allowsBargeIn: Bool = true, continuous: Bool = true, interruption: InterruptionRules? = nil
+    ) {
         self.interruption = interruption
         self.requiredGates = requiredGates
         self.listenTimeout = listenTimeout

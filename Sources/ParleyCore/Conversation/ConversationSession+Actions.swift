@@ -297,7 +297,8 @@ extension ConversationSession {
         checkSpeculation()
         checkPauseScoring()
         guard let prediction = configuration.turnPrediction, let detector, let silence = detector.silence,
-              let segment = detector.openSegment else { return }
+            let segment = detector.openSegment
+        else { return }
         if let scored = turnScore, scored.segment.end == segment.end {
             try await decideTurnEnd(scored, silence: silence, policy: prediction.policy)
             return
@@ -318,7 +319,8 @@ extension ConversationSession {
             let voice = Task { await judge.scoreVoice(audio, clock: clock) }
             defer { voice.cancel() }
             guard let transcript = try? await stt.transcribe(audio.resampled(to: stt.preferredSampleRate), options: options),
-                  !Task.isCancelled else { return }
+                !Task.isCancelled
+            else { return }
             let transcribed = clock.now
             let words = transcript.text.trimmingWhitespace()
             // The conversation as the reply would give it to the model (trimmed to the
@@ -328,13 +330,18 @@ extension ConversationSession {
             // The voice decides when it is sure; the words are scored only when it is not.
             // No words (a cough, a noise): nothing to end the turn on before the long silence.
             let threshold = await prediction.predictor.completionThreshold()
-            let judgement = words.isEmpty ? TurnJudgement()
-                : await judge.judge(voice: await voice.value, words: words, history: context, tools: tools,
-                                       textThreshold: threshold ?? prediction.policy.threshold, clock: clock)
+            let judgement =
+                words.isEmpty
+                ? TurnJudgement()
+                : await judge.judge(
+                    voice: await voice.value, words: words, history: context, tools: tools,
+                    textThreshold: threshold ?? prediction.policy.threshold, clock: clock)
             guard !Task.isCancelled else { return }
-            await self.pauseScored(TurnScore(segment: segment, transcript: transcript, completion: judgement.completion,
-                                             threshold: judgement.source == .text ? threshold : nil, judgement: judgement),
-                                   took: (started.duration(to: transcribed), transcribed.duration(to: clock.now)))
+            await self.pauseScored(
+                TurnScore(
+                    segment: segment, transcript: transcript, completion: judgement.completion,
+                    threshold: judgement.source == .text ? threshold : nil, judgement: judgement),
+                took: (started.duration(to: transcribed), transcribed.duration(to: clock.now)))
         }
         pauseScoring = task
     }
@@ -354,14 +361,19 @@ extension ConversationSession {
     private func pauseScored(_ score: TurnScore, took: (transcription: Duration, scoring: Duration)) async {
         if scoringSegmentEnd == score.segment.end { pauseScoring = nil }
         guard let prediction = configuration.turnPrediction, let silence = detector?.silence,
-              detector?.openSegment?.end == score.segment.end else {
-            logger.debug("conversation: end of turn scored too late (\(score.completion.map { String(format: "%.2f", $0) } ?? "no score")): the user spoke again or the silence already ended the turn")
+            detector?.openSegment?.end == score.segment.end
+        else {
+            logger.debug(
+                "conversation: end of turn scored too late (\(score.completion.map { String(format: "%.2f", $0) } ?? "no score")): the user spoke again or the silence already ended the turn"
+            )
             return
         }
         turnScore = score
         let voice = score.judgement.audio.map { String(format: "voice %.3f, ", $0) } ?? ""
         let decided = score.judgement.source.map { $0 == .audio ? "by the voice" : "by the words" } ?? "undecided"
-        logger.debug("conversation: pause scored after \(silence) s of silence: \(voice)\(score.completion.map { String(format: "%.4f", $0) } ?? "no words") \(decided) (transcribed in \(Int(took.transcription.milliseconds)) ms, scored in \(Int(took.scoring.milliseconds)) ms)")
+        logger.debug(
+            "conversation: pause scored after \(silence) s of silence: \(voice)\(score.completion.map { String(format: "%.4f", $0) } ?? "no words") \(decided) (transcribed in \(Int(took.transcription.milliseconds)) ms, scored in \(Int(took.scoring.milliseconds)) ms)"
+        )
         do {
             try await decideTurnEnd(score, silence: silence, policy: prediction.policy)
             // Not over yet, but the words sound whole: the reply can start while the pause
@@ -403,7 +415,8 @@ extension ConversationSession {
         let from = kept.begin(at: start)
         holdKeptSpeech()
         if from < start {
-            logger.debug("conversation: the speech at \(Double(from) / Double(vad.sampleRate)) s, with no recognisable words, is transcribed with this utterance")
+            logger.debug(
+                "conversation: the speech at \(Double(from) / Double(vad.sampleRate)) s, with no recognisable words, is transcribed with this utterance")
         }
         let live = await stt.transcribesLive
         transcriber.begin(at: from, live: live) { id, text in

@@ -4,7 +4,8 @@ extension ConversationSession {
     /// evaluation under way: that one is out of date.
     func prefillReply(upTo words: String) {
         guard let prefiller = configuration.prefiller, reply == nil, speculation == nil, pendingImages.isEmpty,
-              machine.state == .listening else { return }
+            machine.state == .listening
+        else { return }
         let messages = replyRequest(history + [.user(words)]).messages
         let tools = configuration.tools?.definitions ?? []
         prefill?.cancel()

@@ -25,7 +25,8 @@ extension ConversationSession {
     /// unless one for this pause is under way or the conversation is not waiting for the user.
     func speculate(on score: TurnScore) {
         guard configuration.turnPrediction?.speculates == true, reply == nil, machine.state == .listening,
-              detector?.openSegment?.end == score.segment.end, speculation?.segmentEnd != score.segment.end else { return }
+            detector?.openSegment?.end == score.segment.end, speculation?.segmentEnd != score.segment.end
+        else { return }
         let words = score.transcript.text.trimmingWhitespace()
         guard !words.isEmpty else { return }
         discardSpeculation(because: "a later pause replaces it")

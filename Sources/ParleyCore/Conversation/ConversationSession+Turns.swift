@@ -55,9 +55,11 @@ extension ConversationSession {
         // The user may correct the transcript (or drop the turn) before it is sent.
         var sent = heard
         // Words over a reply that do not interrupt it are never reviewed: they are no turn.
-        let backchannel = machine.speechOverReply && configuration.rules.interruption.map {
-            $0.backchannels.contains(heard, language: $0.language)
-        } == true
+        let backchannel =
+            machine.speechOverReply
+            && configuration.rules.interruption.map {
+                $0.backchannels.contains(heard, language: $0.language)
+            } == true
         if !heard.isEmpty, !backchannel, let review = configuration.reviewTranscript {
             sent = (await review(heard) ?? "").trimmingWhitespace()
         }
@@ -88,13 +90,15 @@ extension ConversationSession {
             history.append(ChatMessage(role: .user, parts: pendingImages.map(\.part) + [.text(text)]))
             pendingImages = []
         case .typed(let images):
-            turn = .init(text: text, segment: SpeechSegment(start: 0, end: 0, sampleRate: vad.sampleRate), endpoint: clock.now,
-                         images: images.compactMap { if case .image(let data, let mimeType) = $0 { ImageAttachment(data: data, mimeType: mimeType) } else { nil } })
+            turn = .init(
+                text: text, segment: SpeechSegment(start: 0, end: 0, sampleRate: vad.sampleRate), endpoint: clock.now,
+                images: images.compactMap { if case .image(let data, let mimeType) = $0 { ImageAttachment(data: data, mimeType: mimeType) } else { nil } })
             history.append(ChatMessage(role: .user, parts: images + [.text(text)]))
         case .toolResults:
             // The results are in the history already; there is no message of the user's to keep.
-            _ = recorder.begin(.init(text: "", segment: SpeechSegment(start: 0, end: 0, sampleRate: vad.sampleRate), endpoint: clock.now),
-                               reply: id)
+            _ = recorder.begin(
+                .init(text: "", segment: SpeechSegment(start: 0, end: 0, sampleRate: vad.sampleRate), endpoint: clock.now),
+                reply: id)
             return
         case .none, .speechStart, .speechEnd, .played:
             turn = .init(text: text, segment: SpeechSegment(start: 0, end: 0, sampleRate: vad.sampleRate), endpoint: clock.now)

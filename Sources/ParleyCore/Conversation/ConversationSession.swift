@@ -176,12 +176,14 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
         self.logger = logger
         self.machine = Machine(configuration: configuration.rules)
         self.history = [.system(configuration.systemPrompt)] + history.filter { $0.role != .system }
-        self.transcriber = UtteranceTranscriber(stt: stt, options: configuration.transcription, partialInterval: configuration.partialInterval,
-                                                speechThreshold: configuration.segmentation.onThreshold)
+        self.transcriber = UtteranceTranscriber(
+            stt: stt, options: configuration.transcription, partialInterval: configuration.partialInterval,
+            speechThreshold: configuration.segmentation.onThreshold)
         // Kept until 3 s after the silence that ended its turn.
         self.kept = KeptSpeech(sampleRate: vad.sampleRate, maxGap: configuration.segmentation.endSilence + 3)
-        self.recorder = TurnRecorder(vad: vad.identity.description, stt: stt.identity.description, tts: tts.identity.description,
-                                     endpointSilence: configuration.segmentation.endSilence)
+        self.recorder = TurnRecorder(
+            vad: vad.identity.description, stt: stt.identity.description, tts: tts.identity.description,
+            endpointSilence: configuration.segmentation.endSilence)
     }
 
     /// Where the conversation stands.
@@ -493,7 +495,8 @@ extension ConversationSession where C == ContinuousClock {
         history: [ChatMessage] = [], configuration: Configuration = Configuration(),
         logger: Logger = Logger(label: "parley.conversation")
     ) {
-        self.init(vad: vad, stt: stt, llm: llm, tts: tts, output: output, journal: journal, history: history,
-                  configuration: configuration, clock: ContinuousClock(), logger: logger)
+        self.init(
+            vad: vad, stt: stt, llm: llm, tts: tts, output: output, journal: journal, history: history,
+            configuration: configuration, clock: ContinuousClock(), logger: logger)
     }
 }

@@ -84,8 +84,9 @@ public struct ReplySpeaker: Sendable {
     /// A chunker that cuts a reply's text as the speaker speaks it: the first chunk as soon
     /// as a phrase, clause or subject is whole, whole sentences after it.
     public static func replyChunker() -> SentenceChunker {
-        SentenceChunker(firstClauseWords: firstClauseWords, firstPredicateWords: firstPredicateWords,
-                        firstNumberWords: firstNumberWords, firstMarkWords: firstMarkWords, firstPhraseWords: firstPhraseWords)
+        SentenceChunker(
+            firstClauseWords: firstClauseWords, firstPredicateWords: firstPredicateWords,
+            firstNumberWords: firstNumberWords, firstMarkWords: firstMarkWords, firstPhraseWords: firstPhraseWords)
     }
 
     /// The most silence (seconds) kept after a chunk that ends inside a sentence (a first
@@ -118,8 +119,10 @@ public struct ReplySpeaker: Sendable {
     private let acknowledgementAudio = PreparedSpeech()
 
     /// Creates a speaker.
-    public init(llm: any LanguageModelProvider, tts: any TextToSpeechProvider, speech: SpeechOptions = SpeechOptions(),
-                tools: ToolBox? = nil) {
+    public init(
+        llm: any LanguageModelProvider, tts: any TextToSpeechProvider, speech: SpeechOptions = SpeechOptions(),
+        tools: ToolBox? = nil
+    ) {
         self.llm = llm
         self.tts = tts
         self.speech = speech
@@ -186,8 +189,9 @@ public struct ReplySpeaker: Sendable {
             // writes: the model's one round answers from its result.
             if let tools, let call = tools.cuedCall(for: current) {
                 if let acknowledgement {
-                    quiet.open(acknowledgement, audio: await acknowledgementAudio.audio(for: acknowledgement.text, voice: tts, options: speech),
-                               clock: clock, into: sentenceSink)
+                    quiet.open(
+                        acknowledgement, audio: await acknowledgementAudio.audio(for: acknowledgement.text, voice: tts, options: speech),
+                        clock: clock, into: sentenceSink)
                 }
                 let results = await tools.run([call], clock: clock)
                 let exchange = [ChatMessage.assistant("", toolCalls: [call])] + results.map(\.message)
@@ -232,20 +236,24 @@ public struct ReplySpeaker: Sendable {
                         break
                     }
                     if let acknowledgement {
-                    quiet.open(acknowledgement, audio: await acknowledgementAudio.audio(for: acknowledgement.text, voice: tts, options: speech),
-                               clock: clock, into: sentenceSink)
-                }
+                        quiet.open(
+                            acknowledgement, audio: await acknowledgementAudio.audio(for: acknowledgement.text, voice: tts, options: speech),
+                            clock: clock, into: sentenceSink)
+                    }
                     let results = await tools.run(calls, clock: clock)
                     let exchange = [ChatMessage.assistant(roundText, toolCalls: calls)] + results.map(\.message)
                     written.toolExchange += exchange
                     written.toolResults += results
                     current.messages += exchange
-                    current.toolChoice = round == 1 && cued ? .none
-                        : ToolLoop.nextChoice(current.toolChoice, round: round, of: rounds, calls: calls,
-                                              before: written.toolResults.dropLast(results.count).map(\.call))
+                    current.toolChoice =
+                        round == 1 && cued
+                        ? .none
+                        : ToolLoop.nextChoice(
+                            current.toolChoice, round: round, of: rounds, calls: calls,
+                            before: written.toolResults.dropLast(results.count).map(\.call))
                     if let last = written.text.last, !last.isWhitespace { written.text += " " }
                 }
-            } catch where Task.isCancelled {
+            } catch  where Task.isCancelled {
                 // Stopped by the caller: what was written so far stands.
             }
             if !Task.isCancelled, let rest = chunker.finish() { sentenceSink.yield(.text(rest)) }
@@ -293,10 +301,11 @@ public struct ReplySpeaker: Sendable {
         }
         let written = try await generation
         if let synthesisError { throw synthesisError }
-        return Outcome(text: written.text.trimmingWhitespace(), spoken: spoken, usage: written.usage, provider: written.provider, voice: voice,
-                       firstToken: written.firstToken, firstAudio: firstAudio, generation: written.total,
-                       synthesis: synthesis, cancelled: Task.isCancelled, toolExchange: written.toolExchange,
-                       toolResults: written.toolResults, clientCalls: written.clientCalls)
+        return Outcome(
+            text: written.text.trimmingWhitespace(), spoken: spoken, usage: written.usage, provider: written.provider, voice: voice,
+            firstToken: written.firstToken, firstAudio: firstAudio, generation: written.total,
+            synthesis: synthesis, cancelled: Task.isCancelled, toolExchange: written.toolExchange,
+            toolResults: written.toolResults, clientCalls: written.clientCalls)
     }
 
     /// What the model wrote over the reply's rounds.
@@ -326,8 +335,10 @@ private final class AcknowledgementWindow: Sendable {
 
     /// Opens the window (if it is not open already): `acknowledgement` is yielded into `sink`
     /// when it is still open after ``ReplySpeaker/Acknowledgement/after``.
-    func open<C: Clock>(_ acknowledgement: ReplySpeaker.Acknowledgement, audio: [SpokenChunk], clock: C,
-                        into sink: AsyncStream<ReplyPiece>.Continuation) where C.Duration == Duration {
+    func open<C: Clock>(
+        _ acknowledgement: ReplySpeaker.Acknowledgement, audio: [SpokenChunk], clock: C,
+        into sink: AsyncStream<ReplyPiece>.Continuation
+    ) where C.Duration == Duration {
         state.withLock { state in
             guard !state.open else { return }
             state.open = true

@@ -87,8 +87,10 @@ public struct SentenceChunker: Sendable {
     ///   science teacher starts in ten minutes." A short first phrase is spoken sooner by a
     ///   voice whose time grows with the length of what it says, and needs fewer of the
     ///   model's words.
-    public init(firstClauseWords: Int? = nil, firstPredicateWords: Int? = nil, firstNumberWords: Int? = nil,
-                firstMarkWords: Int? = nil, firstPhraseWords: Int? = nil) {
+    public init(
+        firstClauseWords: Int? = nil, firstPredicateWords: Int? = nil, firstNumberWords: Int? = nil,
+        firstMarkWords: Int? = nil, firstPhraseWords: Int? = nil
+    ) {
         self.firstClauseWords = firstClauseWords
         self.firstPredicateWords = firstPredicateWords
         self.firstNumberWords = firstNumberWords
@@ -169,20 +171,23 @@ public struct SentenceChunker: Sendable {
             return text[end].isWhitespace ? .here(end) : .no
         }
         if character == "(", let firstClauseWords, words >= firstClauseWords,
-           index > text.startIndex, text[text.index(before: index)].isWhitespace {
+            index > text.startIndex, text[text.index(before: index)].isWhitespace
+        {
             // A parenthesis opens an aside: the clause ends before it.
             return .here(index)
         }
         guard character.isWhitespace else { return .no }
         if let firstPredicateWords, words >= firstPredicateWords, opensPredicate(after: index, in: text) { return .here(index) }
         if let firstNumberWords, words >= firstNumberWords, text.index(after: index) < text.endIndex,
-           text[text.index(after: index)].isNumber {
+            text[text.index(after: index)].isNumber
+        {
             return .here(index)
         }
         if let firstClauseWords, words >= firstClauseWords, opensClause(after: index, in: text) { return .here(index) }
         if let firstPhraseWords, words >= firstPhraseWords, opensPhrase(after: index, in: text),
-           let last = text[..<index].split(whereSeparator: \.isWhitespace).last,
-           !Self.phraseContinuers.contains(last.lowercased()), last.last?.isLetter == true {
+            let last = text[..<index].split(whereSeparator: \.isWhitespace).last,
+            !Self.phraseContinuers.contains(last.lowercased()), last.last?.isLetter == true
+        {
             return .here(index)
         }
         return .no

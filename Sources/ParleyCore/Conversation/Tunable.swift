@@ -51,8 +51,10 @@ public struct Tunable: Sendable, Hashable, Identifiable, CustomStringConvertible
     public let environment: String?
 
     /// A tunable; `environment` is `nil` unless the setting has a variable.
-    init(id: String, summary: String, defaultValue: Double, range: ClosedRange<Double>, off: Double?, unit: Unit,
-         flag: String?, field: Field?, environment: String? = nil) {
+    init(
+        id: String, summary: String, defaultValue: Double, range: ClosedRange<Double>, off: Double?, unit: Unit,
+        flag: String?, field: Field?, environment: String? = nil
+    ) {
         self.id = id
         self.summary = summary
         self.defaultValue = defaultValue

@@ -79,8 +79,9 @@ struct TurnRecorder<Instant: InstantProtocol>: Sendable where Instant.Duration =
     mutating func begin(_ turn: UserTurn, reply: Int) -> JournalEntry {
         pending[reply] = Pending(turn: turn)
         guard let heard = turn.heard else { return JournalEntry(role: .user, text: turn.text, typedText: turn.text, images: turn.images) }
-        return JournalEntry(role: .user, text: turn.text, rawTranscript: heard, editedText: turn.text == heard ? nil : turn.text,
-                            images: turn.images, provider: turn.transcribedBy?.description ?? stt, timingsMs: ["stt": turn.transcription.milliseconds], audio: turn.audio)
+        return JournalEntry(
+            role: .user, text: turn.text, rawTranscript: heard, editedText: turn.text == heard ? nil : turn.text,
+            images: turn.images, provider: turn.transcribedBy?.description ?? stt, timingsMs: ["stt": turn.transcription.milliseconds], audio: turn.audio)
     }
 
     /// The reply of turn `reply` was requested at `now`; `speculative` when that was before
@@ -114,12 +115,14 @@ struct TurnRecorder<Instant: InstantProtocol>: Sendable where Instant.Duration =
         var result = TurnResult(
             segment: user.segment, transcript: user.text, reply: heard,
             replyAudioDuration: interrupted ? min(played ?? 0, outcome.spoken.duration) : outcome.spoken.duration,
-            providers: .init(vad: user.typed ? "" : vad, stt: user.typed ? "" : user.transcribedBy?.description ?? stt,
-                             llm: outcome.provider.description, tts: outcome.voice?.description ?? tts),
-            timings: .init(vad: user.detection.milliseconds, stt: user.transcription.milliseconds,
-                           llmFirstToken: outcome.firstToken?.milliseconds ?? outcome.generation.milliseconds,
-                           llmTotal: outcome.generation.milliseconds, firstAudio: outcome.firstAudio?.milliseconds ?? 0,
-                           tts: outcome.synthesis.milliseconds, total: user.endpoint.duration(to: now).milliseconds),
+            providers: .init(
+                vad: user.typed ? "" : vad, stt: user.typed ? "" : user.transcribedBy?.description ?? stt,
+                llm: outcome.provider.description, tts: outcome.voice?.description ?? tts),
+            timings: .init(
+                vad: user.detection.milliseconds, stt: user.transcription.milliseconds,
+                llmFirstToken: outcome.firstToken?.milliseconds ?? outcome.generation.milliseconds,
+                llmTotal: outcome.generation.milliseconds, firstAudio: outcome.firstAudio?.milliseconds ?? 0,
+                tts: outcome.synthesis.milliseconds, total: user.endpoint.duration(to: now).milliseconds),
             usage: outcome.usage)
         result.interrupted = interrupted
         result.fullReply = interrupted ? outcome.text : nil
@@ -130,9 +133,10 @@ struct TurnRecorder<Instant: InstantProtocol>: Sendable where Instant.Duration =
         result.language = user.language
         result.endOfTurn = user.predictedEnd?.reason
         result.startedEarly = turn.speculative
-        result.latency = .init(endpointSilence: user.typed ? 0 : (user.predictedEnd?.silence ?? endpointSilence) * 1000,
-                               finalTranscript: user.transcription.milliseconds,
-                               firstToken: sinceEndpoint(outcome.firstToken), firstAudio: sinceEndpoint(outcome.firstAudio))
+        result.latency = .init(
+            endpointSilence: user.typed ? 0 : (user.predictedEnd?.silence ?? endpointSilence) * 1000,
+            finalTranscript: user.transcription.milliseconds,
+            firstToken: sinceEndpoint(outcome.firstToken), firstAudio: sinceEndpoint(outcome.firstAudio))
         if let voiceEnded = user.voiceEnded, outcome.firstAudio != nil {
             result.latency.voiceToVoice = voiceEnded.duration(to: user.endpoint).milliseconds + result.latency.firstAudio
         }
@@ -141,8 +145,10 @@ struct TurnRecorder<Instant: InstantProtocol>: Sendable where Instant.Duration =
         let timings = result.timings
         let entry = JournalEntry(
             role: .assistant, text: heard, provider: outcome.provider.description,
-            timingsMs: ["llm_first_token": timings.llmFirstToken, "llm_total": timings.llmTotal, "tts": timings.tts,
-                        "first_audio_after_endpoint": result.latency.firstAudio],
+            timingsMs: [
+                "llm_first_token": timings.llmFirstToken, "llm_total": timings.llmTotal, "tts": timings.tts,
+                "first_audio_after_endpoint": result.latency.firstAudio,
+            ],
             usage: outcome.usage, interrupted: interrupted, fullReply: result.fullReply)
         return Finished(result: result, heard: heard, entry: entry, toolExchange: outcome.toolExchange)
     }

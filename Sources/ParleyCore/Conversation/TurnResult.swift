@@ -35,8 +35,10 @@ public struct TurnResult: Sendable, Equatable {
         public var total: Double
 
         /// Creates zeroed timings.
-        public init(vad: Double = 0, stt: Double = 0, llmFirstToken: Double = 0, llmTotal: Double = 0,
-                    firstAudio: Double = 0, tts: Double = 0, total: Double = 0) {
+        public init(
+            vad: Double = 0, stt: Double = 0, llmFirstToken: Double = 0, llmTotal: Double = 0,
+            firstAudio: Double = 0, tts: Double = 0, total: Double = 0
+        ) {
             self.vad = vad
             self.stt = stt
             self.llmFirstToken = llmFirstToken
@@ -73,8 +75,10 @@ public struct TurnResult: Sendable, Equatable {
         public var voiceToVoice: Double?
 
         /// Creates a trace.
-        public init(endpointSilence: Double = 0, finalTranscript: Double = 0, firstToken: Double = 0, firstAudio: Double = 0,
-                    voiceToVoice: Double? = nil) {
+        public init(
+            endpointSilence: Double = 0, finalTranscript: Double = 0, firstToken: Double = 0, firstAudio: Double = 0,
+            voiceToVoice: Double? = nil
+        ) {
             self.endpointSilence = endpointSilence
             self.finalTranscript = finalTranscript
             self.firstToken = firstToken
@@ -135,8 +139,10 @@ public struct TurnResult: Sendable, Equatable {
     public var toolResults: [ToolResult] = []
 
     /// Creates a result.
-    public init(segment: SpeechSegment, transcript: String, reply: String, replyAudioDuration: Double,
-                providers: Providers, timings: Timings, usage: Usage) {
+    public init(
+        segment: SpeechSegment, transcript: String, reply: String, replyAudioDuration: Double,
+        providers: Providers, timings: Timings, usage: Usage
+    ) {
         self.segment = segment
         self.transcript = transcript
         self.reply = reply

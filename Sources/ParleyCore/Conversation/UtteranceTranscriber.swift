@@ -119,7 +119,8 @@ struct UtteranceTranscriber: Sendable {
             return nil
         }
         guard let interval = partialInterval, frame.probability >= speechThreshold, !utterance.partialInFlight,
-              Double(frame.end - utterance.lastPartial) >= interval * Double(detector.sampleRate) else { return nil }
+            Double(frame.end - utterance.lastPartial) >= interval * Double(detector.sampleRate)
+        else { return nil }
         utterance.lastPartial = frame.end
         utterance.partialInFlight = true
         return PartialRequest(utterance: utterance.id, audio: detector.audio(from: utterance.start, to: frame.end), stt: stt, options: options)

@@ -84,7 +84,8 @@ enum JSONReader {
             if bytes[position] == UInt8(ascii: "-") { position += 1 }
             var complete = digits(&self) > 0
             if complete, bytes[start] == UInt8(ascii: "-") ? bytes[start + 1] == UInt8(ascii: "0") : bytes[start] == UInt8(ascii: "0"),
-               position - start > (bytes[start] == UInt8(ascii: "-") ? 2 : 1) {
+                position - start > (bytes[start] == UInt8(ascii: "-") ? 2 : 1)
+            {
                 position = start
                 throw error("a number with a leading zero")
             }

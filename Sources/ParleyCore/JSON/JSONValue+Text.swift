@@ -25,9 +25,13 @@ extension JSONValue {
         case .null: output += "null"
         case .bool(let value): output += value ? "true" : "false"
         case .number(let value):
-            if !value.isFinite { output += "null" }
-            else if let integer = JSONValue.exactInteger(value) { output += String(integer) }
-            else { output += String(value) }
+            if !value.isFinite {
+                output += "null"
+            } else if let integer = JSONValue.exactInteger(value) {
+                output += String(integer)
+            } else {
+                output += String(value)
+            }
         case .string(let value): Self.writeString(value, to: &output)
         case .array(let elements):
             guard !elements.isEmpty else { output += "[]"; return }
@@ -84,7 +88,8 @@ extension JSONValue {
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
-    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral {
+    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
+{
     public init(stringLiteral value: String) { self = .string(value) }
     public init(integerLiteral value: Int) { self = .number(Double(value)) }
     public init(floatLiteral value: Double) { self = .number(value) }

@@ -10,11 +10,13 @@ public enum LocalizedPhrases {
     /// `auto` the prompt asks for an answer in the language the user spoke).
     public static func voicePrompt(_ setting: LanguageSetting) -> String {
         guard let code = setting.code else {
-            return "You are a helpful voice assistant. Answer in the language the user speaks, in one or two short spoken sentences, in plain words, without code, lists or Markdown."
+            return
+                "You are a helpful voice assistant. Answer in the language the user speaks, in one or two short spoken sentences, in plain words, without code, lists or Markdown."
         }
         if let own = voicePrompts[code] { return own }
         let name = englishName(code)
-        return "You are a helpful voice assistant. Always answer in \(name), in one or two short spoken sentences, in plain words, without code, lists or Markdown."
+        return
+            "You are a helpful voice assistant. Always answer in \(name), in one or two short spoken sentences, in plain words, without code, lists or Markdown."
     }
 
     /// A text assistant's system prompt in `setting`'s language (`parley chat`).
@@ -36,10 +38,14 @@ public enum LocalizedPhrases {
     /// The voice prompts written in their own language.
     public static let voicePrompts: [String: String] = [
         "en": "You are a helpful voice assistant. Answer in one or two short spoken sentences, in plain words, without code, lists or Markdown.",
-        "it": "Sei un assistente vocale disponibile. Rispondi sempre in italiano, con una o due frasi brevi da dire ad alta voce, con parole semplici, senza codice, elenchi o Markdown.",
-        "es": "Eres un asistente de voz servicial. Responde siempre en español, con una o dos frases cortas para decir en voz alta, con palabras sencillas, sin código, listas ni Markdown.",
-        "fr": "Tu es un assistant vocal serviable. Réponds toujours en français, en une ou deux phrases courtes à dire à voix haute, avec des mots simples, sans code, listes ni Markdown.",
-        "de": "Du bist ein hilfsbereiter Sprachassistent. Antworte immer auf Deutsch, in ein oder zwei kurzen gesprochenen Sätzen, mit einfachen Worten, ohne Code, Listen oder Markdown.",
+        "it":
+            "Sei un assistente vocale disponibile. Rispondi sempre in italiano, con una o due frasi brevi da dire ad alta voce, con parole semplici, senza codice, elenchi o Markdown.",
+        "es":
+            "Eres un asistente de voz servicial. Responde siempre en español, con una o dos frases cortas para decir en voz alta, con palabras sencillas, sin código, listas ni Markdown.",
+        "fr":
+            "Tu es un assistant vocal serviable. Réponds toujours en français, en une ou deux phrases courtes à dire à voix haute, avec des mots simples, sans code, listes ni Markdown.",
+        "de":
+            "Du bist ein hilfsbereiter Sprachassistent. Antworte immer auf Deutsch, in ein oder zwei kurzen gesprochenen Sätzen, mit einfachen Worten, ohne Code, Listen oder Markdown.",
     ]
 
     /// The language's English name ("Italian"), or the code when it is not known.

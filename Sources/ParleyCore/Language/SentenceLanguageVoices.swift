@@ -21,9 +21,11 @@ public struct SentenceLanguageVoices: TextToSpeechProvider {
     public let identifier: TextLanguageIdentifier
 
     /// Creates the router. `fallback` is the conversation's language (`primaryLanguage` on `auto`).
-    public init(primary: any TextToSpeechProvider, primaryLanguage: String = "en", other: any TextToSpeechProvider,
-                otherVoice: @escaping @Sendable (String) -> String = LocalizedPhrases.espeakVoice, fallback: String,
-                identifier: TextLanguageIdentifier = TextLanguageIdentifier()) {
+    public init(
+        primary: any TextToSpeechProvider, primaryLanguage: String = "en", other: any TextToSpeechProvider,
+        otherVoice: @escaping @Sendable (String) -> String = LocalizedPhrases.espeakVoice, fallback: String,
+        identifier: TextLanguageIdentifier = TextLanguageIdentifier()
+    ) {
         self.primary = primary
         self.primaryLanguage = primaryLanguage
         self.other = other

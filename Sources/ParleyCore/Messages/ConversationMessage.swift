@@ -116,14 +116,16 @@ extension ConversationMessage {
         let images = message.parts.compactMap { part -> ImageAttachment? in
             if case .image(let data, let mimeType) = part { ImageAttachment(data: data, mimeType: mimeType) } else { nil }
         }
-        self.init(role: message.role, text: message.text, images: images, toolCalls: message.toolCalls, toolCallID: message.toolCallID,
-                  toolName: message.toolName, isToolError: message.isToolError)
+        self.init(
+            role: message.role, text: message.text, images: images, toolCalls: message.toolCalls, toolCallID: message.toolCallID,
+            toolName: message.toolName, isToolError: message.isToolError)
     }
 
     /// A message of a tool exchange as the journal keeps it: an assistant's calls (with the
     /// words it wrote before them) or a tool's result.
     public init(toolExchange message: ChatMessage) {
-        self.init(role: message.role, text: message.text, toolCalls: message.toolCalls, toolCallID: message.toolCallID,
-                  toolName: message.toolName, isToolError: message.isToolError)
+        self.init(
+            role: message.role, text: message.text, toolCalls: message.toolCalls, toolCallID: message.toolCallID,
+            toolName: message.toolName, isToolError: message.isToolError)
     }
 }

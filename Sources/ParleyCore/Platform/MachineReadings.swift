@@ -20,7 +20,8 @@ public struct MachineReadings: Sendable {
         #if os(Linux)
         var available = read("proc/meminfo").flatMap { Self.parseMeminfo($0)["MemAvailable"] }
         if let limit = read("sys/fs/cgroup/memory.max").flatMap(Self.parseBytes),
-           let used = read("sys/fs/cgroup/memory.current").flatMap(Self.parseBytes) {
+            let used = read("sys/fs/cgroup/memory.current").flatMap(Self.parseBytes)
+        {
             let room = limit > used ? limit - used : 0
             available = min(available ?? room, room)
         }
@@ -85,7 +86,8 @@ public struct MachineReadings: Sendable {
             var trips: [(type: String, millidegrees: Int)] = []
             for index in 0..<16 {
                 guard let type = value("trip_point_\(index)_type"), let limit = value("trip_point_\(index)_temp").flatMap(Int.init),
-                      limit > 0 else { continue }
+                    limit > 0
+                else { continue }
                 trips.append((type, limit))
             }
             let state = zoneState(millidegrees: temperature, trips: trips)

@@ -37,8 +37,10 @@ public struct ChatMessage: Sendable, Equatable, Codable {
     public var isToolError: Bool
 
     /// Creates a message from parts.
-    public init(role: Role, parts: [Part], toolCalls: [ToolCall] = [], toolCallID: String? = nil, toolName: String? = nil,
-                isToolError: Bool = false) {
+    public init(
+        role: Role, parts: [Part], toolCalls: [ToolCall] = [], toolCallID: String? = nil, toolName: String? = nil,
+        isToolError: Bool = false
+    ) {
         self.role = role
         self.parts = parts
         self.toolCalls = toolCalls
@@ -160,9 +162,11 @@ public struct ChatRequest: Sendable, Equatable {
     public var parallelToolCalls: Bool
 
     /// Creates a request.
-    public init(messages: [ChatMessage], sampling: SamplingOptions = SamplingOptions(), task: TaskKind = .conversation,
-                isPrivate: Bool = false, forcedProvider: String? = nil, responseSchema: ResponseSchema? = nil,
-                tools: [ToolDefinition] = [], toolChoice: ToolChoice = .auto, parallelToolCalls: Bool = true) {
+    public init(
+        messages: [ChatMessage], sampling: SamplingOptions = SamplingOptions(), task: TaskKind = .conversation,
+        isPrivate: Bool = false, forcedProvider: String? = nil, responseSchema: ResponseSchema? = nil,
+        tools: [ToolDefinition] = [], toolChoice: ToolChoice = .auto, parallelToolCalls: Bool = true
+    ) {
         self.messages = messages
         self.sampling = sampling
         self.task = task
@@ -323,8 +327,10 @@ public struct ChatReply: Sendable, Equatable {
     public var provider: ProviderIdentity?
 
     /// Creates a reply.
-    public init(text: String = "", toolCalls: [ToolCall] = [], finish: FinishReason = .stop, usage: Usage = Usage(),
-                provider: ProviderIdentity? = nil) {
+    public init(
+        text: String = "", toolCalls: [ToolCall] = [], finish: FinishReason = .stop, usage: Usage = Usage(),
+        provider: ProviderIdentity? = nil
+    ) {
         self.text = text
         self.toolCalls = toolCalls
         self.finish = finish

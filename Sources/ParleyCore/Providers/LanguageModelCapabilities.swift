@@ -93,13 +93,15 @@ public struct LanguageModelCapabilities: Sendable, Equatable, Hashable {
 
     /// What either model can do: each feature either has, and the larger context window.
     public func union(_ other: LanguageModelCapabilities) -> LanguageModelCapabilities {
-        let context: Int? = switch (contextTokens, other.contextTokens) {
-        case (let mine?, let theirs?): max(mine, theirs)
-        case (let known?, nil), (nil, let known?): known
-        case (nil, nil): nil
-        }
-        return LanguageModelCapabilities(images: images || other.images, jsonSchema: jsonSchema || other.jsonSchema,
-                                         tools: tools || other.tools, contextTokens: context)
+        let context: Int? =
+            switch (contextTokens, other.contextTokens) {
+            case (let mine?, let theirs?): max(mine, theirs)
+            case (let known?, nil), (nil, let known?): known
+            case (nil, nil): nil
+            }
+        return LanguageModelCapabilities(
+            images: images || other.images, jsonSchema: jsonSchema || other.jsonSchema,
+            tools: tools || other.tools, contextTokens: context)
     }
 
     /// What any of `capabilities` can do (``textOnly`` for none).

@@ -54,8 +54,10 @@ public struct Transcript: Sendable, Equatable {
     }
 
     /// Creates a transcript.
-    public init(text: String, segments: [Segment] = [], provider: ProviderIdentity? = nil, words: [Segment] = [],
-                language: String? = nil) {
+    public init(
+        text: String, segments: [Segment] = [], provider: ProviderIdentity? = nil, words: [Segment] = [],
+        language: String? = nil
+    ) {
         self.text = text
         self.language = language
         self.segments = segments

@@ -68,7 +68,8 @@ public struct CircuitBreaker<Instant: InstantProtocol>: Sendable, Equatable wher
             // The server said when to come back: rest at least that long.
             state = .open(until: now.advanced(by: retryAfter))
         case (.transient(nil), .closed(let failures)):
-            state = failures + 1 >= configuration.failureThreshold
+            state =
+                failures + 1 >= configuration.failureThreshold
                 ? .open(until: now.advanced(by: configuration.coolDown))
                 : .closed(failures: failures + 1)
         case (.transient(nil), .open):

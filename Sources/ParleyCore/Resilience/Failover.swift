@@ -47,8 +47,10 @@ struct Failover<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     /// Records a failed attempt. Rethrows errors that another provider would not fix.
-    func failed(_ provider: any Provider, next: (any Provider)?, error: any Error, detail: String = "",
-                attempts: inout [ChainExhaustedError.Attempt]) async throws {
+    func failed(
+        _ provider: any Provider, next: (any Provider)?, error: any Error, detail: String = "",
+        attempts: inout [ChainExhaustedError.Attempt]
+    ) async throws {
         if Task.isCancelled { throw CancellationError() }
         let kind = failureKind(of: error)
         if kind == .invalidRequest { throw error }

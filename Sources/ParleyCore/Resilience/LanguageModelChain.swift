@@ -48,8 +48,9 @@ public struct LanguageModelChain<C: Clock>: LanguageModelProvider where C.Durati
         self.clock = clock
         self.timeouts = timeouts
         self.failover = Failover(capability: "LLM", health: health, logger: logger)
-        self.identity = ProviderIdentity(name: "chain", model: providers.map(\.identity.description).joined(separator: " → "),
-                                         isLocal: providers.allSatisfy(\.identity.isLocal))
+        self.identity = ProviderIdentity(
+            name: "chain", model: providers.map(\.identity.description).joined(separator: " → "),
+            isLocal: providers.allSatisfy(\.identity.isLocal))
     }
 
     /// What any of the providers can do: the chain serves a request if one of them can.

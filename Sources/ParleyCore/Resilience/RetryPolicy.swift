@@ -12,8 +12,10 @@ public struct RetryPolicy: Sendable, Equatable {
     public var jitter: Double
 
     /// Creates a policy.
-    public init(maxAttempts: Int = 3, initialDelay: Duration = .milliseconds(250), multiplier: Double = 2,
-                maxDelay: Duration = .seconds(8), jitter: Double = 0.5) {
+    public init(
+        maxAttempts: Int = 3, initialDelay: Duration = .milliseconds(250), multiplier: Double = 2,
+        maxDelay: Duration = .seconds(8), jitter: Double = 0.5
+    ) {
         self.maxAttempts = max(1, maxAttempts)
         self.initialDelay = initialDelay
         self.multiplier = multiplier

@@ -13,8 +13,9 @@ public struct SpeechToTextChain<C: Clock>: SpeechToTextProvider where C.Duration
     public init(providers: [any SpeechToTextProvider], health: ProviderHealth<C>, logger: Logger = Logger(label: "parley.chain.stt")) {
         self.providers = providers
         self.failover = Failover(capability: "STT", health: health, logger: logger)
-        self.identity = ProviderIdentity(name: "chain", model: providers.map(\.identity.description).joined(separator: " → "),
-                                         isLocal: providers.allSatisfy(\.identity.isLocal))
+        self.identity = ProviderIdentity(
+            name: "chain", model: providers.map(\.identity.description).joined(separator: " → "),
+            isLocal: providers.allSatisfy(\.identity.isLocal))
     }
 
     /// The first provider's rate; each provider resamples what it gets anyway.
@@ -100,11 +101,12 @@ public struct SpeechToTextChain<C: Clock>: SpeechToTextProvider where C.Duration
                     }
                 }
                 await chain.failover.succeeded(live)
-            } catch where !Task.isCancelled {
+            } catch  where !Task.isCancelled {
                 var attempts: [ChainExhaustedError.Attempt] = []
                 let rest = chain.providers.filter { $0.identity != live.identity }
-                try await chain.failover.failed(live, next: rest.first, error: error, detail: "; transcribing the whole utterance instead",
-                                                attempts: &attempts)
+                try await chain.failover.failed(
+                    live, next: rest.first, error: error, detail: "; transcribing the whole utterance instead",
+                    attempts: &attempts)
                 await pump.value
                 let audio = await recording.audio
                 let transcript = try await chain.failover.run(rest) { provider in
@@ -140,8 +142,9 @@ public struct TextToSpeechChain<C: Clock>: TextToSpeechProvider where C.Duration
     public init(providers: [any TextToSpeechProvider], health: ProviderHealth<C>, logger: Logger = Logger(label: "parley.chain.tts")) {
         self.providers = providers
         self.failover = Failover(capability: "TTS", health: health, logger: logger)
-        self.identity = ProviderIdentity(name: "chain", model: providers.map(\.identity.description).joined(separator: " → "),
-                                         isLocal: providers.allSatisfy(\.identity.isLocal))
+        self.identity = ProviderIdentity(
+            name: "chain", model: providers.map(\.identity.description).joined(separator: " → "),
+            isLocal: providers.allSatisfy(\.identity.isLocal))
     }
 
     public func availability() async -> Availability {

@@ -22,9 +22,11 @@ public struct ResourceGuardedLanguageModel: LanguageModelProvider {
     private let lastHot = HeatRecord()
 
     /// Guards `base`, whose weights take `modelBytes`; `clock` times the cool-down.
-    public init(_ base: any UnloadableLanguageModel, modelBytes: UInt64, monitor: any ResourceMonitor,
-                policy: ResourcePolicy = ResourcePolicy(), coolDown: Duration = .seconds(60),
-                clock: some Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "parley.resources")) {
+    public init(
+        _ base: any UnloadableLanguageModel, modelBytes: UInt64, monitor: any ResourceMonitor,
+        policy: ResourcePolicy = ResourcePolicy(), coolDown: Duration = .seconds(60),
+        clock: some Clock<Duration> = ContinuousClock(), logger: Logger = Logger(label: "parley.resources")
+    ) {
         self.base = base
         self.modelBytes = modelBytes
         self.monitor = monitor

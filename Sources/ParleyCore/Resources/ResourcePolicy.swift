@@ -22,8 +22,10 @@ public struct ResourcePolicy: Sendable, Equatable {
     /// Creates a policy; the defaults keep a model off a machine that would have to swap or
     /// that runs seriously hot (where Apple asks apps to cut heavy work; the chain then steps
     /// down to the small model, which heats the device far less).
-    public init(loadHeadroom: Double = 1.5, maximumPressure: Double = 25, unloadPressure: Double = 60,
-                avoidAtThermalState: ThermalState = .serious) {
+    public init(
+        loadHeadroom: Double = 1.5, maximumPressure: Double = 25, unloadPressure: Double = 60,
+        avoidAtThermalState: ThermalState = .serious
+    ) {
         self.loadHeadroom = loadHeadroom
         self.maximumPressure = maximumPressure
         self.unloadPressure = unloadPressure

@@ -35,8 +35,10 @@ public struct ResourceSnapshot: Sendable, Equatable {
     public var thermalState: ThermalState?
 
     /// Creates a snapshot.
-    public init(availableMemory: UInt64? = nil, totalMemory: UInt64? = nil, memoryPressure: Double? = nil,
-                thermalState: ThermalState? = nil) {
+    public init(
+        availableMemory: UInt64? = nil, totalMemory: UInt64? = nil, memoryPressure: Double? = nil,
+        thermalState: ThermalState? = nil
+    ) {
         self.availableMemory = availableMemory
         self.totalMemory = totalMemory
         self.memoryPressure = memoryPressure

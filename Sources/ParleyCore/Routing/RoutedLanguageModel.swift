@@ -16,9 +16,11 @@ public struct RoutedLanguageModel<C: Clock>: LanguageModelProvider where C.Durat
     private let logger: Logger
 
     /// Creates a routed model over `providers`; their traits come from their identities.
-    public init(providers: [any LanguageModelProvider], policy: RoutingPolicy, health: ProviderHealth<C>, clock: C,
-                spending: SpendingTracker? = nil, freeProviders: Set<String> = [],
-                timeouts: LanguageModelChain<C>.Timeouts = .init(), logger: Logger = Logger(label: "parley.router")) {
+    public init(
+        providers: [any LanguageModelProvider], policy: RoutingPolicy, health: ProviderHealth<C>, clock: C,
+        spending: SpendingTracker? = nil, freeProviders: Set<String> = [],
+        timeouts: LanguageModelChain<C>.Timeouts = .init(), logger: Logger = Logger(label: "parley.router")
+    ) {
         var byName: [String: any LanguageModelProvider] = [:]
         var traits: [String: ProviderTraits] = [:]
         for provider in providers {
@@ -27,8 +29,9 @@ public struct RoutedLanguageModel<C: Clock>: LanguageModelProvider where C.Durat
             // On-device and self-hosted providers are free unless the price table says
             // otherwise (a metered self-hosted gateway, say).
             let priced = spending?.prices.prices[name] != nil
-            traits[name] = ProviderTraits(isLocal: provider.identity.isLocal, capabilities: provider.capabilities,
-                                          isFree: (provider.identity.isLocal && !priced) || freeProviders.contains(name))
+            traits[name] = ProviderTraits(
+                isLocal: provider.identity.isLocal, capabilities: provider.capabilities,
+                isFree: (provider.identity.isLocal && !priced) || freeProviders.contains(name))
         }
         self.providers = byName
         self.router = Router(policy: policy, providers: traits)

@@ -90,7 +90,6 @@ extension JSONSchema {
     }
 }
 
-
 /// Reads schema documents, resolving local `$ref`s.
 private struct SchemaReader {
     let root: JSONValue
@@ -138,9 +137,13 @@ private struct SchemaReader {
             types = list.compactMap(\.string)
             guard types.count == list.count, !types.isEmpty else { throw SchemaError("`type` must name types", at: pointer) }
         case nil:
-            if members["properties"] != nil { types = ["object"] }
-            else if members["items"] != nil { types = ["array"] }
-            else { return JSONSchema(.any, description: description) }
+            if members["properties"] != nil {
+                types = ["object"]
+            } else if members["items"] != nil {
+                types = ["array"]
+            } else {
+                return JSONSchema(.any, description: description)
+            }
         default:
             throw SchemaError("`type` must be a string or an array of strings", at: pointer)
         }
@@ -191,13 +194,15 @@ private struct SchemaReader {
             if let maxItems, maxItems < minItems { throw SchemaError("`maxItems` is below `minItems`", at: pointer) }
             return JSONSchema(.array(items: items, minItems: minItems, maxItems: maxItems))
         case "string":
-            let rules = JSONSchema.StringRules(minLength: try count("minLength") ?? 0, maxLength: try count("maxLength"),
-                                               pattern: members["pattern"]?.string, format: members["format"]?.string)
+            let rules = JSONSchema.StringRules(
+                minLength: try count("minLength") ?? 0, maxLength: try count("maxLength"),
+                pattern: members["pattern"]?.string, format: members["format"]?.string)
             if let maxLength = rules.maxLength, maxLength < rules.minLength { throw SchemaError("`maxLength` is below `minLength`", at: pointer) }
             return JSONSchema(.string(rules))
         case "integer", "number":
-            let rules = JSONSchema.NumberRules(integer: type == "integer", minimum: try bound("minimum"), maximum: try bound("maximum"),
-                                               exclusiveMinimum: try bound("exclusiveMinimum"), exclusiveMaximum: try bound("exclusiveMaximum"))
+            let rules = JSONSchema.NumberRules(
+                integer: type == "integer", minimum: try bound("minimum"), maximum: try bound("maximum"),
+                exclusiveMinimum: try bound("exclusiveMinimum"), exclusiveMaximum: try bound("exclusiveMaximum"))
             if let minimum = rules.minimum, let maximum = rules.maximum, maximum < minimum {
                 throw SchemaError("`maximum` is below `minimum`", at: pointer)
             }

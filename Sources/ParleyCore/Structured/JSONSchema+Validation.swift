@@ -43,11 +43,12 @@ extension JSONSchema {
         case .anyOf(let options):
             if !options.contains(where: { $0.validates(value) }) {
                 // The closest option's complaints say the most.
-                let closest = options.map { option -> [SchemaViolation] in
-                    var complaints: [SchemaViolation] = []
-                    option.check(value, at: path, into: &complaints)
-                    return complaints
-                }.min { $0.count < $1.count } ?? []
+                let closest =
+                    options.map { option -> [SchemaViolation] in
+                        var complaints: [SchemaViolation] = []
+                        option.check(value, at: path, into: &complaints)
+                        return complaints
+                    }.min { $0.count < $1.count } ?? []
                 if options.count == 2, options.contains(where: { $0.kind == .null }) {
                     found.append(contentsOf: closest.map { SchemaViolation(path: $0.path, message: $0.message + " (or null)") })
                 } else {

@@ -83,8 +83,10 @@ public struct JSONSchema: Sendable, Hashable {
         public var exclusiveMaximum: Double?
 
         /// Creates rules; the defaults admit any number.
-        public init(integer: Bool = false, minimum: Double? = nil, maximum: Double? = nil,
-                    exclusiveMinimum: Double? = nil, exclusiveMaximum: Double? = nil) {
+        public init(
+            integer: Bool = false, minimum: Double? = nil, maximum: Double? = nil,
+            exclusiveMinimum: Double? = nil, exclusiveMaximum: Double? = nil
+        ) {
             self.integer = integer
             self.minimum = minimum
             self.maximum = maximum
@@ -117,16 +119,20 @@ public struct JSONSchema: Sendable, Hashable {
     }
 
     /// A string.
-    public static func string(minLength: Int = 0, maxLength: Int? = nil, pattern: String? = nil, format: String? = nil,
-                              description: String? = nil) -> JSONSchema {
-        JSONSchema(.string(StringRules(minLength: minLength, maxLength: maxLength, pattern: pattern, format: format)),
-                   description: description)
+    public static func string(
+        minLength: Int = 0, maxLength: Int? = nil, pattern: String? = nil, format: String? = nil,
+        description: String? = nil
+    ) -> JSONSchema {
+        JSONSchema(
+            .string(StringRules(minLength: minLength, maxLength: maxLength, pattern: pattern, format: format)),
+            description: description)
     }
 
     /// A whole number between `minimum` and `maximum` (inclusive).
     public static func integer(minimum: Int? = nil, maximum: Int? = nil, description: String? = nil) -> JSONSchema {
-        JSONSchema(.number(NumberRules(integer: true, minimum: minimum.map(Double.init), maximum: maximum.map(Double.init))),
-                   description: description)
+        JSONSchema(
+            .number(NumberRules(integer: true, minimum: minimum.map(Double.init), maximum: maximum.map(Double.init))),
+            description: description)
     }
 
     /// A number between `minimum` and `maximum` (inclusive).

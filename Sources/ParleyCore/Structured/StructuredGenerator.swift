@@ -17,9 +17,11 @@ public struct StructuredRequest: Sendable, Equatable {
 
     /// Creates a request. The sampling defaults suit extraction: low temperature, room for
     /// a few hundred tokens of JSON.
-    public init(messages: [ChatMessage], schema: JSONSchema, name: String = "response",
-                sampling: SamplingOptions = SamplingOptions(temperature: 0.1, maxTokens: 768),
-                task: TaskKind = .structuredOutput, isPrivate: Bool = false) {
+    public init(
+        messages: [ChatMessage], schema: JSONSchema, name: String = "response",
+        sampling: SamplingOptions = SamplingOptions(temperature: 0.1, maxTokens: 768),
+        task: TaskKind = .structuredOutput, isPrivate: Bool = false
+    ) {
         self.messages = messages
         self.schema = schema
         self.name = name
@@ -90,8 +92,10 @@ public struct StructuredGenerator<C: Clock>: Sendable where C.Duration == Durati
     private let logger: Logger
 
     /// Creates a generator over `providers`, most preferred first.
-    public init(providers: [any LanguageModelProvider], health: ProviderHealth<C>,
-                repairRounds: Int = 1, logger: Logger = Logger(label: "parley.structured")) {
+    public init(
+        providers: [any LanguageModelProvider], health: ProviderHealth<C>,
+        repairRounds: Int = 1, logger: Logger = Logger(label: "parley.structured")
+    ) {
         self.providers = providers
         self.repairRounds = max(0, repairRounds)
         self.failover = Failover(capability: "structured output", health: health, logger: logger)
@@ -99,8 +103,10 @@ public struct StructuredGenerator<C: Clock>: Sendable where C.Duration == Durati
     }
 
     /// Produces one value that follows `request.schema`, from the providers in `order` when given.
-    public func generate(_ request: StructuredRequest, order: [any LanguageModelProvider]? = nil, rules: [String] = [],
-                         check: (@Sendable (JSONValue) -> [String])? = nil) async throws -> StructuredResult {
+    public func generate(
+        _ request: StructuredRequest, order: [any LanguageModelProvider]? = nil, rules: [String] = [],
+        check: (@Sendable (JSONValue) -> [String])? = nil
+    ) async throws -> StructuredResult {
         // Nobody reads partial values here: the stream skips parsing them.
         for try await update in updates(request, order: order, rules: rules, check: check, partials: false) {
             if case .completed(let result) = update { return result }
@@ -109,11 +115,15 @@ public struct StructuredGenerator<C: Clock>: Sendable where C.Duration == Durati
     }
 
     /// Produces a value of `type`.
-    public func generate<T: StructuredOutput>(_ type: T.Type, messages: [ChatMessage], task: TaskKind = .structuredOutput,
-                                              sampling: SamplingOptions = SamplingOptions(temperature: 0.1, maxTokens: 768),
-                                              isPrivate: Bool = false) async throws -> (value: T, result: StructuredResult) {
-        let result = try await generate(StructuredRequest(messages: messages, schema: T.schema, name: T.schemaName,
-                                                          sampling: sampling, task: task, isPrivate: isPrivate))
+    public func generate<T: StructuredOutput>(
+        _ type: T.Type, messages: [ChatMessage], task: TaskKind = .structuredOutput,
+        sampling: SamplingOptions = SamplingOptions(temperature: 0.1, maxTokens: 768),
+        isPrivate: Bool = false
+    ) async throws -> (value: T, result: StructuredResult) {
+        let result = try await generate(
+            StructuredRequest(
+                messages: messages, schema: T.schema, name: T.schemaName,
+                sampling: sampling, task: task, isPrivate: isPrivate))
         return (try T(json: result.value), result)
     }
 
@@ -121,22 +131,29 @@ public struct StructuredGenerator<C: Clock>: Sendable where C.Duration == Durati
     /// (with the `rules` that made it, for the result's reason) replaces the generator's own.
     /// `check` adds rules a schema cannot state (a text must get simpler, say): what it
     /// returns is treated like schema violations (a repair round, then the next provider).
-    public func stream(_ request: StructuredRequest, order: [any LanguageModelProvider]? = nil, rules: [String] = [],
-                       check: (@Sendable (JSONValue) -> [String])? = nil) -> AsyncThrowingStream<StructuredUpdate, any Error> {
+    public func stream(
+        _ request: StructuredRequest, order: [any LanguageModelProvider]? = nil, rules: [String] = [],
+        check: (@Sendable (JSONValue) -> [String])? = nil
+    ) -> AsyncThrowingStream<StructuredUpdate, any Error> {
         updates(request, order: order, rules: rules, check: check, partials: true)
     }
 
-    private func updates(_ request: StructuredRequest, order: [any LanguageModelProvider]?, rules: [String],
-                         check: (@Sendable (JSONValue) -> [String])?, partials: Bool) -> AsyncThrowingStream<StructuredUpdate, any Error> {
+    private func updates(
+        _ request: StructuredRequest, order: [any LanguageModelProvider]?, rules: [String],
+        check: (@Sendable (JSONValue) -> [String])?, partials: Bool
+    ) -> AsyncThrowingStream<StructuredUpdate, any Error> {
         .producing { output in
-            try await run(request, order ?? providers, rules.isEmpty && order == nil ? ["the configured order"] : rules,
-                          check, partials, output)
+            try await run(
+                request, order ?? providers, rules.isEmpty && order == nil ? ["the configured order"] : rules,
+                check, partials, output)
         }
     }
 
-    private func run(_ request: StructuredRequest, _ ordered: [any LanguageModelProvider], _ rules: [String],
-                     _ check: (@Sendable (JSONValue) -> [String])?, _ partials: Bool,
-                     _ output: AsyncThrowingStream<StructuredUpdate, any Error>.Continuation) async throws {
+    private func run(
+        _ request: StructuredRequest, _ ordered: [any LanguageModelProvider], _ rules: [String],
+        _ check: (@Sendable (JSONValue) -> [String])?, _ partials: Bool,
+        _ output: AsyncThrowingStream<StructuredUpdate, any Error>.Continuation
+    ) async throws {
         var attempts: [ChainExhaustedError.Attempt] = []
         var usage = Usage()
         let messages = Self.instructed(request.messages, schema: request.schema)
@@ -167,15 +184,20 @@ public struct StructuredGenerator<C: Clock>: Sendable where C.Duration == Durati
                     if case .success(let value) = problems {
                         await failover.succeeded(provider)
                         let why = (rules + attempts.map { "\($0.provider): \($0.reason)" }).joined(separator: "; ")
-                        output.yield(.completed(StructuredResult(value: value, provider: provider.identity, reason: why,
-                                                                 repaired: repaired, attempts: attempts, usage: usage)))
+                        output.yield(
+                            .completed(
+                                StructuredResult(
+                                    value: value, provider: provider.identity, reason: why,
+                                    repaired: repaired, attempts: attempts, usage: usage)))
                         return
                     }
                     guard case .failure(let complaints) = problems else { break }
                     let summary = complaints.complaints.prefix(5).joined(separator: "; ")
                     guard round < repairRounds else {
                         attempts.append(.init(provider: name, reason: "its answer broke the schema (\(summary))"))
-                        logger.warning("[structured output] \(name) broke the schema (\(summary)), \(next.map { "trying \($0.identity.description)" } ?? "no provider left")")
+                        logger.warning(
+                            "[structured output] \(name) broke the schema (\(summary)), \(next.map { "trying \($0.identity.description)" } ?? "no provider left")"
+                        )
                         output.yield(.discarded(provider.identity, reason: summary))
                         break
                     }
@@ -197,8 +219,10 @@ public struct StructuredGenerator<C: Clock>: Sendable where C.Duration == Durati
     }
 
     /// Runs one request, yielding partial values as the text grows.
-    private func ask(_ provider: any LanguageModelProvider, _ request: ChatRequest,
-                     _ output: AsyncThrowingStream<StructuredUpdate, any Error>.Continuation?) async throws -> Answer {
+    private func ask(
+        _ provider: any LanguageModelProvider, _ request: ChatRequest,
+        _ output: AsyncThrowingStream<StructuredUpdate, any Error>.Continuation?
+    ) async throws -> Answer {
         var text = ""
         var usage = Usage()
         var last: JSONValue?
@@ -218,9 +242,11 @@ public struct StructuredGenerator<C: Clock>: Sendable where C.Duration == Durati
     }
 
     private func chatRequest(_ request: StructuredRequest, messages: [ChatMessage]) -> ChatRequest {
-        ChatRequest(messages: messages, sampling: request.sampling, task: request.task, isPrivate: request.isPrivate,
-                    responseSchema: ResponseSchema(name: request.name, schema: request.schema.json,
-                                                   strict: request.schema.isStrictCompatible))
+        ChatRequest(
+            messages: messages, sampling: request.sampling, task: request.task, isPrivate: request.isPrivate,
+            responseSchema: ResponseSchema(
+                name: request.name, schema: request.schema.json,
+                strict: request.schema.isStrictCompatible))
     }
 
     // MARK: Prompts and parsing

@@ -35,8 +35,9 @@ public struct StructuredLanguageModel<C: Clock>: LanguageModelProvider where C.D
             }
             let schema: JSONSchema
             do { schema = try JSONSchema(json: response.schema) } catch { throw ProviderError.invalidInput("\(error)") }
-            let structured = StructuredRequest(messages: request.messages, schema: schema, name: response.name,
-                                               sampling: request.sampling, task: request.task, isPrivate: request.isPrivate)
+            let structured = StructuredRequest(
+                messages: request.messages, schema: schema, name: response.name,
+                sampling: request.sampling, task: request.task, isPrivate: request.isPrivate)
             let result = try await generator.generate(structured)
             output.yield(.provider(result.provider))
             output.yield(.text(result.value.text))

@@ -61,8 +61,10 @@ public struct CallDecision: Sendable, Equatable {
     public static let calibratedNextCallThreshold = 1.9e-5
 
     /// Creates a decision with its thresholds (each clamped to 0…1).
-    public init(threshold: Double = CallDecision.calibratedThreshold,
-                nextCallThreshold: Double = CallDecision.calibratedNextCallThreshold) {
+    public init(
+        threshold: Double = CallDecision.calibratedThreshold,
+        nextCallThreshold: Double = CallDecision.calibratedNextCallThreshold
+    ) {
         self.threshold = min(1, max(0, threshold))
         self.nextCallThreshold = min(1, max(0, nextCallThreshold))
     }

@@ -23,8 +23,10 @@ public struct Tool: Sendable {
     let handler: @Sendable (String) async throws -> String
 
     /// Creates a tool whose handler takes the arguments as JSON text and returns text.
-    public init(definition: ToolDefinition, timeout: Duration = Tool.defaultTimeout,
-                handler: @escaping @Sendable (_ arguments: String) async throws -> String) {
+    public init(
+        definition: ToolDefinition, timeout: Duration = Tool.defaultTimeout,
+        handler: @escaping @Sendable (_ arguments: String) async throws -> String
+    ) {
         self.definition = definition
         self.timeout = timeout
         self.handler = handler
@@ -146,8 +148,10 @@ public struct ToolBox: Sendable {
     /// (a search for the question itself, a clock that needs none): the call is then made
     /// before the model writes anything, which saves the round in which the model would have
     /// written it, and the model's one round answers from the result.
-    public mutating func cue(_ name: String, when test: @escaping @Sendable (String) -> Bool,
-                             arguments: (@Sendable (String) -> JSONValue)? = nil) {
+    public mutating func cue(
+        _ name: String, when test: @escaping @Sendable (String) -> Bool,
+        arguments: (@Sendable (String) -> JSONValue)? = nil
+    ) {
         cues.append((name, test, arguments))
     }
 

@@ -139,8 +139,9 @@ package struct ToolCallStreamer: Sendable {
         guard let start = text[key.upperBound...].firstIndex(where: { !$0.isWhitespace }) else { return nil }
         let before = String(text[..<key.lowerBound])
         guard let nameKey = before.range(of: "\"name\":"),
-              let value = try? JSONValue(parsing: before[nameKey.upperBound...].trimmingCharacters(in: .whitespacesAndNewlines.union([","]))),
-              let name = value.string else { return nil }
+            let value = try? JSONValue(parsing: before[nameKey.upperBound...].trimmingCharacters(in: .whitespacesAndNewlines.union([","]))),
+            let name = value.string
+        else { return nil }
         return (name, start)
     }
 }
@@ -163,8 +164,10 @@ package struct CallOpening: Sendable {
     }
 
     /// Starts that open a call whatever the tools are called.
-    package static let patterns = ["{\"", "```json\n{", "```json\n {", "```\n{", "```JSON\n{",
-                           "<tools>", "<tool>", "<function", "<functioncall>", "<tool_call", "<toolcall>"]
+    package static let patterns = [
+        "{\"", "```json\n{", "```json\n {", "```\n{", "```JSON\n{",
+        "<tools>", "<tool>", "<function", "<functioncall>", "<tool_call", "<toolcall>",
+    ]
     /// The starts that open a call: ``patterns``, and each tool's name called as a function.
     package let starts: [String]
     private var held = ""

@@ -35,9 +35,10 @@ extension ToolDefinition {
                 throw ToolListError(index: index, reason: .notAFunction)
             }
             do throws(ToolDefinitionError) {
-                let tool = try ToolDefinition(name: name, description: function["description"]?.string,
-                                              parameters: function["parameters"] ?? ["type": "object", "properties": .object([:])],
-                                              strict: function["strict"]?.bool)
+                let tool = try ToolDefinition(
+                    name: name, description: function["description"]?.string,
+                    parameters: function["parameters"] ?? ["type": "object", "properties": .object([:])],
+                    strict: function["strict"]?.bool)
                 guard !tools.contains(where: { $0.name == name }) else { throw ToolDefinitionError.duplicateName(name) }
                 tools.append(tool)
             } catch {

@@ -23,8 +23,10 @@ public struct ToolDefinition: Sendable, Equatable, Hashable {
     ///
     /// - Throws: ``ToolDefinitionError`` when the name is not a valid function name or the
     ///   parameters are not an object schema.
-    public init(name: String, description: String? = nil, parameters: JSONValue = .object(["type": "object", "properties": .object([:])]),
-                strict: Bool? = nil) throws(ToolDefinitionError) {
+    public init(
+        name: String, description: String? = nil, parameters: JSONValue = .object(["type": "object", "properties": .object([:])]),
+        strict: Bool? = nil
+    ) throws(ToolDefinitionError) {
         guard Self.isValidName(name) else { throw .invalidName(name) }
         guard let members = parameters.object else { throw .parametersNotObject(tool: name) }
         let type = members["type"]

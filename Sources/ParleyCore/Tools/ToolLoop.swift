@@ -32,8 +32,10 @@ public struct ToolLoop: Sendable {
 
     /// Runs `request` (the toolbox's tools added to its own) and passes every event of every
     /// round to `onEvent` as it comes.
-    public func run<C: Clock>(_ request: ChatRequest, clock: C,
-                              onEvent: @Sendable (ChatEvent) async -> Void = { _ in }) async throws -> Outcome where C.Duration == Duration {
+    public func run<C: Clock>(
+        _ request: ChatRequest, clock: C,
+        onEvent: @Sendable (ChatEvent) async -> Void = { _ in }
+    ) async throws -> Outcome where C.Duration == Duration {
         var current = request
         current.tools = ToolBox.merged(request.tools, toolbox.definitions)
         let cued = toolbox.cuedChoice(for: current)
@@ -75,9 +77,12 @@ public struct ToolLoop: Sendable {
             exchange += messages
             results += ran
             current.messages += messages
-            current.toolChoice = round == 1 && cued != nil ? .none
-                : Self.nextChoice(current.toolChoice, round: round, of: maxRounds, calls: reply.toolCalls,
-                                  before: results.dropLast(ran.count).map(\.call))
+            current.toolChoice =
+                round == 1 && cued != nil
+                ? .none
+                : Self.nextChoice(
+                    current.toolChoice, round: round, of: maxRounds, calls: reply.toolCalls,
+                    before: results.dropLast(ran.count).map(\.call))
         }
         return Outcome(reply: ChatReply(finish: .stop, usage: usage), exchange: exchange, results: results, usage: usage)
     }

@@ -232,8 +232,8 @@ public struct ToolWriterMachine: Sendable {
             return reject("No decision is waiting for this probability")
 
         case (.token, .decidingOpening), (.token, .decidingNaming), (.token, .decidingNextCall),
-             (.endOfGeneration, .decidingOpening), (.endOfGeneration, .decidingNaming), (.endOfGeneration, .decidingNextCall),
-             (.limit, .decidingOpening), (.limit, .decidingNaming), (.limit, .decidingNextCall):
+            (.endOfGeneration, .decidingOpening), (.endOfGeneration, .decidingNaming), (.endOfGeneration, .decidingNextCall),
+            (.limit, .decidingOpening), (.limit, .decidingNaming), (.limit, .decidingNextCall):
             return reject("A decision is waiting for its probability; nothing is sampled before it")
 
         case (.token(let bytes, let position), _):

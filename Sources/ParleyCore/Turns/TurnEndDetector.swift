@@ -50,8 +50,10 @@ public struct TurnEndDetector: Sendable {
     /// words are `words`, said after `history` in a conversation offering `tools`; the words
     /// count as whole at `textThreshold` (the policy's, or the predictor's own). Each score's
     /// time is measured on `clock`. A scorer that fails counts as absent.
-    public func judge<C: Clock>(speech: AudioBuffer, words: String, history: [ChatMessage] = [], tools: [ToolDefinition] = [],
-                                textThreshold: Double, clock: C) async -> TurnJudgement where C.Duration == Duration {
+    public func judge<C: Clock>(
+        speech: AudioBuffer, words: String, history: [ChatMessage] = [], tools: [ToolDefinition] = [],
+        textThreshold: Double, clock: C
+    ) async -> TurnJudgement where C.Duration == Duration {
         let voice = await scoreVoice(speech, clock: clock)
         return await judge(voice: voice, words: words, history: history, tools: tools, textThreshold: textThreshold, clock: clock)
     }
@@ -68,8 +70,10 @@ public struct TurnEndDetector: Sendable {
 
     /// ``judge(speech:words:history:tools:textThreshold:clock:)`` with the voice already
     /// scored (``scoreVoice(_:clock:)``).
-    public func judge<C: Clock>(voice: (score: Double, took: Duration)?, words: String, history: [ChatMessage] = [],
-                                tools: [ToolDefinition] = [], textThreshold: Double, clock: C) async -> TurnJudgement where C.Duration == Duration {
+    public func judge<C: Clock>(
+        voice: (score: Double, took: Duration)?, words: String, history: [ChatMessage] = [],
+        tools: [ToolDefinition] = [], textThreshold: Double, clock: C
+    ) async -> TurnJudgement where C.Duration == Duration {
         var judgement = TurnJudgement()
         if let voice {
             judgement.audio = voice.score

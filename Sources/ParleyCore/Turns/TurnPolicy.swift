@@ -29,8 +29,10 @@ public struct TurnPolicy: Sendable, Equatable {
     public var threshold: Double
 
     /// Creates a policy.
-    public init(shortSilence: Double = Tunable.shortSilence.defaultValue, longSilence: Double = Tunable.endSilence.defaultValue,
-                threshold: Double = 0.005, scoringSilence: Double = 0.05) {
+    public init(
+        shortSilence: Double = Tunable.shortSilence.defaultValue, longSilence: Double = Tunable.endSilence.defaultValue,
+        threshold: Double = 0.005, scoringSilence: Double = 0.05
+    ) {
         self.scoringSilence = min(scoringSilence, shortSilence)
         self.shortSilence = shortSilence
         self.longSilence = max(shortSilence, longSilence)

@@ -21,8 +21,10 @@ public struct ImageReadingLanguageModel: LanguageModelProvider {
 
     /// Wraps `base`, sending requests with images to `seeing` (by default `base`) and falling
     /// back to `reader` when it cannot see them.
-    public init(_ base: any LanguageModelProvider, seeing: (any LanguageModelProvider)? = nil, reader: any ImageTextReader,
-                logger: Logger = Logger(label: "parley.vision")) {
+    public init(
+        _ base: any LanguageModelProvider, seeing: (any LanguageModelProvider)? = nil, reader: any ImageTextReader,
+        logger: Logger = Logger(label: "parley.vision")
+    ) {
         self.base = base
         self.seeing = seeing ?? base
         self.reader = reader

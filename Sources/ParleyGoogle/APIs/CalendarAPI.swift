@@ -49,8 +49,11 @@ public struct CalendarAPI: Sendable {
     /// The events of `calendar`: with `syncToken`, those changed since it (cancelled ones
     /// included); without, those starting after `from` (every page). Returns the token for
     /// the next increment. Throws ``SyncTokenExpired`` on 410.
-    public func events(calendar: String, syncToken: String?, from: Date, pageSize: Int = 250)
-        async throws -> (events: [CalendarEvent], nextSyncToken: String) {
+    public func events(
+        calendar: String, syncToken: String?, from: Date, pageSize: Int = 250
+    )
+        async throws -> (events: [CalendarEvent], nextSyncToken: String)
+    {
         struct Page: Decodable {
             var items: [CalendarEvent]?
             var nextPageToken: String?

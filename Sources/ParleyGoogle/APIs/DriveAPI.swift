@@ -21,8 +21,10 @@ public struct DriveFile: Sendable, Equatable, Decodable {
     public var isGoogleDocument: Bool { mimeType.hasPrefix("application/vnd.google-apps.") }
 
     /// Creates a value (tests).
-    public init(id: String, name: String, mimeType: String, modifiedTime: String? = nil, parents: [String]? = nil,
-                trashed: Bool? = nil, size: String? = nil) {
+    public init(
+        id: String, name: String, mimeType: String, modifiedTime: String? = nil, parents: [String]? = nil,
+        trashed: Bool? = nil, size: String? = nil
+    ) {
         self.id = id
         self.name = name
         self.mimeType = mimeType
@@ -66,11 +68,13 @@ public struct DriveAPI: Sendable {
         var files: [DriveFile] = []
         var pageToken: String?
         repeat {
-            let url = FormEncoding.url(base + "/files", [
-                ("q", "'\(escaped)' in parents and trashed = false"), ("pageSize", String(pageSize)),
-                ("fields", "nextPageToken,files(\(Self.fileFields))"), ("pageToken", pageToken),
-                ("supportsAllDrives", "true"), ("includeItemsFromAllDrives", "true"),
-            ])
+            let url = FormEncoding.url(
+                base + "/files",
+                [
+                    ("q", "'\(escaped)' in parents and trashed = false"), ("pageSize", String(pageSize)),
+                    ("fields", "nextPageToken,files(\(Self.fileFields))"), ("pageToken", pageToken),
+                    ("supportsAllDrives", "true"), ("includeItemsFromAllDrives", "true"),
+                ])
             let page = try await session.get(Page.self, url, service: Self.service)
             files += page.files ?? []
             pageToken = page.nextPageToken
@@ -81,8 +85,10 @@ public struct DriveAPI: Sendable {
     /// The token that starts the changes feed from now (`changes.getStartPageToken`).
     public func startPageToken() async throws -> String {
         struct Body: Decodable { var startPageToken: String }
-        return try await session.get(Body.self, FormEncoding.url(base + "/changes/startPageToken", [("supportsAllDrives", "true")]),
-                                     service: Self.service).startPageToken
+        return try await session.get(
+            Body.self, FormEncoding.url(base + "/changes/startPageToken", [("supportsAllDrives", "true")]),
+            service: Self.service
+        ).startPageToken
     }
 
     /// Every change since `pageToken`, and the token to start from next time.
@@ -95,11 +101,13 @@ public struct DriveAPI: Sendable {
         var changes: [DriveChange] = []
         var token = pageToken
         while true {
-            let url = FormEncoding.url(base + "/changes", [
-                ("pageToken", token), ("pageSize", String(pageSize)), ("includeRemoved", "true"),
-                ("fields", "nextPageToken,newStartPageToken,changes(fileId,removed,file(\(Self.fileFields)))"),
-                ("supportsAllDrives", "true"), ("includeItemsFromAllDrives", "true"),
-            ])
+            let url = FormEncoding.url(
+                base + "/changes",
+                [
+                    ("pageToken", token), ("pageSize", String(pageSize)), ("includeRemoved", "true"),
+                    ("fields", "nextPageToken,newStartPageToken,changes(fileId,removed,file(\(Self.fileFields)))"),
+                    ("supportsAllDrives", "true"), ("includeItemsFromAllDrives", "true"),
+                ])
             let page = try await session.get(Page.self, url, service: Self.service)
             changes += page.changes ?? []
             if let next = page.nextPageToken {
@@ -117,10 +125,12 @@ public struct DriveAPI: Sendable {
     public func content(of file: DriveFile) async throws -> Data {
         let id = FormEncoding.escape(file.id)
         if file.isGoogleDocument {
-            return try await session.get(FormEncoding.url(base + "/files/\(id)/export", [("mimeType", "text/plain")]),
-                                         service: Self.service)
+            return try await session.get(
+                FormEncoding.url(base + "/files/\(id)/export", [("mimeType", "text/plain")]),
+                service: Self.service)
         }
-        return try await session.get(FormEncoding.url(base + "/files/\(id)", [("alt", "media"), ("supportsAllDrives", "true")]),
-                                     service: Self.service)
+        return try await session.get(
+            FormEncoding.url(base + "/files/\(id)", [("alt", "media"), ("supportsAllDrives", "true")]),
+            service: Self.service)
     }
 }

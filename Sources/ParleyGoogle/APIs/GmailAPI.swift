@@ -74,7 +74,8 @@ public struct GmailMessage: Sendable, Equatable, Decodable {
 
     private static func firstBody(of type: String, in part: GmailPart) -> String? {
         if part.mimeType?.lowercased() == type, (part.filename ?? "").isEmpty,
-           let data = part.body?.data, let bytes = Base64URL.decode(data) {
+            let data = part.body?.data, let bytes = Base64URL.decode(data)
+        {
             return String(decoding: bytes, as: UTF8.self)
         }
         for child in part.parts ?? [] {
@@ -107,8 +108,10 @@ public struct GmailAPI: Sendable {
 
     /// The ids of messages matching `query`, newest first, at most `limit`; `stopWhen` ends
     /// the paging early once the ids so far are enough.
-    public func messageIds(matching query: String, limit: Int, pageSize: Int = 100,
-                           stopWhen: ([String]) -> Bool = { _ in false }) async throws -> [String] {
+    public func messageIds(
+        matching query: String, limit: Int, pageSize: Int = 100,
+        stopWhen: ([String]) -> Bool = { _ in false }
+    ) async throws -> [String] {
         struct Page: Decodable {
             struct Ref: Decodable { var id: String }
             var messages: [Ref]?
@@ -117,10 +120,12 @@ public struct GmailAPI: Sendable {
         var ids: [String] = []
         var pageToken: String?
         repeat {
-            let url = FormEncoding.url(base + "/messages", [
-                ("q", query.isEmpty ? nil : query), ("maxResults", String(min(pageSize, max(1, limit - ids.count)))),
-                ("pageToken", pageToken),
-            ])
+            let url = FormEncoding.url(
+                base + "/messages",
+                [
+                    ("q", query.isEmpty ? nil : query), ("maxResults", String(min(pageSize, max(1, limit - ids.count)))),
+                    ("pageToken", pageToken),
+                ])
             let page = try await session.get(Page.self, url, service: Self.service)
             ids += (page.messages ?? []).map(\.id)
             pageToken = page.nextPageToken
@@ -130,8 +135,9 @@ public struct GmailAPI: Sendable {
 
     /// One message in full.
     public func message(_ id: String) async throws -> GmailMessage {
-        try await session.get(GmailMessage.self, FormEncoding.url(base + "/messages/\(FormEncoding.escape(id))", [("format", "full")]),
-                              service: Self.service)
+        try await session.get(
+            GmailMessage.self, FormEncoding.url(base + "/messages/\(FormEncoding.escape(id))", [("format", "full")]),
+            service: Self.service)
     }
 
     /// The ids of messages added since `historyId`, and the mailbox's history id now. Throws
@@ -153,9 +159,11 @@ public struct GmailAPI: Sendable {
         var pageToken: String?
         var latest = historyId
         repeat {
-            let url = FormEncoding.url(base + "/history", [
-                ("startHistoryId", historyId), ("historyTypes", "messageAdded"), ("pageToken", pageToken),
-            ])
+            let url = FormEncoding.url(
+                base + "/history",
+                [
+                    ("startHistoryId", historyId), ("historyTypes", "messageAdded"), ("pageToken", pageToken),
+                ])
             let page: Page
             do {
                 page = try await session.get(Page.self, url, service: Self.service)

@@ -34,8 +34,10 @@ public struct GoogleOAuth: Sendable {
     private static let service = "Google sign-in"
 
     /// Creates the flows for `client`.
-    public init(client: GoogleClient, endpoints: GoogleEndpoints = .google, slowDownStep: Duration = .seconds(5),
-                sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
+    public init(
+        client: GoogleClient, endpoints: GoogleEndpoints = .google, slowDownStep: Duration = .seconds(5),
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) {
         self.client = client
         self.endpoints = endpoints
         self.slowDownStep = slowDownStep
@@ -58,32 +60,38 @@ public struct GoogleOAuth: Sendable {
                 case verificationURI = "verification_uri", expiresIn = "expires_in", interval
             }
         }
-        let response = try await http.postForm(endpoints.oauth + "/device/code",
-                                               [("client_id", client.id), ("scope", scopes.joined(separator: " "))],
-                                               service: Self.service)
+        let response = try await http.postForm(
+            endpoints.oauth + "/device/code",
+            [("client_id", client.id), ("scope", scopes.joined(separator: " "))],
+            service: Self.service)
         guard response.status == 200 else { throw tokenError(response) }
         let body = try response.decoded(Body.self, service: Self.service)
         guard let url = body.verificationURL ?? body.verificationURI else {
             throw .malformed(name: Self.service, reason: "no verification_url")
         }
-        return DeviceAuthorization(userCode: body.userCode, verificationURL: url, expiresIn: .seconds(body.expiresIn),
-                                   interval: .seconds(body.interval ?? 5), deviceCode: body.deviceCode)
+        return DeviceAuthorization(
+            userCode: body.userCode, verificationURL: url, expiresIn: .seconds(body.expiresIn),
+            interval: .seconds(body.interval ?? 5), deviceCode: body.deviceCode)
     }
 
     /// Polls the token endpoint until the person approves (the token), refuses
     /// (``GoogleError/accessDenied``) or the code expires (``GoogleError/codeExpired``).
     /// `authorization_pending` waits the interval; `slow_down` lengthens it by five seconds
     /// for every later poll.
-    public func waitForApproval(of authorization: DeviceAuthorization, scopes: [String],
-                                now: @Sendable () -> Date = { Date() }) async throws(GoogleError) -> GoogleToken {
+    public func waitForApproval(
+        of authorization: DeviceAuthorization, scopes: [String],
+        now: @Sendable () -> Date = { Date() }
+    ) async throws(GoogleError) -> GoogleToken {
         var interval = authorization.interval
         let started = ContinuousClock.now
         while true {
             do { try await sleep(interval) } catch { throw .signInFailed("cancelled") }
-            let response = try await http.postForm(endpoints.oauth + "/token", [
-                ("client_id", client.id), ("client_secret", client.secret), ("device_code", authorization.deviceCode),
-                ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"),
-            ], service: Self.service)
+            let response = try await http.postForm(
+                endpoints.oauth + "/token",
+                [
+                    ("client_id", client.id), ("client_secret", client.secret), ("device_code", authorization.deviceCode),
+                    ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"),
+                ], service: Self.service)
             if response.status == 200 {
                 return try response.decoded(TokenResponse.self, service: Self.service).token(at: now(), requested: scopes)
             }
@@ -107,20 +115,26 @@ public struct GoogleOAuth: Sendable {
     /// The consent page's address for a loopback sign-in: the browser comes back to
     /// `redirectURI` with `code` and `state` (PKCE S256, RFC 7636).
     public func authorizationURL(scopes: [String], redirectURI: String, state: String, verifier: PKCEVerifier) -> String {
-        FormEncoding.url(endpoints.consent, [
-            ("client_id", client.id), ("redirect_uri", redirectURI), ("response_type", "code"),
-            ("scope", scopes.joined(separator: " ")), ("code_challenge", verifier.challenge),
-            ("code_challenge_method", "S256"), ("state", state), ("access_type", "offline"), ("prompt", "consent"),
-        ])
+        FormEncoding.url(
+            endpoints.consent,
+            [
+                ("client_id", client.id), ("redirect_uri", redirectURI), ("response_type", "code"),
+                ("scope", scopes.joined(separator: " ")), ("code_challenge", verifier.challenge),
+                ("code_challenge_method", "S256"), ("state", state), ("access_type", "offline"), ("prompt", "consent"),
+            ])
     }
 
     /// Exchanges the code the browser brought back for a token.
-    public func exchange(code: String, verifier: PKCEVerifier, redirectURI: String, scopes: [String],
-                         now: Date = Date()) async throws(GoogleError) -> GoogleToken {
-        let response = try await http.postForm(endpoints.oauth + "/token", [
-            ("client_id", client.id), ("client_secret", client.secret), ("code", code),
-            ("code_verifier", verifier.value), ("grant_type", "authorization_code"), ("redirect_uri", redirectURI),
-        ], service: Self.service)
+    public func exchange(
+        code: String, verifier: PKCEVerifier, redirectURI: String, scopes: [String],
+        now: Date = Date()
+    ) async throws(GoogleError) -> GoogleToken {
+        let response = try await http.postForm(
+            endpoints.oauth + "/token",
+            [
+                ("client_id", client.id), ("client_secret", client.secret), ("code", code),
+                ("code_verifier", verifier.value), ("grant_type", "authorization_code"), ("redirect_uri", redirectURI),
+            ], service: Self.service)
         guard response.status == 200 else { throw tokenError(response) }
         return try response.decoded(TokenResponse.self, service: Self.service).token(at: now, requested: scopes)
     }
@@ -131,10 +145,12 @@ public struct GoogleOAuth: Sendable {
     /// A revoked or expired sign-in is ``GoogleError/signInExpired``.
     public func refreshed(_ token: GoogleToken, now: Date = Date()) async throws(GoogleError) -> GoogleToken {
         guard let refresh = token.refreshToken else { throw .signInExpired }
-        let response = try await http.postForm(endpoints.oauth + "/token", [
-            ("client_id", client.id), ("client_secret", client.secret), ("refresh_token", refresh),
-            ("grant_type", "refresh_token"),
-        ], service: Self.service)
+        let response = try await http.postForm(
+            endpoints.oauth + "/token",
+            [
+                ("client_id", client.id), ("client_secret", client.secret), ("refresh_token", refresh),
+                ("grant_type", "refresh_token"),
+            ], service: Self.service)
         guard response.status == 200 else { throw tokenError(response) }
         return try response.decoded(TokenResponse.self, service: Self.service).token(at: now, previous: token, requested: token.scopes)
     }
@@ -142,8 +158,9 @@ public struct GoogleOAuth: Sendable {
     /// Revokes the sign-in at Google (the refresh token, which ends its access tokens too).
     /// A token Google no longer knows counts as revoked.
     public func revoke(_ token: GoogleToken) async throws(GoogleError) {
-        let response = try await http.postForm(endpoints.oauth + "/revoke", [("token", token.refreshToken ?? token.accessToken)],
-                                               service: Self.service)
+        let response = try await http.postForm(
+            endpoints.oauth + "/revoke", [("token", token.refreshToken ?? token.accessToken)],
+            service: Self.service)
         guard response.status == 200 || response.status == 400 else { throw tokenError(response) }
     }
 

@@ -55,8 +55,9 @@ struct TokenResponse: Decodable {
     /// sends none.
     func token(at now: Date, previous: GoogleToken? = nil, requested: [String]) -> GoogleToken {
         let scopes = scope.map { $0.split(separator: " ").map(String.init) } ?? previous?.scopes ?? requested
-        return GoogleToken(accessToken: accessToken, refreshToken: refreshToken ?? previous?.refreshToken,
-                           expiresAt: now.addingTimeInterval(expiresIn ?? 3600), scopes: scopes)
+        return GoogleToken(
+            accessToken: accessToken, refreshToken: refreshToken ?? previous?.refreshToken,
+            expiresAt: now.addingTimeInterval(expiresIn ?? 3600), scopes: scopes)
     }
 }
 

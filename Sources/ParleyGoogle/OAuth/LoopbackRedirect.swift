@@ -128,7 +128,8 @@ private final class RedirectHandler: ChannelInboundHandler, @unchecked Sendable 
         guard case .head(let head) = unwrapInboundIn(data) else { return }
         let query = head.uri.split(separator: "?", maxSplits: 1).dropFirst().first.map(FormEncoding.decode) ?? [:]
         let answered = query["code"] != nil || query["error"] != nil
-        let page = answered
+        let page =
+            answered
             ? "<!doctype html><title>Parley</title><p>Parley has your answer. You can close this tab.</p>"
             : "<!doctype html><title>Parley</title><p>Waiting for Google's sign-in.</p>"
         var headers = HTTPHeaders()

@@ -136,7 +136,8 @@ public struct DueDateFinder: Sendable {
 
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
     private static let weekdays = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
-    private static let monthName = "(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\.?"
+    private static let monthName =
+        "(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\.?"
 
     private static let cue = #"\b(due|deadline|submit|hand(?:ed)? (?:\w+ )?in|turn(?:ed)? (?:\w+ )?in|by|before|no later than)\b"#
     private static let iso = #"\b(\d{4})-(\d{2})-(\d{2})\b"#
@@ -156,8 +157,10 @@ public struct DueDateFinder: Sendable {
 
     private static func number(_ word: String) -> Int? {
         if let value = Int(word) { return value }
-        let words = ["a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-                     "eight": 8, "nine": 9, "ten": 10]
+        let words = [
+            "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+            "eight": 8, "nine": 9, "ten": 10,
+        ]
         return words[word]
     }
 
@@ -165,7 +168,8 @@ public struct DueDateFinder: Sendable {
     /// group that did not take part; `nil` when nothing matches.
     static func matches(_ pattern: String, _ text: String) -> [String]? {
         guard let regex = try? NSRegularExpression(pattern: pattern, options: [.caseInsensitive]),
-              let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) else { return nil }
+            let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text))
+        else { return nil }
         return (0..<match.numberOfRanges).map { index in
             Range(match.range(at: index), in: text).map { String(text[$0]) } ?? ""
         }

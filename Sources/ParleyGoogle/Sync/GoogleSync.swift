@@ -17,8 +17,10 @@ public struct GoogleSyncOptions: Sendable, Equatable {
     public var calendarLookBack: TimeInterval
 
     /// Creates options.
-    public init(driveFolder: String? = nil, calendar: String? = nil, gmailQuery: String? = nil,
-                gmailLimit: Int = 50, calendarLookBack: TimeInterval = 30 * 86_400) {
+    public init(
+        driveFolder: String? = nil, calendar: String? = nil, gmailQuery: String? = nil,
+        gmailLimit: Int = 50, calendarLookBack: TimeInterval = 30 * 86_400
+    ) {
         self.driveFolder = driveFolder
         self.calendar = calendar
         self.gmailQuery = gmailQuery
@@ -52,9 +54,11 @@ public struct GoogleSync: Sendable {
     let now: @Sendable () -> Date
 
     /// A sync through `session` into `owner`'s part of `store`.
-    public init(session: GoogleSession, endpoints: GoogleEndpoints, store: any ConversationStoring, owner: Owner = .local,
-                reader: MaterialReader = MaterialReader(), extractor: AssignmentExtractor = AssignmentExtractor(namer: nil),
-                logger: Logger = Logger(label: "parley.google"), now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        session: GoogleSession, endpoints: GoogleEndpoints, store: any ConversationStoring, owner: Owner = .local,
+        reader: MaterialReader = MaterialReader(), extractor: AssignmentExtractor = AssignmentExtractor(namer: nil),
+        logger: Logger = Logger(label: "parley.google"), now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.session = session
         drive = DriveAPI(session: session, endpoints: endpoints)
         calendarAPI = CalendarAPI(session: session, endpoints: endpoints)
@@ -69,8 +73,11 @@ public struct GoogleSync: Sendable {
 
     /// Syncs what `options` names. A missing sign-in is thrown at once; a source's other
     /// failures go in its report.
-    public func run(_ options: GoogleSyncOptions, progress: @escaping @Sendable (GoogleSyncProgress) -> Void = { _ in })
-        async throws -> GoogleSyncReport {
+    public func run(
+        _ options: GoogleSyncOptions, progress: @escaping @Sendable (GoogleSyncProgress) -> Void = { _ in }
+    )
+        async throws -> GoogleSyncReport
+    {
         guard try await session.signedInScopes() != nil else { throw GoogleError.notSignedIn }
         let before = await session.backoffs
         var report = GoogleSyncReport()
@@ -91,8 +98,10 @@ public struct GoogleSync: Sendable {
         return report
     }
 
-    private func source(_ name: String, _ target: String, _ progress: @Sendable (GoogleSyncProgress) -> Void,
-                        _ body: (inout SourceSyncReport) async throws -> Void) async -> SourceSyncReport {
+    private func source(
+        _ name: String, _ target: String, _ progress: @Sendable (GoogleSyncProgress) -> Void,
+        _ body: (inout SourceSyncReport) async throws -> Void
+    ) async -> SourceSyncReport {
         var report = SourceSyncReport(target: target)
         do {
             try await body(&report)
@@ -106,8 +115,10 @@ public struct GoogleSync: Sendable {
 
     // MARK: Drive
 
-    private func syncDrive(_ folder: String, _ report: inout SourceSyncReport,
-                           _ progress: @Sendable (GoogleSyncProgress) -> Void) async throws {
+    private func syncDrive(
+        _ folder: String, _ report: inout SourceSyncReport,
+        _ progress: @Sendable (GoogleSyncProgress) -> Void
+    ) async throws {
         let key = "google.drive.\(folder).page-token"
         if let token = try await store.syncState(key, owner: owner) {
             progress(.started(source: "drive", target: folder, full: false))
@@ -139,7 +150,8 @@ public struct GoogleSync: Sendable {
         let present = Set(files.map { "drive:\($0.id)" })
         for material in try await store.materials(owner: owner) {
             if let origin = material.origin, origin.hasPrefix("drive:"), !present.contains(origin),
-               material.source.hasSuffix(Self.folderMark(folder)) {
+                material.source.hasSuffix(Self.folderMark(folder))
+            {
                 if try await store.deleteMaterial(origin: origin, owner: owner) { report.removed += 1 }
             }
         }
@@ -191,8 +203,9 @@ public struct GoogleSync: Sendable {
 
     private func read(_ data: Data, extension ext: String, title: String) async throws -> NewMaterial {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-drive-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("file.\(ext)")
         try data.write(to: file)
@@ -213,8 +226,10 @@ public struct GoogleSync: Sendable {
 
     // MARK: Calendar
 
-    private func syncCalendar(_ calendar: String, lookBack: TimeInterval, _ report: inout SourceSyncReport,
-                              _ progress: @Sendable (GoogleSyncProgress) -> Void) async throws {
+    private func syncCalendar(
+        _ calendar: String, lookBack: TimeInterval, _ report: inout SourceSyncReport,
+        _ progress: @Sendable (GoogleSyncProgress) -> Void
+    ) async throws {
         let key = "google.calendar.\(calendar).sync-token"
         let prefix = "calendar:\(calendar)/"
         if let token = try await store.syncState(key, owner: owner) {
@@ -240,8 +255,10 @@ public struct GoogleSync: Sendable {
         try await store.setSyncState(key, to: next, owner: owner)
     }
 
-    private func apply(_ events: [CalendarEvent], prefix: String, _ report: inout SourceSyncReport,
-                       _ progress: @Sendable (GoogleSyncProgress) -> Void) async throws {
+    private func apply(
+        _ events: [CalendarEvent], prefix: String, _ report: inout SourceSyncReport,
+        _ progress: @Sendable (GoogleSyncProgress) -> Void
+    ) async throws {
         let existing = Set(try await store.assignments(owner: owner).map(\.origin))
         for (index, event) in events.enumerated() {
             report.fetched += 1
@@ -256,9 +273,10 @@ public struct GoogleSync: Sendable {
                 continue
             }
             let summary = event.summary?.trimmingCharacters(in: .whitespaces) ?? ""
-            try await store.saveAssignment(NewAssignment(
-                origin: origin, source: "calendar", title: summary.isEmpty ? "(untitled event)" : summary,
-                details: event.description ?? "", dueDay: due.day, dueAt: due.time, link: event.htmlLink), owner: owner)
+            try await store.saveAssignment(
+                NewAssignment(
+                    origin: origin, source: "calendar", title: summary.isEmpty ? "(untitled event)" : summary,
+                    details: event.description ?? "", dueDay: due.day, dueAt: due.time, link: event.htmlLink), owner: owner)
             if existing.contains(origin) { report.updated += 1 } else { report.added += 1 }
         }
     }
@@ -278,8 +296,10 @@ public struct GoogleSync: Sendable {
 
     // MARK: Gmail
 
-    private func syncGmail(_ query: String, limit: Int, _ report: inout SourceSyncReport,
-                           _ progress: @Sendable (GoogleSyncProgress) -> Void) async throws {
+    private func syncGmail(
+        _ query: String, limit: Int, _ report: inout SourceSyncReport,
+        _ progress: @Sendable (GoogleSyncProgress) -> Void
+    ) async throws {
         let key = "google.gmail.\(query).history-id"
         if let history = try await store.syncState(key, owner: owner) {
             do {
@@ -307,8 +327,10 @@ public struct GoogleSync: Sendable {
         try await store.setSyncState(key, to: latest, owner: owner)
     }
 
-    private func read(_ ids: [String], _ report: inout SourceSyncReport,
-                      _ progress: @Sendable (GoogleSyncProgress) -> Void) async throws {
+    private func read(
+        _ ids: [String], _ report: inout SourceSyncReport,
+        _ progress: @Sendable (GoogleSyncProgress) -> Void
+    ) async throws {
         let existing = Set(try await store.assignments(owner: owner).map(\.origin))
         for (index, id) in ids.enumerated() {
             let message = try await gmail.message(id)
@@ -318,10 +340,11 @@ public struct GoogleSync: Sendable {
             for (position, assignment) in found.enumerated() {
                 let origin = "gmail:\(id)#\(position)"
                 let from = message.from.isEmpty ? "" : "\n— \(message.from)"
-                try await store.saveAssignment(NewAssignment(
-                    origin: origin, source: "gmail", title: assignment.title, details: assignment.sentence + from,
-                    dueDay: assignment.day, dueAt: assignment.time,
-                    link: "https://mail.google.com/mail/#all/\(id)"), owner: owner)
+                try await store.saveAssignment(
+                    NewAssignment(
+                        origin: origin, source: "gmail", title: assignment.title, details: assignment.sentence + from,
+                        dueDay: assignment.day, dueAt: assignment.time,
+                        link: "https://mail.google.com/mail/#all/\(id)"), owner: owner)
                 if existing.contains(origin) { report.updated += 1 } else { report.added += 1 }
             }
             progress(.item(source: "gmail", done: index + 1, total: ids.count, name: message.subject))

@@ -79,13 +79,15 @@ public struct FFmpegAudio: Sendable {
         let output: ChildProcess.Output
         do {
             try data.write(to: file)
-            output = try await ChildProcess.run(path, arguments: [
-                "-nostdin", "-hide_banner", "-loglevel", "error", "-protocol_whitelist", "file",
-                "-f", Self.demuxer(of: kind), "-i", file.path, "-map", "0:a:0", "-vn",
-                // A second past the limit tells "too long" apart from "just fits".
-                "-t", String(format: "%.3f", maxDuration + 1),
-                "-f", "f32le", "-acodec", "pcm_f32le", "-ac", "1", "-ar", String(sampleRate), "pipe:1",
-            ])
+            output = try await ChildProcess.run(
+                path,
+                arguments: [
+                    "-nostdin", "-hide_banner", "-loglevel", "error", "-protocol_whitelist", "file",
+                    "-f", Self.demuxer(of: kind), "-i", file.path, "-map", "0:a:0", "-vn",
+                    // A second past the limit tells "too long" apart from "just fits".
+                    "-t", String(format: "%.3f", maxDuration + 1),
+                    "-f", "f32le", "-acodec", "pcm_f32le", "-ac", "1", "-ar", String(sampleRate), "pipe:1",
+                ])
         } catch {
             throw .undecodable(kind: name, detail: "\(error)")
         }
@@ -158,8 +160,11 @@ public struct FFmpegAudio: Sendable {
             }
             continuation.onTermination = { _ in task.cancel() }
         }
-        let arguments = ["-nostdin", "-hide_banner", "-loglevel", "error",
-                         "-f", "f32le", "-ar", String(rate), "-ac", "1", "-i", "pipe:0"]
+        let arguments =
+            [
+                "-nostdin", "-hide_banner", "-loglevel", "error",
+                "-f", "f32le", "-ar", String(rate), "-ac", "1", "-i", "pipe:0",
+            ]
             + codec + ["-flush_packets", "1", "pipe:1"]
         let encoded = ChildProcess.filter(path, arguments: arguments, input: samples)
         return AsyncThrowingStream { continuation in

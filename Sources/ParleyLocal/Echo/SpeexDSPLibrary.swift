@@ -40,7 +40,10 @@ struct SpeexDSPLibrary: Sendable {
                 return .failure(error)
             }
         }
-        return .failure(EchoCancellerError("SpeexDSP (libspeexdsp) could not be loaded: \(reasons.joined(separator: "; ")); install it with scripts/setup (Debian: apt-get install libspeexdsp1)"))
+        return .failure(
+            EchoCancellerError(
+                "SpeexDSP (libspeexdsp) could not be loaded: \(reasons.joined(separator: "; ")); install it with scripts/setup (Debian: apt-get install libspeexdsp1)"
+            ))
     }
 
     private init(_ handle: UnsafeMutableRawPointer) throws(EchoCancellerError) {

@@ -31,8 +31,10 @@ public actor SpeexEchoCanceller: EchoCanceller {
     /// lower what is left of the echo while the speaker plays (Speex's default is -15 dB when
     /// someone also speaks near the microphone, -40 dB otherwise; Parley's -40/-60 keep the echo
     /// out of the voice detector while the filter is still learning the room).
-    public init(sampleRate: Int = 16_000, filterSeconds: Double = 0.3, suppressesResidualEcho: Bool = true,
-                residualSuppression: (whileTalking: Int, alone: Int) = (-40, -60)) throws(EchoCancellerError) {
+    public init(
+        sampleRate: Int = 16_000, filterSeconds: Double = 0.3, suppressesResidualEcho: Bool = true,
+        residualSuppression: (whileTalking: Int, alone: Int) = (-40, -60)
+    ) throws(EchoCancellerError) {
         guard (8_000...48_000).contains(sampleRate) else {
             throw EchoCancellerError("echo cancellation runs at 8,000–48,000 Hz, not \(sampleRate) Hz")
         }
@@ -46,8 +48,9 @@ public actor SpeexEchoCanceller: EchoCanceller {
         #if canImport(CSpeexDSP)
         let library = try SpeexDSPLibrary.shared.get()
         let frames = Int((filterSeconds * Double(sampleRate) / Double(frameSize)).rounded(.up))
-        engine = try SpeexEngine(library: library, frameSize: frameSize, filterLength: frames * frameSize,
-                                 sampleRate: sampleRate, suppressor: suppressesResidualEcho ? residualSuppression : nil)
+        engine = try SpeexEngine(
+            library: library, frameSize: frameSize, filterLength: frames * frameSize,
+            sampleRate: sampleRate, suppressor: suppressesResidualEcho ? residualSuppression : nil)
         #else
         throw EchoCancellerError("SpeexDSP is not built for this platform; on Apple platforms use voice processing I/O")
         #endif
@@ -101,7 +104,8 @@ private final class SpeexEngine {
     private let preprocessor: OpaquePointer?
     private let frameSize: Int
 
-    init(library: SpeexDSPLibrary, frameSize: Int, filterLength: Int, sampleRate: Int, suppressor: (whileTalking: Int, alone: Int)?) throws(EchoCancellerError) {
+    init(library: SpeexDSPLibrary, frameSize: Int, filterLength: Int, sampleRate: Int, suppressor: (whileTalking: Int, alone: Int)?) throws(EchoCancellerError)
+    {
         guard let echo = library.echoInit(Int32(frameSize), Int32(filterLength)) else {
             throw EchoCancellerError("SpeexDSP could not make an echo canceller for \(frameSize)-sample frames")
         }
@@ -134,7 +138,8 @@ private final class SpeexEngine {
             far.withUnsafeBufferPointer { farPointer in
                 cleaned.withUnsafeMutableBufferPointer { outPointer in
                     guard let nearBase = nearPointer.baseAddress, let farBase = farPointer.baseAddress,
-                          let outBase = outPointer.baseAddress else { return }
+                        let outBase = outPointer.baseAddress
+                    else { return }
                     library.echoCancellation(echo, nearBase, farBase, outBase)
                     if let preprocessor { _ = library.preprocessRun(preprocessor, outBase) }
                 }

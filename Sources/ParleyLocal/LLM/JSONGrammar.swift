@@ -105,7 +105,8 @@ public struct JSONGrammar: Sendable, Equatable, CustomStringConvertible {
                 return add(alternatives.joined(separator: " | "), name: name)
             case .string(let rules):
                 if let pattern = rules.pattern ?? rules.format.flatMap({ JSONSchema.formatPatterns[$0] }),
-                   let inside = PatternGrammar.expression(for: pattern, anyChar: use("char")) {
+                    let inside = PatternGrammar.expression(for: pattern, anyChar: use("char"))
+                {
                     return add(#""\"" "# + inside + #" "\"""#, name: name)
                 }
                 guard rules.minLength > 0 || rules.maxLength != nil else { return use("string") }
@@ -162,8 +163,9 @@ public struct JSONGrammar: Sendable, Equatable, CustomStringConvertible {
             let comma = #""," "# + use("ws") + " "
             let members = properties.enumerated().map { index, property in
                 Self.literal(JSONValue.string(property.name).text) + #" ":" " "? "#
-                    + named(expression(for: property.schema, name: "\(name)-\(Self.ruleName(property.name))"),
-                            name: "\(name)-\(Self.ruleName(property.name))")
+                    + named(
+                        expression(for: property.schema, name: "\(name)-\(Self.ruleName(property.name))"),
+                        name: "\(name)-\(Self.ruleName(property.name))")
             }
             // after(i): members i… once one was written (each with its leading comma);
             // first(i): members i… while none was written yet. Empty strings mean "nothing".

@@ -27,8 +27,10 @@ public actor LlamaEmbedder: EmbeddingProvider {
         public var name: String?
 
         /// Creates a configuration.
-        public init(modelPath: String, threads: Int = ProcessInfo.processInfo.activeProcessorCount, tokensPerText: Int = 256,
-                    name: String? = nil) {
+        public init(
+            modelPath: String, threads: Int = ProcessInfo.processInfo.activeProcessorCount, tokensPerText: Int = 256,
+            name: String? = nil
+        ) {
             self.modelPath = modelPath
             self.threads = max(1, threads)
             self.tokensPerText = max(2, tokensPerText)
@@ -84,8 +86,9 @@ public actor LlamaEmbedder: EmbeddingProvider {
 
     private func loadedSession() throws(LlamaError) -> LlamaEmbeddingSession {
         if let session { return session }
-        let loaded = try LlamaEmbeddingSession(modelPath: configuration.modelPath, threads: configuration.threads,
-                                               tokensPerText: configuration.tokensPerText)
+        let loaded = try LlamaEmbeddingSession(
+            modelPath: configuration.modelPath, threads: configuration.threads,
+            tokensPerText: configuration.tokensPerText)
         logger.debug("loaded \(loaded.modelDescription): \(loaded.dimensions) dimensions")
         session = loaded
         return loaded

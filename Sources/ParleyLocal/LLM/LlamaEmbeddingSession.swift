@@ -48,7 +48,8 @@ final class LlamaEmbeddingSession {
         // A model that pools nothing (a chat model) gives one vector per token, not per text.
         let pooling = llama_pooling_type(context)
         guard pooling == LLAMA_POOLING_TYPE_MEAN || pooling == LLAMA_POOLING_TYPE_CLS || pooling == LLAMA_POOLING_TYPE_LAST,
-              let vocab = llama_model_get_vocab(model.pointer) else {
+            let vocab = llama_model_get_vocab(model.pointer)
+        else {
             llama_free(context)
             throw .notAnEmbeddingModel(path: modelPath)
         }

@@ -43,7 +43,8 @@ public enum LlamaError: Error, Equatable, Sendable, CustomStringConvertible {
         case .grammarRejected:
             return "llama.cpp rejected the grammar made from the response schema; simplify the schema (and report it as a Parley bug)."
         case .notAnEmbeddingModel(let path):
-            return "\(path) is not a sentence-embedding model (it pools no vector per text); use an embedding GGUF such as `parley models pull all-minilm-l6-v2`'s (run scripts/setup)."
+            return
+                "\(path) is not a sentence-embedding model (it pools no vector per text); use an embedding GGUF such as `parley models pull all-minilm-l6-v2`'s (run scripts/setup)."
         case .embeddingUnavailable:
             return "llama.cpp gave no pooled vector for a text; check that the embedding model is a BERT-style encoder GGUF with a pooling type."
         }

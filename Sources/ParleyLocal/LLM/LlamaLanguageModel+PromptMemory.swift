@@ -26,8 +26,10 @@ extension LlamaLanguageModel {
     ///     evaluation goes on from there and keeps them).
     /// - Returns: how many tokens were evaluated (0 when they were read back or already there).
     @discardableResult
-    func bringInstructions(of history: [ChatMessage], before prompt: [Int32], session: LlamaSession,
-                           tools: [ToolDefinition], batch: Int = .max) throws -> Int {
+    func bringInstructions(
+        of history: [ChatMessage], before prompt: [Int32], session: LlamaSession,
+        tools: [ToolDefinition], batch: Int = .max
+    ) throws -> Int {
         guard configuration.promptMemoryDirectory != nil else { return 0 }
         let system = Array(history.prefix { $0.role == .system })
         let opening = try openPrompt(system, words: "", session: session, tools: tools)
@@ -44,7 +46,9 @@ extension LlamaLanguageModel {
                 return 0
             }
             _ = session.keepCommonPrefix(with: [])
-            logger.warning("the prompt memory in \(path) could not be read back (another llama.cpp build or model?): evaluating the instructions again, and keeping them anew")
+            logger.warning(
+                "the prompt memory in \(path) could not be read back (another llama.cpp build or model?): evaluating the instructions again, and keeping them anew"
+            )
         }
         let start = session.keepCommonPrefix(with: instructions)
         var position = start
@@ -103,7 +107,8 @@ extension LlamaLanguageModel {
             let modified = (try? stale.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate) ?? .distantFuture
             if modified.timeIntervalSinceNow < -Self.abandonedWriteAge { try? FileManager.default.removeItem(at: stale) }
         }
-        let files = listed
+        let files =
+            listed
             .filter { $0.lastPathComponent.hasPrefix("prompt-") && $0.pathExtension == "bin" }
             .sorted {
                 let first = (try? $0.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate) ?? .distantPast

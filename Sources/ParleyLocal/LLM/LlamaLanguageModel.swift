@@ -44,8 +44,10 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         public var callDecision = CallDecision()
 
         /// Creates a configuration.
-        public init(modelPath: String, contextLength: Int = 2048, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
-                    defaultSystemPrompt: String? = nil, endOfTurnThreshold: Double? = nil) {
+        public init(
+            modelPath: String, contextLength: Int = 2048, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
+            defaultSystemPrompt: String? = nil, endOfTurnThreshold: Double? = nil
+        ) {
             self.modelPath = modelPath
             self.contextLength = contextLength
             self.threads = max(1, threads)
@@ -180,8 +182,9 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         }
         // A call the model must make starts at once: the prompt opens it.
         let forced = !tools.isEmpty && request.toolChoice.forcesCall
-        let prompt = try fittedPrompt(messages, session: session, reserve: sampling.maxTokens,
-                                      suffix: forced ? ToolCallFormat.open + "\n" : "")
+        let prompt = try fittedPrompt(
+            messages, session: session, reserve: sampling.maxTokens,
+            suffix: forced ? ToolCallFormat.open + "\n" : "")
         // The instructions come back from disk when a run kept them, and are kept there when
         // this is the first evaluation of them (see ``bringInstructions(of:before:session:tools:batch:)``).
         let fromInstructions = try bringInstructions(of: request.messages, before: prompt, session: session, tools: declared)
@@ -190,7 +193,8 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         defer {
             let now = guessedTokens
             if now.proposed > guessedBefore.proposed {
-                logger.debug("guessed \(now.proposed - guessedBefore.proposed) tokens ahead, \(now.confirmed - guessedBefore.confirmed) confirmed (\(guessing.summary))")
+                logger.debug(
+                    "guessed \(now.proposed - guessedBefore.proposed) tokens ahead, \(now.confirmed - guessedBefore.confirmed) confirmed (\(guessing.summary))")
             }
         }
         let lookup = PromptLookup(length: configuration.lookupDrafts, messageStart: Self.lastMessageStart(of: prompt, session: session))
@@ -198,8 +202,9 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
             let sampler = try session.makeSampler(sampling, grammar: grammar)
             // Where calls are shown but not allowed, the reply may not open like one.
             let opening = toolPrompt && grammar == nil ? try session.makeSampler(sampling, banning: session.callOpeningTokens) : nil
-            let (finish, generated) = try writeText(session: session, sampler: sampler, firstSampler: opening, sampling: sampling,
-                                                    lookup: lookup, into: continuation)
+            let (finish, generated) = try writeText(
+                session: session, sampler: sampler, firstSampler: opening, sampling: sampling,
+                lookup: lookup, into: continuation)
             if grammar != nil { logger.debug("grammar rejected \(sampler.resamples) of \(generated) proposed tokens") }
             lastGrammarResamples = sampler.resamples
             continuation.yield(.finished(finish, Usage(inputTokens: prompt.count, cachedInputTokens: reused, outputTokens: generated)))
@@ -281,10 +286,13 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
     /// Evaluates `token`, with the tokens guessed to follow it when there are any and guessing
     /// has paid on this machine (then `ahead` holds those the model confirmed, and its own
     /// next token).
-    private func advance(past token: Int32, session: LlamaSession, sampler: LlamaSampler, lookup: PromptLookup,
-                         ahead: inout Lookahead) throws {
+    private func advance(
+        past token: Int32, session: LlamaSession, sampler: LlamaSampler, lookup: PromptLookup,
+        ahead: inout Lookahead
+    ) throws {
         let room = session.contextLength - session.cachedTokens.count - 1
-        var drafts = sampler.hasGrammar || room <= 0 || !guessing.pays()
+        var drafts =
+            sampler.hasGrammar || room <= 0 || !guessing.pays()
             ? [] : lookup.drafts(after: token, in: session.cachedTokens, isControl: session.isControl)
         drafts = Array(drafts.prefix(max(0, room)))
         let clock = ContinuousClock()
@@ -296,7 +304,9 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         var samples: [Int32] = []
         let took = try ComputeLane.shared.run { try clock.measure { samples = try session.evaluate(token, drafts: drafts, sampler: sampler) } }
         guessing.batch(took.seconds, confirmed: samples.count - 1)
-        guessed.withLock { $0.proposed += drafts.count; $0.confirmed += samples.count - 1 }
+        guessed.withLock {
+            $0.proposed += drafts.count; $0.confirmed += samples.count - 1
+        }
         ahead.confirmed = Array(samples.dropLast())
         ahead.following = samples.last
     }
@@ -371,7 +381,9 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
                 lastCallDecision = (evidence, verdict)
                 let decision = configuration.callDecision
                 let took = (clock.now - started).seconds * 1000
-                logger.debug("call decision: \(verdict) on p(call) \(evidence.score) against \(decision.threshold) (opening \(evidence.opening), naming \(evidence.naming)) in \(Int(took)) ms")
+                logger.debug(
+                    "call decision: \(verdict) on p(call) \(evidence.score) against \(decision.threshold) (opening \(evidence.opening), naming \(evidence.naming)) in \(Int(took)) ms"
+                )
             case .reopenAsCall(let position):
                 ahead = Lookahead()  // memory is cut at `position`, before anything sampled ahead
                 _ = session.keepCommonPrefix(with: Array(session.cachedTokens.prefix(position)))
@@ -474,8 +486,10 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
     /// LiveKit's turn detector uses). "What is the capital of France?" scores high; "Can you
     /// tell me" low. The prompt shares its prefix with the reply's, so the context memory it
     /// leaves is reused when the reply starts.
-    public func endOfTurnProbability(after history: [ChatMessage], utterance: String,
-                                     scoring: TurnScoring = .sentenceEnd, tools: [ToolDefinition] = []) throws -> Double {
+    public func endOfTurnProbability(
+        after history: [ChatMessage], utterance: String,
+        scoring: TurnScoring = .sentenceEnd, tools: [ToolDefinition] = []
+    ) throws -> Double {
         let words = scoring == .sentenceEnd ? Self.withoutFinalPunctuation(utterance) : utterance.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !words.isEmpty else { return 0 }
         let session = try loadedSession()
@@ -524,7 +538,6 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
     /// tokens per second of ``prefillBatch`` (above), for a wait of about 0.6 s on the lane.
     static let instructionsBatch = 32
 
-
     /// Evaluates the start of the prompt a reply to `messages` will have, through the words of
     /// its last message (the user's, still open), reusing what memory already holds, so that
     /// the reply evaluates only the rest. In batches of ``prefillBatch`` tokens, each taking
@@ -542,8 +555,9 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         // Never loads the model: a prefill only helps a model that is ready to answer.
         guard let last = messages.last, last.role == .user, !last.hasImages, let session else { return }
         session.useThreads(CoreShare.shared.threads(upTo: configuration.threads))
-        let tokens = try openPrompt(Array(messages.dropLast()), words: last.text.trimmingCharacters(in: .whitespacesAndNewlines),
-                                    session: session, tools: tools)
+        let tokens = try openPrompt(
+            Array(messages.dropLast()), words: last.text.trimmingCharacters(in: .whitespacesAndNewlines),
+            session: session, tools: tools)
         guard tokens.count < session.contextLength / 2 else { return }
         // Memory holding another conversation (a server's other session) would be undone for
         // a prompt that may be undone again before its reply: too dear to evaluate ahead.

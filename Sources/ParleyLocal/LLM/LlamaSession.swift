@@ -343,9 +343,11 @@ final class LlamaSampler {
         chain = llama_sampler_chain_init(params)
         if !banned.isEmpty {
             let biases = banned.map { llama_logit_bias(token: $0, bias: -Float.infinity) }
-            llama_sampler_chain_add(chain, biases.withUnsafeBufferPointer { buffer in
-                llama_sampler_init_logit_bias(vocabularySize, Int32(buffer.count), buffer.baseAddress)
-            })
+            llama_sampler_chain_add(
+                chain,
+                biases.withUnsafeBufferPointer { buffer in
+                    llama_sampler_init_logit_bias(vocabularySize, Int32(buffer.count), buffer.baseAddress)
+                })
         }
         llama_sampler_chain_add(chain, llama_sampler_init_penalties(vocabularySize, 64, 1.1, 0, 0))
         if options.temperature <= 0 {
@@ -404,16 +406,17 @@ enum LlamaBackend {
     static let logger = Logger(label: "parley.llama.cpp")
 
     private static let initialized: Bool = {
-        llama_log_set({ level, text, _ in
-            guard let text else { return }
-            let message = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !message.isEmpty else { return }
-            if level == GGML_LOG_LEVEL_ERROR {
-                LlamaBackend.logger.error("\(message)")
-            } else {
-                LlamaBackend.logger.trace("\(message)")
-            }
-        }, nil)
+        llama_log_set(
+            { level, text, _ in
+                guard let text else { return }
+                let message = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
+                guard !message.isEmpty else { return }
+                if level == GGML_LOG_LEVEL_ERROR {
+                    LlamaBackend.logger.error("\(message)")
+                } else {
+                    LlamaBackend.logger.trace("\(message)")
+                }
+            }, nil)
         llama_backend_init()
         return true
     }()

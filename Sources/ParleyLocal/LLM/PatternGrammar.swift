@@ -118,13 +118,14 @@ struct PatternGrammar {
         case "n", "t", "r", "\\", "\"":
             // JSON writes these escaped: a two-character sequence, not a class member.
             guard !inClass else { return nil }
-            let json: String = switch scalar {
-            case "n": #""\\n""#
-            case "t": #""\\t""#
-            case "r": #""\\r""#
-            case "\\": #""\\\\""#
-            default: #""\\\"""#
-            }
+            let json: String =
+                switch scalar {
+                case "n": #""\\n""#
+                case "t": #""\\t""#
+                case "r": #""\\r""#
+                case "\\": #""\\\\""#
+                default: #""\\\"""#
+                }
             return Escaped(text: json, isClass: false)
         default:
             guard !scalar.properties.isAlphabetic, !("0"..."9").contains(scalar) else { return nil }  // \p, \1, \x … unsupported

@@ -25,7 +25,8 @@ enum ToolCallFormat {
         text += "\n</tools>\n\nFor each function call, return a json object with function name and arguments within "
         text += "<tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call>"
         // Small models call a function for every question unless told not to.
-        text += "\n\nCall a function yourself whenever one can help; never tell the user to call it. For general knowledge and small talk, answer directly in words."
+        text +=
+            "\n\nCall a function yourself whenever one can help; never tell the user to call it. For general knowledge and small talk, answer directly in words."
         return text
     }
 

@@ -21,9 +21,10 @@ public struct MoonshineModelFiles: Sendable, Equatable {
     /// The files of model `name` (`moonshine-base-en`) in `folder`: `NAME-encoder.ort`,
     /// `NAME-decoder.ort` and `NAME-tokenizer.bin`.
     public init(folder: URL, name: String = "moonshine-base-en") {
-        self.init(encoder: folder.appendingPathComponent("\(name)-encoder.ort"),
-                  decoder: folder.appendingPathComponent("\(name)-decoder.ort"),
-                  tokenizer: folder.appendingPathComponent("\(name)-tokenizer.bin"))
+        self.init(
+            encoder: folder.appendingPathComponent("\(name)-encoder.ort"),
+            decoder: folder.appendingPathComponent("\(name)-decoder.ort"),
+            tokenizer: folder.appendingPathComponent("\(name)-tokenizer.bin"))
     }
 
     /// Every file.

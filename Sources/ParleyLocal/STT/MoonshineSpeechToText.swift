@@ -99,7 +99,8 @@ public actor MoonshineSpeechToText: SpeechToTextProvider {
         guard let loudest = levels.max(), loudest >= 1e-4 else { return nil }
         let threshold = loudest / 10
         guard let first = levels.firstIndex(where: { $0 >= threshold }),
-              let last = levels.lastIndex(where: { $0 >= threshold }) else { return nil }
+            let last = levels.lastIndex(where: { $0 >= threshold })
+        else { return nil }
         let margin = Int(Self.margin * Double(rate))
         return max(0, first * frame - margin)..<min(samples.count, (last + 1) * frame + margin)
     }

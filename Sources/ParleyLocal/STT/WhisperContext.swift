@@ -50,7 +50,8 @@ final class WhisperContext {
     func detectLanguage(_ samples: [Float], threads: Int, among candidates: Set<String>?) -> String? {
         if detectionState == nil { detectionState = whisper_init_state(context) }
         guard let state = detectionState,
-              whisper_pcm_to_mel_with_state(context, state, samples, Int32(samples.count), Int32(threads)) == 0 else { return nil }
+            whisper_pcm_to_mel_with_state(context, state, samples, Int32(samples.count), Int32(threads)) == 0
+        else { return nil }
         var probabilities = [Float](repeating: 0, count: Int(whisper_lang_max_id()) + 1)
         let best = probabilities.withUnsafeMutableBufferPointer { buffer in
             whisper_lang_auto_detect_with_state(context, state, 0, Int32(threads), buffer.baseAddress)
@@ -77,8 +78,10 @@ final class WhisperContext {
     /// `translate` is set and the model is multilingual.
     /// `abort`, set from another thread, stops the transcription at whisper.cpp's next check
     /// (it then fails with ``WhisperError/transcriptionFailed(code:)``).
-    func transcribe(_ samples: [Float], threads: Int, prompt: String?, words: Bool = false, translate: Bool = false,
-                    language: String? = "en", candidates: Set<String>? = nil, abort: WhisperAbort? = nil) throws(WhisperError) -> [Segment] {
+    func transcribe(
+        _ samples: [Float], threads: Int, prompt: String?, words: Bool = false, translate: Bool = false,
+        language: String? = "en", candidates: Set<String>? = nil, abort: WhisperAbort? = nil
+    ) throws(WhisperError) -> [Segment] {
         var params = whisper_full_default_params(WHISPER_SAMPLING_GREEDY)
         params.n_threads = Int32(threads)
         params.print_progress = false
@@ -114,20 +117,22 @@ final class WhisperContext {
             }
             params.abort_callback_user_data = Unmanaged.passUnretained(abort).toOpaque()
         }
-        let code: Int32 = prompt.map(Self.boundedPrompt).map { text in
-            text.withCString { cPrompt in
-                params.initial_prompt = cPrompt
-                return whisper_full(context, params, padded, Int32(padded.count))
-            }
-        } ?? whisper_full(context, params, padded, Int32(padded.count))
+        let code: Int32 =
+            prompt.map(Self.boundedPrompt).map { text in
+                text.withCString { cPrompt in
+                    params.initial_prompt = cPrompt
+                    return whisper_full(context, params, padded, Int32(padded.count))
+                }
+            } ?? whisper_full(context, params, padded, Int32(padded.count))
         guard code == 0 else { throw .transcriptionFailed(code: code) }
         let count = whisper_full_n_segments(context)
         return (0..<count).map { index in
             let text = whisper_full_get_segment_text(context, index).map { String(cString: $0) } ?? ""
             // Timestamps are in units of 10 ms.
-            return Segment(start: Double(whisper_full_get_segment_t0(context, index)) / 100,
-                           end: Double(whisper_full_get_segment_t1(context, index)) / 100,
-                           text: text, words: words ? self.words(ofSegment: index) : [])
+            return Segment(
+                start: Double(whisper_full_get_segment_t0(context, index)) / 100,
+                end: Double(whisper_full_get_segment_t1(context, index)) / 100,
+                text: text, words: words ? self.words(ofSegment: index) : [])
         }
     }
 
@@ -163,8 +168,10 @@ final class WhisperContext {
     var isMultilingual: Bool { false }
     var detectedLanguage: String? { nil }
 
-    func transcribe(_ samples: [Float], threads: Int, prompt: String?, words: Bool = false, translate: Bool = false,
-                    language: String? = "en", candidates: Set<String>? = nil, abort: WhisperAbort? = nil) throws(WhisperError) -> [Segment] {
+    func transcribe(
+        _ samples: [Float], threads: Int, prompt: String?, words: Bool = false, translate: Bool = false,
+        language: String? = "en", candidates: Set<String>? = nil, abort: WhisperAbort? = nil
+    ) throws(WhisperError) -> [Segment] {
         throw .transcriptionFailed(code: -1)
     }
 }
@@ -216,16 +223,17 @@ enum WhisperBackend {
     static let logger = Logger(label: "parley.whisper.cpp")
 
     private static let initialized: Bool = {
-        whisper_log_set({ level, text, _ in
-            guard let text else { return }
-            let message = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !message.isEmpty else { return }
-            if parley_whisper_is_error_level(level) != 0 {
-                WhisperBackend.logger.error("\(message)")
-            } else {
-                WhisperBackend.logger.trace("\(message)")
-            }
-        }, nil)
+        whisper_log_set(
+            { level, text, _ in
+                guard let text else { return }
+                let message = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
+                guard !message.isEmpty else { return }
+                if parley_whisper_is_error_level(level) != 0 {
+                    WhisperBackend.logger.error("\(message)")
+                } else {
+                    WhisperBackend.logger.trace("\(message)")
+                }
+            }, nil)
         return true
     }()
 

@@ -33,8 +33,10 @@ public actor WhisperSpeechToText: SpeechToTextProvider {
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// Creates the provider; nothing is loaded until the first request.
-    public init(modelPath: String, multilingualModelPath: String? = nil, detectable: Set<String>? = nil,
-                threads: Int = ProcessInfo.processInfo.activeProcessorCount) {
+    public init(
+        modelPath: String, multilingualModelPath: String? = nil, detectable: Set<String>? = nil,
+        threads: Int = ProcessInfo.processInfo.activeProcessorCount
+    ) {
         self.modelPath = modelPath
         self.detectable = detectable
         self.multilingualModelPath = multilingualModelPath
@@ -83,7 +85,8 @@ public actor WhisperSpeechToText: SpeechToTextProvider {
         guard let path = multilingualModelPath, FileManager.default.fileExists(atPath: path) else {
             if !warnedNoMultilingual {
                 warnedNoMultilingual = true
-                logger.warning("""
+                logger.warning(
+                    """
                     speech in '\(language ?? "auto")' is heard by the English-only Whisper model, which writes English only: \
                     the multilingual model is not installed (run scripts/setup, which converts Whisper base to \(multilingualModelPath ?? "ggml-base.bin"))
                     """)
@@ -98,8 +101,10 @@ public actor WhisperSpeechToText: SpeechToTextProvider {
     /// Who hears with the multilingual model ("whisper.cpp (base)").
     nonisolated var multilingualIdentity: ProviderIdentity? {
         multilingualModelPath.map { path in
-            ProviderIdentity(name: "whisper.cpp", model: URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
-                .replacingOccurrences(of: "ggml-", with: ""), isLocal: true)
+            ProviderIdentity(
+                name: "whisper.cpp",
+                model: URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+                    .replacingOccurrences(of: "ggml-", with: ""), isLocal: true)
         }
     }
 
@@ -135,9 +140,10 @@ public actor WhisperSpeechToText: SpeechToTextProvider {
                     // Cancelled while it waited for its turn: the turn is given back unused.
                     if abort.isRequested { throw CancellationError() }
                     do {
-                        let segments = try context.transcribe(samples, threads: CoreShare.shared.threads(upTo: threads), prompt: options.prompt,
-                                                              words: options.wordTimestamps, translate: options.translate,
-                                                              language: wanted, candidates: detectable, abort: abort)
+                        let segments = try context.transcribe(
+                            samples, threads: CoreShare.shared.threads(upTo: threads), prompt: options.prompt,
+                            words: options.wordTimestamps, translate: options.translate,
+                            language: wanted, candidates: detectable, abort: abort)
                         return (segments, context.isMultilingual ? context.detectedLanguage ?? wanted : "en", context.isMultilingual)
                     } catch {
                         if abort.isRequested { throw CancellationError() }
@@ -148,8 +154,9 @@ public actor WhisperSpeechToText: SpeechToTextProvider {
         } onCancel: {
             abort.request()
         }
-        let parts = Self.withoutEchoes(segments.map { Transcript.Segment(start: $0.start, end: $0.end, text: $0.text.trimmingCharacters(in: .whitespaces)) },
-                                       samples: samples)
+        let parts = Self.withoutEchoes(
+            segments.map { Transcript.Segment(start: $0.start, end: $0.end, text: $0.text.trimmingCharacters(in: .whitespaces)) },
+            samples: samples)
         let text = parts.map(\.text).joined(separator: " ").trimmingCharacters(in: .whitespacesAndNewlines)
         // Whisper writes tags such as "[BLANK_AUDIO]" or "(music)" where it hears no words.
         // The multilingual model names itself (a chain keeps a provider already named).

@@ -31,9 +31,11 @@ public final class CoreShare: Sendable {
     private let readOwn: @Sendable () -> UInt64?
 
     /// Creates a sampler; the readers are `/proc`'s unless given (tests give their own).
-    public init(cores: Int = ProcessInfo.processInfo.activeProcessorCount,
-                machine: (@Sendable () -> (total: UInt64, busy: UInt64)?)? = nil,
-                own: (@Sendable () -> UInt64?)? = nil) {
+    public init(
+        cores: Int = ProcessInfo.processInfo.activeProcessorCount,
+        machine: (@Sendable () -> (total: UInt64, busy: UInt64)?)? = nil,
+        own: (@Sendable () -> UInt64?)? = nil
+    ) {
         self.cores = max(1, cores)
         self.readMachine = machine ?? CoreShare.procStat
         self.readOwn = own ?? CoreShare.procSelfStat

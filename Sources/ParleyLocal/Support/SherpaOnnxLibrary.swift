@@ -19,8 +19,11 @@ struct SherpaOnnxLibrary: @unchecked Sendable {
     typealias CreateTts = @convention(c) (UnsafePointer<SherpaOnnxOfflineTtsConfig>?) -> OpaquePointer?
     typealias Release = @convention(c) (OpaquePointer?) -> Void
     typealias SampleRate = @convention(c) (OpaquePointer?) -> Int32
-    typealias Generate = @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, UnsafePointer<SherpaOnnxGenerationConfig>?,
-                                         SherpaOnnxGeneratedAudioProgressCallbackWithArg?, UnsafeMutableRawPointer?)
+    typealias Generate =
+        @convention(c) (
+            OpaquePointer?, UnsafePointer<CChar>?, UnsafePointer<SherpaOnnxGenerationConfig>?,
+            SherpaOnnxGeneratedAudioProgressCallbackWithArg?, UnsafeMutableRawPointer?
+        )
         -> UnsafePointer<SherpaOnnxGeneratedAudio>?
     typealias ReleaseAudio = @convention(c) (UnsafePointer<SherpaOnnxGeneratedAudio>?) -> Void
     typealias CreateRecognizer = @convention(c) (UnsafePointer<SherpaOnnxOfflineRecognizerConfig>?) -> OpaquePointer?
@@ -74,9 +77,10 @@ struct SherpaOnnxLibrary: @unchecked Sendable {
         let getOfflineStreamResult: Result? = symbol("SherpaOnnxGetOfflineStreamResult")
         let destroyOfflineRecognizerResult: ReleaseResult? = symbol("SherpaOnnxDestroyOfflineRecognizerResult")
         guard let createOfflineTts, let destroyOfflineTts, let offlineTtsSampleRate, let offlineTtsGenerateWithConfig,
-              let destroyOfflineTtsGeneratedAudio, let createOfflineRecognizer, let destroyOfflineRecognizer, let createOfflineStream,
-              let destroyOfflineStream, let acceptWaveformOffline, let decodeOfflineStream, let getOfflineStreamResult,
-              let destroyOfflineRecognizerResult else {
+            let destroyOfflineTtsGeneratedAudio, let createOfflineRecognizer, let destroyOfflineRecognizer, let createOfflineStream,
+            let destroyOfflineStream, let acceptWaveformOffline, let decodeOfflineStream, let getOfflineStreamResult,
+            let destroyOfflineRecognizerResult
+        else {
             throw SherpaOnnxLibraryError(reason: "it lacks \(missing.joined(separator: ", ")) (another sherpa-onnx version?)")
         }
         self.createOfflineTts = createOfflineTts

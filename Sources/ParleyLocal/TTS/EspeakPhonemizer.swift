@@ -123,7 +123,6 @@ struct EspeakPhonemizer: Sendable {
     }
 }
 
-
 /// The espeak-ng programs kept running, one per voice.
 private final class KeptPrograms: Sendable {
     private let programs = Mutex<[String: LineProcess]>([:])
@@ -135,8 +134,11 @@ private final class KeptPrograms: Sendable {
     /// cannot give one (it is then dropped, and started anew on the next request).
     func answer(_ line: String, voice: String, executable: String) -> [String]? {
         programs.withLock { programs in
-            let program = programs[voice] ?? LineProcess(executable: executable, arguments: ["-q", "--ipa", "-v", voice],
-                                                         marker: EspeakPhonemizer.marker)
+            let program =
+                programs[voice]
+                ?? LineProcess(
+                    executable: executable, arguments: ["-q", "--ipa", "-v", voice],
+                    marker: EspeakPhonemizer.marker)
             guard let program, let answer = program.answer(line) else {
                 programs[voice] = nil
                 return nil

@@ -26,7 +26,6 @@ public struct EspeakTextToSpeech: TextToSpeechProvider {
         self.identity = ProviderIdentity(name: "espeak-ng", model: defaultVoice, isLocal: true)
     }
 
-
     public func availability() async -> Availability {
         ChildProcess.locate(executable) != nil
             ? .ready

@@ -49,10 +49,13 @@ public actor PiperTextToSpeech: TextToSpeechProvider {
     /// `defaultVoice` names the one used when a request names none (else `en_US-joe-medium`
     /// when installed, else the first). Nothing is loaded until the first request. Each sentence
     /// is spoken on at most `threads` threads, as many as `cores` says are free.
-    public init(folder: URL, cache: URL, defaultVoice: String? = nil, threads: Int = 1, espeak: String = "espeak-ng",
-                cores: CoreShare = .shared) {
+    public init(
+        folder: URL, cache: URL, defaultVoice: String? = nil, threads: Int = 1, espeak: String = "espeak-ng",
+        cores: CoreShare = .shared
+    ) {
         var found = PiperVoice.installed(in: folder)
-        let preferred = defaultVoice.flatMap { name in found.firstIndex { $0.answers(to: name) } }
+        let preferred =
+            defaultVoice.flatMap { name in found.firstIndex { $0.answers(to: name) } }
             ?? found.firstIndex { $0.name == Tunable.defaultVoiceName }
         if let preferred { found.insert(found.remove(at: preferred), at: 0) }
         self.voices = found
@@ -72,8 +75,9 @@ public actor PiperTextToSpeech: TextToSpeechProvider {
             return .unsupported(reason: "\(phonemizer.executable), which gives the neural voice its phonemes, is not installed (install the espeak-ng package)")
         }
         guard let voice = voices.first, voice.isInstalled else {
-            return .missingModel(path: folder.appendingPathComponent(Tunable.defaultVoiceName + ".onnx").path,
-                                 hint: "run `parley models pull piper-joe` for the neural voice")
+            return .missingModel(
+                path: folder.appendingPathComponent(Tunable.defaultVoiceName + ".onnx").path,
+                hint: "run `parley models pull piper-joe` for the neural voice")
         }
         return .ready
     }
@@ -123,7 +127,9 @@ public actor PiperTextToSpeech: TextToSpeechProvider {
     }
 
     /// `voice` on `count` threads, loaded if it is not yet.
-    private func loadedVoice(_ voice: PiperVoice, threads count: Int) throws(PiperVoiceError) -> (context: SherpaVoiceContext, configuration: PiperVoiceConfiguration) {
+    private func loadedVoice(
+        _ voice: PiperVoice, threads count: Int
+    ) throws(PiperVoiceError) -> (context: SherpaVoiceContext, configuration: PiperVoiceConfiguration) {
         if let ready = loaded[voice], let context = ready.contexts[count] { return (context, ready.configuration) }
         guard voice.isInstalled else { throw .noVoice(folder: folder.path) }
         let configuration: PiperVoiceConfiguration
@@ -153,7 +159,8 @@ public actor PiperTextToSpeech: TextToSpeechProvider {
     /// time the count is wanted.
     private func loadInBackground(_ voice: PiperVoice, threads count: Int) {
         guard backgroundLoads[voice] == nil, let configuration = loaded[voice]?.configuration,
-              let files = try? SherpaVoiceFiles.prepare(voice, configuration: configuration, cache: cache) else { return }
+            let files = try? SherpaVoiceFiles.prepare(voice, configuration: configuration, cache: cache)
+        else { return }
         backgroundLoads[voice] = Task {
             if let context = try? await loader.context(files: files, configuration: configuration, threads: count) {
                 loaded[voice]?.contexts[count] = context
@@ -186,8 +193,10 @@ public actor PiperTextToSpeech: TextToSpeechProvider {
 
     /// The audio of `phonemes` (IPA) in `voice`, loaded as `context`; code points the voice has
     /// no id for are left out.
-    private func render(_ phonemes: String, on context: SherpaVoiceContext, configuration: PiperVoiceConfiguration,
-                        voice: PiperVoice, rate: Double) throws -> AudioBuffer {
+    private func render(
+        _ phonemes: String, on context: SherpaVoiceContext, configuration: PiperVoiceConfiguration,
+        voice: PiperVoice, rate: Double
+    ) throws -> AudioBuffer {
         let known = configuration.phonemes
         let codepoints = phonemes.unicodeScalars.filter { known.contains($0) }.map { Int32(bitPattern: $0.value) }
         guard !codepoints.isEmpty else { return AudioBuffer(samples: [], sampleRate: context.sampleRate) }

@@ -51,7 +51,8 @@ struct PiperVoiceConfiguration: Sendable, Equatable, Decodable {
             throw .unreadableConfiguration(path: url.path, reason: "\(error)")
         }
         guard configuration.phoneme_type == nil || configuration.phoneme_type == "espeak" else {
-            throw .unreadableConfiguration(path: url.path, reason: "its phonemes are \(configuration.phoneme_type ?? "?"), and only espeak phonemes are supported")
+            throw .unreadableConfiguration(
+                path: url.path, reason: "its phonemes are \(configuration.phoneme_type ?? "?"), and only espeak phonemes are supported")
         }
         return configuration
     }

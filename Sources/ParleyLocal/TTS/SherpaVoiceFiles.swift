@@ -16,8 +16,10 @@ struct SherpaVoiceFiles: Sendable, Equatable {
     /// The metadata sherpa-onnx's VITS loader reads (`comment` = `piper` selects Piper's
     /// inputs; the language and voice are informative).
     static func metadata(sampleRate: Int, speakers: Int, espeakVoice: String) -> [(String, String)] {
-        [("model_type", "vits"), ("comment", "piper"), ("language", "English"), ("voice", espeakVoice),
-         ("has_espeak", "1"), ("n_speakers", String(speakers)), ("sample_rate", String(sampleRate))]
+        [
+            ("model_type", "vits"), ("comment", "piper"), ("language", "English"), ("voice", espeakVoice),
+            ("has_espeak", "1"), ("n_speakers", String(speakers)), ("sample_rate", String(sampleRate)),
+        ]
     }
 
     /// The protocol-buffer bytes of `entries` as `ModelProto.metadata_props` (field 14).
@@ -47,8 +49,9 @@ struct SherpaVoiceFiles: Sendable, Equatable {
         let modified = Int((attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)
         // A folder per version of the voice file: a voice pulled again gets fresh copies.
         let folder = cache.appendingPathComponent("\(voice.name)-\(size)-\(modified)", isDirectory: true)
-        let files = SherpaVoiceFiles(model: folder.appendingPathComponent("model.onnx"),
-                                     tokens: folder.appendingPathComponent("tokens.txt"))
+        let files = SherpaVoiceFiles(
+            model: folder.appendingPathComponent("model.onnx"),
+            tokens: folder.appendingPathComponent("tokens.txt"))
         if manager.fileExists(atPath: files.model.path), manager.fileExists(atPath: files.tokens.path) { return files }
         do {
             // Earlier versions of this voice's copies go.
@@ -64,8 +67,10 @@ struct SherpaVoiceFiles: Sendable, Equatable {
                 let handle = try FileHandle(forWritingTo: staging)
                 defer { try? handle.close() }
                 try handle.seekToEnd()
-                try handle.write(contentsOf: encodedMetadata(metadata(
-                    sampleRate: configuration.audio.sample_rate, speakers: configuration.speakers, espeakVoice: configuration.espeakVoice)))
+                try handle.write(
+                    contentsOf: encodedMetadata(
+                        metadata(
+                            sampleRate: configuration.audio.sample_rate, speakers: configuration.speakers, espeakVoice: configuration.espeakVoice)))
             }
             try manager.moveItem(at: staging, to: files.model)
         } catch {

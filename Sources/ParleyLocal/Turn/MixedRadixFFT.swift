@@ -46,16 +46,20 @@ struct MixedRadixFFT: Sendable {
         self.twiddles = twiddles
         var roots: [Int: (re: [Double], im: [Double])] = [:]
         for radix in Set(radices) {
-            roots[radix] = ((0..<radix).map { cos(-2 * Double.pi * Double($0) / Double(radix)) },
-                            (0..<radix).map { sin(-2 * Double.pi * Double($0) / Double(radix)) })
+            roots[radix] = (
+                (0..<radix).map { cos(-2 * Double.pi * Double($0) / Double(radix)) },
+                (0..<radix).map { sin(-2 * Double.pi * Double($0) / Double(radix)) }
+            )
         }
         self.roots = roots
     }
 
     /// Transforms `re`/`im` (each `size` long) in place; `scratchRe`/`scratchIm` are work space
     /// of the same length.
-    func transform(re: UnsafeMutablePointer<Double>, im: UnsafeMutablePointer<Double>,
-                   scratchRe: UnsafeMutablePointer<Double>, scratchIm: UnsafeMutablePointer<Double>) {
+    func transform(
+        re: UnsafeMutablePointer<Double>, im: UnsafeMutablePointer<Double>,
+        scratchRe: UnsafeMutablePointer<Double>, scratchIm: UnsafeMutablePointer<Double>
+    ) {
         var (xRe, xIm, yRe, yIm) = (re, im, scratchRe, scratchIm)
         var length = size, stride = 1
         let largest = radices.max() ?? 1

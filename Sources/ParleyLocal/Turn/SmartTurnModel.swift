@@ -96,8 +96,9 @@ public actor SmartTurnModel: AudioTurnScorer {
         guard let probability = outputs["logits"]?.values.first else {
             throw OnnxError(.run, "Smart Turn gave no probability")
         }
-        return Score(probability: Double(min(max(probability, 0), 1)), features: started.duration(to: featured),
-                     inference: featured.duration(to: inferred))
+        return Score(
+            probability: Double(min(max(probability, 0), 1)), features: started.duration(to: featured),
+            inference: featured.duration(to: inferred))
     }
 
     /// The last `count` samples, left-padded with zeros when there are fewer.

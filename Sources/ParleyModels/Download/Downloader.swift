@@ -76,8 +76,10 @@ public actor Downloader {
     private var watchers: [URL: [DownloadProgressHandler]] = [:]
 
     /// Creates a downloader.
-    public init(configuration: Configuration = Configuration(), freeSpace: @escaping FreeSpace = Downloader.volumeFreeSpace,
-                logger: Logger = Logger(label: "parley.download")) {
+    public init(
+        configuration: Configuration = Configuration(), freeSpace: @escaping FreeSpace = Downloader.volumeFreeSpace,
+        logger: Logger = Logger(label: "parley.download")
+    ) {
         self.configuration = configuration
         self.freeSpace = freeSpace
         self.client = DownloadClients.client(connect: configuration.connectTimeout, read: configuration.idleTimeout)
@@ -393,8 +395,9 @@ enum DownloadClients {
         return clients.withLock { clients in
             if let client = clients[key] { return client }
             var configuration = HTTPClient.Configuration()
-            configuration.timeout = .init(connect: .nanoseconds(Int64(connect.components.seconds) * 1_000_000_000 + connect.components.attoseconds / 1_000_000_000),
-                                          read: .nanoseconds(Int64(read.components.seconds) * 1_000_000_000 + read.components.attoseconds / 1_000_000_000))
+            configuration.timeout = .init(
+                connect: .nanoseconds(Int64(connect.components.seconds) * 1_000_000_000 + connect.components.attoseconds / 1_000_000_000),
+                read: .nanoseconds(Int64(read.components.seconds) * 1_000_000_000 + read.components.attoseconds / 1_000_000_000))
             configuration.decompression = .disabled
             // A refused connection is reported at once; the downloader's own retries resume.
             configuration.connectionPool.retryConnectionEstablishment = false

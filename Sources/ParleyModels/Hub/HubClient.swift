@@ -111,8 +111,9 @@ public struct HubClient: Sendable {
             location = target
             isHub = target.host == url.host && target.port == url.port
         }
-        return HubFileMetadata(commit: headers.first(name: "x-repo-commit"), sha256: etag.flatMap(Self.sha256), size: size,
-                               location: location, locationIsHub: isHub)
+        return HubFileMetadata(
+            commit: headers.first(name: "x-repo-commit"), sha256: etag.flatMap(Self.sha256), size: size,
+            location: location, locationIsHub: isHub)
     }
 
     /// The files of `repository` at `revision` (`{endpoint}/api/models/{repository}/tree/{revision}`).

@@ -61,7 +61,14 @@ enum RealtimeClientEvent: Sendable, Equatable {
     /// The event in `text` and the client's `event_id`, if it gave one (errors name it).
     static func parse(_ text: String) -> (event: Result<RealtimeClientEvent, RealtimeProtocolError>, eventID: String?) {
         guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)), let fields = value.object else {
-            return (.failure(RealtimeProtocolError(code: "invalid_json", message: "The frame is not a JSON object: send one event per text frame, such as {\"type\": \"input_audio_buffer.append\", \"audio\": \"…\"}.")), nil)
+            return (
+                .failure(
+                    RealtimeProtocolError(
+                        code: "invalid_json",
+                        message:
+                            "The frame is not a JSON object: send one event per text frame, such as {\"type\": \"input_audio_buffer.append\", \"audio\": \"…\"}."
+                    )), nil
+            )
         }
         let eventID = fields["event_id"]?.string
         guard let type = fields["type"]?.string else { return (.failure(.missing("type")), eventID) }
@@ -97,9 +104,12 @@ enum RealtimeClientEvent: Sendable, Equatable {
             guard let item = fields["item"]?.object else { throw .missing("item") }
             if item["type"]?.string == "function_call_output" {
                 guard let callID = item["call_id"]?.string, !callID.isEmpty else { throw .missing("item.call_id") }
-                guard let output = item["output"]?.string else { throw .invalidValue("item.output", "'output' must be a string (the tool's result, e.g. JSON text).") }
+                guard let output = item["output"]?.string else {
+                    throw .invalidValue("item.output", "'output' must be a string (the tool's result, e.g. JSON text).")
+                }
                 guard output.utf8.count <= ChatCompletionRequest.toolResultLimit else {
-                    throw .invalidValue("item.output", "The tool output is \(output.utf8.count) bytes; at most \(ChatCompletionRequest.toolResultLimit) are accepted.")
+                    throw .invalidValue(
+                        "item.output", "The tool output is \(output.utf8.count) bytes; at most \(ChatCompletionRequest.toolResultLimit) are accepted.")
                 }
                 return .createToolOutput(id: item["id"]?.string, callID: callID, output: output)
             }
@@ -130,7 +140,11 @@ enum RealtimeClientEvent: Sendable, Equatable {
             return .sendTranscript(text: text)
         case "parley.transcript.discard": return .discardTranscript
         default:
-            throw RealtimeProtocolError(code: "unknown_event", message: "Unknown event type '\(type)'. This server takes session.update, transcription_session.update, input_audio_buffer.append/commit/clear, conversation.item.create/delete/retrieve/truncate, response.create/cancel and parley.transcript.send/discard.", param: "type")
+            throw RealtimeProtocolError(
+                code: "unknown_event",
+                message:
+                    "Unknown event type '\(type)'. This server takes session.update, transcription_session.update, input_audio_buffer.append/commit/clear, conversation.item.create/delete/retrieve/truncate, response.create/cancel and parley.transcript.send/discard.",
+                param: "type")
         }
     }
 
@@ -199,7 +213,8 @@ enum RealtimeClientEvent: Sendable, Equatable {
             case "input_text", "text", "output_text":
                 guard let text = part["text"]?.string else { throw .missing("\(param).text") }
                 texts.append(text)
-            case "audio", "output_audio", "input_audio" where part["transcript"]?.string != nil:
+            case "audio", "output_audio",
+                "input_audio" where part["transcript"]?.string != nil:
                 // Earlier speech, as its transcript (a client restoring its conversation).
                 texts.append(part["transcript"]?.string ?? "")
             case "input_image" where role == .user:
@@ -210,7 +225,10 @@ enum RealtimeClientEvent: Sendable, Equatable {
                     throw .invalidValue("\(param).image_url", error.message)
                 }
             default:
-                throw .invalidValue("\(param).type", "Unsupported content type \(part["type"]?.string.map { "'\($0)'" } ?? "(none)"): use input_text or input_image (speech goes through input_audio_buffer.append).")
+                throw .invalidValue(
+                    "\(param).type",
+                    "Unsupported content type \(part["type"]?.string.map { "'\($0)'" } ?? "(none)"): use input_text or input_image (speech goes through input_audio_buffer.append)."
+                )
             }
         }
         let text = texts.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)

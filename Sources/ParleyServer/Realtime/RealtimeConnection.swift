@@ -108,8 +108,10 @@ actor RealtimeConnection {
     /// Creates a connection on `environment`'s runtime; `model` is the `model` query item,
     /// `thread` a saved thread to continue (a Parley extension), `options` what the
     /// conversation is made with (its owner among them).
-    init(environment: ServerEnvironment, model: String, thread: Int64?, options: ConversationOptions, beta: Bool,
-         transcriptionOnly: Bool = false, logger: Logger, emit: @escaping @Sendable (String) -> Void) {
+    init(
+        environment: ServerEnvironment, model: String, thread: Int64?, options: ConversationOptions, beta: Bool,
+        transcriptionOnly: Bool = false, logger: Logger, emit: @escaping @Sendable (String) -> Void
+    ) {
         self.environment = environment
         self.logger = logger
         self.beta = beta
@@ -181,8 +183,10 @@ actor RealtimeConnection {
     /// `append`/`stopListening`, and a client reviewing the transcript must still be heard.
     /// Work queued for a conversation that has since ended is skipped; a failure is an
     /// `error` event naming the client's event.
-    private func onAudioLane(_ session: ConversationSession<ContinuousClock>, eventID: String?, bytes: Int = 0,
-                             _ work: @escaping @Sendable (ConversationSession<ContinuousClock>) async throws -> Void) async {
+    private func onAudioLane(
+        _ session: ConversationSession<ContinuousClock>, eventID: String?, bytes: Int = 0,
+        _ work: @escaping @Sendable (ConversationSession<ContinuousClock>) async throws -> Void
+    ) async {
         // Back-pressure: a client far ahead of the conversation waits for it.
         while laneDepth >= Self.laneLimit, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(20)) }
         laneDepth += 1
@@ -211,7 +215,11 @@ actor RealtimeConnection {
 
     /// Answers a binary frame: the protocol has none.
     func receiveBinary() {
-        sendError(RealtimeProtocolError(code: "invalid_frame", message: "Binary frames are not part of the protocol: send JSON events as text frames, audio base64-encoded in input_audio_buffer.append."), eventID: nil)
+        sendError(
+            RealtimeProtocolError(
+                code: "invalid_frame",
+                message: "Binary frames are not part of the protocol: send JSON events as text frames, audio base64-encoded in input_audio_buffer.append."),
+            eventID: nil)
     }
 
     // MARK: - Client events
@@ -237,14 +245,15 @@ actor RealtimeConnection {
             }
             guard !audio.isEmpty else { return }
             let size = audio.samples.count * MemoryLayout<Float>.size
-            let append = Rules.ClientEvent.appendAudio(hasConversation: conversation != nil, bytes: size,
-                                                       manualTurn: settings.turnDetection == .manual, at: .now)
+            let append = Rules.ClientEvent.appendAudio(
+                hasConversation: conversation != nil, bytes: size,
+                manualTurn: settings.turnDetection == .manual, at: .now)
             guard try proceed(append) else { return }
             let session = try await conversationSession()
             let echo = self.echo
             await onAudioLane(session, eventID: eventID, bytes: size) { session in
                 // With the wake word, listening starts when the phrase is heard.
-        if await session.state == .armed, session.configuration.wakeWord == nil { try await session.startListening(.user) }
+                if await session.state == .armed, session.configuration.wakeWord == nil { try await session.startListening(.user) }
                 try await session.append(await echo?.clean(audio) ?? audio)
             }
         case .commitAudio:
@@ -398,16 +407,21 @@ actor RealtimeConnection {
         case .deleted(let item):
             send(.itemDeleted(.init(itemID: item)))
         case .nothingToReview:
-            throw RealtimeProtocolError(code: "no_transcript_to_review", message: "No transcript awaits review: with turn_detection.create_response false, speak, wait for conversation.item.input_audio_transcription.completed, then send it.")
+            throw RealtimeProtocolError(
+                code: "no_transcript_to_review",
+                message:
+                    "No transcript awaits review: with turn_detection.create_response false, speak, wait for conversation.item.input_audio_transcription.completed, then send it."
+            )
         }
     }
 
     /// `response.create`: answers the typed messages, lets a committed turn's reply stand, or
     /// answers the conversation as it stands (the assistant speaks first).
     private func respond(_ parameters: RealtimeClientEvent.ResponseParameters) async throws {
-        let context = Rules.ResponseContext(transcriptionOnly: settings.transcriptionOnly, answersTurns: settings.answersTurns,
-                                               reviewing: review.isActive,
-                                               state: await conversation?.session.state ?? .idle)
+        let context = Rules.ResponseContext(
+            transcriptionOnly: settings.transcriptionOnly, answersTurns: settings.answersTurns,
+            reviewing: review.isActive,
+            state: await conversation?.session.state ?? .idle)
         let plan: Rules.ResponsePlan
         switch protocolState.receive(.createResponse(context)) {
         case .respond(let chosen): plan = chosen
@@ -615,7 +629,8 @@ actor RealtimeConnection {
         case .finalTranscript(let text):
             // Asked to detect the language: the one heard goes with the transcript.
             heardLanguage = languageSetting == .auto ? await conversation?.session.heardLanguage : nil
-            let cutsReply = !settings.answersTurns && settings.interruption.map { !$0.backchannels.contains(text, language: settings.transcription?.language) } == true
+            let cutsReply =
+                !settings.answersTurns && settings.interruption.map { !$0.backchannels.contains(text, language: settings.transcription?.language) } == true
             carryOut(protocolState.update(.finalTranscript(text, cutsReply: cutsReply)))
         case .transition(let from, let to):
             carryOut(protocolState.update(.transition(from: from, to: to)))
@@ -636,8 +651,9 @@ actor RealtimeConnection {
             let thread = await conversation?.thread ?? self.thread
             guard !turn.isTyped || protocolState.reply != nil || !turn.reply.isEmpty else { return }
             ensureResponse()
-            finishResponse(status: turn.interrupted ? "cancelled" : "completed", transcript: turn.reply, usage: turn.usage,
-                           parley: Self.parleyTurn(turn, thread: thread), calls: turn.toolCalls)
+            finishResponse(
+                status: turn.interrupted ? "cancelled" : "completed", transcript: turn.reply, usage: turn.usage,
+                parley: Self.parleyTurn(turn, thread: thread), calls: turn.toolCalls)
             carryOut(protocolState.update(.turnEnded))
         case .rejected, .audioLevel:
             break
@@ -761,8 +777,9 @@ actor RealtimeConnection {
         guard protocolState.reply == nil else { return }
         let parameters = nextResponse
         nextResponse = .init()
-        let opened = RealtimeReply(id: Self.id("resp"), itemID: Self.id("item"), textOnly: parameters.textOnly ?? settings.textOnly,
-                                   metadata: parameters.metadata)
+        let opened = RealtimeReply(
+            id: Self.id("resp"), itemID: Self.id("item"), textOnly: parameters.textOnly ?? settings.textOnly,
+            metadata: parameters.metadata)
         protocolState.openReply(opened)
         send(.responseCreated(.init(response: responseBody(opened, status: "in_progress", output: []))))
         let item = RealtimeItem.message(id: opened.itemID, role: "assistant", status: "in_progress", content: [])
@@ -772,8 +789,10 @@ actor RealtimeConnection {
         lastItem = opened.itemID
     }
 
-    private func finishResponse(status: String, transcript: String? = nil, usage: Usage? = nil, parley: RealtimeResponse.ParleyTurn? = nil,
-                                calls: [ToolCall] = []) {
+    private func finishResponse(
+        status: String, transcript: String? = nil, usage: Usage? = nil, parley: RealtimeResponse.ParleyTurn? = nil,
+        calls: [ToolCall] = []
+    ) {
         guard let open = protocolState.closeReply() else { return }
         let text = transcript ?? open.text
         if open.textOnly {
@@ -783,8 +802,9 @@ actor RealtimeConnection {
             send(.outputAudioTranscriptDone(.init(open.content, transcript: text)))
         }
         send(.contentPartDone(.init(open.content, part: .reply(text, textOnly: open.textOnly))))
-        let item = RealtimeItem.message(id: open.itemID, role: "assistant", status: status == "completed" ? "completed" : "incomplete",
-                                        content: [.reply(text, textOnly: open.textOnly, output: true)])
+        let item = RealtimeItem.message(
+            id: open.itemID, role: "assistant", status: status == "completed" ? "completed" : "incomplete",
+            content: [.reply(text, textOnly: open.textOnly, output: true)])
         send(.outputItemDone(.init(responseID: open.id, outputIndex: 0, item: item)))
         send(.itemDone(.init(item: item)))
         lastItem = open.itemID
@@ -798,8 +818,11 @@ actor RealtimeConnection {
             send(.outputItemAdded(.init(responseID: open.id, outputIndex: index, item: started)))
             send(.itemAdded(.init(previousItemID: lastItem, item: started)))
             send(.functionCallArgumentsDelta(.init(responseID: open.id, itemID: itemID, outputIndex: index, callID: call.id, delta: call.arguments)))
-            send(.functionCallArgumentsDone(.init(responseID: open.id, itemID: itemID, outputIndex: index, callID: call.id, name: call.name,
-                                                  arguments: call.arguments)))
+            send(
+                .functionCallArgumentsDone(
+                    .init(
+                        responseID: open.id, itemID: itemID, outputIndex: index, callID: call.id, name: call.name,
+                        arguments: call.arguments)))
             let done = RealtimeItem.functionCall(id: itemID, status: "completed", name: call.name, callID: call.id, arguments: call.arguments)
             send(.outputItemDone(.init(responseID: open.id, outputIndex: index, item: done)))
             send(.itemDone(.init(item: done)))
@@ -848,7 +871,9 @@ actor RealtimeConnection {
         let system = parameters.instructions ?? settings.instructions ?? "You are a helpful assistant."
         let messages = [ChatMessage.system(system)] + history + pendingMessages
         guard messages.count > 1 else {
-            throw RealtimeProtocolError(code: "no_input", message: "An out-of-band response needs something to answer: give it 'input' items, or add messages to the conversation first.")
+            throw RealtimeProtocolError(
+                code: "no_input",
+                message: "An out-of-band response needs something to answer: give it 'input' items, or add messages to the conversation first.")
         }
         let selection = ModelResolution.selection(for: settings.model, capability: .languageModel, catalog: environment.runtime.catalog)
         var sampling = SamplingOptions()
@@ -911,8 +936,9 @@ actor RealtimeConnection {
             threadID: thread, providers: encoded(turn.providers), latencyMs: encoded(turn.latency), timingsMs: encoded(turn.timings),
             interrupted: turn.interrupted, endOfTurn: turn.endOfTurn, replyStartedEarly: turn.startedEarly,
             tools: turn.toolResults.map { result in
-                .init(name: result.call.name, arguments: result.call.arguments, output: result.content, isError: result.isError,
-                      ms: result.milliseconds.rounded())
+                .init(
+                    name: result.call.name, arguments: result.call.arguments, output: result.content, isError: result.isError,
+                    ms: result.milliseconds.rounded())
             })
     }
 
@@ -923,8 +949,9 @@ actor RealtimeConnection {
     }
 
     private func responseBody(_ response: RealtimeReply, status: String, output: [RealtimeItem]) -> RealtimeResponse {
-        RealtimeResponse(id: response.id, status: status, output: output, outputModalities: [response.textOnly ? "text" : "audio"],
-                         conversationID: sessionID, metadata: response.metadata)
+        RealtimeResponse(
+            id: response.id, status: status, output: output, outputModalities: [response.textOnly ? "text" : "audio"],
+            conversationID: sessionID, metadata: response.metadata)
     }
 
     private var sessionJSON: JSONValue {

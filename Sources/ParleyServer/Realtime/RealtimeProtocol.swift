@@ -215,12 +215,14 @@ struct RealtimeProtocol<Instant: InstantProtocol & Sendable>: Sendable where Ins
     static var unavailableQuiet: Duration { .seconds(5) }
 
     static var shuttingDown: RealtimeProtocolError {
-        RealtimeProtocolError(type: "server_error", code: "server_shutting_down",
-                              message: "The server is shutting down: reconnect to continue (the thread is saved).")
+        RealtimeProtocolError(
+            type: "server_error", code: "server_shutting_down",
+            message: "The server is shutting down: reconnect to continue (the thread is saved).")
     }
 
     static var emptyCommit: RealtimeProtocolError {
-        RealtimeProtocolError(code: "input_audio_buffer_commit_empty", message: "There is no audio to commit: append speech with input_audio_buffer.append first.")
+        RealtimeProtocolError(
+            code: "input_audio_buffer_commit_empty", message: "There is no audio to commit: append speech with input_audio_buffer.append first.")
     }
 
     static var noSpeechCommitted: RealtimeProtocolError {
@@ -228,12 +230,14 @@ struct RealtimeProtocol<Instant: InstantProtocol & Sendable>: Sendable where Ins
     }
 
     static var transcriptionSession: RealtimeProtocolError {
-        RealtimeProtocolError(code: "transcription_session",
-                              message: "This is a transcription session: it transcribes speech and answers nothing. Set session.type to realtime for replies.")
+        RealtimeProtocolError(
+            code: "transcription_session",
+            message: "This is a transcription session: it transcribes speech and answers nothing. Set session.type to realtime for replies.")
     }
 
     static var responseActive: RealtimeProtocolError {
-        RealtimeProtocolError(code: "conversation_already_has_active_response", message: "A response is in progress: wait for response.done, or send response.cancel first.")
+        RealtimeProtocolError(
+            code: "conversation_already_has_active_response", message: "A response is in progress: wait for response.done, or send response.cancel first.")
     }
 
     static var nothingToCancel: RealtimeProtocolError {
@@ -257,17 +261,23 @@ struct RealtimeProtocol<Instant: InstantProtocol & Sendable>: Sendable where Ins
             return .proceed
         case .appendAudio(let hasConversation, let bytes, let manualTurn, let now):
             guard queuedAudio <= audioLimit - bytes else {
-                return .reject(RealtimeProtocolError(
-                    code: "input_audio_buffer_full",
-                    message: "This audio was dropped: the server holds \(queuedAudio >> 20) MB of audio not yet heard. Send audio no faster than it is spoken, and append again once it catches up."))
+                return .reject(
+                    RealtimeProtocolError(
+                        code: "input_audio_buffer_full",
+                        message:
+                            "This audio was dropped: the server holds \(queuedAudio >> 20) MB of audio not yet heard. Send audio no faster than it is spoken, and append again once it catches up."
+                    ))
             }
             // A turn the client ends itself holds all its audio until the commit: as much as
             // the queue may hold, and no more.
             if manualTurn {
                 guard turnAudio <= audioLimit - bytes else {
-                    return .reject(RealtimeProtocolError(
-                        code: "input_audio_buffer_full",
-                        message: "This audio was dropped: the turn holds \(turnAudio >> 20) MB of audio. Commit it (input_audio_buffer.commit) or clear it before appending more."))
+                    return .reject(
+                        RealtimeProtocolError(
+                            code: "input_audio_buffer_full",
+                            message:
+                                "This audio was dropped: the turn holds \(turnAudio >> 20) MB of audio. Commit it (input_audio_buffer.commit) or clear it before appending more."
+                        ))
                 }
                 turnAudio += bytes
             }

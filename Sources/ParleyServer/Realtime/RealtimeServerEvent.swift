@@ -430,7 +430,8 @@ enum RealtimeContentPart: Encodable, Sendable, Equatable {
     /// The part of a reply: text only or spoken, as the finished item (`output_…`) or the
     /// response's content part.
     static func reply(_ transcript: String, textOnly: Bool, output: Bool = false) -> RealtimeContentPart {
-        textOnly ? .text(kind: output ? "output_text" : "text", text: transcript)
+        textOnly
+            ? .text(kind: output ? "output_text" : "text", text: transcript)
             : .audio(kind: output ? "output_audio" : "audio", transcript: transcript)
     }
 

@@ -142,7 +142,8 @@ struct RealtimeSessionSettings: Sendable, Equatable {
     /// Whether a conversation made with `self` must be made anew to follow `other`.
     func needsNewConversation(for other: RealtimeSessionSettings) -> Bool {
         instructions != other.instructions || engineVoice != other.engineVoice || turnDetection != other.turnDetection
-            || transcription != other.transcription || transcriptionOnly != other.transcriptionOnly || partialIntervalSet != other.partialIntervalSet || speechThreshold != other.speechThreshold || speechPadding != other.speechPadding
+            || transcription != other.transcription || transcriptionOnly != other.transcriptionOnly || partialIntervalSet != other.partialIntervalSet
+            || speechThreshold != other.speechThreshold || speechPadding != other.speechPadding
             || maxOutputTokens != other.maxOutputTokens || partialInterval != other.partialInterval
             || tools != other.tools || toolChoice != other.toolChoice || builtinTools != other.builtinTools
             || interruptsResponse != other.interruptsResponse || minInterruption != other.minInterruption || backchannels != other.backchannels
@@ -224,7 +225,9 @@ struct RealtimeSessionSettings: Sendable, Equatable {
                 } else {
                     let words = value.array?.compactMap(\.string) ?? []
                     guard words.count == value.array?.count, !words.isEmpty, words.count <= 200 else {
-                        throw .invalidValue("session.parley.backchannels", "'backchannels' must be an array of words such as [\"mm-hmm\", \"yeah\"], or null for the built-in lists.")
+                        throw .invalidValue(
+                            "session.parley.backchannels",
+                            "'backchannels' must be an array of words such as [\"mm-hmm\", \"yeah\"], or null for the built-in lists.")
                     }
                     updated.backchannels = words
                 }
@@ -263,7 +266,9 @@ struct RealtimeSessionSettings: Sendable, Equatable {
     /// A transcription object (`{"model", "language", "prompt"}`) or null for the defaults.
     private static func transcription(_ value: JSONValue, _ param: String) throws(RealtimeProtocolError) -> TranscriptionOptions? {
         if value.isNull { return nil }
-        guard let fields = value.object else { throw .invalidValue(param, "'\(param)' must be an object such as {\"model\": \"whisper-1\", \"language\": \"en\"}, or null.") }
+        guard let fields = value.object else {
+            throw .invalidValue(param, "'\(param)' must be an object such as {\"model\": \"whisper-1\", \"language\": \"en\"}, or null.")
+        }
         // No language: the server's (`parley serve --language`), else English (RealtimeConnection).
         var options = TranscriptionOptions(language: nil)
         if let language = fields["language"], !language.isNull {
@@ -371,7 +376,8 @@ struct RealtimeSessionSettings: Sendable, Equatable {
 
     private static func textOnly(_ value: JSONValue, param: String) throws(RealtimeProtocolError) -> Bool {
         guard let items = value.array?.compactMap(\.string), items.count == value.array?.count, !items.isEmpty,
-              items.allSatisfy({ $0 == "text" || $0 == "audio" }) else {
+            items.allSatisfy({ $0 == "text" || $0 == "audio" })
+        else {
             throw .invalidValue(param, "'\(param)' must be [\"audio\"] or [\"text\"].")
         }
         return !items.contains("audio")
@@ -395,11 +401,13 @@ struct RealtimeSessionSettings: Sendable, Equatable {
         case "audio/pcmu": return (G711.sampleRate, .muLaw)
         case "audio/pcma": return (G711.sampleRate, .aLaw)
         default:
-            throw .invalidValue("\(param).type", "Unsupported audio format '\(type)': this server speaks audio/pcm (16-bit little-endian mono), audio/pcmu and audio/pcma.")
+            throw .invalidValue(
+                "\(param).type", "Unsupported audio format '\(type)': this server speaks audio/pcm (16-bit little-endian mono), audio/pcmu and audio/pcma.")
         }
         guard let rate = format["rate"] else { return (24_000, nil) }
         guard let number = rate.integer(in: rates) else {
-            throw .invalidValue("\(param).rate", "'rate' must be a whole number of samples per second from \(rates.lowerBound) to \(rates.upperBound) (24000 by default).")
+            throw .invalidValue(
+                "\(param).rate", "'rate' must be a whole number of samples per second from \(rates.lowerBound) to \(rates.upperBound) (24000 by default).")
         }
         return (number, nil)
     }
@@ -411,7 +419,8 @@ struct RealtimeSessionSettings: Sendable, Equatable {
         case "g711_ulaw": return (G711.sampleRate, .muLaw)
         case "g711_alaw": return (G711.sampleRate, .aLaw)
         default:
-            throw .invalidValue(param, "Unsupported audio format \(value.string.map { "'\($0)'" } ?? "value"): this server speaks pcm16, g711_ulaw and g711_alaw.")
+            throw .invalidValue(
+                param, "Unsupported audio format \(value.string.map { "'\($0)'" } ?? "value"): this server speaks pcm16, g711_ulaw and g711_alaw.")
         }
     }
 
@@ -447,37 +456,46 @@ struct RealtimeSessionSettings: Sendable, Equatable {
         var detectionFields: JSONObject = ["create_response": .bool(createsResponse), "interrupt_response": .bool(interruptsResponse)]
         detectionFields[Self.name(.speechThreshold)] = .number(Tunable.speechThreshold.wire(speechThreshold ?? Tunable.speechThreshold.defaultValue))
         detectionFields[Self.name(.speechPadding)] = .number(Tunable.speechPadding.wire(speechPadding ?? Tunable.speechPadding.defaultValue))
-        let detection: JSONValue = switch turnDetection {
-        case .manual: .null
-        case .serverVAD(let silence):
-            .object(detectionFields.merging(["type": .string("server_vad"), Self.name(.endSilence): .number(Tunable.endSilence.wire(silence))]))
-        case .semanticVAD(let eagerness):
-            .object(detectionFields.merging(["type": .string("semantic_vad"), "eagerness": .string(eagerness.rawValue)]))
-        }
+        let detection: JSONValue =
+            switch turnDetection {
+            case .manual: .null
+            case .serverVAD(let silence):
+                .object(detectionFields.merging(["type": .string("server_vad"), Self.name(.endSilence): .number(Tunable.endSilence.wire(silence))]))
+            case .semanticVAD(let eagerness):
+                .object(detectionFields.merging(["type": .string("semantic_vad"), "eagerness": .string(eagerness.rawValue)]))
+            }
         var transcriptionFields: JSONObject = ["model": .string(self.transcriptionModel ?? transcriptionModel)]
         if let language = transcription?.language { transcriptionFields["language"] = .string(language) }
         if let prompt = transcription?.prompt { transcriptionFields["prompt"] = .string(prompt) }
         return .object([
-            "type": .string(transcriptionOnly ? "transcription" : "realtime"), "object": .string("realtime.session"), "id": .string(id), "model": .string(model),
+            "type": .string(transcriptionOnly ? "transcription" : "realtime"), "object": .string("realtime.session"), "id": .string(id),
+            "model": .string(model),
             "instructions": instructions.map(JSONValue.string) ?? .null,
             "output_modalities": .array([.string(textOnly ? "text" : "audio")]),
             "max_output_tokens": maxOutputTokens.map { .number(Double($0)) } ?? .string("inf"),
             "audio": .object([
-                "input": .object(["format": pcm(inputRate, inputCodec), "turn_detection": detection,
-                                  "transcription": .object(transcriptionFields)]),
+                "input": .object([
+                    "format": pcm(inputRate, inputCodec), "turn_detection": detection,
+                    "transcription": .object(transcriptionFields),
+                ]),
                 "output": .object(["format": pcm(outputRate, outputCodec), "voice": voice.map(JSONValue.string) ?? .string("default")]),
             ]),
-            "tools": .array(tools.map { tool in
-                ["type": "function", "name": .string(tool.name), "description": tool.description.map(JSONValue.string) ?? .null,
-                 "parameters": tool.parameters]
-            }),
+            "tools": .array(
+                tools.map { tool in
+                    [
+                        "type": "function", "name": .string(tool.name), "description": tool.description.map(JSONValue.string) ?? .null,
+                        "parameters": tool.parameters,
+                    ]
+                }),
             "tool_choice": Self.choiceJSON(toolChoice),
-            "parley": .object([Self.name(.partialInterval): partialInterval.map { .number(Tunable.partialInterval.wire($0)) } ?? .null,
-                               "builtin_tools": .bool(builtinTools),
-                               Self.name(.minInterruption): .number(Tunable.minInterruption.wire(minInterruption)),
-                               "backchannels": backchannels.map { .array($0.map(JSONValue.string)) } ?? .null,
-                               "echo_cancellation": .bool(echoCancellation),
-                               "wake_word": .bool(wakeWord)]),
+            "parley": .object([
+                Self.name(.partialInterval): partialInterval.map { .number(Tunable.partialInterval.wire($0)) } ?? .null,
+                "builtin_tools": .bool(builtinTools),
+                Self.name(.minInterruption): .number(Tunable.minInterruption.wire(minInterruption)),
+                "backchannels": backchannels.map { .array($0.map(JSONValue.string)) } ?? .null,
+                "echo_cancellation": .bool(echoCancellation),
+                "wake_word": .bool(wakeWord),
+            ]),
         ])
     }
 

@@ -82,10 +82,11 @@ struct TranscriptReview {
 
     private mutating func settle() -> Action {
         guard let held, let decision, !answered else { return .none }
-        let text: String? = switch decision {
-        case .send(let corrected): corrected ?? held.heard
-        case .discard: nil
-        }
+        let text: String? =
+            switch decision {
+            case .send(let corrected): corrected ?? held.heard
+            case .discard: nil
+            }
         let deleted = decision == .discard ? item : nil
         if item != nil {
             self = TranscriptReview()

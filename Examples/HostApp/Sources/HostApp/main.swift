@@ -6,6 +6,7 @@ import ParleyRuntime
 
 let runtime = try await Runtime.load()
 let llm = try await runtime.languageModel()
-let request = ChatRequest(messages: [.user("What is the capital of France?")],
-                          sampling: SamplingOptions(temperature: 0, maxTokens: 48))
+let request = ChatRequest(
+    messages: [.user("What is the capital of France?")],
+    sampling: SamplingOptions(temperature: 0, maxTokens: 48))
 print(try await llm.completeText(request).text)

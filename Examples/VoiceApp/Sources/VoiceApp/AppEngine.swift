@@ -53,9 +53,10 @@ final class AppEngine {
             // Off the main actor: the frames go straight to the conversation. (It reports the
             // level itself; the microphone's own is read and dropped, so that it does not pile up.)
             tasks.append(Task.detached { for await _ in levels {} })
-            tasks.append(Task.detached {
-                for await frame in audio { try? await session.append(frame) }
-            })
+            tasks.append(
+                Task.detached {
+                    for await frame in audio { try? await session.append(frame) }
+                })
             try await session.setGate(.audioReady, open: true)
             try await session.arm()
             status = ""
@@ -68,13 +69,15 @@ final class AppEngine {
     func refreshProviders() async {
         guard let runtime, let model else { return }
         let report = await runtime.report()
-        model.show(providers: report.flatMap { capability in
-            capability.chain.map { provider in
-                ProviderStatus(capability: capability.capability.rawValue, name: provider.name, provider: provider.provider,
-                               placement: provider.placement.rawValue, configured: provider.configured, available: provider.available,
-                               reason: provider.reason, remedy: provider.remedy)
-            }
-        })
+        model.show(
+            providers: report.flatMap { capability in
+                capability.chain.map { provider in
+                    ProviderStatus(
+                        capability: capability.capability.rawValue, name: provider.name, provider: provider.provider,
+                        placement: provider.placement.rawValue, configured: provider.configured, available: provider.available,
+                        reason: provider.reason, remedy: provider.remedy)
+                }
+            })
     }
 
     private nonisolated static func requestSpeechRecognition() async -> SFSpeechRecognizerAuthorizationStatus {

@@ -22,8 +22,10 @@ public struct ProviderStatus: Sendable, Equatable, Identifiable {
     public var id: String { capability + "/" + name }
 
     /// A provider's status.
-    public init(capability: String, name: String, provider: String, placement: String, configured: Bool, available: Bool,
-                reason: String, remedy: String?) {
+    public init(
+        capability: String, name: String, provider: String, placement: String, configured: Bool, available: Bool,
+        reason: String, remedy: String?
+    ) {
         self.capability = capability
         self.name = name
         self.provider = provider
@@ -65,9 +67,11 @@ public struct ProviderSection: Sendable, Equatable, Identifiable {
         return order.map { capability in
             let chain = providers.filter { $0.capability == capability }
             let used = chain.first(where: \.available)
-            return ProviderSection(title: title(of: capability), rows: chain.map { status in
-                Row(status: status, inUse: status.id == used?.id, why: why(status, used: used))
-            })
+            return ProviderSection(
+                title: title(of: capability),
+                rows: chain.map { status in
+                    Row(status: status, inUse: status.id == used?.id, why: why(status, used: used))
+                })
         }
     }
 

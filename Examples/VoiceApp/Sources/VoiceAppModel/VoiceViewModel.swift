@@ -107,7 +107,8 @@ public final class VoiceViewModel {
             if let user = transcript.lastIndex(where: { $0.speaker == .user && $0.isPending }) {
                 transcript.remove(at: user)
                 if user > 0, user < transcript.count, transcript[user - 1].speaker == .assistant, transcript[user].speaker == .assistant,
-                   transcript[user - 1].isPending {
+                    transcript[user - 1].isPending
+                {
                     transcript[user - 1].text += transcript[user].text
                     transcript.remove(at: user)
                 }

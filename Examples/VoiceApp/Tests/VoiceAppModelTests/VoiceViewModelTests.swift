@@ -14,9 +14,10 @@ final class RecordedControls: VoiceControls {
 
 /// A turn that answered `reply`.
 func turn(_ reply: String, interrupted: Bool = false) -> TurnResult {
-    var result = TurnResult(segment: SpeechSegment(start: 0, end: 16_000, sampleRate: 16_000), transcript: "hello", reply: reply,
-                            replyAudioDuration: 1, providers: .init(vad: "energy", stt: "stt", llm: "llm", tts: "tts"),
-                            timings: .init(), usage: Usage())
+    var result = TurnResult(
+        segment: SpeechSegment(start: 0, end: 16_000, sampleRate: 16_000), transcript: "hello", reply: reply,
+        replyAudioDuration: 1, providers: .init(vad: "energy", stt: "stt", llm: "llm", tts: "tts"),
+        timings: .init(), usage: Usage())
     result.interrupted = interrupted
     return result
 }
@@ -126,15 +127,19 @@ struct VoiceViewModelTests {
 
     @Test("the settings sheet: per capability in chain order, the first that can serve is in use, each says why")
     func providers() {
-        func status(_ capability: String, _ name: String, _ placement: String, configured: Bool = true, available: Bool,
-                    reason: String = "ready", remedy: String? = nil) -> ProviderStatus {
-            ProviderStatus(capability: capability, name: name, provider: name, placement: placement, configured: configured,
-                           available: available, reason: reason, remedy: remedy)
+        func status(
+            _ capability: String, _ name: String, _ placement: String, configured: Bool = true, available: Bool,
+            reason: String = "ready", remedy: String? = nil
+        ) -> ProviderStatus {
+            ProviderStatus(
+                capability: capability, name: name, provider: name, placement: placement, configured: configured,
+                available: available, reason: reason, remedy: remedy)
         }
         let sections = ProviderSection.sections([
             status("LLM", "openai", "cloud", configured: false, available: false, reason: "not configured (set OPENAI_API_KEY)", remedy: "set OPENAI_API_KEY"),
-            status("LLM", "apple", "on-device", available: false,
-                   reason: "unsupported: Apple Intelligence is off: turn it on in Settings › Apple Intelligence & Siri", remedy: "turn on Apple Intelligence"),
+            status(
+                "LLM", "apple", "on-device", available: false,
+                reason: "unsupported: Apple Intelligence is off: turn it on in Settings › Apple Intelligence & Siri", remedy: "turn on Apple Intelligence"),
             status("LLM", "local", "on-device", available: true),
             status("TTS", "apple", "on-device", available: true),
             status("TTS", "espeak-ng", "on-device", available: true),
@@ -143,7 +148,8 @@ struct VoiceViewModelTests {
         let llm = sections[0].rows
         #expect(llm.map(\.inUse) == [false, false, true])
         #expect(llm[0].why == "Not set up: set OPENAI_API_KEY.")
-        #expect(llm[1].why == "Unavailable: Apple Intelligence is off: turn it on in Settings › Apple Intelligence & Siri. To use it: turn on Apple Intelligence.")
+        #expect(
+            llm[1].why == "Unavailable: Apple Intelligence is off: turn it on in Settings › Apple Intelligence & Siri. To use it: turn on Apple Intelligence.")
         #expect(llm[2].why == "In use, on this device.")
         #expect(sections[1].rows[1].why == "Ready, on this device; used if apple fails.")
     }
