@@ -264,13 +264,15 @@ let package = Package(
         // (a separate process, installed by scripts/setup). Foundation only.
         .target(name: "ParleyMindMap"),
         // Study materials read from files: text, Markdown, PDF (poppler's pdftotext; scanned
-        // pages and images through Tesseract OCR), each program a separate process. Links no engine.
-        .target(name: "ParleyMaterials", dependencies: ["ParleyCore", "ParleyProcess", "ParleyStore"]),
-        // Google Drive, Calendar and Gmail: OAuth for installed apps, and sync into materials and assignments.
+        // pages and images through Tesseract OCR), each program a separate process. Links no
+        // engine and no database (the stored values come from ParleyData).
+        .target(name: "ParleyMaterials", dependencies: ["ParleyCore", "ParleyProcess", "ParleyData"]),
+        // Google Drive, Calendar and Gmail: OAuth for installed apps, and sync into materials and assignments
+        // (through the store protocol of ParleyData: no engine, no GRDB).
         .target(
             name: "ParleyGoogle",
             dependencies: [
-                "ParleyCore", "ParleyCloud", "ParleyStore", "ParleyMaterials",
+                "ParleyCore", "ParleyCloud", "ParleyData", "ParleyMaterials",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,4 +1,4 @@
-import ParleyStore
+import ParleyData
 
 /// Study materials as the context of a question, trimmed to what the model's window holds.
 public enum MaterialContext {

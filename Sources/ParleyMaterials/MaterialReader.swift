@@ -1,7 +1,7 @@
 import Foundation
 import ParleyCore
 import ParleyProcess
-import ParleyStore
+import ParleyData
 
 /// Reads a file into a study material: text and Markdown as they are, a PDF's text with
 /// poppler's `pdftotext` (pages without text but with images read by OCR), an image's text by

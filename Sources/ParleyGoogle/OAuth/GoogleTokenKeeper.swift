@@ -1,5 +1,5 @@
 import Foundation
-import ParleyStore
+import ParleyData
 
 /// Where a Google sign-in is kept between runs.
 public protocol GoogleTokenKeeping: Sendable {

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import ParleyMaterials
-import ParleyStore
+import ParleyData
 
 /// What to sync.
 public struct GoogleSyncOptions: Sendable, Equatable {
