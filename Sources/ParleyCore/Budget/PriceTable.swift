@@ -1,8 +1,12 @@
 /// What a request used, in the units providers bill by.
 public struct MeteredUsage: Sendable, Equatable {
+    /// Tokens read (the prompt).
     public var inputTokens: Int
+    /// Tokens written.
     public var outputTokens: Int
+    /// Seconds of audio heard or spoken.
     public var audioSeconds: Double
+    /// Characters of text spoken.
     public var characters: Int
 
     /// Creates a usage record.
@@ -21,9 +25,13 @@ public struct MeteredUsage: Sendable, Equatable {
 
 /// A provider's prices in US dollars.
 public struct Price: Sendable, Equatable, Codable {
+    /// Dollars per million prompt tokens.
     public var perMillionInputTokens: Double
+    /// Dollars per million tokens written.
     public var perMillionOutputTokens: Double
+    /// Dollars per minute of audio.
     public var perAudioMinute: Double
+    /// Dollars per million characters spoken.
     public var perMillionCharacters: Double
 
     /// Creates a price; unset parts are free.
@@ -48,6 +56,7 @@ public struct Price: Sendable, Equatable, Codable {
 
 /// Prices by provider name, from configuration. Providers without a price are free.
 public struct PriceTable: Sendable, Equatable {
+    /// The prices, by provider name.
     public var prices: [String: Price]
 
     /// Creates a table.

@@ -7,20 +7,29 @@ import Logging
 public actor SpendingTracker {
     /// Where spending stands.
     public enum State: Sendable, Equatable {
+        /// Below the alert threshold.
         case withinBudget
+        /// At or above the alert threshold, below the budget.
         case alert
+        /// The budget is spent: only free providers are used until the month ends.
         case exhausted
     }
 
     /// A change worth telling someone about.
     public struct Event: Sendable, Equatable {
+        /// The state spending entered.
         public var state: State
+        /// Dollars spent this month.
         public var spent: Double
+        /// The monthly budget in dollars.
         public var budget: Double
     }
 
+    /// The monthly budget in dollars.
     public let monthlyBudget: Double
+    /// Dollars spent at which the alert is raised.
     public let alertThreshold: Double
+    /// What each provider charges.
     public let prices: PriceTable
     /// Where charges are written, so the month's spending outlives the process.
     public let ledger: (any SpendingLedger)?

@@ -3,9 +3,13 @@
 public struct TurnResult: Sendable, Equatable {
     /// The providers that served each stage.
     public struct Providers: Sendable, Equatable, Codable {
+        /// The voice activity detector.
         public var vad: String
+        /// The transcriber.
         public var stt: String
+        /// The language model.
         public var llm: String
+        /// The voice.
         public var tts: String
 
         /// Creates the record.

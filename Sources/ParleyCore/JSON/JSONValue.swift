@@ -6,11 +6,17 @@ import Foundation
 /// with that order kept; `Codable` (through Foundation's coders) works too but does not
 /// promise an order.
 public enum JSONValue: Sendable, Equatable, Hashable, Codable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number (JSON has one kind; integers are exact up to 2^53).
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object, its members in order.
     case object(JSONObject)
 
     /// Parses JSON text, keeping the order of object members.

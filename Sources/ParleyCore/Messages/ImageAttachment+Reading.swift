@@ -2,8 +2,11 @@ import Foundation
 
 /// The image formats Parley accepts: the ones the vision APIs and Tesseract all read.
 public enum ImageFormat: String, Sendable, CaseIterable {
+    /// PNG (`image/png`).
     case png
+    /// JPEG (`image/jpeg`).
     case jpeg
+    /// WebP (`image/webp`).
     case webp
 
     /// The media type, e.g. `image/png`.

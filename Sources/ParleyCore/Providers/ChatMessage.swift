@@ -201,14 +201,23 @@ public struct ChatRequest: Sendable, Equatable {
 
 /// What a language-model request is for.
 public enum TaskKind: String, Sendable, Equatable, Hashable, Codable, CaseIterable {
+    /// A turn of a conversation, spoken or typed.
     case conversation
+    /// A request with images, for a model that sees them.
     case vision
+    /// A reply that must be JSON valid against a schema.
     case structuredOutput = "structured_output"
+    /// A mind map of a text.
     case mindMap = "mind_map"
+    /// A text rewritten to be easier to read.
     case simplification
+    /// An assignment broken into steps.
     case taskBreakdown = "task_breakdown"
+    /// A document longer than a small model's context.
     case longDocument = "long_document"
+    /// The people, places, dates and terms a text names.
     case entityExtraction = "entity_extraction"
+    /// A text's summary.
     case summary
     /// Recall's resolve: a request in its context → the intent → an answer with candidates.
     case resolve

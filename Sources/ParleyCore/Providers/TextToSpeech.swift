@@ -68,7 +68,32 @@ extension TextToSpeechProvider {
 /// Each is one of the engine's own voices where the engine has several (espeak-ng maps each
 /// to a distinct variant); a provider with a single voice uses its default.
 public enum StandardVoice: String, Sendable, CaseIterable {
-    case alloy, ash, ballad, cedar, coral, echo, fable, marin, nova, onyx, sage, shimmer, verse
+    /// OpenAI's `alloy`.
+    case alloy
+    /// OpenAI's `ash`.
+    case ash
+    /// OpenAI's `ballad`.
+    case ballad
+    /// OpenAI's `cedar`.
+    case cedar
+    /// OpenAI's `coral`.
+    case coral
+    /// OpenAI's `echo`.
+    case echo
+    /// OpenAI's `fable`.
+    case fable
+    /// OpenAI's `marin`.
+    case marin
+    /// OpenAI's `nova`.
+    case nova
+    /// OpenAI's `onyx`.
+    case onyx
+    /// OpenAI's `sage`.
+    case sage
+    /// OpenAI's `shimmer`.
+    case shimmer
+    /// OpenAI's `verse`.
+    case verse
 
     /// The standard voice named `name` (any case), or `nil` for another name.
     public init?(named name: String) {

@@ -41,11 +41,15 @@ public struct ChainExhaustedError: Error, Sendable, Equatable, CustomStringConve
 public struct ProviderTimeoutError: Error, Sendable, Equatable, ClassifiedError, CustomStringConvertible {
     /// Which wait ran out.
     public enum Phase: String, Sendable, Equatable {
+        /// The wait for the first output (a first token, chunk or transcript).
         case firstOutput = "first output"
+        /// The wait between one output and the next.
         case idle = "next output"
     }
 
+    /// Which wait ran out.
     public var phase: Phase
+    /// How long the wait was allowed to be.
     public var limit: Duration
 
     public var failureKind: FailureKind { .transient(retryAfter: nil) }

@@ -34,6 +34,7 @@ public struct LanguageModelChain<C: Clock>: LanguageModelProvider where C.Durati
     public let providers: [any LanguageModelProvider]
     /// The health registry the chain reports to and consults.
     public let health: ProviderHealth<C>
+    /// How long a provider may take to start and to go on answering before the next is tried.
     public let timeouts: Timeouts
     private let clock: C
     private let failover: Failover<C>

@@ -18,8 +18,11 @@ public actor ProviderHealth<C: Clock> where C.Duration == Duration {
 
     /// A change of a provider's status.
     public struct Change: Sendable, Equatable {
+        /// The provider whose status changed.
         public var provider: String
+        /// Its status before.
         public var from: Status
+        /// Its status now.
         public var to: Status
         /// Why: the failure or "recovered".
         public var reason: String

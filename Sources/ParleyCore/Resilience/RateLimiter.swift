@@ -1,7 +1,9 @@
 /// A per-provider rate limit: at most `limit` requests per `interval`, with waiting requests
 /// served in order (a token bucket refilled continuously, with a queue).
 public actor RateLimiter<C: Clock> where C.Duration == Duration {
+    /// The most requests per ``interval``.
     public let limit: Int
+    /// The window the limit counts requests in.
     public let interval: Duration
     private let clock: C
     private var tokens: Double

@@ -6,10 +6,13 @@ import Logging
 /// free providers.
 public struct RoutedLanguageModel<C: Clock>: LanguageModelProvider where C.Duration == Duration {
     public let identity = ProviderIdentity(name: "router", isLocal: false)
+    /// Which providers each request may go to, in order.
     public let router: Router
     /// Every configured provider, by name (its identity's description).
     public let providers: [String: any LanguageModelProvider]
+    /// The health registry the chains report to and consult.
     public let health: ProviderHealth<C>
+    /// Where paid providers' usage is charged; `nil`: no budget.
     public let spending: SpendingTracker?
     private let clock: C
     private let timeouts: LanguageModelChain<C>.Timeouts

@@ -10,6 +10,7 @@ public struct ToolListError: Error, Sendable, Equatable, CustomStringConvertible
 
     /// The tool's index in the list.
     public var index: Int
+    /// Why it could not be read.
     public var reason: Reason
 
     public var description: String {
