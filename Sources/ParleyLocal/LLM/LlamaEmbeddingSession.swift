@@ -42,6 +42,7 @@ final class LlamaEmbeddingSession {
         contextParams.embeddings = true
         contextParams.pooling_type = LLAMA_POOLING_TYPE_UNSPECIFIED
         contextParams.no_perf = true
+        contextParams.abort_callback = { _ in EngineExit.isExiting }
         guard let context = llama_init_from_model(model.pointer, contextParams) else {
             throw .contextCreationFailed(contextLength: length)
         }
@@ -133,7 +134,9 @@ final class LlamaEmbeddingSession {
             }
         }
         batch.n_tokens = Int32(index)
+        guard EngineExit.enter() else { throw .decodeFailed(code: 2) }
         let code = llama_encode(context, batch)
+        EngineExit.leave()
         guard code == 0 else { throw .decodeFailed(code: code) }
         var vectors: [[Float]] = []
         for sequence in texts.indices {

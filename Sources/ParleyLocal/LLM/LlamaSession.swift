@@ -28,6 +28,8 @@ final class LlamaSession {
         contextParams.n_threads = Int32(threads)
         contextParams.n_threads_batch = Int32(threads)
         contextParams.no_perf = true
+        // A computation under way when the process exits stops at its next step (EngineExit).
+        contextParams.abort_callback = { _ in EngineExit.isExiting }
         guard let context = llama_init_from_model(model.pointer, contextParams) else {
             throw .contextCreationFailed(contextLength: contextLength)
         }
@@ -154,6 +156,8 @@ final class LlamaSession {
         var start = 0
         while start < tokens.count {
             var chunk = Array(tokens[start..<min(tokens.count, start + batchSize)])
+            guard EngineExit.enter() else { throw .decodeFailed(code: 2) }
+            defer { EngineExit.leave() }
             let code = chunk.withUnsafeMutableBufferPointer { buffer in
                 llama_decode(context, llama_batch_get_one(buffer.baseAddress, Int32(buffer.count)))
             }
@@ -246,7 +250,9 @@ final class LlamaSession {
             batch.logits[index] = 1
         }
         batch.n_tokens = Int32(count)
+        guard EngineExit.enter() else { throw .decodeFailed(code: 2) }
         let code = llama_decode(context, batch)
+        EngineExit.leave()
         guard code == 0 else {
             // Nothing of the batch is kept: memory holds what it held before.
             _ = llama_memory_seq_rm(llama_get_memory(context), 0, llama_pos(start), -1)

@@ -48,6 +48,8 @@ final class WhisperContext {
     /// `nil` when detection fails. Sets ``detectedLanguage``'s source only through the
     /// transcription that follows.
     func detectLanguage(_ samples: [Float], threads: Int, among candidates: Set<String>?) -> String? {
+        guard EngineExit.enter() else { return nil }
+        defer { EngineExit.leave() }
         if detectionState == nil { detectionState = whisper_init_state(context) }
         guard let state = detectionState,
             whisper_pcm_to_mel_with_state(context, state, samples, Int32(samples.count), Int32(threads)) == 0
@@ -109,14 +111,18 @@ final class WhisperContext {
         var padded = samples
         if padded.count < 16_000 { padded += [Float](repeating: 0, count: 16_000 - padded.count) }
         params.audio_ctx = Self.audioContext(samples: padded.count, modelContext: Int(whisper_model_n_audio_ctx(context)))
+        // Stopped when the caller asks or the process exits (EngineExit).
+        params.abort_callback = { data in
+            guard !EngineExit.isExiting else { return true }
+            guard let data else { return false }
+            return Unmanaged<WhisperAbort>.fromOpaque(data).takeUnretainedValue().isRequested
+        }
         if let abort {
             // The flag outlives the call: the caller holds it until this returns.
-            params.abort_callback = { data in
-                guard let data else { return false }
-                return Unmanaged<WhisperAbort>.fromOpaque(data).takeUnretainedValue().isRequested
-            }
             params.abort_callback_user_data = Unmanaged.passUnretained(abort).toOpaque()
         }
+        guard EngineExit.enter() else { throw .transcriptionFailed(code: -6) }
+        defer { EngineExit.leave() }
         let code: Int32 =
             prompt.map(Self.boundedPrompt).map { text in
                 text.withCString { cPrompt in
