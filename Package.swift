@@ -300,9 +300,14 @@ let package = Package(
         .executableTarget(
             name: "parley",
             dependencies: [
-                "ParleyCore", "ParleyProcess", "ParleyData", "ParleyRuntime", "ParleyServer", "ParleyModels", "ParleyTasks", "ParleyMindMap", "ParleyMaterials",
-                "ParleyGoogle", "ParleyMCP",
-                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Server"])),
+                "ParleyCore", "ParleyProcess", "ParleyData", "ParleyRuntime", "ParleyModels", "ParleyTasks", "ParleyMindMap", "ParleyMaterials",
+                "ParleyGoogle",
+                // `serve` and `mcp` (and `--mcp`) only with the "Server" trait: scripts/demo builds
+                // `parley` without it, minutes sooner on two cores (no Hummingbird, PostgresNIO,
+                // MCP SDK or server code to compile); every other command is the same.
+                .target(name: "ParleyServer", condition: .when(traits: ["Server"])),
+                .target(name: "ParleyMCP", condition: .when(traits: ["Server"])),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
                 .product(name: "Logging", package: "swift-log"),

@@ -2,7 +2,9 @@ import ArgumentParser
 import Foundation
 import Logging
 import ParleyCore
+#if Server
 import ParleyMCP
+#endif
 import ParleyRuntime
 
 /// `--mcp CONFIG`: the MCP servers whose tools the assistant may call beside the built-ins.
@@ -14,6 +16,7 @@ struct MCPOptions: ParsableArguments {
             valueName: "config"))
     var configuration: String?
 
+    #if Server
     /// The servers of the file, connected (a server that fails is a warning and its tools are
     /// left out); `nil` without `--mcp`.
     /// - Throws: ``MCPConfigurationError`` when the file cannot be read or is not a configuration.
@@ -22,12 +25,35 @@ struct MCPOptions: ParsableArguments {
         let servers = try MCPServerConfiguration(contentsOf: configuration)
         return await MCPToolHub.connect(servers, logger: Logger(label: "parley.mcp"))
     }
+    #else
+    /// `nil`: a build without the "Server" trait (scripts/demo's) has no MCP client.
+    /// - Throws: `ValidationError` saying how to build one that has it, when `--mcp` is given.
+    func connect() async throws -> MCPToolHub? {
+        guard configuration == nil else {
+            throw ValidationError(
+                "--mcp needs the MCP client, which this build of parley leaves out (it was built without the \"Server\" trait, as scripts/demo does): build it with `swift build --product parley`."
+            )
+        }
+        return nil
+    }
+    #endif
 }
 
+#if Server
 extension MCPToolHub {
     /// The servers' tools for a runtime: under their own names unless a built-in has it.
     var runtimeTools: [Tool] { tools(avoiding: Set(BuiltInTools.names)) }
 }
+#else
+/// Where ParleyMCP's hub would be in a build without the "Server" trait: no value of it exists,
+/// so the commands' `hub?` is always `nil` there.
+enum MCPToolHub {
+    var runtimeTools: [Tool] { switch self {} }
+    func close() async { switch self {} }
+}
+#endif
+
+#if Server
 
 /// `parley mcp`: the built-in tools as an MCP server over standard input and output.
 struct MCPCommand: AsyncParsableCommand {
@@ -57,3 +83,4 @@ struct MCPCommand: AsyncParsableCommand {
         }
     }
 }
+#endif

@@ -12,10 +12,20 @@ struct Parley: AsyncParsableCommand {
         abstract: "A voice-first assistant engine that works offline.",
         subcommands: [
             Talk.self, Transcribe.self, Speak.self, Chat.self, Tools.self, Ask.self, Materials.self, Google.self, Assignments.self, Generate.self, Extract.self,
-            Summarize.self, Simplify.self, Breakdown.self, MindMapCommand.self, Compare.self, Serve.self, MCPCommand.self, History.self, StoreCommand.self,
-            Models.self, Doctor.self, Bench.self,
-        ]
+            Summarize.self, Simplify.self, Breakdown.self, MindMapCommand.self, Compare.self,
+        ] + serverCommands + [History.self, StoreCommand.self, Models.self, Doctor.self, Bench.self]
     )
+}
+
+extension Parley {
+    /// `serve` and `mcp`, in every build but one without the "Server" trait (scripts/demo's).
+    static var serverCommands: [any ParsableCommand.Type] {
+        #if Server
+        [Serve.self, MCPCommand.self]
+        #else
+        []
+        #endif
+    }
 }
 
 /// Options every command shares.

@@ -1,3 +1,4 @@
+#if Server
 import ArgumentParser
 import Foundation
 import Logging
@@ -124,3 +125,4 @@ struct Serve: AsyncParsableCommand {
         }
     }
 }
+#endif

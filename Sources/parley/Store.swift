@@ -88,6 +88,7 @@ struct StoreCommand: AsyncParsableCommand {
         /// The PostgreSQL store at `url`; a server that cannot be reached is named as `--to`
         /// gave it.
         private func open(_ url: DatabaseURL) async throws -> any SharedConversationStoring {
+            #if Server
             let opened: Result<any SharedConversationStoring, StoreError>
             do {
                 opened = .success(try await SharedStores.open(url))
@@ -98,6 +99,9 @@ struct StoreCommand: AsyncParsableCommand {
                 throw CopyFailure.cannotConnect(location: url.description, reason: error.reason ?? "\(error)")
             }
             return try opened.get()
+            #else
+            throw CopyFailure.noPostgres
+            #endif
         }
 
         private func report(_ counts: StoreCounts, from source: String, to target: String) {
@@ -135,6 +139,8 @@ struct StoreCommand: AsyncParsableCommand {
         case noSource(path: String)
         case noTarget
         case cannotConnect(location: String, reason: String)
+        /// This parley was built without the "Server" trait, which brings PostgreSQL.
+        case noPostgres
 
         var description: String {
             switch self {
@@ -145,6 +151,9 @@ struct StoreCommand: AsyncParsableCommand {
             case .cannotConnect(let location, let reason):
                 "cannot use the PostgreSQL database at \(location) (\(reason)): check that PostgreSQL is running there and that "
                     + "--to names the right user, password and database"
+            case .noPostgres:
+                "this build of parley has no PostgreSQL client (it was built without the \"Server\" trait, as scripts/demo does): "
+                    + "build it with `swift build --product parley`"
             }
         }
     }

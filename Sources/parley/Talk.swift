@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import ParleyCore
+#if Server
 import ParleyMCP
+#endif
 import ParleyRuntime
 import ParleyData
 
