@@ -9,18 +9,22 @@ embedding every 80 ms (every 8 mel frames, once 80 frames are in) and scores the
 (1.28 s of embeddings, ~2 s of sound) with the head this script trains: a small two-layer
 network in numpy, written as little-endian float32 (format in `write_head`).
 
-The speech is synthetic. Positives: "Hey Parley" from espeak-ng voices (accents x voice
-variants, varied rate and pitch), often followed by a question as it is said in use, with added
-noise at random levels and sox reverb. Negatives: other sentences (from Parley's own docs, in
-sentences-train.txt and sentences-held-out.txt, so "Parley" alone is said often), near misses ("hey Charlie", "parlay", "hey party", ...), noise
-and silence. Accents, variants and sentences used for evaluation are never used in training;
-the neural voice (Piper joe through `parley speak`, when --parley is given) is evaluation only.
+The speech is synthetic (voices.py): espeak-ng voices (accents x voice variants, varied rate
+and pitch), Piper joe at varied scales, and Kokoro-82M voices and blends. Positives: "Hey
+Parley", often followed by a question as it is said in use, with added noise at random levels
+and sox reverb. Negatives: other sentences (from Parley's docs and the sources' doc comments, in
+sentences-*.txt, so "Parley" alone is said often), near misses ("hey Charlie", "parlay", "hey
+party", ...), random words, noise and silence, then hard negatives mined from that pool. Accents,
+variants, two Kokoro voices, sentences and near misses used for evaluation are never used in
+training; so are the recordings given with --ears (evaluation only).
 
     venv/bin/python scripts/wake_word/train.py --models ~/.local/share/parley/models \
-        --out scripts/wake_word/hey_parley.head [--parley .build/debug/parley] [--report report.json]
+        --kokoro ~/.local/share/parley/models/kokoro-ja --out scripts/wake_word/hey-parley.head \
+        --threshold 0.8 --train-only        # the committed head
+    Benchmarks/wake_word/run                # measures it (--evaluate HEAD...)
 
-Everything random comes from --seed (default 7); espeak-ng, sox and ONNX Runtime are
-deterministic, so the same versions give the same head byte for byte.
+Everything random comes from --seed (default 7); espeak-ng, sox -R, Kokoro and Piper (with seeded
+noise nodes) are deterministic, so the same versions give the same head byte for byte.
 """
 from __future__ import annotations
 
@@ -400,8 +404,9 @@ def main() -> None:
     parser.add_argument("--negatives", type=int, default=1200, help="espeak-ng clips that never say it")
     parser.add_argument("--joe-negatives", type=int, default=300)
     parser.add_argument("--kokoro-negatives", type=int, default=80)
-    parser.add_argument("--extra-negatives", type=int, default=2000, help="longer clips for the mining pool")
+    parser.add_argument("--extra-negatives", type=int, default=900, help="longer clips for the mining pool")
     parser.add_argument("--extra-cache", help="keep (or reuse) the extra negatives' features in this file")
+    parser.add_argument("--threshold", type=float, help="write this threshold instead of the validation rule's")
     parser.add_argument("--hidden", type=int, default=HIDDEN)
     parser.add_argument("--rounds", type=int, default=2, help="hard-negative mining rounds")
     parser.add_argument("--eval-positives", type=int, default=150)
@@ -571,18 +576,23 @@ def train(args, rng, front, speakers, train_text, log):
         chosen.update(mined)
         x_neg = np.concatenate([x_neg, negative_stack(mined)])
 
-    # The threshold: the lowest (0.50-0.99) at which the validation clips (training voices,
-    # never fitted) have at most one false accept per hour. Never the evaluation set.
+    # The threshold: the highest (0.50-0.998) at which the validation phrases (training voices,
+    # never fitted) are still heard 95% of the time. Never the evaluation set. (A first rule, the
+    # lowest threshold with at most one false accept per hour on the validation clips, gave
+    # 0.998: those clips are half near misses, and the head then missed most held-out phrases.)
     val_neg = [emb for emb, held in negatives if held]
     val_pos = [(emb, end) for emb, end, held in positives if held]
     val_hours = sum(len(e) for e in val_neg) * CHUNK / RATE / 3600
-    threshold = 0.998
+    heard = lambda t: np.mean([any(end // CHUNK - 6 <= f <= end // CHUNK + 12 for f in detections(head, t, emb)) for emb, end in val_pos])
+    threshold = 0.5
     for t in list(np.arange(0.50, 0.995, 0.01)) + [0.992, 0.994, 0.996, 0.998]:
-        if sum(len(detections(head, float(t), emb)) for emb in val_neg) / val_hours <= 1.0:
+        if heard(float(t)) >= 0.95:
             threshold = float(round(t, 3))
-            break
-    hits = sum(any(end // CHUNK - 6 <= f <= end // CHUNK + 12 for f in detections(head, threshold, emb)) for emb, end in val_pos)
-    log(f"validation: {len(val_pos)} phrases, {val_hours:.2f} h; threshold {threshold:.2f}: recall {hits / max(1, len(val_pos)):.3f}")
+    false = sum(len(detections(head, threshold, emb)) for emb in val_neg)
+    log(f"validation: {len(val_pos)} phrases, {val_hours:.2f} h; threshold {threshold:.3f}: recall {heard(threshold):.3f}, {false / val_hours:.1f} false accepts/h")
+    if args.threshold is not None:
+        threshold = args.threshold
+        log(f"threshold {threshold:.3f} as asked: validation recall {heard(threshold):.3f}")
     data = write_head(args.out, head, threshold)
     log(f"wrote {args.out}: {len(data)} bytes, sha256 {hashlib.sha256(data).hexdigest()}, threshold {threshold:.3f}")
     return head, threshold, data
@@ -700,6 +710,9 @@ def evaluate_heads(args, front, speakers, held_text, heads, log):
         unseen = [ok for g, oks in by_group.items() if "trained voice" not in g for ok in oks]
         return {"recall_unseen": float(np.mean(unseen)) if unseen else float("nan"),
                 "false_accepts_per_hour": false / hours, "false_accepts": false,
+                # The same hour, counting only false accepts blamed on pieces other than the
+                # held-out near misses (ordinary sentences, recorded speech, noise).
+                "false_accepts_per_hour_not_near_misses": sum(n for k, n in blamed.items() if "near miss" not in k) / hours,
                 "recall_by_voice": {g: [float(np.mean(v)), len(v)] for g, v in by_group.items()},
                 "false_accepts_by_piece": dict(sorted(blamed.items(), key=lambda kv: -kv[1]))}
 
@@ -709,9 +722,10 @@ def evaluate_heads(args, front, speakers, held_text, heads, log):
         result.update(evaluate(head, threshold))
         result["sweep"] = {}
         for n in (1, 2, 3):
-            for t in (0.5, 0.7, 0.8, 0.9, 0.95, 0.98, threshold):
+            for t in (0.5, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, threshold):
                 r = evaluate(head, t, n)
-                result["sweep"][f"{t:.2f} x{n}"] = [round(r["recall_unseen"], 4), round(r["false_accepts_per_hour"], 2)]
+                result["sweep"][f"{t:.3f} x{n}"] = [round(r["recall_unseen"], 4), round(r["false_accepts_per_hour"], 2),
+                                                    round(r["false_accepts_per_hour_not_near_misses"], 2)]
         report["heads"][path] = result
         log(f"{path}: recall {result['recall_unseen']:.3f}, {result['false_accepts_per_hour']:.1f} false accepts/h")
     print(json.dumps(report, indent=2))
