@@ -70,6 +70,7 @@ let package = Package(
     // tests use; an app that depends on the libraries with `traits: []` does not resolve them.
     traits: [
         .trait(name: "Server", description: "The HTTP server, the CLI, PostgreSQL and the tests' servers."),
+        .trait(name: "CommandLine", description: "The `parley` command without the server, MCP or PostgreSQL (scripts/demo's build: `--traits CommandLine`)."),
         .trait(name: "AppleEngines", description: "llama.cpp and whisper.cpp on macOS and iOS (Metal), as a binary XCFramework."),
         .default(enabledTraits: ["Server"]),
     ],
@@ -307,7 +308,7 @@ let package = Package(
                 // MCP SDK or server code to compile); every other command is the same.
                 .target(name: "ParleyServer", condition: .when(traits: ["Server"])),
                 .target(name: "ParleyMCP", condition: .when(traits: ["Server"])),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Server", "CommandLine"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
                 .product(name: "Logging", package: "swift-log"),
