@@ -81,6 +81,8 @@ final class LlamaEmbeddingSession {
     /// ``tokensPerText`` with the separator kept last. Special tokens' text in `text` is read as
     /// plain words.
     func tokenize(_ text: String) throws(LlamaError) -> [llama_token] {
+        guard EngineExit.enter() else { throw .tokenizationFailed }
+        defer { EngineExit.leave() }
         let length = Int32(text.utf8.count)
         var tokens = [llama_token](repeating: 0, count: Int(length) + 8)
         var count = llama_tokenize(vocab, text, length, &tokens, Int32(tokens.count), true, false)

@@ -21,7 +21,10 @@ final class LlamaModelHandle {
         guard FileManager.default.fileExists(atPath: path) else { throw .modelNotFound(path: path) }
         var parameters = llama_model_default_params()
         parameters.n_gpu_layers = GPUOffload.languageModelLayers
-        guard let pointer = llama_model_load_from_file(path, parameters) else { throw .modelLoadFailed(path: path) }
+        // Loading builds the tokenizer from llama.cpp's statics: not begun once the process exits.
+        guard let loaded = EngineExit.guarded({ llama_model_load_from_file(path, parameters) }), let pointer = loaded else {
+            throw .modelLoadFailed(path: path)
+        }
         self.pointer = pointer
     }
 

@@ -69,8 +69,8 @@ final class LlamaSession {
         var capacity = max(1024, messages.reduce(0) { $0 + $1.text.utf8.count } * 2 + 256)
         while true {
             var buffer = [CChar](repeating: 0, count: capacity)
-            let written = llama_chat_apply_template(template, &chat, chat.count, true, &buffer, Int32(capacity))
-            guard written >= 0 else { throw .chatTemplateUnavailable }
+            let rendered = EngineExit.guarded { llama_chat_apply_template(template, &chat, chat.count, true, &buffer, Int32(capacity)) }
+            guard let written = rendered, written >= 0 else { throw .chatTemplateUnavailable }
             if Int(written) <= capacity {
                 return String(decoding: buffer.prefix(Int(written)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
             }
@@ -81,6 +81,8 @@ final class LlamaSession {
     /// Tokenizes `text`, parsing the template's special tokens; `addingStart` adds the
     /// model's start-of-text token where it wants one (a whole prompt, not a continuation).
     func tokenize(_ text: String, addingStart: Bool = true) throws(LlamaError) -> [llama_token] {
+        guard EngineExit.enter() else { throw .tokenizationFailed }
+        defer { EngineExit.leave() }
         let length = Int32(text.utf8.count)
         var tokens = [llama_token](repeating: 0, count: Int(length) + 8)
         var count = llama_tokenize(vocab, text, length, &tokens, Int32(tokens.count), addingStart, true)
@@ -225,7 +227,8 @@ final class LlamaSession {
 
     /// Samples the next token from the last evaluated position.
     func sample(with sampler: LlamaSampler) -> llama_token {
-        sampler.sample(context: context)
+        // When the process exits, the end of the text: generation stops.
+        EngineExit.guarded { sampler.sample(context: context) } ?? llama_vocab_eos(vocab)
     }
 
     /// Evaluates `token`, then `drafts` (tokens guessed to follow it), in one batch, and samples
@@ -260,7 +263,10 @@ final class LlamaSession {
         }
         var samples: [llama_token] = []
         for index in 0..<count {
-            let sample = sampler.sample(context: context, at: Int32(index))
+            guard let sample = EngineExit.guarded({ sampler.sample(context: context, at: Int32(index)) }) else {
+                samples.append(llama_vocab_eos(vocab))
+                break
+            }
             samples.append(sample)
             guard index < drafts.count, sample == drafts[index] else { break }
         }
@@ -285,6 +291,8 @@ final class LlamaSession {
     /// The bytes of `token`'s text (special tokens rendered only when `special`, e.g. Qwen2.5's
     /// `<tool_call>`).
     func bytes(of token: llama_token, special: Bool = false) -> [UInt8] {
+        guard EngineExit.enter() else { return [] }
+        defer { EngineExit.leave() }
         var buffer = [CChar](repeating: 0, count: 64)
         var count = llama_token_to_piece(vocab, token, &buffer, Int32(buffer.count), 0, special)
         if count < 0 {
@@ -337,7 +345,10 @@ final class LlamaSampler {
     init(options: SamplingOptions, vocab: OpaquePointer, grammar: JSONGrammar?, banned: Set<llama_token> = []) throws(LlamaError) {
         let vocabularySize = llama_vocab_n_tokens(vocab)
         if let grammar {
-            guard let sampler = llama_sampler_init_grammar(vocab, grammar.text, "root") else { throw .grammarRejected }
+            // Parsing the grammar reads llama.cpp's statics too (EngineExit).
+            guard let made = EngineExit.guarded({ llama_sampler_init_grammar(vocab, grammar.text, "root") }), let sampler = made else {
+                throw .grammarRejected
+            }
             self.grammar = sampler
             candidates = [llama_token_data](repeating: llama_token_data(id: 0, logit: 0, p: 0), count: Int(vocabularySize))
         } else {

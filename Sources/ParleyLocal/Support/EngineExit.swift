@@ -46,6 +46,16 @@ enum EngineExit {
         if install { atexit { EngineExit.processExits() } }
     }
 
+    /// Runs `body`, a call into an engine that does not check the abort callback (tokenizing,
+    /// rendering a template, sampling), as a computation ``processExits()`` waits for; `nil`
+    /// without running it when the process is exiting. Such calls read the engines' C++ statics
+    /// too (llama.cpp's Unicode tables), so one under way when `exit` destroys them crashes.
+    static func guarded<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T? {
+        guard enter() else { return nil }
+        defer { leave() }
+        return try body()
+    }
+
     /// The exit handler: no new computation starts, those under way are asked to stop, and the
     /// exit waits (at most ``patience``) until they have.
     private static func processExits() {
