@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import ParleyCore
 import ParleyLocal
 
@@ -15,11 +16,22 @@ public typealias AudioFiles = FFmpegAudio
 /// files through ffmpeg, the machine's memory and temperature. The faces ask here, so that they
 /// need not know which engine does it.
 public enum DeviceServices {
-    /// An echo canceller for mono audio at `sampleRate` (SpeexDSP's). Throws when SpeexDSP is
-    /// missing (install it with scripts/setup) or on a platform without it (on Apple platforms
-    /// use the system's voice processing instead).
-    public static func echoCanceller(sampleRate: Int) throws -> any EchoCanceller {
-        try SpeexEchoCanceller(sampleRate: sampleRate)
+    /// An echo canceller for mono audio at `sampleRate`: `engine`'s, or without one the
+    /// standard engine's for a canceller that `startsCold` or not (``EchoEngine/standard(startsCold:)``),
+    /// falling back to the other (after a warning on `logger`) when it is missing. Throws when no
+    /// engine can be had (install them with scripts/setup) or on a platform without them (on
+    /// Apple platforms use the system's voice processing instead).
+    public static func echoCanceller(sampleRate: Int, engine: EchoEngine? = nil, startsCold: Bool, logger: Logger? = nil) throws -> any EchoCanceller {
+        if let engine { return try engine.make(sampleRate: sampleRate) }
+        let standard = EchoEngine.standard(startsCold: startsCold)
+        do {
+            return try standard.make(sampleRate: sampleRate)
+        } catch {
+            let fallback: EchoEngine = standard == .speex ? .webrtc : .speex
+            let canceller = try fallback.make(sampleRate: sampleRate)
+            logger?.warning("echo cancellation falls back to \(fallback.rawValue): \(error)")
+            return canceller
+        }
     }
 
     /// Audio files through the `ffmpeg` at `executable` (a name looked up on `PATH`, or a path).
@@ -31,6 +43,30 @@ public enum DeviceServices {
     /// platform tells them.
     public static func resources() async -> ResourceSnapshot {
         await SystemResourceMonitor().snapshot()
+    }
+}
+
+/// Which echo canceller cancels the replies' echo where Parley owns the microphone and the speaker.
+public enum EchoEngine: String, Sendable, CaseIterable {
+    /// SpeexDSP's adaptive filter and residual echo suppressor (`SpeexEchoCanceller`).
+    case speex
+    /// WebRTC's audio processing: its filter, echo suppressor and high-pass filter (`WebRTCEchoCanceller`).
+    case webrtc
+
+    /// The engine used unless one is asked for, chosen by measurement in the room rig
+    /// (Benchmarks/README.md, "The room rig"): WebRTC's for a canceller whose first sound may be
+    /// a reply (a realtime session: only WebRTC's keeps that reply's echo out), SpeexDSP's for one
+    /// that hears the room first (`parley talk` plays a chime on start: SpeexDSP's then keeps the
+    /// echo out as well and leaves more of a user who talks over the reply).
+    public static func standard(startsCold: Bool) -> EchoEngine {
+        startsCold ? .webrtc : .speex
+    }
+
+    func make(sampleRate: Int) throws -> any EchoCanceller {
+        switch self {
+        case .speex: try SpeexEchoCanceller(sampleRate: sampleRate)
+        case .webrtc: try WebRTCEchoCanceller(sampleRate: sampleRate)
+        }
     }
 }
 

@@ -124,9 +124,16 @@ struct Talk: AsyncParsableCommand {
     @Flag(
         name: .customLong("echo-cancellation"),
         help:
-            "With --input - and --speaker: take the replies' echo out of the microphone (SpeexDSP), so the assistant does not hear itself; a short chime on start lets it learn the room."
+            "With --input - and --speaker: take the replies' echo out of the microphone (--echo-canceller), so the assistant does not hear itself; a short chime on start lets it learn the room."
     )
     var echoCancellation = false
+
+    @Option(
+        name: .customLong("echo-canceller"),
+        help:
+            "With --echo-cancellation: speex (SpeexDSP, the default: the start's chime lets it learn the room) or webrtc (WebRTC's audio processing, the fallback)."
+    )
+    var echoCanceller: String?
 
     @Flag(
         name: .customLong("wake-word"),
@@ -166,6 +173,12 @@ struct Talk: AsyncParsableCommand {
         try Self.check(minInterruption, .minInterruption)
         if interruptAtOnce, backchannels != nil { throw ValidationError("--backchannels has no effect with --interrupt-at-once: leave one out.") }
         if let backchannels, Self.phrases(backchannels).isEmpty { throw ValidationError("--backchannels needs at least one word, such as \"mm-hmm,yeah\".") }
+        if let echoCanceller {
+            guard EchoEngine(rawValue: echoCanceller) != nil else {
+                throw ValidationError("--echo-canceller is speex or webrtc, not '\(echoCanceller)'.")
+            }
+            guard echoCancellation else { throw ValidationError("--echo-canceller chooses the canceller of --echo-cancellation: add it.") }
+        }
         if echoCancellation, speaker == nil || !live {
             throw ValidationError("--echo-cancellation needs --input - (a live microphone) and --speaker (the replies played by Parley).")
         }
@@ -216,7 +229,7 @@ struct Talk: AsyncParsableCommand {
             options.wakeWord = wakeWord
             options.wakeWordFollowUp = wakeWordFollowUp
             if !noTools { options.tools = try await runtime.toolbox(owner: .local, warn: false, language: options.language) }
-            let echo = echoCancellation ? TalkSpeaker.echoCancellation(rate: rate) : nil
+            let echo = echoCancellation ? TalkSpeaker.echoCancellation(rate: rate, engine: echoCanceller.flatMap(EchoEngine.init(rawValue:))) : nil
             let player = try self.speaker.map { try TalkSpeaker(command: $0, reference: echo?.1) }
             let recorder = RecordingOutput(clock: ContinuousClock(), realtime: paced)
             let made = try await runtime.makeConversation(options: options, thread: thread, output: player?.output ?? recorder)

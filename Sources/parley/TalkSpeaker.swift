@@ -62,9 +62,10 @@ final class TalkSpeaker {
 
     /// The echo canceller and its reference for live input at `rate`, or nil (after a warning)
     /// when echo cancellation is not available here.
-    static func echoCancellation(rate: Int) -> (any EchoCanceller, FarEndBuffer)? {
+    static func echoCancellation(rate: Int, engine: EchoEngine?) -> (any EchoCanceller, FarEndBuffer)? {
         do {
-            return (try DeviceServices.echoCanceller(sampleRate: rate), FarEndBuffer(sampleRate: rate))
+            let logger = Logger(label: "parley.talk")
+            return (try DeviceServices.echoCanceller(sampleRate: rate, engine: engine, startsCold: false, logger: logger), FarEndBuffer(sampleRate: rate))
         } catch {
             Logger(label: "parley.talk").warning("talk: echo cancellation is off: \(error)")
             return nil

@@ -20,8 +20,7 @@ public actor SpeexEchoCanceller: EchoCanceller {
     #if canImport(CSpeexDSP)
     private let engine: SpeexEngine
     #endif
-    private var pendingMicrophone: [Float] = []
-    private var pendingSpeaker: [Float] = []
+    private var pending: EchoFrames
 
     /// A canceller for mono audio at `sampleRate` (8–48 kHz). Throws when SpeexDSP is missing
     /// (install it with scripts/setup) or on a platform without it (on Apple platforms use the
@@ -45,6 +44,7 @@ public actor SpeexEchoCanceller: EchoCanceller {
         self.filterSeconds = filterSeconds
         self.suppressesResidualEcho = suppressesResidualEcho
         frameSize = sampleRate / 100
+        pending = EchoFrames(frameSize: frameSize)
         #if canImport(CSpeexDSP)
         let library = try SpeexDSPLibrary.shared.get()
         let frames = Int((filterSeconds * Double(sampleRate) / Double(frameSize)).rounded(.up))
@@ -57,34 +57,24 @@ public actor SpeexEchoCanceller: EchoCanceller {
     }
 
     public func cancel(microphone: [Float], speaker: [Float]) -> [Float] {
-        pendingMicrophone += microphone
-        if speaker.count >= microphone.count {
-            pendingSpeaker += speaker.prefix(microphone.count)
-        } else {
-            pendingSpeaker += speaker + [Float](repeating: 0, count: microphone.count - speaker.count)
-        }
-        let whole = pendingMicrophone.count / frameSize * frameSize
-        guard whole > 0 else { return [] }
-        var output = [Float](repeating: 0, count: whole)
+        pending.append(microphone: microphone, speaker: speaker)
         #if canImport(CSpeexDSP)
         var near = [Int16](repeating: 0, count: frameSize), far = near, cleaned = near
-        for offset in stride(from: 0, to: whole, by: frameSize) {
-            for index in 0..<frameSize {
-                near[index] = Self.pcm(pendingMicrophone[offset + index])
-                far[index] = Self.pcm(pendingSpeaker[offset + index])
+        return pending.drain { microphoneFrame, speakerFrame in
+            for (index, (heard, played)) in zip(microphoneFrame, speakerFrame).enumerated() {
+                near[index] = Self.pcm(heard)
+                far[index] = Self.pcm(played)
             }
             engine.process(near: near, far: far, into: &cleaned)
-            for index in 0..<frameSize { output[offset + index] = Float(cleaned[index]) / 32_768 }
+            return cleaned.map { Float($0) / 32_768 }
         }
+        #else
+        return pending.drain { microphoneFrame, _ in [Float](repeating: 0, count: microphoneFrame.count) }
         #endif
-        pendingMicrophone.removeFirst(whole)
-        pendingSpeaker.removeFirst(whole)
-        return output
     }
 
     public func reset() {
-        pendingMicrophone.removeAll()
-        pendingSpeaker.removeAll()
+        pending.removeAll()
         #if canImport(CSpeexDSP)
         engine.reset()
         #endif

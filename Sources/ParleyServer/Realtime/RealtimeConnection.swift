@@ -525,7 +525,7 @@ actor RealtimeConnection {
             options.endSilence = options.maxTurn
         }
         options.wakeWord = settings.wakeWord
-        echo = settings.echoCancellation ? RealtimeEcho(logger: logger) : nil
+        echo = settings.echoCancellation ? RealtimeEcho(engine: settings.echoEngine, logger: logger) : nil
         let output = RealtimeOutput(echo: echo) { [weak self] chunk in await self?.replyAudio(chunk) }
         let made: RuntimeConversation<ContinuousClock>
         do {

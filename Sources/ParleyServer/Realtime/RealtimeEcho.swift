@@ -8,10 +8,11 @@ import ParleyRuntime
 ///
 /// The reference is matched with the appended audio sample for sample from the moment it is
 /// sent; the client plays it a little later, which the canceller's filter absorbs. A paused or cut
-/// response is no longer played, so what is still waiting of it is dropped. Without SpeexDSP the
-/// session runs on without cancellation, after a warning.
+/// response is no longer played, so what is still waiting of it is dropped. Without an echo canceller
+/// (DeviceServices) the session runs on without cancellation, after a warning.
 actor RealtimeEcho {
     private let logger: Logger
+    private let engine: EchoEngine?
     private var canceller: (any EchoCanceller)?
     private var reference: FarEndBuffer?
     private var unavailable = false
@@ -19,7 +20,9 @@ actor RealtimeEcho {
     private var early: [AudioBuffer] = []
     private var draining = false
 
-    init(logger: Logger) {
+    /// Echo cancellation by `engine`'s canceller (`nil`: the standard one).
+    init(engine: EchoEngine? = nil, logger: Logger) {
+        self.engine = engine
         self.logger = logger
     }
 
@@ -27,7 +30,7 @@ actor RealtimeEcho {
     func clean(_ audio: AudioBuffer) async -> AudioBuffer {
         if canceller == nil, !unavailable {
             do {
-                canceller = try DeviceServices.echoCanceller(sampleRate: audio.sampleRate)
+                canceller = try DeviceServices.echoCanceller(sampleRate: audio.sampleRate, engine: engine, startsCold: true, logger: logger)
                 let reference = FarEndBuffer(sampleRate: audio.sampleRate)
                 self.reference = reference
                 // Chunks sent meanwhile queue behind the early ones, in order.

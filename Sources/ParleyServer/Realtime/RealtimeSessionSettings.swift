@@ -1,4 +1,5 @@
 import ParleyCore
+import ParleyRuntime
 
 /// What a realtime session is set to: what `session.update` changes (in the GA shape or the
 /// beta one) and what `session.created` and `session.updated` report.
@@ -97,6 +98,9 @@ struct RealtimeSessionSettings: Sendable, Equatable {
     /// as the reference (for clients that send a raw microphone while playing the response aloud).
     /// A Parley extension: `session.parley.echo_cancellation` (false by default).
     var echoCancellation = false
+    /// Which canceller cleans it (`nil`: the standard one, the other when it is missing). A
+    /// Parley extension: `session.parley.echo_canceller`, "speex" or "webrtc".
+    var echoEngine: EchoEngine?
     /// Whether the conversation waits for "Hey Parley" (heard on device) before it listens:
     /// audio appended before the phrase is neither transcribed, saved nor sent (see
     /// `WakeWordGate`). A Parley extension: `session.parley.wake_word` (false by default).
@@ -147,7 +151,7 @@ struct RealtimeSessionSettings: Sendable, Equatable {
             || maxOutputTokens != other.maxOutputTokens || partialInterval != other.partialInterval
             || tools != other.tools || toolChoice != other.toolChoice || builtinTools != other.builtinTools
             || interruptsResponse != other.interruptsResponse || minInterruption != other.minInterruption || backchannels != other.backchannels
-            || echoCancellation != other.echoCancellation || wakeWord != other.wakeWord
+            || echoCancellation != other.echoCancellation || echoEngine != other.echoEngine || wakeWord != other.wakeWord
     }
 
     // MARK: - session.update
@@ -239,6 +243,16 @@ struct RealtimeSessionSettings: Sendable, Equatable {
             if let value = parley["echo_cancellation"] {
                 guard let on = value.bool else { throw .invalidValue("session.parley.echo_cancellation", "'echo_cancellation' must be true or false.") }
                 updated.echoCancellation = on
+            }
+            if let value = parley["echo_canceller"] {
+                if value.isNull {
+                    updated.echoEngine = nil
+                } else {
+                    guard let name = value.string, let engine = EchoEngine(rawValue: name) else {
+                        throw .invalidValue("session.parley.echo_canceller", "'echo_canceller' must be \"speex\", \"webrtc\" or null (the standard one).")
+                    }
+                    updated.echoEngine = engine
+                }
             }
             if let value = parley["wake_word"] {
                 guard let on = value.bool else { throw .invalidValue("session.parley.wake_word", "'wake_word' must be true or false.") }
@@ -494,6 +508,7 @@ struct RealtimeSessionSettings: Sendable, Equatable {
                 Self.name(.minInterruption): .number(Tunable.minInterruption.wire(minInterruption)),
                 "backchannels": backchannels.map { .array($0.map(JSONValue.string)) } ?? .null,
                 "echo_cancellation": .bool(echoCancellation),
+                "echo_canceller": echoEngine.map { .string($0.rawValue) } ?? .null,
                 "wake_word": .bool(wakeWord),
             ]),
         ])
