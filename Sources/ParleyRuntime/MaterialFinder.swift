@@ -19,6 +19,9 @@ public struct MaterialFinder: Sendable {
     public let embedder: (any EmbeddingProvider)?
     /// How long one search may spend embedding materials that have no vectors yet.
     public var indexingBudget: Duration = .milliseconds(1500)
+    /// How long one search waits for meaning (the model's first load, the question's vector)
+    /// before it answers by words alone; the work goes on for the next search.
+    public var meaningBudget: Duration = .seconds(3)
     private let logger = Logger(label: "parley.materials.search")
 
     /// Creates a finder over `store`; `embedder` (the on-device model, ``Runtime/onDeviceEmbedder(warn:)``)
@@ -40,18 +43,46 @@ public struct MaterialFinder: Sendable {
         }
         // More word hits than asked for: meaning may reorder them.
         let words = try await store.searchMaterials(query, limit: max(limit * 4, 12), owner: owner)
-        do {
+        let meaning = Task { () async throws -> [MaterialSearch.Hit] in
             try await indexMissing(owner: owner, model: model, embedder: embedder)
             let vectors = try await store.materialVectors(model: model, owner: owner)
             guard !vectors.isEmpty else { return Array(words.prefix(limit)) }
             guard let question = try await embedder.embed([query], model: nil).vectors.first else { return Array(words.prefix(limit)) }
             return MaterialSearch.blend(words: words, meanings: MaterialSearch.nearest(to: question, in: vectors), limit: limit)
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            logger.warning("searching materials by meaning failed (\(embedder.identity)), searching by words only: \(error)")
-            return Array(words.prefix(limit))
         }
+        switch await Self.first(of: meaning, within: meaningBudget) {
+        case .success(let hits)?:
+            return hits
+        case .failure(let error as StoreError)?:
+            throw error
+        case .failure(let error)?:
+            logger.warning("searching materials by meaning failed (\(embedder.identity)), searching by words only: \(error)")
+        case nil:
+            logger.warning(
+                "searching materials by meaning took over \(meaningBudget) (\(embedder.identity)), searching by words only; it goes on for the next search")
+        }
+        return Array(words.prefix(limit))
+    }
+
+    /// `task`'s result, or `nil` when `budget` passes first (or the caller is cancelled); the
+    /// task is left to finish on its own.
+    private static func first<T: Sendable>(of task: Task<T, any Error>, within budget: Duration) async -> Result<T, any Error>? {
+        let (results, continuation) = AsyncStream.makeStream(of: Result<T, any Error>?.self)
+        let waiter = Task {
+            continuation.yield(await task.result)
+            continuation.finish()
+        }
+        let timer = Task {
+            try? await Task.sleep(for: budget)
+            continuation.yield(nil)
+            continuation.finish()
+        }
+        defer {
+            timer.cancel()
+            waiter.cancel()
+        }
+        for await result in results { return result }
+        return nil
     }
 
     /// Embeds `material`'s passages and keeps the vectors; a no-op without an embedder. A

@@ -102,14 +102,16 @@ struct SmartTurnModelTests {
     }
 
     @Test(
-        "given numpy's features, the session gives onnxruntime's probability in Python within 0.01 (the library here is a later ONNX Runtime than the wheel's)")
+        "given numpy's features, the session gives onnxruntime's probability in Python within 0.03 (the library here is a later ONNX Runtime than the wheel's)")
     func sameFeaturesSameProbability() throws {
         let reference = try reference()
         let session = try OnnxSession(contentsOf: TestEnvironment.require(modelFile))
         let output = try session.run(["input_features": OnnxTensor(shape: [1, 80, 800], values: numpyFeatures(reference))])
         let probability = try #require(output["logits"]?.values.first)
         let expected = try #require(reference.clips.first { $0.name == reference.features.clip }).probability
-        #expect(abs(Double(probability) - expected) < 0.01, "\(probability) here, \(expected) in onnxruntime \(reference.onnxruntime)")
+        // The two runtimes' int8 kernels differ by CPU: within 0.002 on Intel machines, 0.019 on
+        // an AMD EPYC with AVX-512 (0.933 here against 0.952 in Python).
+        #expect(abs(Double(probability) - expected) < 0.03, "\(probability) here, \(expected) in onnxruntime \(reference.onnxruntime)")
     }
 
     /// The int8 model is sensitive to its input: noise of 1e-4 on numpy's own features moves

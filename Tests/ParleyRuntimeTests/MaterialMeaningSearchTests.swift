@@ -116,4 +116,27 @@ struct MaterialMeaningSearchTests {
             #expect(hits.map(\.material) == [trip.id])
         }
     }
+
+    @Test("an embedder slower than the meaning budget (a first load on a busy machine) leaves the answer to the words, at once")
+    func slowEmbedder() async throws {
+        struct Slow: EmbeddingProvider {
+            var identity: ProviderIdentity { ProviderIdentity(name: "slow", model: "slow", isLocal: true) }
+            func availability() async -> Availability { .ready }
+            func embed(_ texts: [String], model: String?) async throws -> Embeddings {
+                // Ignores cancellation, as an engine's call does.
+                let started = ContinuousClock.now
+                while ContinuousClock.now - started < .seconds(5) { try? await Task.sleep(for: .milliseconds(50)) }
+                throw ProviderError.engineFailure(provider: "slow", detail: "late")
+            }
+        }
+        try await Self.withStore { store in
+            let trip = try store.addMaterial(Self.notes[2])
+            var finder = MaterialFinder(store: store, embedder: Slow())
+            finder.meaningBudget = .milliseconds(200)
+            let started = ContinuousClock.now
+            let hits = try await finder.search("museum", limit: 3, owner: .local)
+            #expect(hits.map(\.material) == [trip.id])
+            #expect(ContinuousClock.now - started < .seconds(4), "the search waited for the embedder")
+        }
+    }
 }
