@@ -42,7 +42,6 @@ __attribute__((visibility("default"))) void *parley_webrtc_echo_create(int sampl
                        : (suppression == 1 ? webrtc::EchoCancellation::kModerateSuppression
                                            : webrtc::EchoCancellation::kHighSuppression);
   ok = ok && processing->echo_cancellation()->set_suppression_level(level) == webrtc::AudioProcessing::kNoError;
-  ok = ok && processing->echo_cancellation()->enable_metrics(true) == webrtc::AudioProcessing::kNoError;
   ok = ok && processing->echo_cancellation()->Enable(true) == webrtc::AudioProcessing::kNoError;
   if (ok && noise > 0) {
     webrtc::NoiseSuppression::Level levels[] = {webrtc::NoiseSuppression::kLow, webrtc::NoiseSuppression::kModerate,
@@ -87,16 +86,6 @@ __attribute__((visibility("default"))) int parley_webrtc_echo_process(void *hand
   const float *capture_in[1] = {near};
   float *capture_out[1] = {out};
   return echo->processing->ProcessStream(capture_in, echo->stream, echo->stream, capture_out);
-}
-
-// The echo return loss enhancement the canceller reports (dB, its running average), or -100
-// when it has none yet.
-__attribute__((visibility("default"))) float parley_webrtc_echo_erle(void *handle) {
-  Echo *echo = static_cast<Echo *>(handle);
-  if (echo == nullptr) return -100;
-  webrtc::EchoCancellation::Metrics metrics;
-  if (echo->processing->echo_cancellation()->GetMetrics(&metrics) != webrtc::AudioProcessing::kNoError) return -100;
-  return static_cast<float>(metrics.echo_return_loss_enhancement.average);
 }
 
 }  // extern "C"

@@ -95,10 +95,6 @@ public actor WebRTCEchoCanceller: EchoCanceller {
         lastSpeaker = 0
         engine.reset()
     }
-
-    /// The echo return loss enhancement the canceller reports (its running average, dB), or
-    /// `nil` before it has one.
-    public var reportedEnhancement: Double? { engine.enhancement }
 }
 
 /// The processor, owned by one ``WebRTCEchoCanceller`` (its actor serialises every call).
@@ -133,11 +129,6 @@ private final class WebRTCEngine: @unchecked Sendable {
         return code == 0 ? output : near
     }
 
-    var enhancement: Double? {
-        let value = library.enhancement(handle)
-        return value > -100 ? Double(value) : nil
-    }
-
     /// WebRTC's processor has no reset of its own: a new one replaces it.
     func reset() {
         guard let fresh = library.create(Int32(sampleRate), suppression.rawValue, Int32(noise), 1) else { return }
@@ -154,12 +145,10 @@ struct WebRTCEchoLibrary: Sendable {
     typealias Create = @convention(c) (Int32, Int32, Int32, Int32) -> UnsafeMutableRawPointer?
     typealias Destroy = @convention(c) (UnsafeMutableRawPointer?) -> Void
     typealias Process = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<Float>?, UnsafePointer<Float>?, UnsafeMutablePointer<Float>?, Int32) -> Int32
-    typealias Enhancement = @convention(c) (UnsafeMutableRawPointer?) -> Float
 
     let create: Create
     let destroy: Destroy
     let process: Process
-    let enhancement: Enhancement
 
     /// The file scripts/setup installs (into `PARLEY_PREFIX`/lib, /usr/local/lib by default).
     static let fileName = "libparley-webrtc-echo.so"
@@ -179,11 +168,11 @@ struct WebRTCEchoLibrary: Sendable {
             dlsym(handle, name).map { unsafeBitCast($0, to: type) }
         }
         guard let create = symbol("parley_webrtc_echo_create", as: Create.self), let destroy = symbol("parley_webrtc_echo_destroy", as: Destroy.self),
-            let process = symbol("parley_webrtc_echo_process", as: Process.self), let enhancement = symbol("parley_webrtc_echo_erle", as: Enhancement.self)
+            let process = symbol("parley_webrtc_echo_process", as: Process.self)
         else {
             return .failure(EchoCancellerError("\(fileName) lacks Parley's functions: run scripts/setup again to rebuild it"))
         }
-        return .success(WebRTCEchoLibrary(create: create, destroy: destroy, process: process, enhancement: enhancement))
+        return .success(WebRTCEchoLibrary(create: create, destroy: destroy, process: process))
     }
 }
 #else
@@ -200,6 +189,5 @@ public actor WebRTCEchoCanceller: EchoCanceller {
     }
     public func cancel(microphone: [Float], speaker: [Float]) -> [Float] { microphone }
     public func reset() {}
-    public var reportedEnhancement: Double? { nil }
 }
 #endif

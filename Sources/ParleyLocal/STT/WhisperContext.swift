@@ -234,7 +234,10 @@ enum WhisperBackend {
                 guard let text else { return }
                 let message = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
                 guard !message.isEmpty else { return }
-                if parley_whisper_is_error_level(level) != 0 {
+                // whisper_full prints "failed to encode/decode" when Parley aborts a transcription
+                // it no longer needs; a real failure is thrown (transcriptionFailed) and reported there.
+                let aborted = message.hasSuffix("failed to encode") || message.hasSuffix("failed to decode")
+                if parley_whisper_is_error_level(level) != 0, !aborted {
                     WhisperBackend.logger.error("\(message)")
                 } else {
                     WhisperBackend.logger.trace("\(message)")
