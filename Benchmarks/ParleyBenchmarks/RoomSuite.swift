@@ -8,7 +8,8 @@
 //   - "stop, wait…" barge-ins (canceller on): how many cut it and are answered;
 //   - ERLE of SpeexDSP (with and without its residual echo suppressor) and of WebRTC's audio
 //     processing (its suppression levels, with and without its noise suppressor) on the reply's echo.
-// ROOM_CANCELLER=webrtc runs the conversations with WebRTC's canceller instead of SpeexDSP's.
+// ROOM_CANCELLER=webrtc runs the conversations with WebRTC's canceller instead of SpeexDSP's, at
+// ROOM_WEBRTC_SUPPRESSION=low|moderate|high (high by default, as Parley runs it).
 // ROOM_RUNS=N runs of the reply alone each way (default 2). The conversations over 20 s (without a
 // canceller the reply keeps cutting itself and answering its own echo) or 30 s.
 import Foundation
@@ -59,10 +60,14 @@ func roomSuite() async throws {
     let room = try RoomAcoustics.sox()
     let rules = InterruptionRules(language: "en")
     let useWebRTC = ProcessInfo.processInfo.environment["ROOM_CANCELLER"] == "webrtc"
+    let suppression =
+        [WebRTCEchoCanceller.Suppression.low, .moderate, .high].first {
+            "\($0)" == ProcessInfo.processInfo.environment["ROOM_WEBRTC_SUPPRESSION"]
+        } ?? .high
     func makeCanceller() throws -> any EchoCanceller {
-        useWebRTC ? try WebRTCEchoCanceller(sampleRate: 16_000) : try SpeexEchoCanceller(sampleRate: 16_000)
+        useWebRTC ? try WebRTCEchoCanceller(sampleRate: 16_000, suppression: suppression) : try SpeexEchoCanceller(sampleRate: 16_000)
     }
-    print("echo canceller in the conversations: \(useWebRTC ? "WebRTC (high suppression)" : "SpeexDSP (residual echo suppressor on)")")
+    print("echo canceller in the conversations: \(useWebRTC ? "WebRTC (\(suppression) suppression)" : "SpeexDSP (residual echo suppressor on)")")
     let greeting = try await spoken("Hello, I am Parley. Ask me anything you like, I am listening.", voice: "en-us", tts: tts)
     func conversation(_ over: [RoomRig.Line], cancelling: Bool, voice: String, warm: Bool = true) async throws -> RoomOutcome {
         let vad = SileroVoiceActivityDetector(weightsPath: paths.sileroWeights.path)
@@ -74,107 +79,111 @@ func roomSuite() async throws {
             maximumSeconds: cancelling ? 30 : 20, warmUp: warm ? greeting : nil)
     }
 
-    // ERLE, offline: the reply's echo through the room, after a second to converge.
-    let far = try await spoken(reply.joined(), voice: "en-us", tts: tts)
-    var path = RoomEcho(RoomAcoustics(sampleRate: 16_000, impulse: room.impulse, noiseLevel: 0.0005))
-    let echo = path.hear(far)
-    // Double talk: the user says a line over the second half of the echo; what the canceller
-    // leaves of it is transcribed.
-    let userLines = [
-        ("Stop. Wait. Tell me something else.", "en-us+f3"), ("Hold on, what about the Atlantic?", "en-gb+m3"),
-        ("Sorry, can you tell me about rivers instead?", "en-us+m7"),
-    ]
-    var overTalk: [(words: String, samples: [Float])] = []
-    for (text, voice) in userLines { overTalk.append((text, try await spoken(text, voice: voice, tts: tts))) }
-    let userStart = far.count / 2
-    func erle(of make: () throws -> any EchoCanceller, _ name: String) async throws {
-        var enhancement = 0.0, heard: [String] = []
-        for (index, line) in ([nil] + overTalk.map { Optional($0) }).enumerated() {
-            let canceller = try make()
-            var microphone = echo
-            if let line {
-                for (offset, sample) in line.samples.enumerated() where userStart + offset < microphone.count { microphone[userStart + offset] += sample }
+    // ROOM_OVER_ONLY=1: only the speech over the reply (backchannels, coughs, barge-ins).
+    if ProcessInfo.processInfo.environment["ROOM_OVER_ONLY"] == nil {
+        // ERLE, offline: the reply's echo through the room, after a second to converge.
+        let far = try await spoken(reply.joined(), voice: "en-us", tts: tts)
+        var path = RoomEcho(RoomAcoustics(sampleRate: 16_000, impulse: room.impulse, noiseLevel: 0.0005))
+        let echo = path.hear(far)
+        // Double talk: the user says a line over the second half of the echo; what the canceller
+        // leaves of it is transcribed.
+        let userLines = [
+            ("Stop. Wait. Tell me something else.", "en-us+f3"), ("Hold on, what about the Atlantic?", "en-gb+m3"),
+            ("Sorry, can you tell me about rivers instead?", "en-us+m7"),
+        ]
+        var overTalk: [(words: String, samples: [Float])] = []
+        for (text, voice) in userLines { overTalk.append((text, try await spoken(text, voice: voice, tts: tts))) }
+        let userStart = far.count / 2
+        func erle(of make: () throws -> any EchoCanceller, _ name: String) async throws {
+            var enhancement = 0.0, heard: [String] = []
+            for (index, line) in ([nil] + overTalk.map { Optional($0) }).enumerated() {
+                let canceller = try make()
+                var microphone = echo
+                if let line {
+                    for (offset, sample) in line.samples.enumerated() where userStart + offset < microphone.count { microphone[userStart + offset] += sample }
+                }
+                var cleaned: [Float] = []
+                for offset in stride(from: 0, to: far.count, by: 1_600) {
+                    let end = min(far.count, offset + 1_600)
+                    cleaned += await canceller.cancel(microphone: Array(microphone[offset..<end]), speaker: Array(far[offset..<end]))
+                }
+                if index == 0 {
+                    let range = 16_000..<min(echo.count, cleaned.count)
+                    let before = echo[range].reduce(0) { $0 + Double($1 * $1) }, after = cleaned[range].reduce(0) { $0 + Double($1 * $1) }
+                    enhancement = 10 * log10(before / max(after, 1e-12))
+                } else if let line {
+                    let span = userStart..<min(cleaned.count, userStart + line.samples.count + 8_000)
+                    let text = try await stt.transcribe(AudioBuffer(samples: Array(cleaned[span]), sampleRate: 16_000), options: .init()).text
+                    heard.append(text.trimmingCharacters(in: .whitespaces))
+                }
             }
-            var cleaned: [Float] = []
-            for offset in stride(from: 0, to: far.count, by: 1_600) {
-                let end = min(far.count, offset + 1_600)
-                cleaned += await canceller.cancel(microphone: Array(microphone[offset..<end]), speaker: Array(far[offset..<end]))
+            let words = zip(overTalk, heard).map { spoken, heard in
+                let said = Set(spoken.words.lowercased().split(whereSeparator: { !$0.isLetter }).map(String.init))
+                let got = Set(heard.lowercased().split(whereSeparator: { !$0.isLetter }).map(String.init))
+                return (said.intersection(got).count, said.count)
             }
-            if index == 0 {
-                let range = 16_000..<min(echo.count, cleaned.count)
-                let before = echo[range].reduce(0) { $0 + Double($1 * $1) }, after = cleaned[range].reduce(0) { $0 + Double($1 * $1) }
-                enhancement = 10 * log10(before / max(after, 1e-12))
-            } else if let line {
-                let span = userStart..<min(cleaned.count, userStart + line.samples.count + 8_000)
-                let text = try await stt.transcribe(AudioBuffer(samples: Array(cleaned[span]), sampleRate: 16_000), options: .init()).text
-                heard.append(text.trimmingCharacters(in: .whitespaces))
-            }
-        }
-        let words = zip(overTalk, heard).map { spoken, heard in
-            let said = Set(spoken.words.lowercased().split(whereSeparator: { !$0.isLetter }).map(String.init))
-            let got = Set(heard.lowercased().split(whereSeparator: { !$0.isLetter }).map(String.init))
-            return (said.intersection(got).count, said.count)
-        }
-        print(
-            String(
-                format: "ERLE %@: %.1f dB over the reply's echo; words of the user over it heard: %d of %d", name, enhancement,
-                words.reduce(0) { $0 + $1.0 }, words.reduce(0) { $0 + $1.1 }) + " \(heard)")
-    }
-    for suppress in [false, true] {
-        try await erle(
-            of: { try SpeexEchoCanceller(sampleRate: 16_000, suppressesResidualEcho: suppress) }, "SpeexDSP" + (suppress ? " + residual echo suppressor" : ""))
-    }
-    for suppression in [WebRTCEchoCanceller.Suppression.low, .moderate, .high] {
-        for noise in [0, 2] {
-            do {
-                try await erle(
-                    of: { try WebRTCEchoCanceller(sampleRate: 16_000, suppression: suppression, noiseSuppression: noise) },
-                    "WebRTC, \(suppression) suppression" + (noise > 0 ? ", noise suppression \(noise)" : ""))
-            } catch {
-                print("WebRTC's echo canceller: \(error)")
-            }
-        }
-    }
-    if ProcessInfo.processInfo.environment["ROOM_ERLE_ONLY"] != nil { return }
-
-    // A fresh canceller that has heard only the chime `parley talk --echo-cancellation` plays on start.
-    do {
-        var selfInterruptions = 0, cuts = 0, savedEcho = 0
-        for run in 0..<runs {
-            let vad = SileroVoiceActivityDetector(weightsPath: paths.sileroWeights.path)
-            let llm = ScriptedLanguageModel(replies: [reply, ["Sure, here is something else."]])
-            let outcome = try await RoomRun.run(
-                vad: vad, stt: stt, llm: llm, tts: tts, acoustics: room,
-                question: try await spoken("What is the largest ocean on Earth?", voice: voices[run % voices.count], tts: tts), over: [],
-                canceller: try makeCanceller(), interruption: rules, maximumSeconds: 30,
-                warmUp: ReadyChime.samples(sampleRate: 16_000))
-            selfInterruptions += outcome.selfInterruptions
-            cuts += outcome.cuts
-            savedEcho += outcome.savedUserTurns.count - 1
             print(
-                "  reply alone, cancelling, warmed by the ready chime, run \(run + 1): \(outcome.selfInterruptions) self-interruptions (\(outcome.pauses) pauses, \(outcome.cuts) cuts), saved \(outcome.savedUserTurns)"
+                String(
+                    format: "ERLE %@: %.1f dB over the reply's echo; words of the user over it heard: %d of %d", name, enhancement,
+                    words.reduce(0) { $0 + $1.0 }, words.reduce(0) { $0 + $1.1 }) + " \(heard)")
+        }
+        for suppress in [false, true] {
+            try await erle(
+                of: { try SpeexEchoCanceller(sampleRate: 16_000, suppressesResidualEcho: suppress) },
+                "SpeexDSP" + (suppress ? " + residual echo suppressor" : ""))
+        }
+        for suppression in [WebRTCEchoCanceller.Suppression.low, .moderate, .high] {
+            for noise in [0, 2] {
+                do {
+                    try await erle(
+                        of: { try WebRTCEchoCanceller(sampleRate: 16_000, suppression: suppression, noiseSuppression: noise) },
+                        "WebRTC, \(suppression) suppression" + (noise > 0 ? ", noise suppression \(noise)" : ""))
+                } catch {
+                    print("WebRTC's echo canceller: \(error)")
+                }
+            }
+        }
+        if ProcessInfo.processInfo.environment["ROOM_ERLE_ONLY"] != nil { return }
+
+        // A fresh canceller that has heard only the chime `parley talk --echo-cancellation` plays on start.
+        do {
+            var selfInterruptions = 0, cuts = 0, savedEcho = 0
+            for run in 0..<runs {
+                let vad = SileroVoiceActivityDetector(weightsPath: paths.sileroWeights.path)
+                let llm = ScriptedLanguageModel(replies: [reply, ["Sure, here is something else."]])
+                let outcome = try await RoomRun.run(
+                    vad: vad, stt: stt, llm: llm, tts: tts, acoustics: room,
+                    question: try await spoken("What is the largest ocean on Earth?", voice: voices[run % voices.count], tts: tts), over: [],
+                    canceller: try makeCanceller(), interruption: rules, maximumSeconds: 30,
+                    warmUp: ReadyChime.samples(sampleRate: 16_000))
+                selfInterruptions += outcome.selfInterruptions
+                cuts += outcome.cuts
+                savedEcho += outcome.savedUserTurns.count - 1
+                print(
+                    "  reply alone, cancelling, warmed by the ready chime, run \(run + 1): \(outcome.selfInterruptions) self-interruptions (\(outcome.pauses) pauses, \(outcome.cuts) cuts), saved \(outcome.savedUserTurns)"
+                )
+            }
+            print(
+                "reply alone with echo cancellation (warmed by the \(ReadyChime.duration) s ready chime only): \(selfInterruptions) self-interruptions in \(runs) replies, \(cuts) cuts, \(savedEcho) echo turns saved"
             )
         }
-        print(
-            "reply alone with echo cancellation (warmed by the \(ReadyChime.duration) s ready chime only): \(selfInterruptions) self-interruptions in \(runs) replies, \(cuts) cuts, \(savedEcho) echo turns saved"
-        )
-    }
-    if ProcessInfo.processInfo.environment["ROOM_CHIME_ONLY"] != nil { return }
+        if ProcessInfo.processInfo.environment["ROOM_CHIME_ONLY"] != nil { return }
 
-    for (cancelling, warm) in [(false, false), (true, false), (true, true)] {
-        var selfInterruptions = 0, savedEcho = 0, erles: [Double] = []
-        for run in 0..<runs {
-            let outcome = try await conversation([], cancelling: cancelling, voice: voices[run % voices.count], warm: warm)
-            selfInterruptions += outcome.selfInterruptions
-            savedEcho += outcome.savedUserTurns.count - 1
-            if let erle = outcome.erle { erles.append(erle) }
+        for (cancelling, warm) in [(false, false), (true, false), (true, true)] {
+            var selfInterruptions = 0, savedEcho = 0, erles: [Double] = []
+            for run in 0..<runs {
+                let outcome = try await conversation([], cancelling: cancelling, voice: voices[run % voices.count], warm: warm)
+                selfInterruptions += outcome.selfInterruptions
+                savedEcho += outcome.savedUserTurns.count - 1
+                if let erle = outcome.erle { erles.append(erle) }
+                print(
+                    "  reply alone, \(cancelling ? (warm ? "cancelling, warm" : "cancelling, cold") : "no cancellation"), run \(run + 1): \(outcome.selfInterruptions) self-interruptions, \(outcome.cuts) cuts, saved \(outcome.savedUserTurns)"
+                )
+            }
             print(
-                "  reply alone, \(cancelling ? (warm ? "cancelling, warm" : "cancelling, cold") : "no cancellation"), run \(run + 1): \(outcome.selfInterruptions) self-interruptions, \(outcome.cuts) cuts, saved \(outcome.savedUserTurns)"
-            )
+                "reply alone \(cancelling ? "with" : "without") echo cancellation\(cancelling ? (warm ? " (warm: the canceller heard a greeting first)" : " (cold: first sound it hears)") : ""): \(selfInterruptions) self-interruptions in \(runs) replies, \(savedEcho) echo turns saved"
+                    + (erles.isEmpty ? "" : String(format: ", in-loop ERLE median %.1f dB", median(erles))))
         }
-        print(
-            "reply alone \(cancelling ? "with" : "without") echo cancellation\(cancelling ? (warm ? " (warm: the canceller heard a greeting first)" : " (cold: first sound it hears)") : ""): \(selfInterruptions) self-interruptions in \(runs) replies, \(savedEcho) echo turns saved"
-                + (erles.isEmpty ? "" : String(format: ", in-loop ERLE median %.1f dB", median(erles))))
     }
 
     let backchannels: [(String, [Float]?)] = [
