@@ -8,8 +8,9 @@
 //   - "stop, wait…" barge-ins (canceller on): how many cut it and are answered;
 //   - ERLE of SpeexDSP (with and without its residual echo suppressor) and of WebRTC's audio
 //     processing (its suppression levels, with and without its noise suppressor) on the reply's echo.
-// ROOM_CANCELLER=webrtc runs the conversations with WebRTC's canceller instead of SpeexDSP's, at
-// ROOM_WEBRTC_SUPPRESSION=low|moderate|high (high by default, as Parley runs it).
+// ROOM_CANCELLER=webrtc runs the conversations with WebRTC's canceller instead of SpeexDSP's (at
+// ROOM_WEBRTC_SUPPRESSION=low|moderate|high, high by default as Parley runs it), and
+// ROOM_CANCELLER=webrtc-then-speex with WebRTC's handing over to SpeexDSP's (HandoverEchoCanceller).
 // ROOM_RUNS=N runs of the reply alone each way (default 2). The conversations over 20 s (without a
 // canceller the reply keeps cutting itself and answering its own echo) or 30 s.
 import Foundation
@@ -59,15 +60,23 @@ func roomSuite() async throws {
     let tts = EspeakTextToSpeech()
     let room = try RoomAcoustics.sox()
     let rules = InterruptionRules(language: "en")
-    let useWebRTC = ProcessInfo.processInfo.environment["ROOM_CANCELLER"] == "webrtc"
+    let cancellerName = ProcessInfo.processInfo.environment["ROOM_CANCELLER"] ?? "speex"
     let suppression =
         [WebRTCEchoCanceller.Suppression.low, .moderate, .high].first {
             "\($0)" == ProcessInfo.processInfo.environment["ROOM_WEBRTC_SUPPRESSION"]
         } ?? .high
     func makeCanceller() throws -> any EchoCanceller {
-        useWebRTC ? try WebRTCEchoCanceller(sampleRate: 16_000, suppression: suppression) : try SpeexEchoCanceller(sampleRate: 16_000)
+        switch cancellerName {
+        case "webrtc": try WebRTCEchoCanceller(sampleRate: 16_000, suppression: suppression)
+        case "webrtc-then-speex":
+            try HandoverEchoCanceller(
+                first: try WebRTCEchoCanceller(sampleRate: 16_000, suppression: suppression), then: try SpeexEchoCanceller(sampleRate: 16_000))
+        default: try SpeexEchoCanceller(sampleRate: 16_000)
+        }
     }
-    print("echo canceller in the conversations: \(useWebRTC ? "WebRTC (\(suppression) suppression)" : "SpeexDSP (residual echo suppressor on)")")
+    print(
+        "echo canceller in the conversations: "
+            + (cancellerName == "speex" ? "SpeexDSP (residual echo suppressor on)" : "\(cancellerName) (WebRTC's at \(suppression) suppression)"))
     let greeting = try await spoken("Hello, I am Parley. Ask me anything you like, I am listening.", voice: "en-us", tts: tts)
     func conversation(_ over: [RoomRig.Line], cancelling: Bool, voice: String, warm: Bool = true) async throws -> RoomOutcome {
         let vad = SileroVoiceActivityDetector(weightsPath: paths.sileroWeights.path)

@@ -24,14 +24,18 @@ public enum DeviceServices {
     public static func echoCanceller(sampleRate: Int, engine: EchoEngine? = nil, startsCold: Bool, logger: Logger? = nil) throws -> any EchoCanceller {
         if let engine { return try engine.make(sampleRate: sampleRate) }
         let standard = EchoEngine.standard(startsCold: startsCold)
+        let failure: any Error
         do {
             return try standard.make(sampleRate: sampleRate)
         } catch {
-            let fallback: EchoEngine = standard == .speex ? .webrtc : .speex
-            let canceller = try fallback.make(sampleRate: sampleRate)
-            logger?.warning("echo cancellation falls back to \(fallback.rawValue): \(error)")
+            failure = error
+        }
+        for fallback in standard.fallbacks {
+            guard let canceller = try? fallback.make(sampleRate: sampleRate) else { continue }
+            logger?.warning("echo cancellation falls back to \(fallback.rawValue): \(failure)")
             return canceller
         }
+        throw failure
     }
 
     /// Audio files through the `ffmpeg` at `executable` (a name looked up on `PATH`, or a path).
@@ -52,20 +56,34 @@ public enum EchoEngine: String, Sendable, CaseIterable {
     case speex
     /// WebRTC's audio processing: its filter, echo suppressor and high-pass filter (`WebRTCEchoCanceller`).
     case webrtc
+    /// WebRTC's until SpeexDSP's, hearing the same audio, has heard 3 s of the speaker, then
+    /// SpeexDSP's (``HandoverEchoCanceller``).
+    case webrtcThenSpeex = "webrtc-then-speex"
 
     /// The engine used unless one is asked for, chosen by measurement in the room rig
-    /// (Benchmarks/README.md, "The room rig"): WebRTC's for a canceller whose first sound may be
-    /// a reply (a realtime session: only WebRTC's keeps that reply's echo out), SpeexDSP's for one
-    /// that hears the room first (`parley talk` plays a chime on start: SpeexDSP's then keeps the
-    /// echo out as well and leaves more of a user who talks over the reply).
+    /// (Benchmarks/README.md, "The room rig"). For a canceller whose first sound may be a reply
+    /// (a realtime session), WebRTC's first (only it keeps that reply's echo out) and SpeexDSP's
+    /// once it has learnt the room (it leaves more of a user who talks over a reply); for one
+    /// that hears the room first (`parley talk` plays a chime on start), SpeexDSP's.
     public static func standard(startsCold: Bool) -> EchoEngine {
-        startsCold ? .webrtc : .speex
+        startsCold ? .webrtcThenSpeex : .speex
+    }
+
+    /// The engines tried, in order, when this one cannot be had.
+    var fallbacks: [EchoEngine] {
+        switch self {
+        case .speex: [.webrtc]
+        case .webrtc: [.speex]
+        case .webrtcThenSpeex: [.webrtc, .speex]
+        }
     }
 
     func make(sampleRate: Int) throws -> any EchoCanceller {
         switch self {
         case .speex: try SpeexEchoCanceller(sampleRate: sampleRate)
         case .webrtc: try WebRTCEchoCanceller(sampleRate: sampleRate)
+        case .webrtcThenSpeex:
+            try HandoverEchoCanceller(first: try WebRTCEchoCanceller(sampleRate: sampleRate), then: try SpeexEchoCanceller(sampleRate: sampleRate))
         }
     }
 }

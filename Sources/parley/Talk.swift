@@ -131,7 +131,7 @@ struct Talk: AsyncParsableCommand {
     @Option(
         name: .customLong("echo-canceller"),
         help:
-            "With --echo-cancellation: speex (SpeexDSP, the default: the start's chime lets it learn the room) or webrtc (WebRTC's audio processing, the fallback)."
+            "With --echo-cancellation: speex (SpeexDSP, the default: the start's chime lets it learn the room), webrtc (WebRTC's audio processing, the fallback) or webrtc-then-speex (WebRTC's until SpeexDSP's has heard 3 s of replies)."
     )
     var echoCanceller: String?
 
@@ -175,7 +175,7 @@ struct Talk: AsyncParsableCommand {
         if let backchannels, Self.phrases(backchannels).isEmpty { throw ValidationError("--backchannels needs at least one word, such as \"mm-hmm,yeah\".") }
         if let echoCanceller {
             guard EchoEngine(rawValue: echoCanceller) != nil else {
-                throw ValidationError("--echo-canceller is speex or webrtc, not '\(echoCanceller)'.")
+                throw ValidationError("--echo-canceller is speex, webrtc or webrtc-then-speex, not '\(echoCanceller)'.")
             }
             guard echoCancellation else { throw ValidationError("--echo-canceller chooses the canceller of --echo-cancellation: add it.") }
         }

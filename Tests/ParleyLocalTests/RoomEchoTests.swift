@@ -29,7 +29,9 @@ struct RoomEchoTests {
 
     static func energy(_ samples: ArraySlice<Float>) -> Double { samples.reduce(0) { $0 + Double($1 * $1) } }
 
-    @Test("each canceller takes the reply's echo out of the microphone and leaves the user's words", arguments: ["SpeexDSP", "WebRTC"])
+    @Test(
+        "each canceller takes the reply's echo out of the microphone and leaves the user's words",
+        arguments: ["SpeexDSP", "WebRTC", "WebRTC then SpeexDSP"])
     func cancelsEcho(engine: String) async throws {
         let room = try RoomAcoustics.sox(noiseLevel: 0.0005)
         let far = try await spoken(Self.reply.joined())
@@ -39,7 +41,12 @@ struct RoomEchoTests {
         let heardEcho = echo.hear(far)
         var microphone = heardEcho
         for (index, sample) in user.enumerated() where userStart + index < microphone.count { microphone[userStart + index] += sample }
-        let canceller: any EchoCanceller = engine == "WebRTC" ? try WebRTCEchoCanceller(sampleRate: 16_000) : try SpeexEchoCanceller(sampleRate: 16_000)
+        let canceller: any EchoCanceller =
+            switch engine {
+            case "WebRTC": try WebRTCEchoCanceller(sampleRate: 16_000)
+            case "SpeexDSP": try SpeexEchoCanceller(sampleRate: 16_000)
+            default: try HandoverEchoCanceller(first: try WebRTCEchoCanceller(sampleRate: 16_000), then: try SpeexEchoCanceller(sampleRate: 16_000))
+            }
         var cleaned: [Float] = []
         for offset in stride(from: 0, to: far.count, by: 1_600) {
             let end = min(far.count, offset + 1_600)

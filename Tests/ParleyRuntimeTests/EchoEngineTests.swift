@@ -7,11 +7,14 @@ import Testing
 /// Which echo canceller a face gets (DeviceServices), on the real libraries scripts/setup installs.
 @Suite("echo cancellers: the standard engine and the fallback")
 struct EchoEngineTests {
-    @Test("a canceller that starts cold is WebRTC's, one that hears the room first SpeexDSP's, and one asked for is that one")
-    func standardByStart() throws {
-        #expect(EchoEngine.standard(startsCold: true) == .webrtc)
+    @Test("a canceller that starts cold is WebRTC's handing over to SpeexDSP's, one that hears the room first SpeexDSP's, and one asked for is that one")
+    func standardByStart() async throws {
+        #expect(EchoEngine.standard(startsCold: true) == .webrtcThenSpeex)
         #expect(EchoEngine.standard(startsCold: false) == .speex)
-        #expect(try DeviceServices.echoCanceller(sampleRate: 24_000, startsCold: true) is WebRTCEchoCanceller)
+        let cold = try DeviceServices.echoCanceller(sampleRate: 24_000, startsCold: true)
+        let handover = try #require(cold as? HandoverEchoCanceller)
+        #expect(handover.first is WebRTCEchoCanceller && handover.then is SpeexEchoCanceller && handover.sampleRate == 24_000)
+        #expect(EchoEngine(rawValue: "webrtc-then-speex") == .webrtcThenSpeex)
         #expect(try DeviceServices.echoCanceller(sampleRate: 16_000, startsCold: false) is SpeexEchoCanceller)
         #expect(try DeviceServices.echoCanceller(sampleRate: 16_000, engine: .webrtc, startsCold: false) is WebRTCEchoCanceller)
     }

@@ -25,7 +25,7 @@ struct RealtimeEchoTests {
 
     @Test(
         "the response audio sent through the session's output cancels its echo in appended 24 kHz audio",
-        arguments: [EchoEngine.speex, .webrtc])
+        arguments: EchoEngine.allCases)
     func responseAudioIsTheReference(engine: EchoEngine) async throws {
         let reply = try speech("The largest ocean on Earth is the Pacific Ocean. It covers about a third of the surface of the planet.")
         let echo = RealtimeEcho(engine: engine, logger: Logger(label: "test"))

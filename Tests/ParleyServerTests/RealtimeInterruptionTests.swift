@@ -109,6 +109,8 @@ struct RealtimeInterruptionTests {
             #expect(parley(updated)?["echo_canceller"] is NSNull)
             try await client.send(["type": "session.update", "session": ["parley": ["echo_canceller": "webrtc"]]])
             #expect(parley(try await client.next("session.updated"))?["echo_canceller"] as? String == "webrtc")
+            try await client.send(["type": "session.update", "session": ["parley": ["echo_canceller": "webrtc-then-speex"]]])
+            #expect(parley(try await client.next("session.updated"))?["echo_canceller"] as? String == "webrtc-then-speex")
             try await client.send(["type": "session.update", "session": ["parley": ["echo_canceller": "aec3"]]])
             let unknownEngine = try await client.next("error")
             #expect(((unknownEngine["error"] as? [String: Any])?["param"] as? String) == "session.parley.echo_canceller")

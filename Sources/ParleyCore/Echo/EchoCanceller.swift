@@ -10,10 +10,11 @@ public protocol EchoCanceller: Actor {
     nonisolated var sampleRate: Int { get }
     /// The microphone's audio with the echo of `speaker` taken out. `speaker` is padded with
     /// silence or cut to the microphone's length. The result has the microphone's length, but
-    /// may lag by less than one internal frame (carried over to the next call).
-    func cancel(microphone: [Float], speaker: [Float]) -> [Float]
+    /// may lag by less than one internal frame (carried over to the next call). (Async so that
+    /// a canceller may be made of others, ``HandoverEchoCanceller``.)
+    func cancel(microphone: [Float], speaker: [Float]) async -> [Float]
     /// Forgets what the filter learnt (a new room, a new device).
-    func reset()
+    func reset() async
 }
 
 /// Why echo cancellation is not available; the conversation runs on without it.

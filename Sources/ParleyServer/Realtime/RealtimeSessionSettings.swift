@@ -99,7 +99,7 @@ struct RealtimeSessionSettings: Sendable, Equatable {
     /// A Parley extension: `session.parley.echo_cancellation` (false by default).
     var echoCancellation = false
     /// Which canceller cleans it (`nil`: the standard one, the other when it is missing). A
-    /// Parley extension: `session.parley.echo_canceller`, "speex" or "webrtc".
+    /// Parley extension: `session.parley.echo_canceller`, "speex", "webrtc" or "webrtc-then-speex".
     var echoEngine: EchoEngine?
     /// Whether the conversation waits for "Hey Parley" (heard on device) before it listens:
     /// audio appended before the phrase is neither transcribed, saved nor sent (see
@@ -249,7 +249,9 @@ struct RealtimeSessionSettings: Sendable, Equatable {
                     updated.echoEngine = nil
                 } else {
                     guard let name = value.string, let engine = EchoEngine(rawValue: name) else {
-                        throw .invalidValue("session.parley.echo_canceller", "'echo_canceller' must be \"speex\", \"webrtc\" or null (the standard one).")
+                        throw .invalidValue(
+                            "session.parley.echo_canceller", "'echo_canceller' must be \"speex\", \"webrtc\", \"webrtc-then-speex\" or null (the standard one)."
+                        )
                     }
                     updated.echoEngine = engine
                 }
