@@ -57,7 +57,7 @@ public enum EchoEngine: String, Sendable, CaseIterable {
     /// WebRTC's audio processing: its filter, echo suppressor and high-pass filter (`WebRTCEchoCanceller`).
     case webrtc
     /// WebRTC's until SpeexDSP's, hearing the same audio, has heard 3 s of the speaker, then
-    /// SpeexDSP's (``HandoverEchoCanceller``).
+    /// SpeexDSP's (`HandoverEchoCanceller`).
     case webrtcThenSpeex = "webrtc-then-speex"
 
     /// The engine used unless one is asked for, chosen by measurement in the room rig

@@ -309,15 +309,17 @@ enum AudioFrames {
         }
     }
 
-    /// Raw signed 16-bit little-endian mono PCM from standard input, as it arrives.
+    /// Raw signed 16-bit little-endian mono PCM from standard input, as it arrives: each read
+    /// hands on what the recorder has written so far (a 10 ms period's worth from `arecord
+    /// --buffer-time=40000`) instead of waiting for a whole frame, which would hold every sound,
+    /// and so every pause, back by up to ``frameSeconds``.
     static func standardInput(sampleRate: Int) -> AsyncStream<AudioBuffer> {
         AsyncStream { continuation in
-            let bytesPerFrame = 2 * max(1, Int(Double(sampleRate) * frameSeconds))
             // Blocking reads run on their own thread, off Swift's cooperative pool.
             let reader = Thread {
                 var carry = Data()
                 while true {
-                    let data = FileHandle.standardInput.readData(ofLength: bytesPerFrame)
+                    let data = FileHandle.standardInput.availableData
                     if data.isEmpty { break }
                     carry.append(data)
                     let usable = carry.count - carry.count % 2
