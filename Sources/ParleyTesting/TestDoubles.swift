@@ -61,8 +61,6 @@ public actor ScriptedSpeechToText: SpeechToTextProvider {
     private var transcripts: [String]
     /// The audio received, in order.
     public private(set) var received: [AudioBuffer] = []
-    /// The options of each call, in order.
-    public private(set) var receivedOptions: [TranscriptionOptions] = []
 
     /// Creates a transcriber answering the n-th call with `transcripts[n]` (the last repeats).
     public init(transcripts: [String], preferredSampleRate: Int = 16_000) {
@@ -74,7 +72,6 @@ public actor ScriptedSpeechToText: SpeechToTextProvider {
 
     public func transcribe(_ audio: AudioBuffer, options: TranscriptionOptions) async throws -> Transcript {
         received.append(audio)
-        receivedOptions.append(options)
         let index = min(received.count - 1, transcripts.count - 1)
         return Transcript(text: index >= 0 ? transcripts[index] : "")
     }

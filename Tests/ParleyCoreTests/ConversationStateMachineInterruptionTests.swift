@@ -236,22 +236,4 @@ struct BackchannelsTests {
     func meant(_ text: String) {
         #expect(!Backchannels().contains(text, language: "en-US"))
     }
-
-    @Test("each default language primes the transcriber with backchannels it lists; a list set later brings its own primer")
-    func primers() {
-        var backchannels = Backchannels()
-        for language in Backchannels.defaultPhrases.keys {
-            let primer = backchannels.primer(language: language)
-            #expect(primer != nil)
-            // Every phrase of the primer is a backchannel of its language.
-            #expect(backchannels.contains(primer ?? "Not one.", language: language))
-        }
-        #expect(backchannels.primer(language: "en-GB") == "Mm-hmm. Uh-huh. Yeah. Okay. Right.")
-        #expect(backchannels.primer(language: "ja") == nil)
-        #expect(backchannels.primer(language: nil) == nil)
-        backchannels.set(["vale", "venga", "ya", "claro", "sí", "bueno"], for: "es-ES")
-        #expect(backchannels.primer(language: "es") == "Vale. Venga. Ya. Claro. Sí.")
-        backchannels.set([], for: "es")
-        #expect(backchannels.primer(language: "es") == nil)
-    }
 }

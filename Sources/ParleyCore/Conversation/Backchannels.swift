@@ -10,35 +10,16 @@ public struct Backchannels: Sendable, Equatable {
     public private(set) var phrases: [String: Set<String>]
     /// The most words a backchannel has.
     public var maximumWords: Int
-    /// A few phrases of each language as a transcript spells them ("Mm-hmm. Uh-huh. Yeah."),
-    /// by language code: the transcriber's prompt for speech over a reply (see
-    /// ``primer(language:)``).
-    public private(set) var primers: [String: String]
 
     /// Creates the lists; the defaults cover English, Italian, Spanish, German and French.
-    public init(
-        phrases: [String: [String]] = Backchannels.defaultPhrases, maximumWords: Int = 6,
-        primers: [String: String] = Backchannels.defaultPrimers
-    ) {
+    public init(phrases: [String: [String]] = Backchannels.defaultPhrases, maximumWords: Int = 6) {
         self.phrases = phrases.mapValues { Set($0.map { Self.words(of: $0).joined(separator: " ") }.filter { !$0.isEmpty }) }
         self.maximumWords = maximumWords
-        self.primers = Dictionary(uniqueKeysWithValues: primers.map { (Self.base($0.key), $0.value) })
     }
 
-    /// Replaces the phrases of `language` (a language code such as "en"); its primer becomes
-    /// the first five of them.
+    /// Replaces the phrases of `language` (a language code such as "en").
     public mutating func set(_ list: [String], for language: String) {
         phrases[Self.base(language)] = Set(list.map { Self.words(of: $0).joined(separator: " ") }.filter { !$0.isEmpty })
-        let firsts = list.map { $0.trimmingWhitespace() }.filter { !$0.isEmpty }.prefix(5)
-        primers[Self.base(language)] = firsts.isEmpty ? nil : firsts.map { $0.prefix(1).uppercased() + $0.dropFirst() + "." }.joined(separator: " ")
-    }
-
-    /// What a transcriber is told to expect of speech over a reply in `language` (a code such
-    /// as "en-US"): a few of its backchannels, given as the prompt, so that a short hum heard
-    /// through an echo canceller comes out as the hum it is ("Mm-hmm.") and not as words
-    /// ("and then them.") that would cut the reply. `nil` for a language with no primer.
-    public func primer(language: String?) -> String? {
-        language.flatMap { primers[Self.base($0)] }
     }
 
     /// Whether `text` is a backchannel or noise in `language` (a code such as "en" or "en-US";
@@ -88,15 +69,6 @@ public struct Backchannels: Sendable, Equatable {
     private static func base(_ language: String) -> String {
         String(language.lowercased().prefix { $0.isLetter })
     }
-
-    /// The primers Parley starts with: the commonest backchannels of each language.
-    public static let defaultPrimers: [String: String] = [
-        "en": "Mm-hmm. Uh-huh. Yeah. Okay. Right.",
-        "it": "Mm. Sì. Certo. Va bene. Ok.",
-        "es": "Mm. Ajá. Sí. Vale. Claro.",
-        "de": "Mhm. Ja. Genau. Okay. Stimmt.",
-        "fr": "Mm. Oui. Ouais. D'accord. Ok.",
-    ]
 
     /// The lists Parley starts with.
     public static let defaultPhrases: [String: [String]] = [

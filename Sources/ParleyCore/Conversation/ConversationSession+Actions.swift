@@ -419,11 +419,7 @@ extension ConversationSession {
                 "conversation: the speech at \(Double(from) / Double(vad.sampleRate)) s, with no recognisable words, is transcribed with this utterance")
         }
         let live = await stt.transcribesLive
-        // Speech over a reply is most likely a backchannel: the transcriber is told so, or a
-        // hum heard through the echo canceller may come out as words that cut the reply.
-        let overReply = machine.state == .paused || machine.speechOverReply
-        let primer = overReply ? configuration.rules.interruption.flatMap { $0.backchannels.primer(language: $0.language ?? heardLanguage) } : nil
-        transcriber.begin(at: from, live: live, primer: primer) { id, text in
+        transcriber.begin(at: from, live: live) { id, text in
             await self.partialArrived(text, utterance: id, windowed: false)
         }
         // The conversation so far and the opening of the user's message (not while a reply

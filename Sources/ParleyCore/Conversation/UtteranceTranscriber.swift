@@ -48,8 +48,6 @@ struct UtteranceTranscriber: Sendable {
 
     private struct Utterance: Sendable {
         var id: Int
-        /// How its audio is transcribed.
-        var options: TranscriptionOptions
         var start: Int
         var lastPartial: Int
         var partials: [String] = []
@@ -85,17 +83,13 @@ struct UtteranceTranscriber: Sendable {
 
     /// Starts an utterance at absolute sample `start`. With `live`, opens the provider's live
     /// session, whose partial transcripts go to `onPartial` with the utterance's number.
-    /// `primer`: the prompt its transcripts are made with, when the options give none (what
-    /// speech over a reply most likely says, ``Backchannels/primer(language:)``).
-    mutating func begin(at start: Int, live: Bool, primer: String? = nil, onPartial: @escaping @Sendable (Int, String) async -> Void) {
+    mutating func begin(at start: Int, live: Bool, onPartial: @escaping @Sendable (Int, String) async -> Void) {
         discard()
         lastID += 1
-        var options = self.options
-        if options.prompt == nil { options.prompt = primer }
-        var utterance = Utterance(id: lastID, options: options, start: start, lastPartial: start)
+        var utterance = Utterance(id: lastID, start: start, lastPartial: start)
         if live {
             let (frames, sink) = AsyncStream.makeStream(of: AudioBuffer.self)
-            let stt = self.stt, id = lastID
+            let stt = self.stt, options = self.options, id = lastID
             let result = Task {
                 var final: Transcript?
                 for try await update in stt.transcribe(stream: frames, options: options) {
@@ -129,8 +123,7 @@ struct UtteranceTranscriber: Sendable {
         else { return nil }
         utterance.lastPartial = frame.end
         utterance.partialInFlight = true
-        return PartialRequest(
-            utterance: utterance.id, audio: detector.audio(from: utterance.start, to: frame.end), stt: stt, options: utterance.options)
+        return PartialRequest(utterance: utterance.id, audio: detector.audio(from: utterance.start, to: frame.end), stt: stt, options: options)
     }
 
     /// A partial transcript arrived for utterance `id`; returns the text to report, if the
@@ -147,7 +140,6 @@ struct UtteranceTranscriber: Sendable {
     /// stream is closed, so its final transcript follows.
     mutating func end(_ segment: SpeechSegment, in detector: UtteranceDetector) -> Ending {
         var live = current?.live
-        let options = current?.options ?? self.options
         if var feed = live {
             self.feed(&feed, from: detector, upTo: segment.end)
             feed.sink.finish()
