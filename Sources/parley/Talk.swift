@@ -310,9 +310,9 @@ enum AudioFrames {
     }
 
     /// Raw signed 16-bit little-endian mono PCM from standard input, as it arrives: each read
-    /// hands on what the recorder has written so far (a 10 ms period's worth from `arecord
-    /// --buffer-time=40000`) instead of waiting for a whole frame, which would hold every sound,
-    /// and so every pause, back by up to ``frameSeconds``.
+    /// hands on what the recorder has written so far (one of its periods) instead of waiting
+    /// for a whole frame, which would hold every sound, and so every pause, back by up to
+    /// ``frameSeconds`` (measured: a writer of 20 ms pieces was read 100 ms at a time).
     static func standardInput(sampleRate: Int) -> AsyncStream<AudioBuffer> {
         AsyncStream { continuation in
             // Blocking reads run on their own thread, off Swift's cooperative pool.

@@ -64,10 +64,15 @@ struct HandoverEchoCancellerTests {
         #expect(await canceller.cancel(microphone: Self.silent, speaker: Self.silent).allSatisfy { $0 == 1 })
     }
 
-    @Test("two rates, or a handover that is no number of seconds, are refused with a sentence that says what to do")
+    @Test("two rates, a handover that is no number of seconds, or an audible level outside 0 to 1 are refused with a sentence that says what to do")
     func refusals() {
         #expect(throws: EchoCancellerError.self) {
             try HandoverEchoCanceller(first: MarkingCanceller(sampleRate: 16_000, mark: 1), then: MarkingCanceller(sampleRate: 24_000, mark: 2))
+        }
+        for level in [Float(-0.1), .nan, 2] {
+            #expect(throws: EchoCancellerError.self) {
+                try HandoverEchoCanceller(first: MarkingCanceller(mark: 1), then: MarkingCanceller(mark: 2), audibleLevel: level)
+            }
         }
         for handover in [-1, .nan, .infinity, 601] {
             #expect(throws: EchoCancellerError.self) {

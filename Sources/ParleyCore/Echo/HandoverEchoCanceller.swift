@@ -22,14 +22,17 @@ public actor HandoverEchoCanceller: EchoCanceller {
     private var handedOver = false
 
     /// Creates the pair. Both run at the same sample rate.
-    /// - Throws: ``EchoCancellerError`` when their rates differ, or `handover` is not a number of
-    ///   seconds from 0 to 600.
+    /// - Throws: ``EchoCancellerError`` when their rates differ, `handover` is not a number of
+    ///   seconds from 0 to 600, or `audibleLevel` is not a level from 0 to 1.
     public init(first: any EchoCanceller, then: any EchoCanceller, handover: Double = 3, audibleLevel: Float = 0.001) throws(EchoCancellerError) {
         guard first.sampleRate == then.sampleRate else {
             throw EchoCancellerError("The two cancellers run at \(first.sampleRate) and \(then.sampleRate) Hz: give them the same rate")
         }
         guard handover.isFinite, (0...600).contains(handover) else {
             throw EchoCancellerError("The handover is 0 to 600 seconds of the speaker's audio, not \(handover)")
+        }
+        guard audibleLevel.isFinite, (0...1).contains(audibleLevel) else {
+            throw EchoCancellerError("The audible level is an RMS level from 0 to 1, not \(audibleLevel)")
         }
         self.sampleRate = first.sampleRate
         self.first = first
