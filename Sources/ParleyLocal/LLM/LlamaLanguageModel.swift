@@ -42,6 +42,12 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         /// reply's first position. ``CallDecision/calibratedThreshold`` was calibrated for the
         /// default model.
         public var callDecision = CallDecision()
+        /// How many of a reply's first tokens give way to a voice before they are evaluated
+        /// (see ``ComputeLane/giveWay(for:longest:)``): a voice that speaks the reply chunk by
+        /// chunk starts on the first words, which these tokens complete. At most 3 ms a token
+        /// when no voice is at work (none at all in a process that has never run one); 0
+        /// never gives way.
+        public var giveWayTokens = 8
 
         /// Creates a configuration.
         public init(
@@ -258,7 +264,10 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
                 finish = .stop
                 break
             }
-            if !evaluated { try advance(past: token, session: session, sampler: sampler, lookup: lookup, ahead: &ahead) }
+            if !evaluated {
+                giveWay(after: generated)
+                try advance(past: token, session: session, sampler: sampler, lookup: lookup, ahead: &ahead)
+            }
         }
         if finish != .cancelled {
             let tail = stops.flush(decoder.flush())
@@ -310,6 +319,23 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
         ahead.confirmed = Array(samples.dropLast())
         ahead.following = samples.last
     }
+
+    /// Before the reply's `generated`-th token is evaluated, while it is among the first
+    /// ``Configuration/giveWayTokens``: leaves the engines' lane to a voice that the text so far
+    /// may have set speaking (``ComputeLane/giveWay(for:longest:)``), so that a reply's first
+    /// audio does not wait for the token after the words it speaks.
+    private func giveWay(after generated: Int) {
+        guard generated <= configuration.giveWayTokens else { return }
+        ComputeLane.shared.giveWay(for: Self.giveWayPause, longest: Self.giveWayLongest)
+    }
+
+    /// How long a step gives way when no voice's work is announced: time for the text to reach
+    /// a voice through the reply's streams, which announces its sentence on arrival (within
+    /// this in 7 of 8 first chunks measured on two idle cores; see Benchmarks/README.md).
+    static let giveWayPause = Duration.milliseconds(3)
+
+    /// The longest a step gives way to announced work (a voice making a sentence's phonemes).
+    static let giveWayLongest = Duration.milliseconds(25)
 
     /// Where the prompt's last message begins: after the third control token from its end
     /// (ChatML's `<|im_start|>` of the user's message, before its `<|im_end|>` and the
@@ -465,6 +491,7 @@ public actor LlamaLanguageModel: UnloadableLanguageModel {
             if evaluated {
                 // In memory already.
             } else if machine.writesFreeText {
+                giveWay(after: generated)
                 try advance(past: token, session: session, sampler: freeSampler, lookup: lookup, ahead: &ahead)
             } else {
                 try ComputeLane.shared.run { try session.evaluate([token]) }

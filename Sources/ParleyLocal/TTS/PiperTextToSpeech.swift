@@ -184,10 +184,17 @@ public actor PiperTextToSpeech: TextToSpeechProvider {
         }
     }
 
-    /// Speaks one sentence.
+    /// Speaks one sentence. Its audio is what a listener waits for: the lane is told it is
+    /// coming while the phonemes are made, and it goes before the work waiting there.
     func speak(_ sentence: String, voice: PiperVoice, rate: Double) async throws -> AudioBuffer {
+        let lane = ComputeLane.shared
+        lane.expectUrgent()
+        var announced = true
+        defer { if announced { lane.urgentBegan() } }
         let (context, configuration) = try loadedVoice(voice, threads: threadCount(for: voice))
         let phonemes = try await phonemizer.phonemes(sentence, voice: configuration.espeakVoice)
+        announced = false
+        lane.urgentBegan()
         return try render(phonemes, on: context, configuration: configuration, voice: voice, rate: rate)
     }
 
@@ -202,7 +209,9 @@ public actor PiperTextToSpeech: TextToSpeechProvider {
         guard !codepoints.isEmpty else { return AudioBuffer(samples: [], sampleRate: context.sampleRate) }
         let speed = Float(max(0.25, min(4, rate)))
         lastThreads = context.threads
-        guard let samples = ComputeLane.shared.run({ context.generate(codepoints, speed: speed) }) else {
+        // A listener waits for this audio: it goes before the engines' other work.
+        let generated = ComputeLane.shared.run(urgent: true) { context.generate(codepoints, speed: speed) }
+        guard let samples = generated else {
             throw PiperVoiceError.synthesisFailed(voice: voice.name)
         }
         return AudioBuffer(samples: samples, sampleRate: context.sampleRate)
