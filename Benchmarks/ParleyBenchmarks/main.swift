@@ -14,9 +14,11 @@
 //            budget (also meaningful in a debug build: `swift run parley-benchmarks silero`)
 //   smartturn — the audio turn model (Smart Turn v3.2 under ONNX Runtime, one thread): ms per
 //            score for the Swift features and the model, on the reference clips
+//   earsecho — what the echo cancellers do to the user's words: recorded human speech alone and
+//            over a reply's echo, through each canceller, word error rate (EarsEchoSuite.swift)
 //   room   — the room rig: self-interruptions by the reply's echo with and without SpeexDSP's
 //            echo canceller, backchannels and coughs left uncut, barge-ins cut, ERLE (RoomSuite.swift)
-// Run with Benchmarks/run --suite http|chain|silero|smartturn|realtime|structured|voices|ears|room (release build). Figures are medians.
+// Run with Benchmarks/run --suite http|chain|silero|smartturn|realtime|structured|voices|ears|earsecho|room (release build). Figures are medians.
 import AsyncHTTPClient
 import Foundation
 import NIOCore
@@ -284,6 +286,7 @@ case "structured": try await structuredSuite()
 case "voices": try await voicesSuite()
 case "ears": try await earsSuite()
 case "room": try await roomSuite()
+case "earsecho": try await earsEchoSuite()
 case "all":
     try await httpSuite()
     try await chainSuite()
