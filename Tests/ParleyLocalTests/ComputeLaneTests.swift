@@ -110,14 +110,16 @@ struct ComputeLaneUrgencyTests {
         // The announced work is still preparing: the model waits for it.
         Thread.sleep(forTimeInterval: 0.05)
         #expect(order.withLock { $0 }.isEmpty)
-        lane.urgentBegan()
-        lane.run(urgent: true) { order.withLock { $0.append("voice") } }
+        lane.run(urgent: true, announced: true) { order.withLock { $0.append("voice") } }
         done.wait()
         #expect(order.withLock { $0 } == ["voice", "model"])
+        // Running the announced work ended its announcement: no one waits for it any more.
+        let clock = ContinuousClock()
+        let after = clock.measure { lane.giveWay(for: .milliseconds(1), longest: .seconds(30)) }
+        #expect(after < .seconds(5))
 
         // Announced work that never comes holds it up only until the longest wait.
         lane.expectUrgent()
-        let clock = ContinuousClock()
         let took = clock.measure { lane.giveWay(for: .milliseconds(1), longest: .milliseconds(20)) }
         #expect(took >= .milliseconds(20))
         #expect(took < .seconds(5))

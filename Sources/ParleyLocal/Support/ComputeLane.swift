@@ -10,7 +10,7 @@ import Foundation
 /// language model, and the language model at most one transcription.
 ///
 /// Work a listener is waiting for (a voice's audio) goes before everything waiting
-/// (``run(urgent:_:)``), and a caller that knows such work may follow its own (the language
+/// (``run(urgent:announced:_:)``), and a caller that knows such work may follow its own (the language
 /// model, whose words a voice speaks as soon as they make a chunk) leaves the lane free for a
 /// moment first (``giveWay(for:longest:)``): a reply's first audio then waits for no token.
 ///
@@ -37,13 +37,16 @@ public final class ComputeLane: @unchecked Sendable {
     /// at all, unless this one is urgent too).
     /// - Parameters:
     ///   - urgent: work a listener is waiting for: it goes before every caller that is not.
+    ///   - announced: whether this is the work an ``expectUrgent()`` announced: the announcement
+    ///     ends as the work joins the queue, in one step, so that no one giving way sees neither.
     ///   - work: the computation.
-    public func run<T>(urgent: Bool = false, _ work: () throws -> T) rethrows -> T {
+    public func run<T>(urgent: Bool = false, announced: Bool = false, _ work: () throws -> T) rethrows -> T {
         condition.lock()
         let ticket = issued
         issued += 1
         waiting.append((ticket, urgent))
         if urgent { servesUrgentWork = true }
+        if announced { expected = max(0, expected - 1) }
         while busy || nextTicket != ticket { condition.wait() }
         waiting.removeAll { $0.ticket == ticket }
         busy = true
@@ -61,8 +64,9 @@ public final class ComputeLane: @unchecked Sendable {
     private var nextTicket: Int? { (waiting.first(where: \.urgent) ?? waiting.first)?.ticket }
 
     /// Announces urgent work that is about to ask for the lane (a voice preparing a sentence):
-    /// ``giveWay(for:longest:)`` waits for it. Call ``urgentBegan()`` once, when it has asked or
-    /// will not.
+    /// ``giveWay(for:longest:)`` waits for it. End the announcement once: by running the work
+    /// with `announced: true` (``run(urgent:announced:_:)``), or with ``urgentBegan()`` when it
+    /// will not run.
     public func expectUrgent() {
         condition.lock()
         expected += 1
@@ -71,7 +75,7 @@ public final class ComputeLane: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Ends an announcement of ``expectUrgent()``.
+    /// Ends an announcement of ``expectUrgent()`` whose work will not run.
     public func urgentBegan() {
         condition.lock()
         expected = max(0, expected - 1)

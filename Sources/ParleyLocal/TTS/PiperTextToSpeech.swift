@@ -190,19 +190,20 @@ public actor PiperTextToSpeech: TextToSpeechProvider {
         let lane = ComputeLane.shared
         lane.expectUrgent()
         var announced = true
+        // Ended by the synthesis joining the lane's queue, or here when it does not.
         defer { if announced { lane.urgentBegan() } }
         let (context, configuration) = try loadedVoice(voice, threads: threadCount(for: voice))
         let phonemes = try await phonemizer.phonemes(sentence, voice: configuration.espeakVoice)
-        announced = false
-        lane.urgentBegan()
-        return try render(phonemes, on: context, configuration: configuration, voice: voice, rate: rate)
+        return try render(phonemes, on: context, configuration: configuration, voice: voice, rate: rate, announced: &announced)
     }
 
     /// The audio of `phonemes` (IPA) in `voice`, loaded as `context`; code points the voice has
-    /// no id for are left out.
+    /// no id for are left out. `announced`: whether the lane was told this synthesis is coming
+    /// (``ComputeLane/expectUrgent()``); the announcement ends as it joins the lane's queue, and
+    /// `announced` is then false.
     private func render(
         _ phonemes: String, on context: SherpaVoiceContext, configuration: PiperVoiceConfiguration,
-        voice: PiperVoice, rate: Double
+        voice: PiperVoice, rate: Double, announced: inout Bool
     ) throws -> AudioBuffer {
         let known = configuration.phonemes
         let codepoints = phonemes.unicodeScalars.filter { known.contains($0) }.map { Int32(bitPattern: $0.value) }
@@ -210,7 +211,9 @@ public actor PiperTextToSpeech: TextToSpeechProvider {
         let speed = Float(max(0.25, min(4, rate)))
         lastThreads = context.threads
         // A listener waits for this audio: it goes before the engines' other work.
-        let generated = ComputeLane.shared.run(urgent: true) { context.generate(codepoints, speed: speed) }
+        let ending = announced
+        announced = false
+        let generated = ComputeLane.shared.run(urgent: true, announced: ending) { context.generate(codepoints, speed: speed) }
         guard let samples = generated else {
             throw PiperVoiceError.synthesisFailed(voice: voice.name)
         }
