@@ -123,6 +123,6 @@ struct ComputeLaneUrgencyTests {
         let took = clock.measure { lane.giveWay(for: .milliseconds(1), longest: .milliseconds(20)) }
         #expect(took >= .milliseconds(20))
         #expect(took < .seconds(5))
-        lane.urgentBegan()
+        lane.withdrawUrgent()
     }
 }

@@ -50,6 +50,8 @@ public final class ComputeLane: @unchecked Sendable {
         while busy || nextTicket != ticket { condition.wait() }
         waiting.removeAll { $0.ticket == ticket }
         busy = true
+        // Whoever gives way to urgent work may queue now.
+        if urgent { condition.broadcast() }
         condition.unlock()
         defer {
             condition.lock()
@@ -65,7 +67,7 @@ public final class ComputeLane: @unchecked Sendable {
 
     /// Announces urgent work that is about to ask for the lane (a voice preparing a sentence):
     /// ``giveWay(for:longest:)`` waits for it. End the announcement once: by running the work
-    /// with `announced: true` (``run(urgent:announced:_:)``), or with ``urgentBegan()`` when it
+    /// with `announced: true` (``run(urgent:announced:_:)``), or with ``withdrawUrgent()`` when it
     /// will not run.
     public func expectUrgent() {
         condition.lock()
@@ -75,8 +77,8 @@ public final class ComputeLane: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Ends an announcement of ``expectUrgent()`` whose work will not run.
-    public func urgentBegan() {
+    /// Withdraws an announcement of ``expectUrgent()`` whose work will not run.
+    public func withdrawUrgent() {
         condition.lock()
         expected = max(0, expected - 1)
         condition.broadcast()

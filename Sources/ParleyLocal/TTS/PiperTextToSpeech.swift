@@ -191,7 +191,7 @@ public actor PiperTextToSpeech: TextToSpeechProvider {
         lane.expectUrgent()
         var announced = true
         // Ended by the synthesis joining the lane's queue, or here when it does not.
-        defer { if announced { lane.urgentBegan() } }
+        defer { if announced { lane.withdrawUrgent() } }
         let (context, configuration) = try loadedVoice(voice, threads: threadCount(for: voice))
         let phonemes = try await phonemizer.phonemes(sentence, voice: configuration.espeakVoice)
         return try render(phonemes, on: context, configuration: configuration, voice: voice, rate: rate, announced: &announced)
