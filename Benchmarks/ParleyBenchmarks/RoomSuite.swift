@@ -65,12 +65,21 @@ func roomSuite() async throws {
         [WebRTCEchoCanceller.Suppression.low, .moderate, .high].first {
             "\($0)" == ProcessInfo.processInfo.environment["ROOM_WEBRTC_SUPPRESSION"]
         } ?? .high
+    // ROOM_HANDOVER: the seconds of the speaker SpeexDSP's hears before it takes over from
+    // WebRTC's in webrtc-then-speex (the canceller's own default when unset).
+    let handover = ProcessInfo.processInfo.environment["ROOM_HANDOVER"].flatMap(Double.init)
     func makeCanceller() throws -> any EchoCanceller {
         switch cancellerName {
         case "webrtc": try WebRTCEchoCanceller(sampleRate: 16_000, suppression: suppression)
         case "webrtc-then-speex":
-            try HandoverEchoCanceller(
-                first: try WebRTCEchoCanceller(sampleRate: 16_000, suppression: suppression), then: try SpeexEchoCanceller(sampleRate: 16_000))
+            if let handover {
+                try HandoverEchoCanceller(
+                    first: try WebRTCEchoCanceller(sampleRate: 16_000, suppression: suppression), then: try SpeexEchoCanceller(sampleRate: 16_000),
+                    handover: handover)
+            } else {
+                try HandoverEchoCanceller(
+                    first: try WebRTCEchoCanceller(sampleRate: 16_000, suppression: suppression), then: try SpeexEchoCanceller(sampleRate: 16_000))
+            }
         default: try SpeexEchoCanceller(sampleRate: 16_000)
         }
     }

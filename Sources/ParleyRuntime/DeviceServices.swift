@@ -56,7 +56,7 @@ public enum EchoEngine: String, Sendable, CaseIterable {
     case speex
     /// WebRTC's audio processing: its filter, echo suppressor and high-pass filter (`WebRTCEchoCanceller`).
     case webrtc
-    /// WebRTC's until SpeexDSP's, hearing the same audio, has heard 3 s of the speaker, then
+    /// WebRTC's until SpeexDSP's, hearing the same audio, has heard 1.5 s of the speaker, then
     /// SpeexDSP's (`HandoverEchoCanceller`).
     case webrtcThenSpeex = "webrtc-then-speex"
 

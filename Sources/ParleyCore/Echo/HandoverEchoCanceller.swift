@@ -13,6 +13,8 @@ public actor HandoverEchoCanceller: EchoCanceller {
     /// The canceller heard once it has learnt the room.
     public nonisolated let then: any EchoCanceller
     /// Seconds of speaker audio (above ``audibleLevel``) `then` hears before it takes over.
+    /// 1.5 s by default: in the room rig SpeexDSP's kept a fresh reply's echo out as well after
+    /// 1.5 s as after 3 s, and a user who talks over the reply from then on is heard through it.
     public nonisolated let handover: Double
     /// A call's speaker audio at or below this RMS level is silence: it teaches neither canceller
     /// the room.
@@ -24,7 +26,7 @@ public actor HandoverEchoCanceller: EchoCanceller {
     /// Creates the pair. Both run at the same sample rate.
     /// - Throws: ``EchoCancellerError`` when their rates differ, `handover` is not a number of
     ///   seconds from 0 to 600, or `audibleLevel` is not a level from 0 to 1.
-    public init(first: any EchoCanceller, then: any EchoCanceller, handover: Double = 3, audibleLevel: Float = 0.001) throws(EchoCancellerError) {
+    public init(first: any EchoCanceller, then: any EchoCanceller, handover: Double = 1.5, audibleLevel: Float = 0.001) throws(EchoCancellerError) {
         guard first.sampleRate == then.sampleRate else {
             throw EchoCancellerError("The two cancellers run at \(first.sampleRate) and \(then.sampleRate) Hz: give them the same rate")
         }
