@@ -18,6 +18,8 @@
 //            over a reply's echo, through each canceller, word error rate (EarsEchoSuite.swift)
 //   room   — the room rig: self-interruptions by the reply's echo with and without SpeexDSP's
 //            echo canceller, backchannels and coughs left uncut, barge-ins cut, ERLE (RoomSuite.swift)
+//   wakeverify — the wake word's two stages (the head's score every 80 ms, whisper.cpp's check
+//            where it could fire) on train.py's evaluation audio, for cascade.py (Benchmarks/wake_word/run)
 // Run with Benchmarks/run --suite http|chain|silero|smartturn|realtime|structured|voices|ears|earsecho|room (release build). Figures are medians.
 import AsyncHTTPClient
 import Foundation
@@ -287,11 +289,13 @@ case "voices": try await voicesSuite()
 case "ears": try await earsSuite()
 case "room": try await roomSuite()
 case "earsecho": try await earsEchoSuite()
+case "wakeverify": try await wakeVerifySuite()
 case "all":
     try await httpSuite()
     try await chainSuite()
     try sileroSuite()
 default:
-    FileHandle.standardError.write(Data("usage: parley-benchmarks [http|chain|silero|smartturn|realtime|structured|voices|ears|room|all]\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: parley-benchmarks [http|chain|silero|smartturn|realtime|structured|voices|ears|earsecho|room|wakeverify|all]\n".utf8))
     exit(2)
 }

@@ -42,8 +42,8 @@ public struct LocalEngines: Sendable {
     /// A new "Hey Parley" detector (each conversation has its own: it keeps its features).
     /// - Throws: ``WakeWordError/missingModel(path:)`` when a file is missing (run
     ///   `scripts/setup`), ``WakeWordError/runtime(_:)`` when ONNX Runtime is not built here.
-    public func wakeWordDetector(threshold: Double? = nil) throws(WakeWordError) -> WakeWordDetector {
-        let detector = WakeWordDetector(models: paths.models, threshold: threshold)
+    public func wakeWordDetector(threshold: Double? = nil, restartsOnDetection: Bool = true) throws(WakeWordError) -> WakeWordDetector {
+        let detector = WakeWordDetector(models: paths.models, threshold: threshold, restartsOnDetection: restartsOnDetection)
         guard OnnxRuntime.isBuilt else {
             throw .runtime(OnnxError(.unavailable, "ONNX Runtime is not built for this platform"))
         }
@@ -52,6 +52,26 @@ public struct LocalEngines: Sendable {
             throw .missingModel(path: file.path)
         }
         return detector
+    }
+
+    /// The "Hey Parley" spotter a conversation waits with, loaded: the detector with
+    /// whisper.cpp's English model (``stt``, the one the conversation hears with) as its second
+    /// opinion (``WhisperWakePhraseCheck``). When that model is missing, the detector alone,
+    /// with a warning that it then wakes more often on speech that is not the phrase.
+    /// - Throws: ``WakeWordError`` as ``wakeWordDetector(threshold:restartsOnDetection:)``.
+    public func wakeWordSpotter() async throws -> any WakeWordSpotter {
+        guard FileManager.default.fileExists(atPath: stt.modelPath) else {
+            logger.warning(
+                "the wake word is heard by its small model alone, which wakes more often on speech that is not the phrase: \(stt.modelPath) is missing (run scripts/setup)"
+            )
+            let detector = try wakeWordDetector()
+            try await detector.load()
+            return detector
+        }
+        let detector = try wakeWordDetector(restartsOnDetection: false)
+        try await detector.load()
+        try await stt.load()
+        return CheckedWakeWordSpotter(spotter: detector, check: WhisperWakePhraseCheck(stt: stt))
     }
 
     /// The voice activity detector chain: Silero, then the energy detector when Silero's

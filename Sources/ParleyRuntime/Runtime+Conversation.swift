@@ -162,8 +162,7 @@ extension Runtime {
 
         if options.wakeWord {
             // Loaded now: a missing model fails here, with what to run, not at the first frame.
-            let spotter = try engines.wakeWordDetector()
-            try await spotter.load()
+            let spotter = try await engines.wakeWordSpotter()
             configuration.wakeWord = WakeWordGate(spotter: spotter, followUp: options.wakeWordFollowUp)
         }
 

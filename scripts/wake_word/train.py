@@ -117,6 +117,13 @@ def piper(parley: str, text: str, rate: float, tmp: str) -> np.ndarray:
     return read_wav(out)
 
 
+def write_wav(path: str, x: np.ndarray) -> None:
+    """16 kHz mono 16-bit WAV of int16-scale samples."""
+    with wave.open(path, "wb") as w:
+        w.setnchannels(1); w.setsampwidth(2); w.setframerate(RATE)
+        w.writeframes(np.clip(x, -32768, 32767).astype("<i2").tobytes())
+
+
 def trim(x: np.ndarray) -> np.ndarray:
     """The clip without the silence around the voice."""
     loud = np.flatnonzero(np.abs(x) > 300)
@@ -418,6 +425,11 @@ def main() -> None:
     parser.add_argument("--evaluate", nargs="+", help="measure these heads (as --out writes them) without training")
     parser.add_argument("--train-only", action="store_true", help="write the head and stop (no measurement)")
     parser.add_argument("--wav-dir", help="write a few held-out clips here (for the Swift tests)")
+    parser.add_argument("--validation-audio", help="write a validation set in the training voices, texts and near "
+                        "misses here as WAV with manifest.json (for tuning a second stage), and stop")
+    parser.add_argument("--validation-minutes", type=float, default=20)
+    parser.add_argument("--eval-audio", help="while building the evaluation set, write its audio here as WAV "
+                        "with manifest.json (for measuring a second stage on the same audio)")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     front = FrontEnd(args.models)
@@ -439,6 +451,9 @@ def main() -> None:
     log(f"{len(train_text)} training sentences, {len(held_text)} held-out sentences")
     speakers = Speakers(args.models, args.kokoro, args.seed)
 
+    if args.validation_audio:
+        build_evaluation(args, front, speakers, train_text, log, held=False)
+        return
     if args.evaluate:
         heads = {path: read_head(path) for path in args.evaluate}
     else:
@@ -600,20 +615,43 @@ def train(args, rng, front, speakers, train_text, log):
 
 # ---- evaluation: held-out accents, variants, sentences, near misses; unseen neural voices -------
 
-def build_evaluation(args, front, speakers, held_text, log):
+def build_evaluation(args, front, speakers, held_text, log, held: bool = True):
     """Wake phrases in voices never trained on, and an hour-scale stream that never says it.
     Returns (positives: [(embeddings, phrase end, group, clip)], negatives: [(embeddings,
-    pieces)], hours)."""
-    eval_rng = np.random.default_rng(args.seed + 1000)
+    pieces)], hours). With `held` unset, the same in the training voices, texts and near misses
+    instead (a validation set, for tuning a second stage without the evaluation's audio; its
+    own seed), written to --validation-audio."""
+    eval_rng = np.random.default_rng(args.seed + (1000 if held else 2000))
+    audio_dir = args.eval_audio if held else args.validation_audio
+    minutes = args.eval_minutes if held else args.validation_minutes
+    continuations = HELD_CONTINUATIONS if held else CONTINUATIONS
+    near_misses = NEAR_MISSES_HELD if held else NEAR_MISSES_TRAIN + NEAR_MISSES_MORE
     positives = []
+    manifest = {"rate": RATE, "phrases": [], "streams": []}
+    if audio_dir:
+        os.makedirs(audio_dir, exist_ok=True)
     tmp = tempfile.mkdtemp()
     for i in range(args.eval_positives):
-        name, say = speakers.espeak(eval_rng, True)
+        name, say = speakers.espeak(eval_rng, held)
         phrase = trim(say(POSITIVE_TEXTS[eval_rng.integers(len(POSITIVE_TEXTS))]))
-        after = trim(say(HELD_CONTINUATIONS[eval_rng.integers(len(HELD_CONTINUATIONS))]))
+        after = trim(say(continuations[eval_rng.integers(len(continuations))]))
         clip, end = positive_clip(eval_rng, phrase, after if eval_rng.random() < 0.7 else None)
-        positives.append((front.embeddings(clip), end, "espeak-ng held out", clip))
-    if speakers.kokoro:
+        positives.append((front.embeddings(clip), end, "espeak-ng held out" if held else "espeak-ng (training voices)", clip))
+    if not held:
+        # Validation: training Kokoro voices and blends, and Piper joe at random scales.
+        for i in range(40 if speakers.kokoro else 0):
+            name, say = speakers.kokoro_voice(eval_rng, False)
+            phrase = trim(say(POSITIVE_TEXTS[eval_rng.integers(len(POSITIVE_TEXTS))]))
+            after = trim(say(continuations[eval_rng.integers(len(continuations))]))
+            clip, end = positive_clip(eval_rng, phrase, after if eval_rng.random() < 0.7 else None)
+            positives.append((front.embeddings(clip), end, "kokoro (training voices)", clip))
+        for i in range(20 if speakers.piper else 0):
+            name, say = speakers.joe(eval_rng)
+            phrase = trim(say(POSITIVE_TEXTS[eval_rng.integers(len(POSITIVE_TEXTS))]))
+            after = trim(say(continuations[eval_rng.integers(len(continuations))]))
+            clip, end = positive_clip(eval_rng, phrase, after if eval_rng.random() < 0.7 else None)
+            positives.append((front.embeddings(clip), end, "piper joe (training voice)", clip))
+    if speakers.kokoro and held:
         # The two Kokoro voices never used in training, at five speeds.
         for name in KOKORO_HELD:
             style = speakers.kokoro.style({name: 1.0})
@@ -627,7 +665,7 @@ def build_evaluation(args, front, speakers, held_text, log):
                         clip, end = positive_clip(eval_rng, phrase, after if eval_rng.random() < 0.7 else None)
                         positives.append((front.embeddings(clip), end, "kokoro " + name + " (unseen)", clip))
         log("kokoro positives done")
-    if args.parley:
+    if args.parley and held:
         # Parley's own voice as `parley speak` makes it (a voice now in training: its
         # own figure, not counted as unseen).
         for rate in (0.8, 0.9, 1.0, 1.1, 1.25):
@@ -638,7 +676,7 @@ def build_evaluation(args, front, speakers, held_text, log):
                     clip, end = positive_clip(eval_rng, phrase, after if eval_rng.random() < 0.7 else None)
                     positives.append((front.embeddings(clip), end, "piper joe via parley speak (trained voice)", clip))
     recordings = []
-    if args.ears:
+    if args.ears and held:
         for path in sorted(glob.glob(os.path.join(args.ears, "*.wav"))):
             out = subprocess.run(["sox", "-R", path, "-t", "wav", "-r", str(RATE), "-c", "1", "-b", "16", "-"],
                                  check=True, capture_output=True).stdout
@@ -646,18 +684,18 @@ def build_evaluation(args, front, speakers, held_text, log):
     # 20 s streams of pieces: held-out sentences and near misses in held-out espeak-ng voices,
     # in the unseen Kokoro voices and in Piper joe (held-out text), recorded speech, noise, pauses.
     seconds, negatives = 0.0, []
-    while seconds < args.eval_minutes * 60:
+    while seconds < minutes * 60:
         pieces, kinds = [], []
         while sum(len(p) for p in pieces) < 20 * RATE:
             kind = eval_rng.random()
             near = eval_rng.random() < 0.4
-            text = NEAR_MISSES_HELD[eval_rng.integers(len(NEAR_MISSES_HELD))] if near else held_text[eval_rng.integers(len(held_text))]
+            text = near_misses[eval_rng.integers(len(near_misses))] if near else held_text[eval_rng.integers(len(held_text))]
             label = ("near miss: " + text) if near else ("parley" if "parley" in text.lower() else "sentence")
             if kind < 0.55 or (kind < 0.65 and not speakers.kokoro) or (kind < 0.75 and not speakers.piper) or (kind >= 0.9 and not recordings):
-                name, say = speakers.espeak(eval_rng, True)
+                name, say = speakers.espeak(eval_rng, held)
                 pieces.append(mix(eval_rng, trim(say(text)))); kinds.append(label)
             elif kind < 0.65:
-                name, say = speakers.kokoro_voice(eval_rng, True)
+                name, say = speakers.kokoro_voice(eval_rng, held)
                 pieces.append(mix(eval_rng, trim(say(text)))); kinds.append("kokoro " + label)
             elif kind < 0.75:
                 name, say = speakers.joe(eval_rng)
@@ -677,8 +715,19 @@ def build_evaluation(args, front, speakers, held_text, log):
             at += len(piece)
         seconds += len(stream) / RATE
         negatives.append((front.embeddings(stream), bounds))
+        if audio_dir:
+            name = f"stream-{len(negatives) - 1:04d}.wav"
+            write_wav(os.path.join(audio_dir, name), stream)
+            manifest["streams"].append({"file": name, "pieces": bounds})
         if len(negatives) % 20 == 0:
             log(f"evaluation stream {seconds / 60:.1f} min")
+    if audio_dir:
+        for i, (_, end, group, clip) in enumerate(positives):
+            name = f"phrase-{i:04d}.wav"
+            write_wav(os.path.join(audio_dir, name), clip)
+            manifest["phrases"].append({"file": name, "end": int(end), "group": group})
+        with open(os.path.join(audio_dir, "manifest.json"), "w") as f:
+            json.dump(manifest, f, indent=1)
     return positives, negatives, seconds / 3600
 
 
@@ -735,9 +784,7 @@ def evaluate_heads(args, front, speakers, held_text, heads, log):
     if args.wav_dir:
         os.makedirs(args.wav_dir, exist_ok=True)
         for i, (_, _, who, clip) in enumerate(pos_streams[:3] + [p for p in pos_streams if p[2].startswith("kokoro")][:2]):
-            with wave.open(os.path.join(args.wav_dir, f"held-out-{i}.wav"), "wb") as w:
-                w.setnchannels(1); w.setsampwidth(2); w.setframerate(RATE)
-                w.writeframes(np.clip(clip, -32768, 32767).astype("<i2").tobytes())
+            write_wav(os.path.join(args.wav_dir, f"held-out-{i}.wav"), clip)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 /// Listens for a wake phrase ("Hey Parley") in a stream of audio, on device.
 ///
-/// A spotter keeps what it needs of the audio it was given (about two seconds of features) and
-/// nothing else: it neither stores nor sends the audio. Frames arrive in order, from one task.
+/// A spotter keeps what it needs of the audio it was given (about two seconds of features, or of
+/// audio for a second opinion: ``CheckedWakeWordSpotter``) and nothing else: it neither stores
+/// nor sends the audio. Frames arrive in order, from one task.
 public protocol WakeWordSpotter: Sendable {
     /// Listens to the next frame (mono, any rate); returns the detection when the phrase ends
     /// in it, else `nil`. After a detection the spotter starts afresh.
@@ -78,11 +79,16 @@ struct WakePreRoll: Sendable {
         }
     }
 
+    /// The audio kept, which is kept on.
+    func snapshot() -> AudioBuffer? {
+        guard let rate = frames.first?.sampleRate else { return nil }
+        return AudioBuffer(samples: frames.flatMap(\.samples), sampleRate: rate)
+    }
+
     /// The audio kept, which is then forgotten.
     mutating func take() -> AudioBuffer? {
         defer { frames.removeAll() }
-        guard let rate = frames.first?.sampleRate else { return nil }
-        return AudioBuffer(samples: frames.flatMap(\.samples), sampleRate: rate)
+        return snapshot()
     }
 
     /// Forgets the audio kept.

@@ -17,7 +17,7 @@ final class WhisperContext {
     /// Whether whisper.cpp is built into this program.
     static let isBuilt = true
 
-    private let context: OpaquePointer
+    let context: OpaquePointer
 
     init(modelPath: String) throws(WhisperError) {
         WhisperBackend.initializeOnce()
@@ -84,13 +84,7 @@ final class WhisperContext {
         _ samples: [Float], threads: Int, prompt: String?, words: Bool = false, translate: Bool = false,
         language: String? = "en", candidates: Set<String>? = nil, abort: WhisperAbort? = nil
     ) throws(WhisperError) -> [Segment] {
-        var params = whisper_full_default_params(WHISPER_SAMPLING_GREEDY)
-        params.n_threads = Int32(threads)
-        params.print_progress = false
-        params.print_realtime = false
-        params.print_special = false
-        params.print_timestamps = false
-        params.no_context = true
+        var params = Self.greedyParameters(threads: threads)
         params.suppress_blank = true
         params.suppress_nst = true
         // An English-only model writes English whatever it is told; a multilingual one is
@@ -140,6 +134,18 @@ final class WhisperContext {
                 end: Double(whisper_full_get_segment_t1(context, index)) / 100,
                 text: text, words: words ? self.words(ofSegment: index) : [])
         }
+    }
+
+    /// Greedy decoding on `threads` threads, printing nothing, with no context from an earlier call.
+    static func greedyParameters(threads: Int) -> whisper_full_params {
+        var params = whisper_full_default_params(WHISPER_SAMPLING_GREEDY)
+        params.n_threads = Int32(threads)
+        params.print_progress = false
+        params.print_realtime = false
+        params.print_special = false
+        params.print_timestamps = false
+        params.no_context = true
+        return params
     }
 
     /// The words of segment `index`, from its tokens: a token that starts with a space starts

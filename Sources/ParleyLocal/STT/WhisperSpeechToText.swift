@@ -79,7 +79,7 @@ public actor WhisperSpeechToText: SpeechToTextProvider {
 
     /// The model for `language` (a code; `nil` or `auto`: detect): the English one for
     /// English, the multilingual one otherwise when it is installed.
-    private func context(for language: String?) throws(WhisperError) -> WhisperContext {
+    func context(for language: String?) throws(WhisperError) -> WhisperContext {
         if Self.wantsEnglishModel(language) { return try loadedContext() }
         if let multilingualContext { return multilingualContext }
         guard let path = multilingualModelPath, FileManager.default.fileExists(atPath: path) else {

@@ -41,6 +41,10 @@ public actor WakeWordDetector: WakeWordSpotter {
     public nonisolated let headFile: URL
     /// The score at or above which the phrase counts as heard (`nil`: the head's own).
     public nonisolated let threshold: Double?
+    /// Whether a detection starts the detector afresh (about 2 s before it can fire again).
+    /// Off under a second opinion (`CheckedWakeWordSpotter`), which resets it when it agrees
+    /// and otherwise hears the detector out.
+    public nonisolated let restartsOnDetection: Bool
 
     private let executor = ThreadExecutor(name: "parley.wake-word")
     private var loaded: (mel: OnnxSession, embedding: OnnxSession, head: WakeWordHead)?
@@ -63,11 +67,12 @@ public actor WakeWordDetector: WakeWordSpotter {
 
     /// A detector over the files in `models` (Parley's models folder); nothing loads until the
     /// first audio. `threshold` overrides the head's own.
-    public init(models: URL, threshold: Double? = nil) {
+    public init(models: URL, threshold: Double? = nil, restartsOnDetection: Bool = true) {
         melFile = models.appendingPathComponent(Self.melFileName)
         embeddingFile = models.appendingPathComponent(Self.embeddingFileName)
         headFile = models.appendingPathComponent(Self.headFileName)
         self.threshold = threshold
+        self.restartsOnDetection = restartsOnDetection
     }
 
     /// Whether the three files are there (and ONNX Runtime part of this build).
@@ -134,9 +139,11 @@ public actor WakeWordDetector: WakeWordSpotter {
             let limit = threshold.map(Float.init) ?? models.head.threshold
             if score >= limit {
                 let detection = WakeWordDetection(phrase: Self.phrase, score: Double(score), heard: Double(heard) / Double(Self.sampleRate))
-                pending.removeFirst(start)
-                start = 0
-                restart()
+                if restartsOnDetection {
+                    pending.removeFirst(start)
+                    start = 0
+                    restart()
+                }
                 return detection
             }
         }
