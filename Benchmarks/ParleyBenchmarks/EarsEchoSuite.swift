@@ -90,12 +90,8 @@ func earsEchoSuite() async throws {
     }
     /// `microphone` through a fresh canceller, 100 ms at a time, with `speaker` as its reference.
     func cancelled(_ microphone: [Float], speaker: [Float], by canceller: any EchoCanceller) async -> [Float] {
-        var cleaned: [Float] = []
-        for offset in stride(from: 0, to: microphone.count, by: 1_600) {
-            let end = min(microphone.count, offset + 1_600)
-            cleaned += await canceller.cancel(microphone: Array(microphone[offset..<end]), speaker: Array(speaker[offset..<end]))
-        }
-        // A canceller keeps a last part-frame back (carried to a next call that never comes).
+        let cleaned = await canceller.cancelling(microphone, speaker: speaker)
+        // The part-frame the canceller kept back, as silence.
         return Array((cleaned + [Float](repeating: 0, count: max(0, microphone.count - cleaned.count))).prefix(microphone.count))
     }
 

@@ -120,11 +120,7 @@ func roomSuite() async throws {
                 if let line {
                     for (offset, sample) in line.samples.enumerated() where userStart + offset < microphone.count { microphone[userStart + offset] += sample }
                 }
-                var cleaned: [Float] = []
-                for offset in stride(from: 0, to: far.count, by: 1_600) {
-                    let end = min(far.count, offset + 1_600)
-                    cleaned += await canceller.cancel(microphone: Array(microphone[offset..<end]), speaker: Array(far[offset..<end]))
-                }
+                let cleaned = await canceller.cancelling(microphone, speaker: far)
                 if index == 0 {
                     let range = 16_000..<min(echo.count, cleaned.count)
                     let before = echo[range].reduce(0) { $0 + Double($1 * $1) }, after = cleaned[range].reduce(0) { $0 + Double($1 * $1) }

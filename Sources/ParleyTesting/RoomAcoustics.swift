@@ -106,3 +106,18 @@ public struct RoomEcho: Sendable {
         return heard
     }
 }
+
+extension EchoCanceller {
+    /// A whole recording through this canceller, `frame` samples at a time (100 ms at 16 kHz),
+    /// `speaker` as its reference. Up to a part-frame shorter than `microphone`: a canceller keeps
+    /// the last part-frame back (for a next call that never comes).
+    public func cancelling(_ microphone: [Float], speaker: [Float], frame: Int = 1_600) async -> [Float] {
+        var cleaned: [Float] = []
+        let count = min(microphone.count, speaker.count)
+        for offset in stride(from: 0, to: count, by: max(1, frame)) {
+            let end = min(count, offset + max(1, frame))
+            cleaned += await cancel(microphone: Array(microphone[offset..<end]), speaker: Array(speaker[offset..<end]))
+        }
+        return cleaned
+    }
+}

@@ -47,11 +47,7 @@ struct RoomEchoTests {
             case "SpeexDSP": try SpeexEchoCanceller(sampleRate: 16_000)
             default: try HandoverEchoCanceller(first: try WebRTCEchoCanceller(sampleRate: 16_000), then: try SpeexEchoCanceller(sampleRate: 16_000))
             }
-        var cleaned: [Float] = []
-        for offset in stride(from: 0, to: far.count, by: 1_600) {
-            let end = min(far.count, offset + 1_600)
-            cleaned += await canceller.cancel(microphone: Array(microphone[offset..<end]), speaker: Array(far[offset..<end]))
-        }
+        let cleaned = await canceller.cancelling(microphone, speaker: far)
         // After a second to converge, before the user speaks.
         let measured = 16_000..<userStart
         let erle = 10 * log10(Self.energy(heardEcho[measured]) / Self.energy(cleaned[measured]))
