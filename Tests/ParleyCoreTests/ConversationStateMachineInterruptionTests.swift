@@ -223,7 +223,7 @@ struct BackchannelsTests {
         arguments: [
             ("Mm-hmm.", "en"), ("Uh-huh", "en"), ("Yeah, yeah, okay.", "en"), ("Right.", "en"), ("I see.", "en"), ("", "en"), ("...", "en"),
             ("Mm-mm.", "en"), ("Mmhmm, hmm.", "de"), ("Sí, claro.", "es"), ("Vale", "es"), ("Ja, genau.", "de"), ("Ach so.", "de"), ("D’accord.", "fr"),
-            ("Oui, je vois.", "fr"),
+            ("Oui, je vois.", "fr"), ("Uh-uh.", "en"), ("Buh-uh.", "en"), ("Huh-uh, mm.", "en"),
         ])
     func backchannel(_ text: String, _ language: String) {
         #expect(Backchannels().contains(text, language: language))
@@ -232,7 +232,10 @@ struct BackchannelsTests {
 
     @Test(
         "words that are meant",
-        arguments: ["Stop.", "Stop, wait, tell me something else.", "Yeah, but what about Paris?", "No.", "okay okay okay okay okay okay okay"])
+        arguments: [
+            "Stop.", "Stop, wait, tell me something else.", "Yeah, but what about Paris?", "No.", "okay okay okay okay okay okay okay", "Nuh-uh.",
+            "Buh-bye.", "Uh-oh, stop.",
+        ])
     func meant(_ text: String) {
         #expect(!Backchannels().contains(text, language: "en-US"))
     }

@@ -4,7 +4,10 @@
 /// A transcript is a backchannel when its words, lowercased and without punctuation, are one
 /// or more of the listed phrases in a row ("yeah, yeah", "okay, right") — at most
 /// ``maximumWords`` words in all. A hum, in any language, is one too: a word of only m, h and
-/// n sounds ("mm-mm", "mhm", "hmm-hmm"), however a transcriber spells it.
+/// n sounds ("mm-mm", "mhm", "hmm-hmm"), however a transcriber spells it; so is a murmur of two
+/// or more joined syllables such as "uh", "huh" and "buh", the ways whisper.cpp writes a mumbled
+/// "uh-huh" ("uh-uh", "buh-uh"). A spoken "uh-uh" meaning no does not cut a reply either; "no"
+/// or "nuh-uh" does.
 public struct Backchannels: Sendable, Equatable {
     /// The phrases by language code ("en", "es", …), lowercased.
     public private(set) var phrases: [String: Set<String>]
@@ -39,7 +42,7 @@ public struct Backchannels: Sendable, Equatable {
         var covered = [Bool](repeating: false, count: words.count + 1)
         covered[words.count] = true
         for start in stride(from: words.count - 1, through: 0, by: -1) {
-            if covered[start + 1], Self.isHum(words[start]) {
+            if covered[start + 1], Self.isHum(words[start]) || Self.isMurmur(words[start]) {
                 covered[start] = true
                 continue
             }
@@ -64,6 +67,16 @@ public struct Backchannels: Sendable, Equatable {
     /// Whether `word` is a hum: only m, h and n, with an m in it ("mm-mm", "mhm", "hmm").
     static func isHum(_ word: String) -> Bool {
         word.contains("m") && word.allSatisfy { "mhn-".contains($0) }
+    }
+
+    /// The syllables a murmur is made of.
+    static let murmurSyllables: Set<Substring> = ["uh", "huh", "buh", "um", "hum", "mm", "hm", "hmm", "mhm", "ah", "ha", "eh"]
+
+    /// Whether `word` is a murmur: two or more syllables of ``murmurSyllables`` joined by
+    /// hyphens ("uh-uh", "buh-uh", "uh-hum").
+    static func isMurmur(_ word: String) -> Bool {
+        let syllables = word.split(separator: "-")
+        return syllables.count >= 2 && syllables.allSatisfy { murmurSyllables.contains($0) }
     }
 
     private static func base(_ language: String) -> String {
