@@ -24,7 +24,9 @@ training; so are the recordings given with --ears (evaluation only).
     Benchmarks/wake_word/run                # measures it (--evaluate HEAD...)
 
 Everything random comes from --seed (default 7); espeak-ng, sox -R, Kokoro and Piper (with seeded
-noise nodes) are deterministic, so the same versions give the same head byte for byte.
+noise nodes) are meant to be deterministic. Two trainings from the same kept examples give the
+same head byte for byte; a run from nothing on 2026-12-06 did not (Benchmarks/README.md, The
+wake word), so some part of the synthesis is not repeatable.
 """
 from __future__ import annotations
 
