@@ -5,7 +5,8 @@
 /// nor sends the audio. Frames arrive in order, from one task.
 public protocol WakeWordSpotter: Sendable {
     /// Listens to the next frame (mono, any rate); returns the detection when the phrase ends
-    /// in it, else `nil`. After a detection the spotter starts afresh.
+    /// in it, else `nil`. After a detection the spotter starts afresh, unless it is made to keep
+    /// listening for a second opinion that resets it (``CheckedWakeWordSpotter``).
     func listen(to frame: AudioBuffer) async throws -> WakeWordDetection?
     /// Forgets the audio heard so far (the conversation went back to waiting for the phrase).
     func reset() async
