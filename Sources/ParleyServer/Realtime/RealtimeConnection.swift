@@ -583,7 +583,8 @@ actor RealtimeConnection {
     private func listen(_ session: ConversationSession<ContinuousClock>) async throws {
         for gate in ConversationGate.allCases { try await session.setGate(gate, open: true) }
         if await session.state == .idle { try await session.arm() }
-        if await session.state == .armed { try await session.startListening(.user) }
+        // With the wake word, listening starts when the phrase is heard.
+        if await session.state == .armed, session.configuration.wakeWord == nil { try await session.startListening(.user) }
     }
 
     /// Closes the conversation (saving what was heard of a reply in progress) and remembers
