@@ -68,10 +68,8 @@ public struct LocalEngines: Sendable {
             try await detector.load()
             return detector
         }
-        let detector = try wakeWordDetector(restartsOnDetection: false)
-        try await detector.load()
-        try await stt.load()
-        return CheckedWakeWordSpotter(spotter: detector, check: WhisperWakePhraseCheck(stt: stt))
+        _ = try wakeWordDetector()  // its files are there
+        return try await WhisperWakePhraseCheck.spotter(models: paths.models, stt: stt)
     }
 
     /// The voice activity detector chain: Silero, then the energy detector when Silero's

@@ -8,22 +8,25 @@ import Testing
 /// confirmation resets the spotter.
 @Suite("A wake word spotter with a second opinion")
 struct CheckedWakeWordSpotterTests {
-    /// Fires on every frame whose first sample is at least 0.5.
+    /// Fires on every frame whose first sample is at least 0.5, with that sample as its score.
     actor FiringSpotter: WakeWordSpotter {
         private(set) var resets = 0
         func listen(to frame: AudioBuffer) -> WakeWordDetection? {
-            (frame.samples.first ?? 0) >= 0.5 ? WakeWordDetection(phrase: "test", score: 0.9, heard: 0) : nil
+            let first = Double(frame.samples.first ?? 0)
+            return first >= 0.5 ? WakeWordDetection(phrase: "test", score: first, heard: 0) : nil
         }
         func reset() { resets += 1 }
     }
 
-    /// Confirms when asked for the `confirmAt`-th time; records the audio it heard.
+    /// Confirms when asked for the `confirmAt`-th time; records the audio and scores it heard.
     actor CountingCheck: WakePhraseCheck {
         let confirmAt: Int
         private(set) var heard: [AudioBuffer] = []
+        private(set) var scores: [Double] = []
         init(confirmAt: Int) { self.confirmAt = confirmAt }
-        func confirms(_ audio: AudioBuffer) -> Bool {
+        func confirms(_ audio: AudioBuffer, detection: WakeWordDetection) -> Bool {
             heard.append(audio)
+            scores.append(detection.score)
             return heard.count == confirmAt
         }
     }
@@ -41,22 +44,23 @@ struct CheckedWakeWordSpotterTests {
         for _ in 0..<10 { #expect(try await checked.listen(to: Self.frame(0)) == nil) }
         #expect(await check.heard.isEmpty)
         // The spotter fires; the check refuses.
-        #expect(try await checked.listen(to: Self.frame(0.9)) == nil)
+        #expect(try await checked.listen(to: Self.frame(0.75)) == nil)
         #expect(await check.heard.count == 1)
         // Fired again 0.1 and 0.2 s later: not checked (within 0.25 s of the refusal).
-        #expect(try await checked.listen(to: Self.frame(0.9)) == nil)
-        #expect(try await checked.listen(to: Self.frame(0.9)) == nil)
+        #expect(try await checked.listen(to: Self.frame(0.75)) == nil)
+        #expect(try await checked.listen(to: Self.frame(0.75)) == nil)
         #expect(await check.heard.count == 1)
-        // 0.3 s later: checked, and confirmed.
-        let detection = try await checked.listen(to: Self.frame(0.9))
+        // 0.3 s later: checked with the spotter's score, and confirmed.
+        let detection = try await checked.listen(to: Self.frame(0.625))
         #expect(detection?.phrase == "test")
         #expect(await check.heard.count == 2)
+        #expect(await check.scores == [0.75, 0.625])
         #expect(await spotter.resets == 1)
         #expect(await checked.tally == (refused: 1, confirmed: 1))
         // The check heard the last 0.5 s only, ending with the frame that fired.
         let last = try #require(await check.heard.last)
         #expect(last.samples.count == 8_000)
-        #expect(last.samples.suffix(1_600).first == 0.9)
+        #expect(last.samples.suffix(1_600).first == 0.625)
     }
 
     @Test("after a confirmation the audio before it is gone: the next check hears only what came after")

@@ -119,10 +119,8 @@ struct WakeWordTests {
         let stt = WhisperSpeechToText(
             modelPath: try TestEnvironment.require(TestEnvironment.paths.defaultWhisperModel).path,
             threads: 2)
-        let models = TestEnvironment.paths.models
         _ = try detector()
-        let detector = WakeWordDetector(models: models, restartsOnDetection: false)
-        return (CheckedWakeWordSpotter(spotter: detector, check: WhisperWakePhraseCheck(stt: stt)), stt)
+        return (try await WhisperWakePhraseCheck.spotter(models: TestEnvironment.paths.models, stt: stt), stt)
     }
 
     @Test(
@@ -164,7 +162,9 @@ struct WakeWordTests {
         #expect(tally.confirmed - before.confirmed == checked.count)
     }
 
-    @Test("whisper.cpp led through \"Hey Parley\" scores the phrase said near 0 and another name far off; no audio is refused")
+    @Test(
+        "whisper.cpp led through \"Hey Parley\" scores the phrase said near 0 and another name far off; the check counts the one and not the other; no audio is refused"
+    )
     func phraseScore() async throws {
         let (_, stt) = try await checkedSpotter()
         let question = try await spoken("What time is it?", voice: "en-us")
@@ -175,9 +175,36 @@ struct WakeWordTests {
         let said = try await score("Hey Parley,")
         let other = try await score("Hey Charlie,")
         #expect(said.shortfall < 1 && said.logProbability <= 0, "\(said)")
-        #expect(other.shortfall > WhisperWakePhraseCheck.standardShortfall, "\(other)")
+        // The standard check: the phrase counts even from the detector's floor, the other name
+        // not even at a score of 0.98.
+        let check = WhisperWakePhraseCheck(stt: stt)
+        #expect(check.counts(shortfall: said.shortfall, score: WhisperWakePhraseCheck.standardFloor))
+        #expect(!check.counts(shortfall: other.shortfall, score: 0.98), "\(other)")
         #expect(other.logProbability < said.logProbability)
         await #expect(throws: ProviderError.self) { try await stt.phraseScore(AudioBuffer(samples: [], sampleRate: Self.rate), spellings: ["Hey Parley"]) }
+    }
+
+    @Test("the engines' spotter: the detector and whisper.cpp's check; without Whisper's model the detector alone, after a warning, and it still wakes")
+    func enginesSpotter() async throws {
+        _ = try detector()
+        _ = try TestEnvironment.require(TestEnvironment.paths.defaultWhisperModel)
+        let logs = CapturedLogs()
+        let standard = try await LocalEngines(paths: TestEnvironment.paths, logger: logs.logger()).wakeWordSpotter()
+        #expect(standard is CheckedWakeWordSpotter)
+        #expect(logs.messages(at: .warning).isEmpty)
+
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("parley-no-whisper-\(UUID().uuidString).bin")
+        let alone = try await LocalEngines(
+            paths: TestEnvironment.paths, overrides: LocalEngines.Overrides(whisperModel: missing.path), logger: logs.logger()
+        ).wakeWordSpotter()
+        let detector = try #require(alone as? WakeWordDetector)
+        #expect(detector.restartsOnDetection && !detector.firesAtPeak && detector.threshold == nil)
+        let warnings = logs.messages(at: .warning)
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.contains("small model alone") == true && warnings.first?.contains(missing.path) == true, "\(warnings)")
+        let phrase = try await spoken("Hey Parley", voice: "en-us-nyc+m3")
+        let (found, highest) = try await detections(Self.silence(1.5) + phrase + Self.silence(1), by: detector)
+        #expect(found.count == 1, "highest score \(highest)")
     }
 
     @Test("a missing model or an unreadable head is a typed error that says to run setup")

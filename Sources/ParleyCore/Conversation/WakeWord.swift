@@ -10,6 +10,15 @@ public protocol WakeWordSpotter: Sendable {
     func listen(to frame: AudioBuffer) async throws -> WakeWordDetection?
     /// Forgets the audio heard so far (the conversation went back to waiting for the phrase).
     func reset() async
+    /// Seconds of audio before a detection that a gate should hand on with it (its
+    /// ``WakeWordGate/preRoll``): enough to reach back past how late after the phrase this
+    /// spotter fires, so that a question begun right after the phrase keeps its first word.
+    var suggestedPreRoll: Double { get }
+}
+
+extension WakeWordSpotter {
+    /// 0.3 s: for a spotter that fires as the phrase ends.
+    public var suggestedPreRoll: Double { 0.3 }
 }
 
 /// A wake phrase heard.
@@ -46,10 +55,11 @@ public struct WakeWordGate: Sendable {
     /// Seconds the conversation listens, after the phrase or a reply, before it needs the phrase again.
     public var followUp: Double
 
-    /// Creates a gate.
-    public init(spotter: any WakeWordSpotter, preRoll: Double = 0.3, followUp: Double = 6) {
+    /// Creates a gate; `preRoll` is the spotter's ``WakeWordSpotter/suggestedPreRoll`` unless given.
+    public init(spotter: any WakeWordSpotter, preRoll: Double? = nil, followUp: Double = 6) {
         self.spotter = spotter
-        self.preRoll = max(0, preRoll)
+        let seconds = preRoll ?? spotter.suggestedPreRoll
+        self.preRoll = seconds.isFinite ? max(0, seconds) : 0.3
         self.followUp = max(0.5, followUp)
     }
 }

@@ -3,8 +3,9 @@
 /// Checks run on device, on the audio a ``CheckedWakeWordSpotter`` keeps (a few seconds, let
 /// go as new audio comes), and give a yes or no: no transcript is made, kept or sent.
 public protocol WakePhraseCheck: Sendable {
-    /// Whether `audio`, the last seconds up to the moment the spotter fired, holds the phrase.
-    func confirms(_ audio: AudioBuffer) async throws -> Bool
+    /// Whether `audio`, the last seconds up to the moment the spotter fired, holds the phrase;
+    /// `detection` is the spotter's (its score may count with the check's own).
+    func confirms(_ audio: AudioBuffer, detection: WakeWordDetection) async throws -> Bool
 }
 
 /// A wake word spotter whose detections a second, larger model confirms: the spotter (small,
@@ -41,6 +42,9 @@ public actor CheckedWakeWordSpotter: WakeWordSpotter {
         self.recheckAfter = recheckAfter.isFinite ? max(0, recheckAfter) : 0.24
     }
 
+    /// The first stage's: the check adds no lateness of its own in audio (frames wait for it).
+    public nonisolated var suggestedPreRoll: Double { spotter.suggestedPreRoll }
+
     /// How many detections the check refused and confirmed so far (for measurement).
     public var tally: (refused: Int, confirmed: Int) { (refused, confirmed) }
 
@@ -48,7 +52,7 @@ public actor CheckedWakeWordSpotter: WakeWordSpotter {
         recent.keep(frame, seconds: window)
         if frame.sampleRate > 0 { heard += Double(frame.samples.count) / Double(frame.sampleRate) }
         guard let detection = try await spotter.listen(to: frame), heard >= nextCheck, let audio = recent.snapshot() else { return nil }
-        guard try await check.confirms(audio) else {
+        guard try await check.confirms(audio, detection: detection) else {
             refused += 1
             nextCheck = heard + recheckAfter
             return nil
