@@ -5,6 +5,9 @@
 // WAKE_VERIFY_FLOOR (0.3), the second stage's score: whisper.cpp's log-probability that the
 // last WAKE_VERIFY_WINDOW seconds (2.4) begin with "Hey Parley" (WhisperSpeechToText.phraseScore).
 // Written as JSON to WAKE_OUT; scripts/wake_word/cascade.py replays any thresholds over it.
+// For experiments: WAKE_VERIFY_AT (a JSON object of file names to chunk indices) checks those
+// chunks only, and WAKE_VERIFY_RIVALS ("|"-separated phrases) scores the best of them beside the
+// phrase at each check (two more numbers per chunk).
 //   WAKE_AUDIO=DIR WAKE_OUT=FILE parley-benchmarks wakeverify
 import Foundation
 import ParleyCore
@@ -18,6 +21,12 @@ func wakeVerifySuite() async throws {
         return
     }
     let floor = Double(environment["WAKE_VERIFY_FLOOR"] ?? "") ?? 0.3
+    // Only these chunks are checked, file by file (a JSON object of file names to chunk indices), when given.
+    let only: [String: Set<Int>]? = environment["WAKE_VERIFY_AT"].flatMap { path in
+        (try? JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: [Int]])?.mapValues(Set.init)
+    }
+    // Rival phrases ("|"-separated), scored beside the phrase at each check.
+    let rivals = (environment["WAKE_VERIFY_RIVALS"] ?? "").split(separator: "|").map(String.init)
     let window = Double(environment["WAKE_VERIFY_WINDOW"] ?? "") ?? 2.4
     let paths = ParleyPaths.current()
     let manifestURL = URL(fileURLWithPath: folder).appendingPathComponent("manifest.json")
@@ -48,12 +57,18 @@ func wakeVerifySuite() async throws {
                 at += chunk
                 let score = await detector.takeHighestScore()
                 scores.append((score * 10_000).rounded() / 10_000)
-                if score >= floor {
-                    let clip = Array(samples[max(0, at - keep)..<at])
+                let wanted = only.map { $0[file]?.contains(scores.count - 1) == true } ?? (score >= floor)
+                if wanted {
+                    let clip = AudioBuffer(samples: Array(samples[max(0, at - keep)..<at]), sampleRate: rate)
                     let clock = ContinuousClock(), start = clock.now
-                    let value = try await stt.phraseScore(AudioBuffer(samples: clip, sampleRate: rate), spellings: spellings)
+                    let value = try await stt.phraseScore(clip, spellings: spellings)
                     verifyMilliseconds.append((clock.now - start).milliseconds)
-                    verified["\(scores.count - 1)"] = [(value.logProbability * 1_000).rounded() / 1_000, (value.shortfall * 1_000).rounded() / 1_000]
+                    var numbers = [value.logProbability, value.shortfall]
+                    if !rivals.isEmpty {
+                        let rival = try await stt.phraseScore(clip, spellings: rivals)
+                        numbers += [rival.logProbability, rival.shortfall]
+                    }
+                    verified["\(scores.count - 1)"] = numbers.map { ($0 * 1_000).rounded() / 1_000 }
                     verifications += 1
                 }
             }
