@@ -5,7 +5,8 @@
 // WAKE_VERIFY_FLOOR (0.3), the second stage's score: whisper.cpp's log-probability that the
 // last WAKE_VERIFY_WINDOW seconds (2.4) begin with "Hey Parley" (WhisperSpeechToText.phraseScore).
 // Written as JSON to WAKE_OUT; scripts/wake_word/cascade.py replays any thresholds over it.
-// For experiments: WAKE_VERIFY_AT (a JSON object of file names to chunk indices) checks those
+// For experiments: WAKE_MODELS (a folder holding the detector's three files) measures another
+// head; WAKE_VERIFY_AT (a JSON object of file names to chunk indices) checks those
 // chunks only, and WAKE_VERIFY_RIVALS ("|"-separated phrases) scores the best of them beside the
 // phrase at each check (two more numbers per chunk).
 //   WAKE_AUDIO=DIR WAKE_OUT=FILE parley-benchmarks wakeverify
@@ -29,6 +30,8 @@ func wakeVerifySuite() async throws {
     let rivals = (environment["WAKE_VERIFY_RIVALS"] ?? "").split(separator: "|").map(String.init)
     let window = Double(environment["WAKE_VERIFY_WINDOW"] ?? "") ?? 2.4
     let paths = ParleyPaths.current()
+    // WAKE_MODELS: another folder with the three detector files (another head, say).
+    let models = environment["WAKE_MODELS"].map { URL(fileURLWithPath: $0) } ?? paths.models
     let manifestURL = URL(fileURLWithPath: folder).appendingPathComponent("manifest.json")
     guard let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: manifestURL)) as? [String: Any] else {
         print("wakeverify: \(manifestURL.path) is not a manifest")
@@ -48,7 +51,7 @@ func wakeVerifySuite() async throws {
             guard let file = entry["file"] as? String else { continue }
             let samples = try WAV.read(from: URL(fileURLWithPath: folder).appendingPathComponent(file)).resampled(to: rate).samples
             // Never fires: every chunk's score is read with takeHighestScore().
-            let detector = WakeWordDetector(models: paths.models, threshold: 2)
+            let detector = WakeWordDetector(models: models, threshold: 2)
             var scores: [Double] = []
             var verified: [String: [Double]] = [:]
             var at = 0

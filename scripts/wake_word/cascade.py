@@ -120,7 +120,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("report")
     parser.add_argument("--head", type=float, nargs="+", default=[0.8], help="thresholds for the head alone")
-    parser.add_argument("--floor", type=float, nargs="+", default=[0.3])
+    parser.add_argument("--floor", type=float, nargs="+", default=[0.3, 0.4])
     parser.add_argument("--weight", type=float, nargs="+", default=[0, 1, 2])
     parser.add_argument("--allowance", type=float, nargs="+", default=[2, 3, 4, 5, 6])
     parser.add_argument("--gap", type=int, default=3)

@@ -26,7 +26,8 @@ training; so are the recordings given with --ears (evaluation only).
 Everything random comes from --seed (default 7); espeak-ng, sox -R, Kokoro and Piper (with seeded
 noise nodes) are meant to be deterministic. Two trainings from the same kept examples give the
 same head byte for byte; a run from nothing on 2026-12-06 did not (Benchmarks/README.md, The
-wake word), so some part of the synthesis is not repeatable.
+wake word), so some part of the synthesis is not repeatable. The committed head (SHA-256
+5506946d…) is the run of 2026-12-07, the first on the detector's own features (FrontEnd).
 """
 from __future__ import annotations
 
@@ -175,7 +176,13 @@ class FrontEnd:
         row i is the embedding after chunk i (rows before the first full mel window are NaN)."""
         chunks = len(x) // CHUNK
         padded = np.concatenate([silence(LEAD_ZEROS), x[:chunks * CHUNK]]).astype(np.float32)
-        mel = self.mel.run(None, {"input": padded[None]})[0][0, 0] / 10.0 + 2.0     # (frames, 32)
+        # Chunk by chunk, each with the LEAD_ZEROS samples before it, one at a time, as the
+        # detector runs the model: its output depends on the loudest sound in its whole input
+        # (a batch included), so the stream at once gives other frames wherever loud and quiet
+        # sound meet (head scores up to 0.9 apart), and a head trained on those would not hear
+        # what the detector hears.
+        mel = np.concatenate([self.mel.run(None, {"input": padded[None, i * CHUNK:i * CHUNK + LEAD_ZEROS + CHUNK]})[0][0, 0]
+                              for i in range(chunks)] or [np.zeros((0, 32), np.float32)]) / 10.0 + 2.0     # (frames, 32)
         out = np.full((chunks, 96), np.nan, dtype=np.float32)
         ends = [8 * (i + 1) for i in range(chunks) if 8 * (i + 1) >= MEL_WINDOW + 4]
         if not ends:

@@ -9,8 +9,8 @@ import ParleyCore
 /// The head's confidence counts too: the phrase is confirmed when
 /// `shortfall − scoreWeight × ln(p / (1 − p)) ≤ maximumShortfall`, where `p` is the detector's
 /// score and the ``PhraseScore/shortfall`` is how much likelier the model's own first choices
-/// were. With the standard settings a detection at 0.5 may fall 4 short, one at 0.98 about 7.9
-/// and one at the 0.3 floor about 3.2.
+/// were. With the standard settings a detection at 0.5 may fall 5 short, one at 0.98 about 8.9
+/// and one at the 0.4 floor about 4.6.
 public struct WhisperWakePhraseCheck: WakePhraseCheck {
     /// The speech model (the one the conversation hears with serves: it is idle while the
     /// conversation waits for the phrase).
@@ -29,11 +29,11 @@ public struct WhisperWakePhraseCheck: WakePhraseCheck {
     /// a detection is checked: chosen on the validation set (training voices, never fitted) as
     /// the fewest false accepts that kept the phrase heard within one point of the detector
     /// alone (Benchmarks/README.md, "The second opinion at the head's peak, weighing its score").
-    public static let standardShortfall = 4.0
+    public static let standardShortfall = 5.0
     /// See ``standardShortfall``.
     public static let standardScoreWeight = 1.0
     /// See ``standardShortfall``.
-    public static let standardFloor = 0.3
+    public static let standardFloor = 0.4
 
     /// Creates the check.
     public init(
