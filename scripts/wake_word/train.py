@@ -177,8 +177,8 @@ class FrontEnd:
         chunks = len(x) // CHUNK
         padded = np.concatenate([silence(LEAD_ZEROS), x[:chunks * CHUNK]]).astype(np.float32)
         # Chunk by chunk, each with the LEAD_ZEROS samples before it, one at a time, as the
-        # detector runs the model: its output depends on the loudest sound in its whole input
-        # (a batch included), so the stream at once gives other frames wherever loud and quiet
+        # detector runs the model: it floors every value at 80 dB below the loudest in its whole
+        # input (a batch included), so the stream at once gives other frames wherever loud and quiet
         # sound meet (head scores up to 0.9 apart), and a head trained on those would not hear
         # what the detector hears.
         mel = np.concatenate([self.mel.run(None, {"input": padded[None, i * CHUNK:i * CHUNK + LEAD_ZEROS + CHUNK]})[0][0, 0]
