@@ -28,7 +28,7 @@ public struct WhisperWakePhraseCheck: WakePhraseCheck {
     /// The standard ``maximumShortfall`` and ``scoreWeight``, and the detector score from which
     /// a detection is checked: chosen on the validation set (training voices, never fitted) as
     /// the fewest false accepts that kept the phrase heard within one point of the detector
-    /// alone (Benchmarks/README.md, "The second opinion at the head's peak, weighing its score").
+    /// alone (Benchmarks/README.md, "The head trained on the detector's own features").
     public static let standardShortfall = 5.0
     /// See ``standardShortfall``.
     public static let standardScoreWeight = 1.0
