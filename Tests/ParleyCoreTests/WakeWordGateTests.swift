@@ -88,6 +88,30 @@ struct WakeWordGateTests {
         await session.close()
     }
 
+    @Test("audio that simply arrives starts listening without a wake word, and waits for the phrase with one; a tap is never gated")
+    func listenUnlessAwaiting() async throws {
+        for gated in [false, true] {
+            let session = makeSession(llm: ScriptedLanguageModel(replies: [])) {
+                $0.startsListening = false
+                if gated { $0.wakeWord = WakeWordGate(spotter: ScriptedSpotter(), preRoll: 0.3, followUp: 4) }
+            }
+            try await session.listenUnlessAwaitingWakeWord()
+            #expect(await session.state == .idle, "not armed: nothing to start")
+            try await session.setGate(.permissionGranted, open: true)
+            try await session.setGate(.audioReady, open: true)
+            try await session.arm()
+            try await session.listenUnlessAwaitingWakeWord()
+            #expect(await session.state == (gated ? .armed : .listening))
+            try await session.listenUnlessAwaitingWakeWord()
+            #expect(await session.state == (gated ? .armed : .listening), "twice is the same as once")
+            if gated {
+                try await session.startListening(.user)
+                #expect(await session.state == .listening, "a tap starts listening with a wake word too")
+            }
+            await session.close()
+        }
+    }
+
     @Test("without a wake word, run starts listening at once (nothing changes)")
     func offByDefault() async throws {
         let session = makeSession(llm: ScriptedLanguageModel(replies: [["Yes."]]))

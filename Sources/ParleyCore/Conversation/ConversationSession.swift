@@ -436,6 +436,16 @@ public actor ConversationSession<C: Clock> where C.Duration == Duration {
         try await perform(.startListening(trigger, at: clock.now))
     }
 
+    /// Starts listening for the user when the conversation is armed and no wake word gates it:
+    /// with a wake word, listening starts when the phrase is heard. For audio that simply
+    /// arrives (a realtime client's microphone); a deliberate tap calls ``startListening(_:)``,
+    /// which the wake word does not gate.
+    public func listenUnlessAwaitingWakeWord() async throws {
+        try checkOpen()
+        guard machine.state == .armed, configuration.wakeWord == nil else { return }
+        try await perform(.startListening(.user, at: clock.now))
+    }
+
     /// Stops listening; if the user is speaking, the utterance ends now and is answered
     /// (push-to-talk released). The audio stays open.
     public func stopListening() async throws {

@@ -252,8 +252,7 @@ actor RealtimeConnection {
             let session = try await conversationSession()
             let echo = self.echo
             await onAudioLane(session, eventID: eventID, bytes: size) { session in
-                // With the wake word, listening starts when the phrase is heard.
-                if await session.state == .armed, session.configuration.wakeWord == nil { try await session.startListening(.user) }
+                try await session.listenUnlessAwaitingWakeWord()
                 try await session.append(await echo?.clean(audio) ?? audio)
             }
         case .commitAudio:
@@ -583,8 +582,7 @@ actor RealtimeConnection {
     private func listen(_ session: ConversationSession<ContinuousClock>) async throws {
         for gate in ConversationGate.allCases { try await session.setGate(gate, open: true) }
         if await session.state == .idle { try await session.arm() }
-        // With the wake word, listening starts when the phrase is heard.
-        if await session.state == .armed, session.configuration.wakeWord == nil { try await session.startListening(.user) }
+        try await session.listenUnlessAwaitingWakeWord()
     }
 
     /// Closes the conversation (saving what was heard of a reply in progress) and remembers
