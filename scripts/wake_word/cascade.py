@@ -18,8 +18,8 @@ Two ways to wake are replayed, as the Swift code runs them:
   stands in for it (80 ms less audio).
 
 Recall counts a wake phrase heard from 0.48 s before to 0.96 s after its end (train.py's rule);
-a false accept is a detection in the streams that never say it, blamed on the last piece begun
-before it.
+a false accept is a detection in the streams that never say it, blamed on the piece it would be
+credited to by that rule (else on the last piece begun before it).
 
     scripts/wake_word/cascade.py WAKEVERIFY.json [--head 0.8 ...] [--floor 0.3 ...]
         [--weight 1 ...] [--allowance 4 ...] [--gap 3] [--details]
@@ -80,6 +80,19 @@ def checked(scores: list[float], verified: dict[str, list[float]], floor: float,
     return fired, checks
 
 
+def blame(pieces: list, fired: int, chunk: int) -> str:
+    """The piece a false accept at chunk `fired` is blamed on: the one it would be credited to
+    if it were a wake phrase (recall's window, 0.48 s before to 0.96 s after the piece's end;
+    the earliest such), else the last piece begun before the chunk ended. A detection at the
+    head's peak comes up to 0.4 s after the words that caused it, often in the next piece."""
+    spoken = [(kind, start, end) for kind, start, end in pieces if kind != "silence"]
+    credited = [kind for kind, _, end in spoken if end // chunk - 6 <= fired <= end // chunk + 12]
+    if credited:
+        return credited[0]
+    begun = [kind for kind, start, _ in spoken if start < (fired + 1) * chunk]
+    return begun[-1] if begun else "silence"
+
+
 def measure(report: dict, wake) -> dict:
     chunk = report["chunk"]
     by_group: dict[str, list[bool]] = {}
@@ -95,9 +108,7 @@ def measure(report: dict, wake) -> dict:
         checks += n
         for f in fired:
             false += 1
-            end = (f + 1) * chunk
-            kinds = [kind for kind, start, _ in stream["pieces"] if start < end and kind != "silence"]
-            kind = kinds[-1] if kinds else "silence"
+            kind = blame(stream["pieces"], f, chunk)
             blamed[kind] = blamed.get(kind, 0) + 1
     hours = seconds / 3600
     unseen = [ok for group, oks in by_group.items() if "trained voice" not in group for ok in oks]

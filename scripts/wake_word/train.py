@@ -24,10 +24,12 @@ training; so are the recordings given with --ears (evaluation only).
     Benchmarks/wake_word/run                # measures it (--evaluate HEAD...)
 
 Everything random comes from --seed (default 7); espeak-ng, sox -R, Kokoro and Piper (with seeded
-noise nodes) are meant to be deterministic. Two trainings from the same kept examples give the
-same head byte for byte; a run from nothing on 2026-12-06 did not (Benchmarks/README.md, The
-wake word), so some part of the synthesis is not repeatable. The committed head (SHA-256
-5506946d…) is the run of 2026-12-07, the first on the detector's own features (FrontEnd).
+noise nodes) are deterministic. The committed head (SHA-256 5506946d…, the first on the
+detector's own features, FrontEnd) came out byte for byte again from a second run from nothing
+with the command below on the same machine (2026-12-07). A run from nothing on 2026-12-06, with
+the script before FrontEnd changed, did not repeat the head of 2026-11-29; why was not
+established (a machine of the other kind, whose ONNX Runtime kernels round differently, is the
+likely cause; Benchmarks/README.md, The wake word).
 """
 from __future__ import annotations
 
@@ -761,9 +763,12 @@ def evaluate_heads(args, front, speakers, held_text, heads, log):
         for emb, bounds in neg_embs:
             for fired in detections(head, threshold, emb, consecutive=consecutive):
                 false += 1
-                # Blamed on the last piece that began before the chunk that fired ended.
-                end = (fired + 1) * CHUNK
-                kind = [k for k, start, _ in bounds if start < end and k != "silence"][-1:] or ["silence"]
+                # Blamed on the piece it would be credited to if it were a wake phrase (recall's
+                # window around the piece's end, the earliest such), else on the last piece begun
+                # before the chunk that fired ended.
+                spoken = [(k, start, end) for k, start, end in bounds if k != "silence"]
+                kind = [k for k, _, end in spoken if end // CHUNK - 6 <= fired <= end // CHUNK + 12][:1] \
+                    or [k for k, start, _ in spoken if start < (fired + 1) * CHUNK][-1:] or ["silence"]
                 blamed[kind[0]] = blamed.get(kind[0], 0) + 1
         unseen = [ok for g, oks in by_group.items() if "trained voice" not in g for ok in oks]
         return {"recall_unseen": float(np.mean(unseen)) if unseen else float("nan"),
