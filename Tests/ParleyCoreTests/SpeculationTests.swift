@@ -310,8 +310,18 @@ struct StalePartialTests {
             $0.turnPrediction = TurnPrediction(predictor: FixedTurnPredictor(), policy: TurnPolicy(shortSilence: 0.4, longSilence: 1.2))
         }
         let input = FrameFeed()
+        let updates = await session.updates()
+        let transcribed = Task {
+            for await update in updates { if case .finalTranscript = update { return } }
+        }
         let run = Task { try await session.run(input.stream) }
-        input.feed(TestAudio.speech(1) + TestAudio.silence(1.5))
+        // The frames come at once, not 32 ms apart as a microphone's do: the pause is fed in
+        // steps, so that the long silence cannot end the turn before the pause's score is in.
+        input.feed(TestAudio.speech(1) + TestAudio.silence(0.3))
+        await eventually { await stt.calls >= 2 }  // the pause's transcription has begun
+        input.feed(TestAudio.silence(0.2))  // past the short silence
+        await transcribed.value
+        input.feed(TestAudio.silence(1.0))
         input.finish()
         let turns = try await run.value
         #expect(await stt.firstCancelled)

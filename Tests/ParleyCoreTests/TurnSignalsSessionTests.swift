@@ -16,13 +16,19 @@ actor FixedAudioScorer: AudioTurnScorer {
     }
 }
 
-@Suite("A conversation judging pauses by the voice, then the words")
+@Suite("A conversation judging pauses by the voice, then the words", .timeLimit(.minutes(1)))
 struct TurnSignalsSessionTests {
     static let question = StretchTranscriber.Stretch(amplitude: 0.3, words: "What is the capital of France?")
 
     /// Plays the question, then a pause long enough for the long silence, and returns the turn
-    /// with what the scorers were asked.
-    func converse(voice: Double, words: Double) async throws -> (turn: TurnResult?, voiceScores: Int, wordsScored: [String]) {
+    /// with what the scorers were asked. The frames come at once, not 32 ms apart as a
+    /// microphone's do, so the pause is fed in steps that wait for the scores (and, when
+    /// `endsAtShortSilence`, for the turn to end) before the long silence can end it instead.
+    func converse(
+        voice: Double, words: Double, endsAtShortSilence: Bool
+    ) async throws -> (
+        turn: TurnResult?, voiceScores: Int, wordsScored: [String]
+    ) {
         let stt = StretchTranscriber([Self.question])
         let llm = ScriptedLanguageModel(replies: [["Paris."]])
         let predictor = FixedTurnPredictor([Self.question.words: words])
@@ -34,9 +40,19 @@ struct TurnSignalsSessionTests {
                 policy: TurnPolicy(shortSilence: 0.4, longSilence: 1.2))
         }
         let input = FrameFeed()
+        let updates = await session.updates()
+        let transcribed = Task {
+            for await update in updates { if case .finalTranscript = update { return } }
+        }
         let run = Task { try await session.run(input.stream) }
         input.feed(TestAudio.silence(0.3) + Self.question.audio(1.5) + TestAudio.silence(0.3))
         await eventually { await audio.scored == 1 }
+        // An unsure voice has the words read.
+        if voice > 0.2, voice < 0.8 { await eventually { await predictor.scored.count == 1 } }
+        if endsAtShortSilence {
+            input.feed(TestAudio.silence(0.2))
+            await transcribed.value
+        }
         input.feed(TestAudio.silence(1.5))
         input.finish()
         let turns = try await run.value
@@ -47,7 +63,7 @@ struct TurnSignalsSessionTests {
 
     @Test("a voice that sounds finished ends the turn at the short silence; the words are not scored")
     func voiceFinished() async throws {
-        let (turn, voiceScores, wordsScored) = try await converse(voice: 0.95, words: 0)
+        let (turn, voiceScores, wordsScored) = try await converse(voice: 0.95, words: 0, endsAtShortSilence: true)
         #expect(voiceScores == 1)
         #expect(wordsScored.isEmpty)
         let reason = try #require(turn?.endOfTurn)
@@ -56,14 +72,14 @@ struct TurnSignalsSessionTests {
 
     @Test("a voice that stopped short waits for the long silence, whatever the words")
     func voiceStoppedShort() async throws {
-        let (turn, _, wordsScored) = try await converse(voice: 0.05, words: 0.9)
+        let (turn, _, wordsScored) = try await converse(voice: 0.05, words: 0.9, endsAtShortSilence: false)
         #expect(wordsScored.isEmpty)
         #expect(turn?.endOfTurn == nil, "ended by the long silence, not by a prediction")
     }
 
     @Test("an unsure voice has the words scored, and whole words end the turn at the short silence")
     func unsureVoice() async throws {
-        let (turn, _, wordsScored) = try await converse(voice: 0.5, words: 0.9)
+        let (turn, _, wordsScored) = try await converse(voice: 0.5, words: 0.9, endsAtShortSilence: true)
         #expect(wordsScored == [Self.question.words])
         #expect(turn?.endOfTurn?.hasPrefix("the words sound complete (90% complete)") == true, "\(turn?.endOfTurn ?? "nil")")
     }
