@@ -160,6 +160,7 @@ struct KeptSpeechTests {
         let session = makePredictingSession(stt: stt, llm: llm, predictor: predictor)
         let seen = await StatesSeen.following(session)
         let input = FrameFeed()
+        let ended = await turnEnded(in: session)  // a turn with words (the first has none)
         let run = Task { try await session.run(input.stream) }
 
         // The pause is scored (no words), then long enough to end the turn: thinking, and
@@ -171,7 +172,9 @@ struct KeptSpeechTests {
         // The user goes on; the next pause is scored on the whole sentence and ends the turn.
         input.feed(Self.rest.audio(1.2) + TestAudio.silence(0.3))
         await eventually { await predictor.scored.contains("Can you give me a word that rhymes with cat?") }
-        input.feed(TestAudio.silence(1.5))
+        input.feed(TestAudio.silence(0.2))  // past the short silence
+        await ended.value
+        input.feed(TestAudio.silence(1.3))
         input.finish()
         let turns = try await run.value
         await session.close()

@@ -44,6 +44,16 @@ final class FrameFeed: Sendable {
     func finish() { sink.finish() }
 }
 
+/// A task that ends when `session` reports a final transcript, that is when a turn has ended.
+/// Frames fed at once are not 32 ms apart as a microphone's are, so a test that wants a pause's
+/// score to end the turn feeds the pause in steps and waits for this before the long silence.
+func turnEnded(in session: TestSession) async -> Task<Void, Never> {
+    let updates = await session.updates()
+    return Task {
+        for await update in updates { if case .finalTranscript = update { return } }
+    }
+}
+
 @Suite("Replies started during a pause (speculation), with test doubles on a manual clock", .timeLimit(.minutes(1)))
 struct SpeculationTests {
     /// A session with end-of-turn prediction (complete words end the turn after 0.4 s of
@@ -310,17 +320,12 @@ struct StalePartialTests {
             $0.turnPrediction = TurnPrediction(predictor: FixedTurnPredictor(), policy: TurnPolicy(shortSilence: 0.4, longSilence: 1.2))
         }
         let input = FrameFeed()
-        let updates = await session.updates()
-        let transcribed = Task {
-            for await update in updates { if case .finalTranscript = update { return } }
-        }
+        let ended = await turnEnded(in: session)
         let run = Task { try await session.run(input.stream) }
-        // The frames come at once, not 32 ms apart as a microphone's do: the pause is fed in
-        // steps, so that the long silence cannot end the turn before the pause's score is in.
         input.feed(TestAudio.speech(1) + TestAudio.silence(0.3))
         await eventually { await stt.calls >= 2 }  // the pause's transcription has begun
         input.feed(TestAudio.silence(0.2))  // past the short silence
-        await transcribed.value
+        await ended.value
         input.feed(TestAudio.silence(1.0))
         input.finish()
         let turns = try await run.value
@@ -345,6 +350,7 @@ struct StalePauseScoringTests {
             $0.turnPrediction = TurnPrediction(predictor: predictor, policy: TurnPolicy(shortSilence: 0.4, longSilence: 1.2))
         }
         let input = FrameFeed()
+        let ended = await turnEnded(in: session)
         let run = Task { try await session.run(input.stream) }
         // A pause long enough to be scored; its transcription is still under way when the
         // user goes on.
@@ -352,7 +358,11 @@ struct StalePauseScoringTests {
         await eventually { await stt.calls == 1 }
         input.feed(TestAudio.speech(0.5))
         await eventually { await stt.firstCancelled }
-        input.feed(TestAudio.silence(1.5))
+        input.feed(TestAudio.silence(0.3))
+        await eventually { await predictor.scored.count == 1 }
+        input.feed(TestAudio.silence(0.2))  // past the short silence
+        await ended.value
+        input.feed(TestAudio.silence(1.0))
         input.finish()
         let turns = try await run.value
         // The stale pause was never scored; the second was, and ended the turn.

@@ -21,9 +21,8 @@ struct TurnSignalsSessionTests {
     static let question = StretchTranscriber.Stretch(amplitude: 0.3, words: "What is the capital of France?")
 
     /// Plays the question, then a pause long enough for the long silence, and returns the turn
-    /// with what the scorers were asked. The frames come at once, not 32 ms apart as a
-    /// microphone's do, so the pause is fed in steps that wait for the scores (and, when
-    /// `endsAtShortSilence`, for the turn to end) before the long silence can end it instead.
+    /// with what the scorers were asked. The pause is fed in steps that wait for the scores
+    /// (and, when `endsAtShortSilence`, for the turn to end: ``turnEnded(in:)``).
     func converse(
         voice: Double, words: Double, endsAtShortSilence: Bool
     ) async throws -> (
@@ -40,10 +39,7 @@ struct TurnSignalsSessionTests {
                 policy: TurnPolicy(shortSilence: 0.4, longSilence: 1.2))
         }
         let input = FrameFeed()
-        let updates = await session.updates()
-        let transcribed = Task {
-            for await update in updates { if case .finalTranscript = update { return } }
-        }
+        let ended = await turnEnded(in: session)
         let run = Task { try await session.run(input.stream) }
         input.feed(TestAudio.silence(0.3) + Self.question.audio(1.5) + TestAudio.silence(0.3))
         await eventually { await audio.scored == 1 }
@@ -51,7 +47,7 @@ struct TurnSignalsSessionTests {
         if voice > 0.2, voice < 0.8 { await eventually { await predictor.scored.count == 1 } }
         if endsAtShortSilence {
             input.feed(TestAudio.silence(0.2))
-            await transcribed.value
+            await ended.value
         }
         input.feed(TestAudio.silence(1.5))
         input.finish()
