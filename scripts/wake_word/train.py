@@ -744,6 +744,7 @@ def build_evaluation(args, front, speakers, held_text, log, held: bool = True):
 
 def evaluate_heads(args, front, speakers, held_text, heads, log):
     import pickle
+    from cascade import blame  # the piece a false accept is blamed on, as the two stages' replay does
     if args.eval_cache and os.path.exists(args.eval_cache):
         with open(args.eval_cache, "rb") as f:
             pos_streams, neg_embs, hours = pickle.load(f)
@@ -763,13 +764,8 @@ def evaluate_heads(args, front, speakers, held_text, heads, log):
         for emb, bounds in neg_embs:
             for fired in detections(head, threshold, emb, consecutive=consecutive):
                 false += 1
-                # Blamed on the piece it would be credited to if it were a wake phrase (recall's
-                # window around the piece's end, the earliest such), else on the last piece begun
-                # before the chunk that fired ended.
-                spoken = [(k, start, end) for k, start, end in bounds if k != "silence"]
-                kind = [k for k, _, end in spoken if end // CHUNK - 6 <= fired <= end // CHUNK + 12][:1] \
-                    or [k for k, start, _ in spoken if start < (fired + 1) * CHUNK][-1:] or ["silence"]
-                blamed[kind[0]] = blamed.get(kind[0], 0) + 1
+                kind = blame(bounds, fired, CHUNK)
+                blamed[kind] = blamed.get(kind, 0) + 1
         unseen = [ok for g, oks in by_group.items() if "trained voice" not in g for ok in oks]
         return {"recall_unseen": float(np.mean(unseen)) if unseen else float("nan"),
                 "false_accepts_per_hour": false / hours, "false_accepts": false,
